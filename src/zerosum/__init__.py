@@ -1,0 +1,50 @@
+"""zerosum: play and solve two-player zero-sum games with the classic game-tree search family."""
+
+from zerosum.game import (
+    HEURISTIC_LIMIT,
+    MAX_PLY,
+    WIN,
+    Game,
+    MoveError,
+    Outcome,
+    PositionError,
+    ZerosumError,
+    play_moves,
+)
+from zerosum.games import GAMES, GameSpec, UnknownGameError, get_game
+from zerosum.search import (
+    ALGORITHMS,
+    Limit,
+    LimitError,
+    SearchResult,
+    Stats,
+    UnknownAlgorithmError,
+    search,
+    solve,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "ALGORITHMS",
+    "GAMES",
+    "HEURISTIC_LIMIT",
+    "MAX_PLY",
+    "WIN",
+    "Game",
+    "GameSpec",
+    "Limit",
+    "LimitError",
+    "MoveError",
+    "Outcome",
+    "PositionError",
+    "SearchResult",
+    "Stats",
+    "UnknownAlgorithmError",
+    "UnknownGameError",
+    "ZerosumError",
+    "get_game",
+    "play_moves",
+    "search",
+    "solve",
+]

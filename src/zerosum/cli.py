@@ -1,0 +1,422 @@
+"""The ``zerosum`` command line: play, analyze, solve, compare and list moves of every game.
+
+Bad input (an unknown game, algorithm or option value, an illegal or malformed move or
+position) prints one line ``zerosum: error: ...`` naming what was wrong and what is expected,
+and exits with status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+from collections.abc import Sequence
+from typing import Any, NoReturn
+
+from zerosum import __version__
+from zerosum.game import WIN, Game, ZerosumError, is_proven, play_moves
+from zerosum.games import GAMES, GameSpec, get_game
+from zerosum.search import ALGORITHMS, Limit, SearchResult, get_algorithm, search, solve
+
+EXIT_BAD_INPUT = 2
+
+
+class UsageError(ZerosumError):
+    """A command line that argparse rejected."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line and exit 2, like every other bad input."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{message} (see '{self.prog} --help')")
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} is out of range: expected 1 or more")
+    return value
+
+
+def _int(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"{text} is out of range: expected seconds > 0")
+    return value
+
+
+# -- shared pieces --------------------------------------------------------------------------
+
+
+def _position_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("game", help="game name (see 'zerosum games')")
+    parser.add_argument(
+        "--moves", nargs="+", default=[], metavar="M", help="moves played from the start"
+    )
+    parser.add_argument("--position", metavar="P", help="a position in the game's format")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def _load(args: argparse.Namespace) -> tuple[GameSpec, Game[Any]]:
+    spec = get_game(args.game)
+    game = spec.from_position(args.position) if args.position is not None else spec.new()
+    play_moves(game, args.moves)
+    return spec, game
+
+
+def _names(game: Game[Any], moves: Sequence[Any]) -> list[str]:
+    return [game.format_move(move) for move in moves]
+
+
+def describe(value: int, *, solved: bool = False) -> str:
+    """A score in words: ``win in 3``, ``loss in 4``, ``draw`` or the heuristic number."""
+    if is_proven(value):
+        plies = _plies_to_end(value)
+        return f"{'win' if value > 0 else 'loss'} in {plies} {'ply' if plies == 1 else 'plies'}"
+    if solved and value == 0:
+        return "draw"
+    return f"{value:+d}" if value else "0"
+
+
+def _plies_to_end(value: int) -> int:
+    return WIN - abs(value)
+
+
+def _emit(args: argparse.Namespace, data: dict[str, Any], text: str) -> None:
+    print(json.dumps(data) if args.json else text)
+
+
+def _result_data(
+    spec: GameSpec, game: Game[Any], result: SearchResult[Any], algorithm: str
+) -> dict[str, Any]:
+    best = result.best_move
+    return {
+        "game": spec.name,
+        "position": game.position(),
+        "algorithm": algorithm,
+        "value": result.value,
+        "value_text": describe(result.value, solved=result.solved),
+        "solved": result.solved,
+        "best_move": None if best is None else game.format_move(best),
+        "best_moves": _names(game, result.best_moves),
+        "pv": _names(game, result.pv),
+        "depth": result.depth,
+        "complete": result.complete,
+        **result.stats.as_dict(),
+    }
+
+
+# -- commands -------------------------------------------------------------------------------
+
+
+def cmd_games(args: argparse.Namespace) -> int:
+    data = {"games": [{"name": s.name, "title": s.title} for s in GAMES.values()]}
+    text = "\n".join(f"{s.name:<12} {s.title}" for s in GAMES.values())
+    _emit(args, data, text)
+    return 0
+
+
+def cmd_algorithms(args: argparse.Namespace) -> int:
+    data = {"algorithms": [{"name": a.name, "summary": a.summary} for a in ALGORITHMS.values()]}
+    text = "\n".join(f"{a.name:<10} {a.summary}" for a in ALGORITHMS.values())
+    _emit(args, data, text)
+    return 0
+
+
+def cmd_legal(args: argparse.Namespace) -> int:
+    spec, game = _load(args)
+    moves = _names(game, game.legal_moves())
+    _emit(args, {"game": spec.name, "position": game.position(), "moves": moves}, "\n".join(moves))
+    return 0
+
+
+def _limit(args: argparse.Namespace) -> Limit:
+    if args.depth is None and args.nodes is None and args.time is None:
+        return Limit(time=10.0)
+    return Limit(depth=args.depth, nodes=args.nodes, time=args.time)
+
+
+def cmd_analyze(args: argparse.Namespace) -> int:
+    spec, game = _load(args)
+    get_algorithm(args.algorithm)
+    lines: list[str] = []
+
+    def report(result: SearchResult[Any]) -> None:
+        if not args.json:
+            line = " ".join(_names(game, result.pv))
+            print(f"depth {result.depth:>3}  value {describe(result.value):>14}  pv {line}")
+
+    result = search(
+        game,
+        algorithm=args.algorithm,
+        limit=_limit(args),
+        table=not args.no_table,
+        all_best=args.all_best,
+        seed=args.seed,
+        on_iteration=report,
+    )
+    data = _result_data(spec, game, result, args.algorithm)
+    stats = result.stats
+    lines = [
+        f"value      {describe(result.value, solved=result.solved)} ({result.value})",
+        f"best move  {data['best_move'] or '-'}",
+        f"best moves {' '.join(data['best_moves']) or '-'}",
+        f"pv         {' '.join(data['pv']) or '-'}",
+        f"depth      {result.depth}{'' if result.complete else ' (stopped by the limit)'}",
+        f"nodes      {stats.nodes:,}",
+        f"time       {stats.time_s:.3f} s",
+        f"nodes/s    {stats.nps:,.0f}",
+    ]
+    _emit(args, data, "\n".join(lines))
+    return 0
+
+
+def cmd_solve(args: argparse.Namespace) -> int:
+    spec, game = _load(args)
+    get_algorithm(args.algorithm)
+    limit = Limit(time=args.time) if args.time is not None else None
+    result = solve(game, algorithm=args.algorithm, table=not args.no_table, limit=limit)
+    data = _result_data(spec, game, result, args.algorithm)
+    data["move_values"] = {game.format_move(m): v for m, v in result.move_values}
+    lines = [f"value {describe(result.value, solved=result.solved)} ({result.value})"]
+    if not result.solved:
+        lines.append("(not solved: the time limit stopped the search; values are estimates)")
+    lines.append(f"best moves {' '.join(data['best_moves']) or '-'}")
+    for move, value in result.move_values:
+        lines.append(f"  {game.format_move(move):<8} {describe(value, solved=result.solved)}")
+    lines.append(f"nodes {result.stats.nodes:,} in {result.stats.time_s:.3f} s")
+    _emit(args, data, "\n".join(lines))
+    return 0
+
+
+def compare_rows(game: Game[Any], depth: int) -> list[dict[str, Any]]:
+    """Every algorithm with and without its table, one best move and all best moves."""
+    rows = []
+    for algorithm in ALGORITHMS.values():
+        for table in (False, True):
+            for all_best in (False, True):
+                result = search(
+                    game,
+                    algorithm=algorithm.name,
+                    limit=Limit(depth=depth),
+                    table=table,
+                    all_best=all_best,
+                )
+                stats = result.stats
+                rows.append(
+                    {
+                        "algorithm": algorithm.name,
+                        "table": algorithm.table_kind if table else "none",
+                        "best": "all" if all_best else "one",
+                        "value": result.value,
+                        "best_moves": _names(game, result.best_moves),
+                        **stats.as_dict(),
+                    }
+                )
+    return rows
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    spec, game = _load(args)
+    rows = compare_rows(game, args.depth)
+    header = (
+        f"{'algorithm':<10} {'table':<6} {'best':<4} {'value':>8} {'nodes':>10} "
+        f"{'cutoffs':>8} {'probes':>8} {'hits':>8} {'time s':>8}  best moves"
+    )
+    lines = [f"{spec.title}, depth {args.depth}", header, "-" * len(header)]
+    for row in rows:
+        lines.append(
+            f"{row['algorithm']:<10} {row['table']:<6} {row['best']:<4} {row['value']:>8} "
+            f"{row['nodes']:>10,} {row['cutoffs']:>8,} {row['tt_probes']:>8,} "
+            f"{row['tt_hits']:>8,} {row['time_s']:>8.3f}  {' '.join(row['best_moves'])}"
+        )
+    data = {"game": spec.name, "position": game.position(), "depth": args.depth, "rows": rows}
+    _emit(args, data, "\n".join(lines))
+    return 0
+
+
+# -- play -----------------------------------------------------------------------------------
+
+
+def _computer_move(game: Game[Any], depth: int, rng: random.Random) -> tuple[Any, int]:
+    """The computer's move at search depth ``depth`` (0: perfect play), and its value."""
+    seed = rng.randrange(1 << 30)
+    if depth == 0:
+        result = solve(game, seed=seed)
+    else:
+        result = search(game, limit=Limit(depth=depth), all_best=True, seed=seed)
+    assert result.best_move is not None
+    return result.best_move, result.value
+
+
+def _side(spec: GameSpec, text: str) -> int:
+    """The side index named ``text``: ``first``/``second`` or the game's own side names."""
+    names = [("first", spec.sides[0].lower()), ("second", spec.sides[1].lower())]
+    for index, aliases in enumerate(names):
+        if text.lower() in aliases:
+            return index
+    expected = ", ".join(n for pair in names for n in pair)
+    raise UsageError(f"unknown side {text!r} for {spec.name}: expected one of {expected}")
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    spec, game = _load(args)
+    levels = spec.levels
+    level = args.level if args.level is not None else len(levels)
+    if not 1 <= level <= len(levels):
+        raise UsageError(
+            f"level {level} is out of range for {spec.name}: expected 1..{len(levels)}"
+        )
+    human = _side(spec, args.side)
+    rng = random.Random(args.seed)
+    depth = levels[level - 1]
+    strength = "perfect" if depth == 0 else f"search depth {depth}"
+    print(
+        f"{spec.title}: you play {spec.sides[human]}, "
+        f"the computer plays at level {level} of {len(levels)} ({strength})."
+    )
+    print("Type a move, 'undo', 'hint' or 'quit'.")
+    human_turns: list[int] = []
+    """The ply before each of the human's moves, for undo."""
+    while True:
+        print()
+        print(game.render())
+        outcome = game.outcome()
+        if outcome is not None:
+            mover = game.side_to_move()
+            winner = mover if outcome > 0 else mover ^ 1
+            if outcome == 0:
+                print("Game over: a draw.")
+            elif winner == human:
+                print("Game over: you win.")
+            else:
+                print("Game over: the computer wins.")
+            return 0
+        if game.side_to_move() != human:
+            move, _ = _computer_move(game, depth, rng)
+            print(f"computer plays {game.format_move(move)}")
+            game.make(move)
+            continue
+        try:
+            text = input(f"your move ({spec.sides[human]}): ").strip()
+        except EOFError:
+            print("\nInput ended: game abandoned.")
+            return 0
+        if text.lower() in ("quit", "exit", "q"):
+            print("Game abandoned.")
+            return 0
+        if text.lower() == "undo":
+            if not human_turns:
+                print("Nothing to undo.")
+                continue
+            target = human_turns.pop()
+            while game.ply() > target:
+                game.undo()
+            continue
+        if text.lower() == "hint":
+            limit = None if depth == 0 else Limit(time=2.0)
+            hint = solve(game, limit=limit)
+            print(
+                f"hint: {' '.join(_names(game, hint.best_moves))} "
+                f"({describe(hint.value, solved=hint.solved)})"
+            )
+            continue
+        if not text:
+            continue
+        try:
+            move = game.parse_move(text)
+        except ZerosumError as error:
+            print(error)
+            continue
+        human_turns.append(game.ply())
+        game.make(move)
+
+
+# -- the parser -----------------------------------------------------------------------------
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="zerosum",
+        description="Play and solve two-player zero-sum games with game-tree search.",
+    )
+    parser.add_argument("--version", action="version", version=f"zerosum {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    games = commands.add_parser("games", help="list the registered games")
+    games.add_argument("--json", action="store_true", help="print one JSON object")
+    games.set_defaults(run=cmd_games)
+
+    algos = commands.add_parser("algorithms", help="list the search algorithms")
+    algos.add_argument("--json", action="store_true", help="print one JSON object")
+    algos.set_defaults(run=cmd_algorithms)
+
+    legal = commands.add_parser("legal", help="print the legal moves of a position")
+    _position_options(legal)
+    legal.set_defaults(run=cmd_legal)
+
+    analyze = commands.add_parser("analyze", help="search a position under a limit")
+    _position_options(analyze)
+    analyze.add_argument("--depth", type=_positive_int, help="deepest iteration in plies")
+    analyze.add_argument("--time", type=_seconds, help="seconds to think (default 10)")
+    analyze.add_argument("--nodes", type=_positive_int, help="node budget")
+    analyze.add_argument("--algorithm", default="engine", help="see 'zerosum algorithms'")
+    analyze.add_argument("--no-table", action="store_true", help="no memo or table")
+    analyze.add_argument("--all-best", action="store_true", help="find every best move")
+    analyze.add_argument("--seed", type=_int, help="pick the best move at random with this seed")
+    analyze.set_defaults(run=cmd_analyze)
+
+    solver = commands.add_parser("solve", help="the exact value and every move's value")
+    _position_options(solver)
+    solver.add_argument("--algorithm", default="engine", help="see 'zerosum algorithms'")
+    solver.add_argument("--no-table", action="store_true", help="no memo or table")
+    solver.add_argument("--time", type=_seconds, help="give up after this many seconds")
+    solver.set_defaults(run=cmd_solve)
+
+    compare = commands.add_parser("compare", help="compare the algorithms on one position")
+    _position_options(compare)
+    compare.add_argument("--depth", type=_positive_int, required=True, help="search depth")
+    compare.set_defaults(run=cmd_compare)
+
+    play = commands.add_parser("play", help="play against the computer in the terminal")
+    play.add_argument("game", help="game name (see 'zerosum games')")
+    play.add_argument("--side", default="first", help="first, second or the game's side name")
+    play.add_argument("--level", type=_positive_int, help="strength, 1 = weakest (default: top)")
+    play.add_argument("--seed", type=_int, help="seed for the computer's choices")
+    play.add_argument("--moves", nargs="+", default=[], metavar="M", help="start after these")
+    play.add_argument("--position", metavar="P", help="start from this position")
+    play.set_defaults(run=cmd_play)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+        status: int = args.run(args)
+    except ZerosumError as error:
+        print(f"zerosum: error: {error}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        print("zerosum: interrupted", file=sys.stderr)
+        return 130
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,175 @@
+"""The game protocol: what a game must offer for zerosum to play, search and solve it.
+
+A game is a mutable position with a move history. The search drives it with ``make`` and
+``undo`` only, so a game can keep its Zobrist key (and, if it likes, its evaluation)
+incrementally, as the seeds' ``AdvBoard`` / ``ExtendedBoard`` do.
+
+Conventions (``mission.md``):
+
+* Every score is from the point of view of the side to move.
+* A won terminal position scores ``WIN - ply``, a lost one ``-(WIN - ply)``, a draw 0, where
+  ``ply`` is the distance from the root of the search, so sooner wins score higher and later
+  losses score higher than sooner ones. The search applies this adjustment; a game only reports
+  its :class:`Outcome`.
+* Heuristic scores (:meth:`Game.evaluate`) stay strictly inside ``(-HEURISTIC_LIMIT,
+  HEURISTIC_LIMIT)``, so they never look like a proven result.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from enum import IntEnum
+from typing import Final, Protocol, Self, TypeVar
+
+Score = int
+"""A score in centi-units from the side to move's point of view."""
+
+WIN: Final[Score] = 1_000_000
+"""The score of an immediate win; a win ``n`` plies away scores ``WIN - n``."""
+
+MAX_PLY: Final[int] = 1_000
+"""No search goes deeper than this many plies."""
+
+HEURISTIC_LIMIT: Final[Score] = WIN - MAX_PLY
+"""Heuristic scores lie strictly inside ``(-HEURISTIC_LIMIT, HEURISTIC_LIMIT)``."""
+
+INFINITY: Final[Score] = WIN + 1
+"""Larger than every score: the initial window is ``(-INFINITY, INFINITY)``."""
+
+
+class Outcome(IntEnum):
+    """The result of a finished game for the side to move."""
+
+    LOSS = -1
+    DRAW = 0
+    WIN = 1
+
+
+def terminal_score(outcome: Outcome, ply: int) -> Score:
+    """The depth-adjusted score of a finished position ``ply`` plies below the root."""
+    return int(outcome) * (WIN - ply)
+
+
+def is_proven(score: Score) -> bool:
+    """Whether ``score`` is a proven win or loss rather than a heuristic estimate."""
+    return abs(score) >= HEURISTIC_LIMIT
+
+
+class ZerosumError(Exception):
+    """Base of every error that zerosum raises for bad input."""
+
+
+class MoveError(ZerosumError, ValueError):
+    """A move that is malformed or not legal in the position."""
+
+
+class PositionError(ZerosumError, ValueError):
+    """A position string that is malformed or describes an impossible position."""
+
+
+M = TypeVar("M")
+
+
+class Game(Protocol[M]):
+    """A two-player zero-sum game of perfect information, seen from the side to move.
+
+    ``M`` is the game's move type (an ``int`` for tic-tac-toe). Moves must be hashable and
+    comparable for equality; the search keeps them in tables.
+    """
+
+    name: str
+    """The registry name, e.g. ``"tictactoe"``."""
+
+    def legal_moves(self) -> list[M]:
+        """Every legal move, in the game's natural order; empty when the game is over."""
+        ...
+
+    def make(self, move: M) -> None:
+        """Play ``move``, which must be legal (unchecked: this is the search's hot path)."""
+        ...
+
+    def undo(self) -> None:
+        """Take back the last move made; restores the position and key exactly."""
+        ...
+
+    def side_to_move(self) -> int:
+        """0 if the first player is to move, 1 for the second."""
+        ...
+
+    def outcome(self) -> Outcome | None:
+        """The result for the side to move if the game is over, else ``None``."""
+        ...
+
+    def evaluate(self) -> Score:
+        """A heuristic score from the side to move, inside ``(-HEURISTIC_LIMIT, HEURISTIC_LIMIT)``.
+
+        A game that keeps its evaluation incrementally returns it here in O(1); the search calls
+        only this method.
+        """
+        ...
+
+    def compute_evaluation(self) -> Score:
+        """The same value as :meth:`evaluate`, computed from scratch (the test oracle)."""
+        ...
+
+    def key(self) -> int:
+        """The 64-bit Zobrist key of the position, maintained incrementally by make/undo."""
+        ...
+
+    def compute_key(self) -> int:
+        """The same key as :meth:`key`, computed from scratch (the test oracle)."""
+        ...
+
+    def copy(self) -> Self:
+        """An independent copy of the position and its history."""
+        ...
+
+    def ply(self) -> int:
+        """How many moves have been made since the start of the game."""
+        ...
+
+    def parse_move(self, text: str) -> M:
+        """The legal move written ``text`` in the game's notation.
+
+        Raises :class:`MoveError` naming the move and what was expected when ``text`` is
+        malformed or not legal here.
+        """
+        ...
+
+    def format_move(self, move: M) -> str:
+        """``move`` in the game's notation."""
+        ...
+
+    def position(self) -> str:
+        """The position in the game's position format (round-trips through the registry)."""
+        ...
+
+    def render(self) -> str:
+        """A multi-line drawing of the board for a terminal."""
+        ...
+
+
+def play_moves(game: Game[M], texts: Sequence[str]) -> None:
+    """Play moves written in the game's notation, checking each one.
+
+    Raises :class:`MoveError` naming the first bad move and its position in the sequence.
+    """
+    for index, text in enumerate(texts, start=1):
+        try:
+            move = game.parse_move(text)
+        except MoveError as error:
+            raise MoveError(f"move {index} ({text!r}): {error}") from None
+        game.make(move)
+
+
+def random_playout(game: Game[M], rng: random.Random, max_plies: int = MAX_PLY) -> int:
+    """Play random legal moves until the game ends; returns the number of moves made."""
+    made = 0
+    while made < max_plies and game.outcome() is None:
+        moves = game.legal_moves()
+        if not moves:
+            break
+        game.make(rng.choice(moves))
+        made += 1
+    return made

@@ -1,0 +1,62 @@
+"""The registry of games: front ends list and build games only through it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from zerosum.game import Game, ZerosumError
+from zerosum.games.tictactoe import TicTacToe
+
+
+class UnknownGameError(ZerosumError, KeyError):
+    """A game name that is not in the registry."""
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    """How to create one registered game."""
+
+    name: str
+    """The registry name used on the command line."""
+    title: str
+    """A human-readable title."""
+    new: Callable[[], Game[Any]]
+    """The starting position."""
+    from_position: Callable[[str], Game[Any]]
+    """The position written in the game's position format (raises PositionError)."""
+    position_format: str
+    """One line that describes the position format, for help and error messages."""
+    sides: tuple[str, str]
+    """The names of the first and the second player."""
+    levels: tuple[int, ...]
+    """Search depth of each playing strength, weakest first; 0 means a perfect (solving) player."""
+
+
+GAMES: dict[str, GameSpec] = {
+    spec.name: spec
+    for spec in (
+        GameSpec(
+            name="tictactoe",
+            title="Tic-tac-toe",
+            new=TicTacToe,
+            from_position=TicTacToe.from_position,
+            position_format="9 of x/o/. row by row from the top left, e.g. 'x.o/.x./..o'",
+            sides=("X", "O"),
+            levels=(1, 2, 3, 4, 0),
+        ),
+    )
+}
+
+
+def get_game(name: str) -> GameSpec:
+    """The registered game ``name``; raises :class:`UnknownGameError` listing the known ones."""
+    try:
+        return GAMES[name]
+    except KeyError:
+        known = ", ".join(sorted(GAMES))
+        raise UnknownGameError(f"unknown game {name!r}: expected one of {known}") from None

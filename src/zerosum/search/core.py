@@ -1,0 +1,194 @@
+"""Values shared by every search: limits, statistics, results and the per-search context.
+
+The context carries the game, the counters and the stopping rule through the recursion, so
+each algorithm is a plain function of ``(context, depth, alpha, beta, ply)``. Stopping is the
+caller's: a :class:`Limit` says when, and the context raises :class:`SearchStopped` inside the
+recursion, which the driver catches to fall back on the last completed iteration.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Final, Generic, TypeVar
+
+from zerosum.game import MAX_PLY, WIN, Game, Score, ZerosumError
+from zerosum.search.table import TranspositionTable
+
+M = TypeVar("M")
+
+CHECK_EVERY: Final = 1024
+"""How many nodes pass between two looks at the clock and the stop callback."""
+
+
+class LimitError(ZerosumError, ValueError):
+    """A search limit with an impossible value."""
+
+
+class SearchStopped(Exception):
+    """Raised inside the recursion when the limit is reached (never escapes the driver)."""
+
+
+@dataclass(frozen=True)
+class Limit:
+    """When a search stops. ``None`` means no limit of that kind; with none at all, the search
+    runs to ``MAX_PLY`` plies (a full solve of a finite game)."""
+
+    depth: int | None = None
+    """The deepest iteration, in plies."""
+    nodes: int | None = None
+    """Stop after visiting this many nodes."""
+    time: float | None = None
+    """Stop after this many seconds of wall-clock time."""
+    stop: Callable[[], bool] | None = None
+    """Polled every ``CHECK_EVERY`` nodes; the search stops when it returns true."""
+
+    def __post_init__(self) -> None:
+        if self.depth is not None and not 1 <= self.depth <= MAX_PLY:
+            raise LimitError(f"depth {self.depth} is out of range: expected 1..{MAX_PLY}")
+        if self.nodes is not None and self.nodes < 1:
+            raise LimitError(f"node limit {self.nodes} is out of range: expected at least 1")
+        if self.time is not None and not self.time > 0:
+            raise LimitError(f"time limit {self.time} is out of range: expected seconds > 0")
+
+    @property
+    def max_depth(self) -> int:
+        return self.depth if self.depth is not None else MAX_PLY
+
+    @property
+    def only_depth(self) -> bool:
+        """True when nothing but the depth can stop the search."""
+        return self.nodes is None and self.time is None and self.stop is None
+
+
+@dataclass(frozen=True)
+class Stats:
+    """What a search did."""
+
+    nodes: int = 0
+    """Positions visited, the root included."""
+    cutoffs: int = 0
+    """Beta cutoffs: move loops left early because a move refuted the window."""
+    tt_probes: int = 0
+    """Lookups in the transposition table or memo."""
+    tt_hits: int = 0
+    """Lookups that found the position."""
+    tt_stores: int = 0
+    """Entries written to the table or memo."""
+    evaluations: int = 0
+    """Heuristic evaluations at the horizon."""
+    time_s: float = 0.0
+    """Wall-clock seconds."""
+
+    @property
+    def nps(self) -> float:
+        """Nodes per second."""
+        return self.nodes / self.time_s if self.time_s > 0 else 0.0
+
+    def as_dict(self) -> dict[str, float | int]:
+        return {
+            "nodes": self.nodes,
+            "cutoffs": self.cutoffs,
+            "tt_probes": self.tt_probes,
+            "tt_hits": self.tt_hits,
+            "tt_stores": self.tt_stores,
+            "evaluations": self.evaluations,
+            "time_s": round(self.time_s, 6),
+            "nps": round(self.nps),
+        }
+
+
+@dataclass(frozen=True)
+class SearchResult(Generic[M]):
+    """The outcome of a search from the side to move's point of view."""
+
+    value: Score
+    """The score of the position at ``depth`` (``mission.md``'s convention)."""
+    best_move: M | None
+    """The move to play: the first best move, or a seeded random choice among all of them."""
+    best_moves: tuple[M, ...]
+    """Every best move found (just one unless all best moves were asked for)."""
+    pv: tuple[M, ...]
+    """The principal variation, starting with ``best_move``'s line when known."""
+    depth: int
+    """The depth of the last completed iteration (0 if none completed)."""
+    stats: Stats
+    """Counters over the whole search, every iteration included."""
+    move_values: tuple[tuple[M, Score], ...] = ()
+    """Every root move with its exact value, when asked for (``solve``)."""
+    complete: bool = True
+    """False when a limit stopped the search before the requested depth."""
+    solved: bool = False
+    """True when the value is the exact game value: no heuristic evaluation decided it."""
+
+
+@dataclass
+class Context(Generic[M]):
+    """The mutable state of one search, threaded through the recursion."""
+
+    game: Game[M]
+    limit: Limit = field(default_factory=Limit)
+    table: TranspositionTable[M] | None = None
+    memo: dict[tuple[int, int], tuple[Score, tuple[Any, ...]]] | None = None
+    nodes: int = 0
+    cutoffs: int = 0
+    tt_probes: int = 0
+    tt_hits: int = 0
+    tt_stores: int = 0
+    evaluations: int = 0
+    seldepth: int = 0
+    """The deepest ply visited."""
+    stale_cutoffs: int = 0
+    """Table cutoffs on entries of an earlier iteration (their subtree may hold evaluations)."""
+    started: float = field(default_factory=time.perf_counter)
+    next_check: int = CHECK_EVERY
+    pv: list[tuple[M, ...]] = field(default_factory=lambda: [()] * (MAX_PLY + 2))
+    killers: list[list[M]] = field(default_factory=lambda: [[] for _ in range(MAX_PLY + 2)])
+    history: dict[M, int] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.limit.nodes is not None:
+            self.next_check = min(self.next_check, self.limit.nodes)
+
+    def check(self) -> None:
+        """Called when ``nodes`` reaches ``next_check``: raise SearchStopped if a limit is hit."""
+        limit = self.limit
+        if limit.nodes is not None and self.nodes >= limit.nodes:
+            raise SearchStopped
+        if limit.time is not None and time.perf_counter() - self.started >= limit.time:
+            raise SearchStopped
+        if limit.stop is not None and limit.stop():
+            raise SearchStopped
+        self.next_check = self.nodes + CHECK_EVERY
+        if limit.nodes is not None:
+            self.next_check = min(self.next_check, limit.nodes)
+
+    def stats(self) -> Stats:
+        return Stats(
+            nodes=self.nodes,
+            cutoffs=self.cutoffs,
+            tt_probes=self.tt_probes,
+            tt_hits=self.tt_hits,
+            tt_stores=self.tt_stores,
+            evaluations=self.evaluations,
+            time_s=time.perf_counter() - self.started,
+        )
+
+
+def to_table(score: Score, ply: int) -> Score:
+    """A root-relative score made relative to the node ``ply`` plies down, for storing."""
+    if score >= WIN - MAX_PLY:
+        return score + ply
+    if score <= -(WIN - MAX_PLY):
+        return score - ply
+    return score
+
+
+def from_table(score: Score, ply: int) -> Score:
+    """A stored node-relative score made relative to a root ``ply`` plies above the node."""
+    if score >= WIN - MAX_PLY:
+        return score - ply
+    if score <= -(WIN - MAX_PLY):
+        return score + ply
+    return score
