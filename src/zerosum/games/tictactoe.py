@@ -1,4 +1,8 @@
-"""Tic-tac-toe on two 9-bit bitboards, with an incremental Zobrist key and evaluation.
+"""Tic-tac-toe on two 9-bit bitboards, with an incremental Zobrist key.
+
+Everything the search asks per node is a table lookup indexed by the bitboards: whether a
+player has a line, the empty cells, and the evaluation (a sum of line values, tabulated for all
+3^9 boards when the module loads; ``compute_evaluation`` recomputes it line by line).
 
 Cells are numbered 0..8 from a1 (bottom left) along the ranks: a1=0, b1=1, c1=2, a2=3, ..., c3=8,
 so cell ``c`` is written ``"abc"[c % 3] + str(c // 3 + 1)``. X moves first.
@@ -30,9 +34,6 @@ LINES: Final[tuple[int, ...]] = (
     0b001_010_100,
 )
 FULL: Final = 0b111_111_111
-LINES_THROUGH: Final[tuple[tuple[int, ...], ...]] = tuple(
-    tuple(line for line in LINES if line >> cell & 1) for cell in range(9)
-)
 LINE_WEIGHT: Final[tuple[int, ...]] = (0, 1, 10, 100)
 """Heuristic worth of a line holding 0..3 stones of one player and none of the other."""
 
@@ -61,20 +62,44 @@ def line_value(line: int, mine: int, theirs: int) -> Score:
     return LINE_WEIGHT[own] - LINE_WEIGHT[other]
 
 
+def board_value(x: int, o: int) -> Score:
+    """The evaluation from X's point of view: the sum of the line values."""
+    return sum(line_value(line, x, o) for line in LINES)
+
+
+WON: Final[tuple[bool, ...]] = tuple(has_line(stones) for stones in range(512))
+"""Whether a bitboard holds a line."""
+EMPTY_CELLS: Final[tuple[tuple[Cell, ...], ...]] = tuple(
+    tuple(cell for cell in range(9) if empty >> cell & 1) for empty in range(512)
+)
+"""The cells of a bitboard of empty cells, in order."""
+_EVAL_X: Final[list[Score]] = []
+"""``board_value(x, o)`` at index ``x << 9 | o``, filled on first use (about 0.1 s)."""
+
+
+def _fill_eval_table() -> None:
+    _EVAL_X.extend([0] * (1 << 18))
+    for x in range(512):
+        free = o = FULL & ~x
+        while True:  # every subset o of the free cells
+            _EVAL_X[x << 9 | o] = board_value(x, o)
+            if not o:
+                break
+            o = (o - 1) & free
+
+
 class TicTacToe:
     """A tic-tac-toe position with its move history (implements :class:`zerosum.game.Game`)."""
 
     name = "tictactoe"
 
-    __slots__ = ("_eval_x", "_history", "_key", "_stones")
+    __slots__ = ("_history", "_key", "_stones")
 
     def __init__(self) -> None:
         self._stones = [0, 0]
         """Bitboards of X's and O's stones."""
         self._history: list[Cell] = []
         self._key = 0
-        self._eval_x: Score = 0
-        """The evaluation from X's point of view, kept incrementally."""
 
     # -- the search protocol --------------------------------------------------------------
 
@@ -85,21 +110,21 @@ class TicTacToe:
         return len(self._history)
 
     def outcome(self) -> Outcome | None:
-        if self._history and has_line(self._stones[(len(self._history) - 1) & 1]):
+        plies = len(self._history)
+        if plies and WON[self._stones[(plies - 1) & 1]]:
             return Outcome.LOSS
-        if len(self._history) == 9:
+        if plies == 9:
             return Outcome.DRAW
         return None
 
     def legal_moves(self) -> list[Cell]:
         if self.outcome() is not None:
             return []
-        empty = FULL & ~(self._stones[0] | self._stones[1])
-        return [cell for cell in range(9) if empty >> cell & 1]
+        x, o = self._stones
+        return list(EMPTY_CELLS[FULL & ~(x | o)])
 
     def make(self, move: Cell) -> None:
         side = len(self._history) & 1
-        self._eval_x += self._line_delta(move, side)
         self._stones[side] |= 1 << move
         self._key ^= ZOBRIST_CELL[side][move] ^ ZOBRIST_O_TO_MOVE
         self._history.append(move)
@@ -109,24 +134,16 @@ class TicTacToe:
         side = len(self._history) & 1
         self._stones[side] &= ~(1 << move)
         self._key ^= ZOBRIST_CELL[side][move] ^ ZOBRIST_O_TO_MOVE
-        self._eval_x -= self._line_delta(move, side)
-
-    def _line_delta(self, cell: Cell, side: int) -> Score:
-        """How X's evaluation changes when ``side`` puts a stone on the empty ``cell``."""
-        x, o = self._stones
-        bit = 1 << cell
-        after_x, after_o = (x | bit, o) if side == 0 else (x, o | bit)
-        return sum(
-            line_value(line, after_x, after_o) - line_value(line, x, o)
-            for line in LINES_THROUGH[cell]
-        )
 
     def evaluate(self) -> Score:
-        return self._eval_x if len(self._history) & 1 == 0 else -self._eval_x
+        if not _EVAL_X:
+            _fill_eval_table()
+        x, o = self._stones
+        value = _EVAL_X[x << 9 | o]
+        return value if len(self._history) & 1 == 0 else -value
 
     def compute_evaluation(self) -> Score:
-        x, o = self._stones
-        value = sum(line_value(line, x, o) for line in LINES)
+        value = board_value(*self._stones)
         return value if self.side_to_move() == 0 else -value
 
     def key(self) -> int:
@@ -145,7 +162,6 @@ class TicTacToe:
         other._stones = list(self._stones)
         other._history = list(self._history)
         other._key = self._key
-        other._eval_x = self._eval_x
         return other
 
     # -- notation -------------------------------------------------------------------------
