@@ -69,10 +69,12 @@ def board_value(x: int, o: int) -> Score:
 
 WON: Final[tuple[bool, ...]] = tuple(has_line(stones) for stones in range(512))
 """Whether a bitboard holds a line."""
+MOVE_ORDER: Final[tuple[Cell, ...]] = (4, 0, 2, 6, 8, 1, 3, 5, 7)
+"""The natural move order: the centre, the corners, then the edges (most lines first)."""
 EMPTY_CELLS: Final[tuple[tuple[Cell, ...], ...]] = tuple(
-    tuple(cell for cell in range(9) if empty >> cell & 1) for empty in range(512)
+    tuple(cell for cell in MOVE_ORDER if empty >> cell & 1) for empty in range(512)
 )
-"""The cells of a bitboard of empty cells, in order."""
+"""The cells of a bitboard of empty cells, in ``MOVE_ORDER``."""
 _EVAL_X: Final[list[Score]] = []
 """``board_value(x, o)`` at index ``x << 9 | o``, filled on first use (about 0.1 s)."""
 

@@ -1,0 +1,98 @@
+"""A synthetic random game for property tests: random branching, leaf values and transpositions.
+
+A node is ``(level, index)``. Its moves, its children, whether it is finished (and how) and its
+heuristic value are all drawn from a hash of the game's seed and the node, so the game is a fixed
+random tree per seed. Children are drawn from only ``width`` indices per level, so different
+paths meet in the same node: transpositions, always at the same level (a search of fixed depth
+from the start therefore reaches a node with one remaining depth only).
+"""
+
+from __future__ import annotations
+
+from typing import Self
+
+from zerosum.game import MoveError, Outcome, Score
+
+MASK = (1 << 64) - 1
+
+
+def mix(*parts: int) -> int:
+    """A 64-bit hash of some integers (splitmix64 over their sum chain)."""
+    value = 0x9E3779B97F4A7C15
+    for part in parts:
+        value = (value ^ (part & MASK)) * 0xBF58476D1CE4E5B9 & MASK
+        value = (value ^ (value >> 31)) * 0x94D049BB133111EB & MASK
+        value ^= value >> 29
+    return value
+
+
+class RandomGame:
+    """A random game tree (implements :class:`zerosum.game.Game`)."""
+
+    name = "random"
+
+    def __init__(self, seed: int, *, width: int = 4, max_branching: int = 4) -> None:
+        self.seed = seed
+        self.width = width
+        self.max_branching = max_branching
+        self._path = [0]
+
+    def _node(self) -> tuple[int, int]:
+        return len(self._path) - 1, self._path[-1]
+
+    def _draw(self, salt: int) -> int:
+        level, index = self._node()
+        return mix(self.seed, level, index, salt)
+
+    def side_to_move(self) -> int:
+        return (len(self._path) - 1) & 1
+
+    def ply(self) -> int:
+        return len(self._path) - 1
+
+    def outcome(self) -> Outcome | None:
+        if len(self._path) > 1 and self._draw(1) % 6 == 0:  # one node in six is finished
+            return Outcome(self._draw(2) % 3 - 1)
+        return None
+
+    def legal_moves(self) -> list[int]:
+        if self.outcome() is not None:
+            return []
+        return list(range(1 + self._draw(3) % self.max_branching))
+
+    def make(self, move: int) -> None:
+        level, index = self._node()
+        self._path.append(mix(self.seed, level, index, move, 4) % self.width)
+
+    def undo(self) -> None:
+        self._path.pop()
+
+    def evaluate(self) -> Score:
+        return self._draw(5) % 201 - 100
+
+    compute_evaluation = evaluate
+
+    def key(self) -> int:
+        level, index = self._node()
+        return mix(level, index)
+
+    compute_key = key
+
+    def copy(self) -> Self:
+        twin = type(self)(self.seed, width=self.width, max_branching=self.max_branching)
+        twin._path = list(self._path)
+        return twin
+
+    def parse_move(self, text: str) -> int:
+        if not text.isdigit() or int(text) not in self.legal_moves():
+            raise MoveError(f"{text!r} is not a legal move: expected one of {self.legal_moves()}")
+        return int(text)
+
+    def format_move(self, move: int) -> str:
+        return str(move)
+
+    def position(self) -> str:
+        return "/".join(map(str, self._path))
+
+    def render(self) -> str:
+        return self.position()
