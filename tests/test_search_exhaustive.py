@@ -96,8 +96,7 @@ def test_solve_reports_every_first_move() -> None:
 
 
 def test_sooner_wins_are_preferred() -> None:
-    # X wins at once on c3 and could also win later (b3 makes two threats);
-    # every algorithm must take the win now.
+    # X wins at once on c3; every algorithm must prefer that to any slower win.
     game = TicTacToe.from_position(".../.xo/xo.")
     for name in ALGORITHMS:
         for table in (False, True):

@@ -1,0 +1,167 @@
+"""The command line: every command, its JSON, terminal games and bad input."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from typing import Any
+
+import pexpect
+import pytest
+
+from zerosum.cli import main
+
+ZEROSUM = [sys.executable, "-m", "zerosum.cli"]
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    status = main(list(argv))
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> Any:
+    status, out, err = run(capsys, *argv, "--json")
+    assert status == 0, err
+    return json.loads(out)
+
+
+def test_games_and_algorithms(capsys: pytest.CaptureFixture[str]) -> None:
+    assert [g["name"] for g in run_json(capsys, "games")["games"]] == ["tictactoe"]
+    names = [a["name"] for a in run_json(capsys, "algorithms")["algorithms"]]
+    assert names == ["minimax", "negamax", "alphabeta", "engine"]
+
+
+def test_legal(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run(capsys, "legal", "tictactoe", "--moves", "b2", "a1")
+    assert status == 0
+    assert out.split() == ["c1", "a3", "c3", "b1", "a2", "c2", "b3"]
+    data = run_json(capsys, "legal", "tictactoe", "--position", "xxo/oo./x..")
+    assert data["moves"] == ["c1", "b1", "c2"]
+
+
+def test_analyze_json_fields(capsys: pytest.CaptureFixture[str]) -> None:
+    data = run_json(capsys, "analyze", "tictactoe", "--moves", "b2", "--depth", "3", "--all-best")
+    for field in ("value", "best_move", "best_moves", "pv", "depth", "nodes", "time_s", "nps"):
+        assert field in data
+    assert data["depth"] == 3 and data["best_move"] in data["best_moves"]
+    assert data["best_moves"] == ["a1", "c1", "a3", "c3"]
+    assert data["pv"][0] == data["best_move"]
+
+
+def test_analyze_text_and_limits(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run(capsys, "analyze", "tictactoe", "--nodes", "50", "--algorithm", "minimax")
+    assert status == 0
+    for label in ("value", "best move", "pv", "depth", "nodes", "time", "nodes/s"):
+        assert f"\n{label} " in f"\n{out}"
+    status, out, _ = run(capsys, "analyze", "tictactoe", "--time", "5")
+    assert "value      draw (0)" in out
+
+
+def test_seeded_choice_is_reproducible(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ("analyze", "tictactoe", "--depth", "9", "--all-best", "--seed", "3")
+    picks = {run_json(capsys, *argv)["best_move"] for _ in range(3)}
+    assert len(picks) == 1
+
+
+def test_solve(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run(capsys, "solve", "tictactoe")
+    assert status == 0
+    assert out.startswith("value draw (0)")
+    assert out.count("draw") == 10  # the value and each of the nine first moves
+    data = run_json(capsys, "solve", "tictactoe", "--moves", "a1", "b1")
+    assert data["value"] == 1_000_000 - 5 and data["solved"]
+    assert set(data["best_moves"]) == {"a2", "b2", "a3"}
+    assert len(data["move_values"]) == 7
+
+
+def test_compare(capsys: pytest.CaptureFixture[str]) -> None:
+    data = run_json(capsys, "compare", "tictactoe", "--moves", "b2", "--depth", "4")
+    rows = data["rows"]
+    assert len(rows) == 16
+    assert {row["value"] for row in rows} == {rows[0]["value"]}
+    every = [set(row["best_moves"]) for row in rows if row["best"] == "all"]
+    assert all(moves == every[0] for moves in every)
+    plain = {(row["algorithm"], row["table"]): row["nodes"] for row in rows if row["best"] == "one"}
+    assert plain["alphabeta", "none"] < plain["minimax", "none"]
+    assert plain["minimax", "memo"] < plain["minimax", "none"]
+    status, out, _ = run(capsys, "compare", "tictactoe", "--depth", "2")
+    assert "algorithm" in out and "cutoffs" in out and status == 0
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["legal", "chess"], "unknown game 'chess': expected one of tictactoe"),
+        (["legal", "tictactoe", "--moves", "b2", "b2"], "move 2 ('b2'): b2 is already taken"),
+        (["legal", "tictactoe", "--moves", "d4"], "'d4' is not a tic-tac-toe cell: expected"),
+        (["legal", "tictactoe", "--position", "xxxx"], "is not a tic-tac-toe position"),
+        (["analyze", "tictactoe", "--algorithm", "mcts"], "unknown algorithm 'mcts'"),
+        (["analyze", "tictactoe", "--depth", "0"], "0 is out of range: expected 1 or more"),
+        (["analyze", "tictactoe", "--depth", "two"], "'two' is not a whole number"),
+        (["analyze", "tictactoe", "--time", "-1"], "out of range: expected seconds > 0"),
+        (["analyze", "tictactoe", "--depth", "5000"], "depth 5000 is out of range"),
+        (["analyze", "tictactoe", "--frobnicate"], "unrecognized arguments: --frobnicate"),
+        (["compare", "tictactoe"], "the following arguments are required: --depth"),
+        (["play", "tictactoe", "--side", "purple"], "unknown side 'purple'"),
+        (["play", "tictactoe", "--level", "9"], "level 9 is out of range"),
+        (["conquer"], "invalid choice: 'conquer'"),
+        ([], "the following arguments are required: command"),
+    ],
+)
+def test_bad_input_exits_2_with_one_line(argv: list[str], message: str) -> None:
+    done = subprocess.run(ZEROSUM + argv, capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    assert done.returncode == 2
+    assert message in done.stderr
+    assert done.stderr.count("\n") == 1 and done.stderr.startswith("zerosum: error: ")
+    assert "Traceback" not in done.stderr + done.stdout
+
+
+def scripted_game(*argv: str) -> str:
+    """Play through a pipe: b2 twice, then every cell in turn (taken ones are refused)."""
+    cells = ["a1", "b1", "c1", "a2", "b2", "c2", "a3", "b3", "c3"]
+    script = "\n".join(["hint", "undo", "b2", "b2", *cells, *cells])
+    done = subprocess.run(
+        [*ZEROSUM, "play", "tictactoe", *argv],
+        input=script + "\n",
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+@pytest.mark.parametrize("side", ["x", "o"])
+def test_scripted_game_never_lost_by_the_computer(side: str) -> None:
+    out = scripted_game("--side", side, "--seed", "1")
+    assert "hint: " in out and "Nothing to undo." in out
+    assert "is already taken" in out
+    assert "Game over: a draw." in out or "Game over: the computer wins." in out
+
+
+def test_weak_level_game_finishes() -> None:
+    out = scripted_game("--level", "1", "--seed", "2")
+    assert "Game over:" in out
+
+
+def test_interactive_terminal_session() -> None:
+    child = pexpect.spawn(
+        sys.executable, ["-m", "zerosum.cli", "play", "tictactoe", "--seed", "5"], timeout=60
+    )
+    child.expect(r"your move \(X\): ")
+    child.sendline("b2")
+    child.expect(r"computer plays ([abc][123])")
+    child.expect(r"your move \(X\): ")
+    child.sendline("undo")
+    child.expect(r"your move \(X\): ")
+    child.sendline("hint")
+    child.expect("hint: .*draw")
+    child.sendline("zz")
+    child.expect("expected a1..c3")
+    child.sendline("quit")
+    child.expect("Game abandoned.")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
