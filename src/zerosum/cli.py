@@ -75,7 +75,7 @@ def _position_options(parser: argparse.ArgumentParser) -> None:
 def _load(args: argparse.Namespace) -> tuple[GameSpec, Game[Any]]:
     spec = get_game(args.game)
     game = spec.from_position(args.position) if args.position is not None else spec.new()
-    play_moves(game, args.moves)
+    play_moves(game, [text for word in args.moves for text in spec.split_moves(word)])
     return spec, game
 
 

@@ -35,6 +35,8 @@ class GameSpec:
     """The names of the first and the second player."""
     levels: tuple[int, ...]
     """Search depth of each playing strength, weakest first; 0 means a perfect (solving) player."""
+    split_moves: Callable[[str], list[str]] = str.split
+    """Splits one command-line word into move texts (connect four reads ``4453`` as 4 moves)."""
 
 
 GAMES: dict[str, GameSpec] = {

@@ -38,9 +38,9 @@ def leaf(ctx: Context[Any], depth: int, ply: int) -> Score | None:
 
     Also counts the node, clears its principal variation and polls the limit.
     """
-    ctx.nodes += 1
     if ctx.nodes >= ctx.next_check:
         ctx.check()
+    ctx.nodes += 1
     ctx.pv[ply] = ()
     if ply > ctx.seldepth:
         ctx.seldepth = ply

@@ -1,0 +1,99 @@
+"""Limits, stopping, statistics and the bounded transposition table."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from synthetic import RandomGame
+
+from zerosum.games.tictactoe import TicTacToe
+from zerosum.search import Bound, Limit, LimitError, TranspositionTable, iterate, search
+
+
+def test_node_limit_still_gives_a_legal_move_and_restores_the_game() -> None:
+    game = RandomGame(3, width=50, max_branching=6)
+    before = game.position()
+    for nodes in (1, 2, 10, 100, 1000):
+        result = search(game, limit=Limit(nodes=nodes))
+        assert result.best_move in game.legal_moves()
+        assert not result.complete
+        assert result.stats.nodes <= nodes
+        assert game.position() == before
+
+
+def test_time_limit_is_kept() -> None:
+    game = RandomGame(4, width=1000, max_branching=5)
+    started = time.perf_counter()
+    result = search(game, algorithm="minimax", table=False, limit=Limit(time=0.3))
+    elapsed = time.perf_counter() - started
+    assert elapsed < 1.5
+    assert result.depth >= 1 and result.best_move is not None
+
+
+def test_stop_callback_ends_the_search() -> None:
+    calls = []
+
+    def stop() -> bool:
+        calls.append(1)
+        return len(calls) >= 3
+
+    result = search(RandomGame(5, width=1000, max_branching=5), limit=Limit(stop=stop))
+    assert len(calls) == 3 and not result.complete and result.best_move is not None
+
+
+def test_iterations_deepen_one_ply_at_a_time() -> None:
+    depths = [r.depth for r in iterate(RandomGame(6, width=20), limit=Limit(depth=5))]
+    assert depths == [1, 2, 3, 4, 5]
+
+
+def test_depth_only_reference_runs_one_pass() -> None:
+    results = list(iterate(RandomGame(6, width=20), algorithm="negamax", limit=Limit(depth=4)))
+    assert [r.depth for r in results] == [4]
+
+
+def test_statistics_are_consistent_and_repeatable() -> None:
+    game = TicTacToe()
+    first = search(game, limit=Limit(depth=6), all_best=True)
+    again = search(game, limit=Limit(depth=6), all_best=True)
+    assert first.stats.nodes == again.stats.nodes  # node counts are a signature
+    stats = first.stats
+    assert stats.tt_hits <= stats.tt_probes and stats.cutoffs > 0 and stats.tt_stores > 0
+    assert stats.nps > 0 and stats.time_s > 0
+
+
+def test_finished_game_has_no_move() -> None:
+    game = TicTacToe.from_position("xxx/oo./...")
+    result = search(game)
+    assert result.best_move is None and result.value == -1_000_000 and result.solved
+
+
+@pytest.mark.parametrize(
+    "limit", [dict(depth=0), dict(nodes=0), dict(time=0.0), dict(time=-2.0), dict(depth=10**6)]
+)
+def test_bad_limits_are_refused(limit: dict[str, float]) -> None:
+    with pytest.raises(LimitError, match="out of range"):
+        Limit(**limit)  # type: ignore[arg-type]
+
+
+def test_table_stays_bounded_and_prefers_depth() -> None:
+    table = TranspositionTable[int](100)
+    assert table.capacity == 128
+    for key in range(10_000):
+        table.store(key, key % 7, 0, Bound.EXACT, None)
+    assert len(table) <= table.capacity
+    table = TranspositionTable[int](1)
+    assert table.store(1, depth=5, score=10, bound=Bound.LOWER, move=3)
+    assert not table.store(2, depth=4, score=0, bound=Bound.EXACT, move=None)  # shallower
+    assert table.probe(1) is not None and table.probe(2) is None
+    table.new_search()
+    assert table.store(2, depth=1, score=0, bound=Bound.EXACT, move=None)  # old entry ages out
+    assert table.probe(2) is not None
+
+
+def test_table_keeps_the_move_when_a_result_has_none() -> None:
+    table = TranspositionTable[int](8)
+    table.store(9, 3, 5, Bound.LOWER, 4)
+    table.store(9, 4, 2, Bound.UPPER, None)
+    entry = table.probe(9)
+    assert entry is not None and entry.move == 4 and entry.depth == 4
