@@ -293,9 +293,13 @@ def cmd_play(args: argparse.Namespace) -> int:
     print("Type a move, 'undo', 'hint' or 'quit'.")
     human_turns: list[int] = []
     """The ply before each of the human's moves, for undo."""
+    shown = -1
+    """The ply of the position last drawn: the board is drawn again only after a change."""
     while True:
-        print()
-        print(game.render())
+        if shown != game.ply():
+            print()
+            print(game.render())
+            shown = game.ply()
         outcome = game.outcome()
         if outcome is not None:
             mover = game.side_to_move()
@@ -327,6 +331,7 @@ def cmd_play(args: argparse.Namespace) -> int:
             target = human_turns.pop()
             while game.ply() > target:
                 game.undo()
+            shown = -1
             continue
         if text.lower() == "hint":
             limit = None if depth == 0 else Limit(time=2.0)
