@@ -165,3 +165,14 @@ def test_interactive_terminal_session() -> None:
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0
+
+
+def test_ctrl_c_stops_analysis_and_reports() -> None:
+    argv = ["analyze", "tictactoe", "--algorithm", "minimax", "--no-table", "--time", "60"]
+    child = pexpect.spawn(sys.executable, ["-m", "zerosum.cli", *argv], timeout=60)
+    child.expect("depth   3")  # the search is under way
+    child.sendintr()
+    child.expect("stopped early")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0

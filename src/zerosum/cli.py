@@ -8,10 +8,12 @@ and exits with status 2.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import random
+import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, NoReturn
 
 from zerosum import __version__
@@ -145,10 +147,30 @@ def cmd_legal(args: argparse.Namespace) -> int:
     return 0
 
 
-def _limit(args: argparse.Namespace) -> Limit:
+@contextlib.contextmanager
+def _interruptible() -> Iterator[Callable[[], bool]]:
+    """A stop callback for a ``Limit`` that turns true on Ctrl-C, so a long search stops
+    cleanly and still reports its last completed iteration."""
+    interrupted: list[bool] = []
+
+    def on_interrupt(signum: int, frame: object) -> None:
+        interrupted.append(True)
+
+    try:
+        previous = signal.signal(signal.SIGINT, on_interrupt)
+    except ValueError:  # not the main thread: leave Ctrl-C alone
+        yield lambda: False
+        return
+    try:
+        yield lambda: bool(interrupted)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _limit(args: argparse.Namespace, stop: Callable[[], bool]) -> Limit:
     if args.depth is None and args.nodes is None and args.time is None:
-        return Limit(time=10.0)
-    return Limit(depth=args.depth, nodes=args.nodes, time=args.time)
+        return Limit(time=10.0, stop=stop)
+    return Limit(depth=args.depth, nodes=args.nodes, time=args.time, stop=stop)
 
 
 def cmd_analyze(args: argparse.Namespace) -> int:
@@ -157,19 +179,20 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     lines: list[str] = []
 
     def report(result: SearchResult[Any]) -> None:
-        if not args.json:
+        if not args.json and result.complete:
             line = " ".join(_names(game, result.pv))
             print(f"depth {result.depth:>3}  value {describe(result.value):>14}  pv {line}")
 
-    result = search(
-        game,
-        algorithm=args.algorithm,
-        limit=_limit(args),
-        table=not args.no_table,
-        all_best=args.all_best,
-        seed=args.seed,
-        on_iteration=report,
-    )
+    with _interruptible() as stop:
+        result = search(
+            game,
+            algorithm=args.algorithm,
+            limit=_limit(args, stop),
+            table=not args.no_table,
+            all_best=args.all_best,
+            seed=args.seed,
+            on_iteration=report,
+        )
     data = _result_data(spec, game, result, args.algorithm)
     stats = result.stats
     lines = [
@@ -177,7 +200,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
         f"best move  {data['best_move'] or '-'}",
         f"best moves {' '.join(data['best_moves']) or '-'}",
         f"pv         {' '.join(data['pv']) or '-'}",
-        f"depth      {result.depth}{'' if result.complete else ' (stopped by the limit)'}",
+        f"depth      {result.depth}{'' if result.complete else ' (stopped early)'}",
         f"nodes      {stats.nodes:,}",
         f"time       {stats.time_s:.3f} s",
         f"nodes/s    {stats.nps:,.0f}",
@@ -189,13 +212,14 @@ def cmd_analyze(args: argparse.Namespace) -> int:
 def cmd_solve(args: argparse.Namespace) -> int:
     spec, game = _load(args)
     get_algorithm(args.algorithm)
-    limit = Limit(time=args.time) if args.time is not None else None
-    result = solve(game, algorithm=args.algorithm, table=not args.no_table, limit=limit)
+    with _interruptible() as stop:
+        limit = Limit(time=args.time, stop=stop)
+        result = solve(game, algorithm=args.algorithm, table=not args.no_table, limit=limit)
     data = _result_data(spec, game, result, args.algorithm)
     data["move_values"] = {game.format_move(m): v for m, v in result.move_values}
     lines = [f"value {describe(result.value, solved=result.solved)} ({result.value})"]
     if not result.solved:
-        lines.append("(not solved: the time limit stopped the search; values are estimates)")
+        lines.append("(not solved: stopped early; the values are estimates)")
     lines.append(f"best moves {' '.join(data['best_moves']) or '-'}")
     for move, value in result.move_values:
         lines.append(f"  {game.format_move(move):<8} {describe(value, solved=result.solved)}")

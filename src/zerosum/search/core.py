@@ -58,8 +58,9 @@ class Limit:
 
     @property
     def only_depth(self) -> bool:
-        """True when nothing but the depth can stop the search."""
-        return self.nodes is None and self.time is None and self.stop is None
+        """True when no node or time budget bounds the search (a stop callback is an
+        interruption, not a budget: it does not make the search deepen iteratively)."""
+        return self.nodes is None and self.time is None
 
 
 @dataclass(frozen=True)
