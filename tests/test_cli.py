@@ -176,3 +176,12 @@ def test_ctrl_c_stops_analysis_and_reports() -> None:
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0
+
+
+def test_bench_signature_is_repeatable(capsys: pytest.CaptureFixture[str]) -> None:
+    first = run_json(capsys, "bench", "tictactoe")
+    again = run_json(capsys, "bench", "tictactoe")
+    assert first["signature"] == again["signature"] > 0
+    assert first["signature"] == sum(row["nodes"] for row in first["rows"])
+    status, out, _ = run(capsys, "bench", "tictactoe", "--algorithm", "alphabeta")
+    assert status == 0 and "signature" in out

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any, NoReturn
 
 from zerosum import __version__
+from zerosum.bench import bench
 from zerosum.game import WIN, Game, ZerosumError, is_proven, play_moves
 from zerosum.games import GAMES, GameSpec, get_game
 from zerosum.search import ALGORITHMS, Limit, SearchResult, get_algorithm, search, solve
@@ -274,6 +275,31 @@ def cmd_compare(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_bench(args: argparse.Namespace) -> int:
+    rows = list(bench(args.games or None, algorithm=get_algorithm(args.algorithm).name))
+    nodes = sum(row.nodes for row in rows)
+    seconds = sum(row.time_s for row in rows)
+    lines = [f"{'game':<10} {'moves':<16} {'depth':>5} {'value':>8} {'nodes':>10} {'time s':>8}"]
+    for row in rows:
+        lines.append(
+            f"{row.game:<10} {row.moves or '(start)':<16} {row.depth:>5} {row.value:>8} "
+            f"{row.nodes:>10,} {row.time_s:>8.3f}"
+        )
+    lines.append(
+        f"signature {nodes} nodes ({args.algorithm}); {seconds:.3f} s, "
+        f"{nodes / seconds if seconds else 0:,.0f} nodes/s"
+    )
+    data = {
+        "algorithm": args.algorithm,
+        "signature": nodes,
+        "time_s": round(seconds, 6),
+        "nps": round(nodes / seconds) if seconds else 0,
+        "rows": [row.__dict__ for row in rows],
+    }
+    _emit(args, data, "\n".join(lines))
+    return 0
+
+
 # -- play -----------------------------------------------------------------------------------
 
 
@@ -421,6 +447,12 @@ def build_parser() -> argparse.ArgumentParser:
     _position_options(compare)
     compare.add_argument("--depth", type=_positive_int, required=True, help="search depth")
     compare.set_defaults(run=cmd_compare)
+
+    bench_parser = commands.add_parser("bench", help="print the node-count signature")
+    bench_parser.add_argument("games", nargs="*", help="games to bench (default: all)")
+    bench_parser.add_argument("--algorithm", default="engine", help="see 'zerosum algorithms'")
+    bench_parser.add_argument("--json", action="store_true", help="print one JSON object")
+    bench_parser.set_defaults(run=cmd_bench)
 
     play = commands.add_parser("play", help="play against the computer in the terminal")
     play.add_argument("game", help="game name (see 'zerosum games')")
