@@ -1,0 +1,222 @@
+"""Connect four for the compiled engine, and an exact solver in Pons's score convention.
+
+The state is ``[current, mask, stones, scratch]``: Pascal Pons's bitboard, seven bits per column
+(six cells and a spare bit that keeps columns apart), ``current`` holding the side to move's
+stones and ``mask`` all stones; ``current + mask`` is a unique key. Moves are column indices 0..6.
+
+What the kernel adds to the generic search is what makes connect four solvers fast: a win on
+the next move is seen at once; the moves are only those that do not hand the opponent an
+immediate win (none left means a loss in two plies, and an opponent threat that must be blocked
+leaves only that move); a position can then score at most a win in three plies and at least a
+loss in four, which narrows the window; moves are ordered by how many threats they create,
+centre first among equals. ``quick`` leaves the non-losing moves in ``scratch`` for ``moves``.
+
+Ranks are Pons's scores: a win with the side's ``k``-th stone is ``22 - k``; 0 is a draw.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from numba import njit
+
+from zerosum.compiled.engine import NO_SCORE, Kernel, score_of_rank
+
+WIDTH: Final = 7
+HEIGHT: Final = 6
+CELLS: Final = WIDTH * HEIGHT
+BOTTOM: Final = sum(1 << (col * (HEIGHT + 1)) for col in range(WIDTH))
+BOARD: Final = BOTTOM * ((1 << HEIGHT) - 1)
+ORDER: Final = (3, 2, 4, 1, 5, 0, 6)
+"""Columns from the centre outwards: more lines run through the centre."""
+
+CURRENT: Final = 0
+MASK: Final = 1
+STONES: Final = 2
+SCRATCH: Final = 3
+
+
+@njit(cache=True, nogil=True)
+def column_mask(col: int) -> int:
+    return ((1 << HEIGHT) - 1) << (col * (HEIGHT + 1))
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _line_ends(position: int, shift: int) -> int:
+    pair = (position << shift) & (position << 2 * shift)
+    found = pair & (position << 3 * shift)
+    found |= pair & (position >> shift)
+    pair = (position >> shift) & (position >> 2 * shift)
+    found |= pair & (position << shift)
+    return found | (pair & (position >> 3 * shift))
+
+
+@njit(cache=True, nogil=True)
+def winning_cells(position: int, mask: int) -> int:
+    """The empty cells (playable now or later) that would complete four for ``position``."""
+    # Vertical: three stones right below.
+    found = (position << 1) & (position << 2) & (position << 3)
+    # Horizontal (shift 7) and the two diagonals (shifts 6 and 8): the empty cell can be at either
+    # end of the four or in one of the two middle places.
+    found |= _line_ends(position, HEIGHT + 1)
+    found |= _line_ends(position, HEIGHT)
+    found |= _line_ends(position, HEIGHT + 2)
+    return found & (BOARD ^ mask)
+
+
+@njit(cache=True, nogil=True)
+def has_four(position: int) -> bool:
+    """Whether ``position`` holds four in a row."""
+    for shift in (1, HEIGHT + 1, HEIGHT, HEIGHT + 2):
+        pair = position & (position >> shift)
+        if pair & (pair >> 2 * shift):
+            return True
+    return False
+
+
+@njit(cache=True, nogil=True)
+def playable(mask: int) -> int:
+    """The lowest empty cell of every column that is not full."""
+    return (mask + BOTTOM) & BOARD
+
+
+@njit(cache=True, nogil=True)
+def popcount(bits: int) -> int:
+    count = 0
+    while bits:
+        bits &= bits - 1
+        count += 1
+    return count
+
+
+@njit(cache=True, nogil=True)
+def non_losing(st: Any) -> int:
+    """The playable cells after which the opponent cannot win at once (0 if there are none)."""
+    current, mask = st[CURRENT], st[MASK]
+    possible = playable(mask)
+    threats = winning_cells(current ^ mask, mask)
+    forced = possible & threats
+    if forced:
+        if forced & (forced - 1):
+            return 0  # two threats to block: lost
+        possible = forced
+    return possible & ~(threats >> 1)  # never play right below an opponent's threat
+
+
+@njit(cache=True, nogil=True)
+def quick(st: Any) -> int:
+    """Inside the search the side to move cannot win at once (its parent only plays moves that
+    prevent that), so only a forced loss and a full board are left to see."""
+    stones = st[STONES]
+    moves = non_losing(st)
+    st[SCRATCH] = moves
+    if moves == 0:
+        return score_of_rank(-((CELLS - stones) // 2))
+    if stones >= CELLS - 2:
+        return 0
+    return NO_SCORE
+
+
+@njit(cache=True, nogil=True)
+def decided(st: Any) -> int:
+    stones = st[STONES]
+    if stones > 0 and has_four(st[CURRENT] ^ st[MASK]):
+        return score_of_rank(-((CELLS + 2 - stones) // 2))
+    if stones == CELLS:
+        return 0
+    if winning_cells(st[CURRENT], st[MASK]) & playable(st[MASK]):
+        return score_of_rank((CELLS + 1 - stones) // 2)
+    return quick(st)
+
+
+@njit(cache=True, nogil=True)
+def bounds(st: Any) -> tuple[int, int]:
+    """After ``quick``: no win next move, no loss on the opponent's next move."""
+    stones = st[STONES]
+    return score_of_rank(-((CELLS - 2 - stones) // 2)), score_of_rank((CELLS - 1 - stones) // 2)
+
+
+@njit(cache=True, nogil=True)
+def rank_range(st: Any) -> tuple[int, int]:
+    stones = st[STONES]
+    return -((CELLS - stones) // 2), (CELLS + 1 - stones) // 2
+
+
+@njit(cache=True, nogil=True)
+def evaluate(st: Any) -> int:
+    """Threat cells of the side to move minus the opponent's, low threats counting double."""
+    current, mask = st[CURRENT], st[MASK]
+    mine = winning_cells(current, mask)
+    theirs = winning_cells(current ^ mask, mask)
+    low = BOTTOM * 0b000111
+    return 10 * (popcount(mine) - popcount(theirs)) + 5 * (
+        popcount(mine & low) - popcount(theirs & low)
+    )
+
+
+@njit(cache=True, nogil=True)
+def key(st: Any) -> int:
+    return int(st[CURRENT] + st[MASK])
+
+
+@njit(cache=True, nogil=True)
+def moves(st: Any, out: Any) -> int:
+    """The non-losing moves left in ``scratch`` by ``quick``, most threats first (``out`` holds
+    ``2 * WIDTH`` codes; the upper half keeps the sort keys)."""
+    candidates = st[SCRATCH]
+    current, mask = st[CURRENT], st[MASK]
+    count = 0
+    scores = out[WIDTH:]
+    for col in ORDER:
+        cell = candidates & column_mask(col)
+        if cell:
+            score = popcount(winning_cells(current | cell, mask))
+            at = count
+            while at > 0 and scores[at - 1] < score:
+                scores[at] = scores[at - 1]
+                out[at] = out[at - 1]
+                at -= 1
+            scores[at] = score
+            out[at] = col
+            count += 1
+    return count
+
+
+@njit(cache=True, nogil=True)
+def no_moves(st: Any) -> int:
+    return score_of_rank(-((CELLS - st[STONES]) // 2))
+
+
+@njit(cache=True, nogil=True)
+def play(st: Any, col: int) -> None:
+    mask = st[MASK]
+    st[CURRENT] ^= mask
+    st[MASK] = mask | ((mask + (1 << (col * (HEIGHT + 1)))) & column_mask(col))
+    st[STONES] += 1
+
+
+@njit(cache=True, nogil=True)
+def undo(st: Any, col: int) -> None:
+    mask = st[MASK]
+    top = ((mask & column_mask(col)) + (1 << (col * (HEIGHT + 1)))) >> 1
+    st[MASK] = mask ^ top
+    st[CURRENT] ^= st[MASK]
+    st[STONES] -= 1
+
+
+KERNEL: Final = Kernel(
+    name="connect4",
+    state_size=4,
+    max_moves=2 * WIDTH,
+    max_ply=CELLS + 2,
+    quick=quick,
+    decided=decided,
+    bounds=bounds,
+    rank_range=rank_range,
+    evaluate=evaluate,
+    key=key,
+    moves=moves,
+    no_moves=no_moves,
+    play=play,
+    undo=undo,
+)

@@ -1,0 +1,480 @@
+"""The compiled search: one negamax alpha-beta written once, specialised per game by numba.
+
+A game plugs in as a :class:`Kernel`: a handful of ``@njit`` functions over its state, a small
+``int64`` array that the search changes in place with ``play``/``undo``. :func:`build` closes a
+fresh copy of the search over those functions and compiles it (cached on disk, so a second
+process skips the compile). The search knows no game; a kernel knows no search.
+
+Scores. Every score is from the side to move. Proven results are ``±(PROVEN + rank)`` where the
+kernel's ``rank >= 1`` grows with the speed of the win (connect four uses Pons's score as its
+rank); heuristic evaluations stay strictly inside ``(-PROVEN, PROVEN)``. An exact solve never
+evaluates, so its values are ``0`` or proven, and :func:`solve` narrows the rank with null-window
+searches, as Pons's solver does, instead of searching the whole window once.
+
+The table is two ``int64`` arrays of a power-of-two length, ``keys`` and ``data``. An entry packs
+score, move, depth, bound and generation into one word (``_pack``) and stores ``key ^ data`` in
+``keys``: a probe accepts it only if ``keys[i] ^ data[i]`` is the key, so an entry torn by a
+concurrent writer (the parallel search shares the arrays) reads as a miss, never as a wrong
+score. Entries come in buckets of two: the first is depth-preferred (replaced by a deeper search
+or by any search of a newer generation), the second is always replaced. The arrays never grow.
+
+Stopping is the caller's: ``io[STOP]`` is polled every 1,024 nodes, ``io[NODE_LIMIT]`` bounds the
+node count, and a stopped search sets ``io[ABORTED]`` and returns a meaningless value that the
+caller discards. The functions release the GIL, so a Python thread can set ``io[STOP]``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, fields
+from typing import Any, Final
+
+import numpy as np
+from numba import njit
+from numba.core.caching import FunctionCache
+
+PROVEN: Final = 999_000
+"""Proven scores are ``±(PROVEN + rank)`` with ``rank >= 1``; heuristics lie strictly inside."""
+INF: Final = 2_000_000
+"""Larger than every score."""
+NO_SCORE: Final = -(1 << 40)
+"""What ``quick`` and ``decided`` return for an undecided position."""
+DEPTH_INF: Final = 250
+"""The depth of an exact solve: deeper than any game a kernel plays to the end."""
+
+# Bound flags of table entries.
+EXACT: Final = 1
+LOWER: Final = 2
+UPPER: Final = 3
+
+# Slots of the ``io`` array shared between the caller and the search.
+NODES: Final = 0
+CUTOFFS: Final = 1
+PROBES: Final = 2
+HITS: Final = 3
+STORES: Final = 4
+EVALUATIONS: Final = 5
+SELDEPTH: Final = 6
+STOP: Final = 7
+NODE_LIMIT: Final = 8
+ABORTED: Final = 9
+GENERATION: Final = 10
+BEST_MOVE: Final = 11
+IO_SIZE: Final = 12
+
+# Fields of a search-stack frame: ``buf[ply]`` is the node ``ply`` plies below the root, its
+# moves stored from ``FRAME`` on.
+ALPHA: Final = 0
+BETA: Final = 1
+DEPTH: Final = 2
+FIRST_ALPHA: Final = 3
+BEST: Final = 4
+BEST_AT: Final = 5
+INDEX: Final = 6
+COUNT: Final = 7
+KEY: Final = 8
+RESEARCH: Final = 9
+FRAME: Final = 10
+
+_SCORE_BIAS: Final = 1 << 22
+_GOLDEN: Final = -7046029254386353131  # 0x9E3779B97F4A7C15 as a signed 64-bit integer
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """A game's compiled functions; every one takes the state array ``st`` first.
+
+    ``decided(st)``: the exact score if the position is decided at a glance (the game is over,
+    or, if the game can tell cheaply, the side to move wins at once or cannot avoid losing at
+    once), else ``NO_SCORE``. ``quick(st)``: the same inside the search, where the kernel may
+    assume the position was reached by a move that ``moves`` offered.
+    ``bounds(st)``: ``(lo, hi)`` scores the position cannot leave (``(-INF, INF)`` if unknown).
+    ``rank_range(st)``: ``(lo, hi)`` ranks an exact solve starts from. ``evaluate(st)``: a
+    heuristic score. ``key(st)``: a 64-bit key. ``moves(st, out)``: writes the moves worth
+    searching, best first, into ``out`` and returns their count (0 means ``no_moves(st)`` is the
+    score). ``play(st, move)`` / ``undo(st, move)``: make and take back a move code (``>= 0``).
+    """
+
+    name: str
+    state_size: int
+    max_moves: int
+    max_ply: int
+    quick: Callable[..., Any]
+    decided: Callable[..., Any]
+    bounds: Callable[..., Any]
+    rank_range: Callable[..., Any]
+    evaluate: Callable[..., Any]
+    key: Callable[..., Any]
+    moves: Callable[..., Any]
+    no_moves: Callable[..., Any]
+    play: Callable[..., Any]
+    undo: Callable[..., Any]
+
+
+@njit(cache=True, nogil=True)
+def _pack(score: int, move: int, depth: int, flag: int, generation: int) -> int:
+    return (
+        (score + _SCORE_BIAS)
+        | ((move + 1) << 23)
+        | (min(depth, 255) << 40)
+        | (flag << 48)
+        | ((generation & 255) << 50)
+    )
+
+
+@njit(cache=True, nogil=True)
+def _score(data: int) -> int:
+    return (data & ((1 << 23) - 1)) - _SCORE_BIAS
+
+
+@njit(cache=True, nogil=True)
+def _move(data: int) -> int:
+    return ((data >> 23) & 0xFFFF) - 1
+
+
+@njit(cache=True, nogil=True)
+def _depth(data: int) -> int:
+    return (data >> 40) & 255
+
+
+@njit(cache=True, nogil=True)
+def _flag(data: int) -> int:
+    return (data >> 48) & 3
+
+
+@njit(cache=True, nogil=True)
+def _generation(data: int) -> int:
+    return (data >> 50) & 255
+
+
+@njit(cache=True, nogil=True)
+def _bucket(key: int, size: int) -> int:
+    return ((key * _GOLDEN) >> 24) & (size - 2)
+
+
+@njit(cache=True, nogil=True)
+def probe(keys: Any, data: Any, key: int) -> int:
+    """The entry stored for ``key`` (packed), or 0."""
+    i = _bucket(key, keys.shape[0])
+    for j in range(i, i + 2):
+        d = data[j]
+        if d != 0 and keys[j] ^ d == key:
+            return int(d)
+    return 0
+
+
+@njit(cache=True, nogil=True)
+def store(keys: Any, data: Any, key: int, packed: int) -> None:
+    """Write an entry into ``key``'s bucket by the replacement scheme of the module header."""
+    i = _bucket(key, keys.shape[0])
+    old = data[i]
+    if (
+        old == 0
+        or keys[i] ^ old == key
+        or _generation(old) != _generation(packed)
+        or _depth(packed) >= _depth(old)
+    ):
+        keys[i] = key ^ packed
+        data[i] = packed
+    else:
+        keys[i + 1] = key ^ packed
+        data[i + 1] = packed
+
+
+@njit(cache=True, nogil=True)
+def rank_of_lower_bound(score: int) -> int:
+    """The smallest rank whose score is at least ``score`` (0 stands for a draw)."""
+    if score <= -(PROVEN + 1):
+        return score + PROVEN
+    if score <= 0:
+        return 0
+    if score <= PROVEN + 1:
+        return 1
+    return score - PROVEN
+
+
+@njit(cache=True, nogil=True)
+def rank_of_upper_bound(score: int) -> int:
+    """The largest rank whose score is at most ``score``."""
+    if score >= PROVEN + 1:
+        return score - PROVEN
+    if score >= 0:
+        return 0
+    if score >= -(PROVEN + 1):
+        return -1
+    return score + PROVEN
+
+
+@njit(cache=True, nogil=True)
+def score_of_rank(rank: int) -> int:
+    """The proven score of ``rank`` (positive: the side to move wins), 0 for a draw."""
+    if rank > 0:
+        return PROVEN + rank
+    if rank < 0:
+        return rank - PROVEN
+    return 0
+
+
+@dataclass(frozen=True)
+class Compiled:
+    """The search functions compiled for one kernel."""
+
+    kernel: Kernel
+    negamax: Callable[..., int]
+    """``negamax(st, alpha, beta, depth, keys, data, io, buf) -> score``, fail-soft; ``buf`` is
+    the search stack from :func:`new_stack`."""
+    solve: Callable[..., int]
+    """``solve(st, lo, hi, keys, data, io, buf) -> rank``: the exact rank, clamped to ``[lo,
+    hi]`` (a weak solve passes ``(-1, 1)``)."""
+
+
+class _KernelCache(FunctionCache):
+    """numba's on-disk cache for a search built for one kernel.
+
+    numba keys a closure's cache entries by pickling the closed-over values, and a pickled
+    dispatcher carries an identity that is new in every process, so the built search would
+    compile again in every process. This key is instead a fingerprint of the source of this
+    module and of the kernel's module: stable across processes, and new whenever either changes.
+    """
+
+    def __init__(self, py_func: Callable[..., Any], fingerprint: str) -> None:
+        super().__init__(py_func)  # type: ignore[no-untyped-call]  # numba's is untyped
+        self._fingerprint = fingerprint
+
+    def _index_key(self, sig: Any, codegen: Any) -> tuple[Any, ...]:
+        return (sig, codegen.magic_tuple(), (self._fingerprint,))
+
+
+def _fingerprint(kernel: Kernel) -> str:
+    modules = {sys.modules[__name__]}
+    for function in _kernel_functions(kernel):
+        module = inspect.getmodule(function)
+        if module is not None:
+            modules.add(module)
+    digest = hashlib.sha256()
+    for module in sorted(modules, key=lambda module: module.__name__):
+        digest.update(inspect.getsource(module).encode())
+    return digest.hexdigest()
+
+
+def _kernel_functions(kernel: Kernel) -> list[Any]:
+    values = (getattr(kernel, field.name) for field in fields(kernel))
+    return [value.py_func for value in values if hasattr(value, "py_func")]
+
+
+def _cached_njit(function: Callable[..., Any], kernel: Kernel, fingerprint: str) -> Any:
+    """``function`` compiled with a disk cache of its own for ``kernel``."""
+    function.__qualname__ = f"{function.__name__}_{kernel.name}"
+    dispatcher: Any = njit(nogil=True)(function)
+    dispatcher._cache = _KernelCache(function, fingerprint)  # numba's own: see _KernelCache
+    return dispatcher
+
+
+def build(kernel: Kernel) -> Compiled:
+    """Compile the generic search for ``kernel``'s game (or load it from numba's disk cache)."""
+    fingerprint = _fingerprint(kernel)
+    quick = kernel.quick
+    decided_at = kernel.decided
+    bounds = kernel.bounds
+    evaluate = kernel.evaluate
+    key_of = kernel.key
+    moves = kernel.moves
+    no_moves = kernel.no_moves
+    play = kernel.play
+    undo = kernel.undo
+
+    def negamax(
+        st: Any, alpha: int, beta: int, depth: int, keys: Any, data: Any, io: Any, buf: Any
+    ) -> int:
+        """Fail-soft negamax alpha-beta with PVS: a result ``<= alpha`` is an upper bound, one
+        ``>= beta`` a lower bound, anything between exact.
+
+        The recursion runs on an explicit stack (``buf[ply]`` holds the node's moves after its
+        ``FRAME`` fields), because numba cannot cache recursive functions. A node is *entered*
+        (steps 1-5), then each child's value *returns* to it (steps 6-7).
+        """
+        ply = 0
+        frame = buf[0]
+        frame[ALPHA], frame[BETA], frame[DEPTH] = alpha, beta, depth
+        entering = True
+        value = 0
+        while True:
+            if entering:
+                frame = buf[ply]
+                alpha, beta, depth = frame[ALPHA], frame[BETA], frame[DEPTH]
+                # Step 1. Count the node; look at the stop flag and the node budget now and then.
+                io[NODES] += 1
+                if ply > io[SELDEPTH]:
+                    io[SELDEPTH] = ply
+                if (io[NODES] & 1023) == 0 and (io[STOP] != 0 or io[NODES] >= io[NODE_LIMIT]):
+                    io[ABORTED] = 1
+                    return 0
+                # Step 2. Positions decided at a glance, and the horizon.
+                value = quick(st) if ply > 0 else decided_at(st)
+                if value == NO_SCORE and depth <= 0:
+                    io[EVALUATIONS] += 1
+                    value = evaluate(st)
+                # Step 3. Narrow the window to the scores this position can still reach.
+                if value == NO_SCORE:
+                    lo, hi = bounds(st)
+                    if beta > hi:
+                        beta = hi
+                        if alpha >= beta:
+                            value = beta
+                    if value == NO_SCORE and alpha < lo:
+                        alpha = lo
+                        if alpha >= beta:
+                            value = alpha
+                # Step 4. Transposition table: a deep enough entry may settle the node or
+                # narrow the window; its move is searched first.
+                table_move = -1
+                key = 0
+                if value == NO_SCORE:
+                    key = key_of(st)
+                    io[PROBES] += 1
+                    entry = probe(keys, data, key)
+                    if entry != 0:
+                        io[HITS] += 1
+                        table_move = _move(entry)
+                        if ply > 0 and _depth(entry) >= depth:
+                            stored = _score(entry)
+                            flag = _flag(entry)
+                            if flag == EXACT:
+                                value = stored
+                            elif flag == LOWER and stored > alpha:
+                                alpha = stored
+                            elif flag == UPPER and stored < beta:
+                                beta = stored
+                            if value == NO_SCORE and alpha >= beta:
+                                value = stored
+                # Step 5. Generate the moves, the table move first, and enter the first one
+                # with the full window.
+                if value == NO_SCORE:
+                    row = frame[FRAME:]
+                    count = moves(st, row)
+                    if count == 0:
+                        value = no_moves(st)
+                    else:
+                        if table_move >= 0:
+                            for i in range(count):
+                                if row[i] == table_move:
+                                    for j in range(i, 0, -1):
+                                        row[j] = row[j - 1]
+                                    row[0] = table_move
+                                    break
+                        frame[ALPHA], frame[BETA], frame[FIRST_ALPHA] = alpha, beta, alpha
+                        frame[BEST], frame[BEST_AT], frame[INDEX] = -INF, 0, 0
+                        frame[COUNT], frame[KEY], frame[RESEARCH] = count, key, 0
+                        play(st, row[0])
+                        child = buf[ply + 1]
+                        child[ALPHA], child[BETA], child[DEPTH] = -beta, -alpha, depth - 1
+                        ply += 1
+                        continue
+                # The node was settled without searching a move.
+                if ply == 0:
+                    return value
+                ply -= 1
+                entering = False
+
+            # Step 6. A child returned ``value``; its move is still on the board. Moves after
+            # the first are searched with a null window first and searched again with the
+            # full window if they might raise alpha (principal variation search).
+            frame = buf[ply]
+            alpha, beta, index = frame[ALPHA], frame[BETA], frame[INDEX]
+            move = frame[FRAME + index]
+            score = -value
+            if index > 0 and frame[RESEARCH] == 0 and alpha < score < beta:
+                frame[RESEARCH] = 1
+                child = buf[ply + 1]
+                child[ALPHA], child[BETA], child[DEPTH] = -beta, -score, frame[DEPTH] - 1
+                ply += 1
+                entering = True
+                continue
+            undo(st, move)
+            frame[RESEARCH] = 0
+            if score > frame[BEST]:
+                frame[BEST], frame[BEST_AT] = score, index
+                if score > alpha:
+                    alpha = score
+                    frame[ALPHA] = alpha
+            if alpha >= beta:
+                io[CUTOFFS] += 1
+            elif index + 1 < frame[COUNT]:
+                index += 1
+                frame[INDEX] = index
+                play(st, frame[FRAME + index])
+                child = buf[ply + 1]
+                child[ALPHA], child[BETA], child[DEPTH] = -alpha - 1, -alpha, frame[DEPTH] - 1
+                ply += 1
+                entering = True
+                continue
+
+            # Step 7. Every move is searched or one refuted the window: store the result with
+            # its bound and return it to the parent.
+            best = frame[BEST]
+            best_move = frame[FRAME + frame[BEST_AT]]
+            if best <= frame[FIRST_ALPHA]:
+                flag = UPPER
+            elif best >= beta:
+                flag = LOWER
+            else:
+                flag = EXACT
+            io[STORES] += 1
+            store(
+                keys, data, frame[KEY], _pack(best, best_move, frame[DEPTH], flag, io[GENERATION])
+            )
+            if ply == 0:
+                io[BEST_MOVE] = best_move
+                return int(best)
+            value = best
+            ply -= 1
+
+    def solve(st: Any, lo: int, hi: int, keys: Any, data: Any, io: Any, buf: Any) -> int:
+        """The exact rank in ``[lo, hi]`` by null-window searches that halve the interval,
+        probing near zero first (most positions are close games)."""
+        decided = decided_at(st)
+        if decided != NO_SCORE:
+            return min(max(rank_of_lower_bound(decided), lo), hi)
+        while lo < hi:
+            middle = lo + (hi - lo) // 2
+            if middle <= 0 and -((-lo) // 2) < middle:
+                middle = -((-lo) // 2)
+            elif middle >= 0 and hi // 2 > middle:
+                middle = hi // 2
+            alpha = score_of_rank(middle)
+            beta = score_of_rank(middle + 1)
+            value = search(st, alpha, beta, DEPTH_INF, keys, data, io, buf)
+            if io[ABORTED] != 0:
+                break
+            if value <= alpha:
+                hi = min(middle, rank_of_upper_bound(value))
+            else:
+                lo = max(middle + 1, rank_of_lower_bound(value))
+        return lo
+
+    search = _cached_njit(negamax, kernel, fingerprint)
+    return Compiled(kernel=kernel, negamax=search, solve=_cached_njit(solve, kernel, fingerprint))
+
+
+def new_table(hash_mb: float) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+    """Empty ``keys`` and ``data`` arrays using at most ``hash_mb`` MiB together (16 bytes per
+    entry, a power-of-two count of at least 1,024 entries)."""
+    entries = 1024
+    while entries * 2 * 16 <= hash_mb * (1 << 20):
+        entries *= 2
+    return np.zeros(entries, np.int64), np.zeros(entries, np.int64)
+
+
+def new_stack(kernel: Kernel) -> np.ndarray[Any, Any]:
+    """The search stack for ``kernel``: a frame per ply."""
+    return np.zeros((kernel.max_ply + 2, FRAME + kernel.max_moves), np.int64)
+
+
+def new_io() -> np.ndarray[Any, Any]:
+    io = np.zeros(IO_SIZE, np.int64)
+    io[NODE_LIMIT] = np.iinfo(np.int64).max
+    io[BEST_MOVE] = -1
+    return io
