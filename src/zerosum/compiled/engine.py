@@ -167,6 +167,13 @@ def probe(keys: Any, data: Any, key: int) -> int:
 
 
 @njit(cache=True, nogil=True)
+def table_move(keys: Any, data: Any, key: int) -> int:
+    """The best move stored for ``key``, or -1."""
+    entry = probe(keys, data, key)
+    return _move(entry) if entry != 0 else -1
+
+
+@njit(cache=True, nogil=True)
 def store(keys: Any, data: Any, key: int, packed: int) -> None:
     """Write an entry into ``key``'s bucket by the replacement scheme of the module header."""
     i = _bucket(key, keys.shape[0])

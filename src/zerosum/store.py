@@ -1,0 +1,91 @@
+"""An embedded store of proven results (SQLite), so that solving is resumable work.
+
+Each row is one position's exact result: the game, a canonical key (shared by symmetric
+positions), whether the result is weak (only win, draw or loss: -1, 0, 1) or strong (the
+game's exact score), and the result. Every ``put`` commits at once, so an interrupted solve
+(Ctrl-C, kill, power loss) keeps everything proven before it; SQLite's journal keeps the file
+consistent. A strong result also answers weak questions.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from types import TracebackType
+from typing import Self
+
+from zerosum.game import ZerosumError
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS solved (
+    game TEXT NOT NULL,
+    key INTEGER NOT NULL,
+    weak INTEGER NOT NULL,
+    result INTEGER NOT NULL,
+    PRIMARY KEY (game, key, weak)
+) WITHOUT ROWID
+"""
+
+
+class StoreError(ZerosumError, OSError):
+    """A store file that cannot be opened or is not a zerosum store."""
+
+
+class Store:
+    """Proven results in the SQLite file at ``path`` (created if missing)."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        try:
+            self._db = sqlite3.connect(self.path, timeout=30)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute(_SCHEMA)
+            self._db.commit()
+        except sqlite3.DatabaseError as error:
+            raise StoreError(
+                f"{self.path} cannot be used as a store ({error}): expected a zerosum store "
+                "file or a new path"
+            ) from None
+
+    def get(self, game: str, key: int, *, weak: bool = False) -> int | None:
+        """The stored result, or ``None``; a weak question takes a strong answer's sign."""
+        rows = self._db.execute(
+            "SELECT weak, result FROM solved WHERE game = ? AND key = ? ORDER BY weak",
+            (game, key),
+        ).fetchall()
+        for is_weak, result in rows:
+            if not is_weak:
+                return int((result > 0) - (result < 0)) if weak else int(result)
+            if weak:
+                return int(result)
+        return None
+
+    def put(self, game: str, key: int, result: int, *, weak: bool = False) -> None:
+        """Store a proven result and commit it."""
+        self._db.execute(
+            "INSERT OR REPLACE INTO solved (game, key, weak, result) VALUES (?, ?, ?, ?)",
+            (game, key, int(weak), result),
+        )
+        self._db.commit()
+
+    def count(self, game: str | None = None) -> int:
+        """How many results are stored (for ``game``, or in all)."""
+        if game is None:
+            row = self._db.execute("SELECT COUNT(*) FROM solved").fetchone()
+        else:
+            row = self._db.execute("SELECT COUNT(*) FROM solved WHERE game = ?", (game,)).fetchone()
+        return int(row[0])
+
+    def close(self) -> None:
+        self._db.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        self.close()
