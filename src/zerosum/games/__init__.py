@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from zerosum.game import Game, ZerosumError
+from zerosum.games.connect4 import Connect4, split_moves
 from zerosum.games.tictactoe import TicTacToe
 
 
@@ -50,6 +51,16 @@ GAMES: dict[str, GameSpec] = {
             position_format="9 of x/o/. row by row from the top left, e.g. 'x.o/.x./..o'",
             sides=("X", "O"),
             levels=(1, 2, 3, 4, 0),
+        ),
+        GameSpec(
+            name="connect4",
+            title="Connect four",
+            new=Connect4,
+            from_position=Connect4.from_position,
+            position_format="the columns played from the empty board, digits 1-7, e.g. '4453'",
+            sides=("X", "O"),
+            levels=(2, 4, 6, 8, 0),
+            split_moves=split_moves,
         ),
     )
 }
