@@ -13,14 +13,21 @@ import json
 import random
 import signal
 import sys
+import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, NoReturn
 
 from zerosum import __version__
 from zerosum.bench import bench
+from zerosum.compiled.runner import DEFAULT_HASH_MB, MAX_HASH_MB
+from zerosum.compiled.solver import COMPILED, Exact, Solver, compiled_game
 from zerosum.game import WIN, Game, ZerosumError, is_proven, play_moves
 from zerosum.games import GAMES, GameSpec, get_game
 from zerosum.search import ALGORITHMS, Limit, SearchResult, get_algorithm, search, solve
+from zerosum.store import Store
+
+COMPILED_ENGINE = "compiled"
+"""The algorithm name of the compiled engine (games with a kernel only)."""
 
 EXIT_BAD_INPUT = 2
 
@@ -51,6 +58,16 @@ def _int(text: str) -> int:
         return int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+
+
+def _megabytes(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a size in MB") from None
+    if not 1 <= value <= MAX_HASH_MB:
+        raise argparse.ArgumentTypeError(f"{text} MB is out of range: expected 1..{MAX_HASH_MB}")
+    return value
 
 
 def _seconds(text: str) -> float:
@@ -135,8 +152,16 @@ def cmd_games(args: argparse.Namespace) -> int:
 
 
 def cmd_algorithms(args: argparse.Namespace) -> int:
-    data = {"algorithms": [{"name": a.name, "summary": a.summary} for a in ALGORITHMS.values()]}
-    text = "\n".join(f"{a.name:<10} {a.summary}" for a in ALGORITHMS.values())
+    rows = [(a.name, a.summary) for a in ALGORITHMS.values()]
+    rows.append(
+        (
+            COMPILED_ENGINE,
+            "the engine compiled with numba, for games with a kernel: "
+            + ", ".join(sorted(COMPILED)),
+        )
+    )
+    data = {"algorithms": [{"name": name, "summary": summary} for name, summary in rows]}
+    text = "\n".join(f"{name:<10} {summary}" for name, summary in rows)
     _emit(args, data, text)
     return 0
 
@@ -174,10 +199,16 @@ def _limit(args: argparse.Namespace, stop: Callable[[], bool]) -> Limit:
     return Limit(depth=args.depth, nodes=args.nodes, time=args.time, stop=stop)
 
 
+def _check_algorithm(spec: GameSpec, name: str) -> None:
+    if name == COMPILED_ENGINE:
+        compiled_game(spec.name)
+    else:
+        get_algorithm(name)
+
+
 def cmd_analyze(args: argparse.Namespace) -> int:
     spec, game = _load(args)
-    get_algorithm(args.algorithm)
-    lines: list[str] = []
+    _check_algorithm(spec, args.algorithm)
 
     def report(result: SearchResult[Any]) -> None:
         if not args.json and result.complete:
@@ -185,15 +216,19 @@ def cmd_analyze(args: argparse.Namespace) -> int:
             print(f"depth {result.depth:>3}  value {describe(result.value):>14}  pv {line}")
 
     with _interruptible() as stop:
-        result = search(
-            game,
-            algorithm=args.algorithm,
-            limit=_limit(args, stop),
-            table=not args.no_table,
-            all_best=args.all_best,
-            seed=args.seed,
-            on_iteration=report,
-        )
+        if args.algorithm == COMPILED_ENGINE:
+            solver = Solver(spec.name, hash_mb=args.hash)
+            result = solver.search(game, limit=_limit(args, stop), on_iteration=report)
+        else:
+            result = search(
+                game,
+                algorithm=args.algorithm,
+                limit=_limit(args, stop),
+                table=not args.no_table,
+                all_best=args.all_best,
+                seed=args.seed,
+                on_iteration=report,
+            )
     data = _result_data(spec, game, result, args.algorithm)
     stats = result.stats
     lines = [
@@ -212,11 +247,19 @@ def cmd_analyze(args: argparse.Namespace) -> int:
 
 def cmd_solve(args: argparse.Namespace) -> int:
     spec, game = _load(args)
-    get_algorithm(args.algorithm)
+    algorithm = args.algorithm
+    if algorithm is None:
+        algorithm = spec.solver
+    _check_algorithm(spec, algorithm)
+    if algorithm == COMPILED_ENGINE:
+        return _solve_compiled(args, spec, game)
+    for option, given in (("--weak", args.weak), ("--store", args.store), ("--hash", args.hash)):
+        if given:
+            raise UsageError(f"{option} needs the compiled engine: expected --algorithm compiled")
     with _interruptible() as stop:
         limit = Limit(time=args.time, stop=stop)
-        result = solve(game, algorithm=args.algorithm, table=not args.no_table, limit=limit)
-    data = _result_data(spec, game, result, args.algorithm)
+        result = solve(game, algorithm=algorithm, table=not args.no_table, limit=limit)
+    data = _result_data(spec, game, result, algorithm)
     data["move_values"] = {game.format_move(m): v for m, v in result.move_values}
     lines = [f"value {describe(result.value, solved=result.solved)} ({result.value})"]
     if not result.solved:
@@ -226,6 +269,122 @@ def cmd_solve(args: argparse.Namespace) -> int:
         lines.append(f"  {game.format_move(move):<8} {describe(value, solved=result.solved)}")
     lines.append(f"nodes {result.stats.nodes:,} in {result.stats.time_s:.3f} s")
     _emit(args, data, "\n".join(lines))
+    return 0
+
+
+def _exact_text(exact: Exact, *, weak: bool) -> str:
+    if weak:
+        return {1: "win", 0: "draw", -1: "loss"}[exact.rank]
+    return f"{exact.rank:+d} ({describe(exact.value, solved=True)})" if exact.rank else "0 (draw)"
+
+
+def _solve_compiled(args: argparse.Namespace, spec: GameSpec, game: Game[Any]) -> int:
+    """``solve`` with the compiled engine: the game's exact score, best moves, and with
+    ``--all`` every move's score, each stored as soon as it is proven when a store is open."""
+    store = Store(args.store) if args.store else None
+    try:
+        solver = Solver(spec.name, hash_mb=args.hash or DEFAULT_HASH_MB, store=store)
+        stream = not args.json and args.all
+
+        def show(move: Any, exact: Exact) -> None:
+            if stream:
+                print(f"  {game.format_move(move):<8} {_exact_text(exact, weak=args.weak)}")
+
+        with _interruptible() as stop:
+            limit = Limit(time=args.time, stop=stop)
+            exact = solver.solve(game, weak=args.weak, limit=limit)
+            results: list[tuple[Any, Exact]] = []
+            best: list[Any] = []
+            if exact.complete and game.outcome() is None:
+                if stream:
+                    print(f"score {_exact_text(exact, weak=args.weak)}")
+                if args.all:
+                    results = solver.move_results(game, weak=args.weak, limit=limit, on_move=show)
+                    best = [m for m, r in results if r.rank == exact.rank]
+                else:
+                    best = solver.best_moves(game, exact.rank, weak=args.weak)
+    finally:
+        if store is not None:
+            store.close()
+    complete = exact.complete and (not args.all or len(results) == len(game.legal_moves()))
+    nodes = exact.stats.nodes + sum(r.stats.nodes for _, r in results)
+    seconds = exact.stats.time_s + sum(r.stats.time_s for _, r in results)
+    data: dict[str, Any] = {
+        "game": spec.name,
+        "position": game.position(),
+        "algorithm": COMPILED_ENGINE,
+        "weak": args.weak,
+        "score": exact.rank if exact.complete else None,
+        "value": exact.value if exact.complete else None,
+        "value_text": _exact_text(exact, weak=args.weak) if exact.complete else None,
+        "best_moves": _names(game, best),
+        "complete": complete,
+        "stored": exact.stored,
+        "nodes": nodes,
+        "time_s": round(seconds, 6),
+    }
+    if args.all:
+        scores: dict[str, int | None] = dict.fromkeys(spec.move_names)
+        scores.update({game.format_move(m): r.rank for m, r in results})
+        data["scores"] = scores
+        data["move_values"] = {game.format_move(m): r.value for m, r in results}
+    lines = []
+    if not exact.complete:
+        lines.append("not solved: stopped before the score was proven")
+    elif not stream:
+        lines.append(f"score {_exact_text(exact, weak=args.weak)}")
+    if exact.complete:
+        lines.append(f"best moves {' '.join(data['best_moves']) or '-'}")
+    if args.all:
+        full = [name for name, score in data["scores"].items() if score is None]
+        if full and game.outcome() is None:
+            lines.append(f"  not playable: {' '.join(full)}")
+        if exact.complete and not complete:
+            lines.append("  (stopped before every move was solved)")
+    lines.append(f"nodes {nodes:,} in {seconds:.3f} s{' (from the store)' if exact.stored else ''}")
+    _emit(args, data, "\n".join(lines))
+    return 0
+
+
+def cmd_book(args: argparse.Namespace) -> int:
+    spec, game = _load(args)
+    compiled_game(spec.name)
+    counts = {"positions": 0, "solved": 0, "stored_before": 0}
+    started = time.perf_counter()
+
+    def progress(position: Game[Any], exact: Exact) -> None:
+        counts["positions"] += 1
+        counts["stored_before" if exact.stored else "solved"] += 1
+        if not args.json and not exact.stored:
+            print(
+                f"  {position.position() or '(start)':<16} {_exact_text(exact, weak=args.weak)}"
+                f"  {exact.stats.nodes:,} nodes, {exact.stats.time_s:.2f} s"
+            )
+
+    with Store(args.store) as store, _interruptible() as stop:
+        solver = Solver(spec.name, hash_mb=args.hash, store=store)
+        limit = Limit(time=args.time, stop=stop)
+        done = solver.build_book(
+            game, args.plies, weak=args.weak, limit=limit, on_position=progress
+        )
+        total = store.count(spec.name)
+    seconds = time.perf_counter() - started
+    data = {
+        "game": spec.name,
+        "store": args.store,
+        "plies": args.plies,
+        "complete": done,
+        **counts,
+        "store_results": total,
+        "time_s": round(seconds, 3),
+    }
+    text = (
+        f"{'book complete' if done else 'stopped early (the store keeps every proven result)'}: "
+        f"{counts['positions']} positions up to {args.plies} plies, {counts['solved']} solved now, "
+        f"{counts['stored_before']} already stored; {total} results in {args.store}; "
+        f"{seconds:.1f} s"
+    )
+    _emit(args, data, text)
     return 0
 
 
@@ -303,15 +462,35 @@ def cmd_bench(args: argparse.Namespace) -> int:
 # -- play -----------------------------------------------------------------------------------
 
 
-def _computer_move(game: Game[Any], depth: int, rng: random.Random) -> tuple[Any, int]:
-    """The computer's move at search depth ``depth`` (0: perfect play), and its value."""
-    seed = rng.randrange(1 << 30)
-    if depth == 0:
-        result = solve(game, seed=seed)
-    else:
-        result = search(game, limit=Limit(depth=depth), all_best=True, seed=seed)
-    assert result.best_move is not None
-    return result.best_move, result.value
+class _Computer:
+    """The computer's side of ``play``: the compiled engine when the game has one, else the
+    pure-Python engine. ``depth`` 0 plays perfectly, choosing among all best moves with
+    ``rng``."""
+
+    def __init__(self, spec: GameSpec, depth: int, rng: random.Random, store: Store | None) -> None:
+        self.depth = depth
+        self.rng = rng
+        self.solver = Solver(spec.name, store=store) if spec.name in COMPILED else None
+
+    def best(self, game: Game[Any], *, depth: int) -> tuple[list[Any], str]:
+        """The best moves found at ``depth`` (0: all proven best moves) and their value."""
+        if self.solver is not None and depth == 0:
+            exact = self.solver.solve(game)
+            text = _exact_text(exact, weak=False)
+            return self.solver.best_moves(game, exact.rank), text
+        if self.solver is not None:
+            result = self.solver.search(game, limit=Limit(depth=depth))
+        elif depth == 0:
+            result = solve(game, seed=self.rng.randrange(1 << 30))
+        else:
+            result = search(
+                game, limit=Limit(depth=depth), all_best=True, seed=self.rng.randrange(1 << 30)
+            )
+        return list(result.best_moves), describe(result.value, solved=result.solved)
+
+    def move(self, game: Game[Any]) -> Any:
+        moves, _ = self.best(game, depth=self.depth)
+        return self.rng.choice(moves)
 
 
 def _side(spec: GameSpec, text: str) -> int:
@@ -327,13 +506,27 @@ def _side(spec: GameSpec, text: str) -> int:
 def cmd_play(args: argparse.Namespace) -> int:
     spec, game = _load(args)
     levels = spec.levels
-    level = args.level if args.level is not None else len(levels)
+    level = args.level if args.level is not None else spec.default_level or len(levels)
     if not 1 <= level <= len(levels):
         raise UsageError(
             f"level {level} is out of range for {spec.name}: expected 1..{len(levels)}"
         )
     human = _side(spec, args.side)
-    rng = random.Random(args.seed)
+    depth = levels[level - 1]
+    if args.store and spec.name not in COMPILED:
+        raise UsageError(f"--store needs a game with the compiled engine: {spec.name} has none")
+    store = Store(args.store) if args.store else None
+    try:
+        return _play(
+            spec, game, human, level, _Computer(spec, depth, random.Random(args.seed), store)
+        )
+    finally:
+        if store is not None:
+            store.close()
+
+
+def _play(spec: GameSpec, game: Game[Any], human: int, level: int, computer: _Computer) -> int:
+    levels = spec.levels
     depth = levels[level - 1]
     strength = "perfect" if depth == 0 else f"search depth {depth}"
     print(
@@ -362,7 +555,7 @@ def cmd_play(args: argparse.Namespace) -> int:
                 print("Game over: the computer wins.")
             return 0
         if game.side_to_move() != human:
-            move, _ = _computer_move(game, depth, rng)
+            move = computer.move(game)
             print(f"computer plays {game.format_move(move)}")
             game.make(move)
             continue
@@ -384,12 +577,8 @@ def cmd_play(args: argparse.Namespace) -> int:
             shown = -1
             continue
         if text.lower() == "hint":
-            limit = None if depth == 0 else Limit(time=2.0)
-            hint = solve(game, limit=limit)
-            print(
-                f"hint: {' '.join(_names(game, hint.best_moves))} "
-                f"({describe(hint.value, solved=hint.solved)})"
-            )
+            moves, value = computer.best(game, depth=depth)
+            print(f"hint: {' '.join(_names(game, moves))} ({value})")
             continue
         if not text:
             continue
@@ -434,14 +623,36 @@ def build_parser() -> argparse.ArgumentParser:
     analyze.add_argument("--no-table", action="store_true", help="no memo or table")
     analyze.add_argument("--all-best", action="store_true", help="find every best move")
     analyze.add_argument("--seed", type=_int, help="pick the best move at random with this seed")
+    analyze.add_argument(
+        "--hash", type=_megabytes, default=DEFAULT_HASH_MB, help="compiled engine's table, MB"
+    )
     analyze.set_defaults(run=cmd_analyze)
 
     solver = commands.add_parser("solve", help="the exact value and every move's value")
     _position_options(solver)
-    solver.add_argument("--algorithm", default="engine", help="see 'zerosum algorithms'")
+    solver.add_argument(
+        "--algorithm", help="see 'zerosum algorithms' (default: the game's own choice)"
+    )
     solver.add_argument("--no-table", action="store_true", help="no memo or table")
     solver.add_argument("--time", type=_seconds, help="give up after this many seconds")
+    solver.add_argument("--all", action="store_true", help="every move's score")
+    solver.add_argument("--weak", action="store_true", help="only win, draw or loss (faster)")
+    solver.add_argument(
+        "--hash", type=_megabytes, help=f"table size in MB (default {DEFAULT_HASH_MB})"
+    )
+    solver.add_argument("--store", metavar="PATH", help="keep proven results in this SQLite file")
     solver.set_defaults(run=cmd_solve)
+
+    book = commands.add_parser(
+        "book", help="solve every position up to some plies into a store (resumable)"
+    )
+    _position_options(book)
+    book.add_argument("--plies", type=_int, required=True, help="how many plies deep")
+    book.add_argument("--store", metavar="PATH", required=True, help="the SQLite store")
+    book.add_argument("--weak", action="store_true", help="only win, draw or loss")
+    book.add_argument("--hash", type=_megabytes, default=DEFAULT_HASH_MB, help="table size in MB")
+    book.add_argument("--time", type=_seconds, help="stop after this many seconds")
+    book.set_defaults(run=cmd_book)
 
     compare = commands.add_parser("compare", help="compare the algorithms on one position")
     _position_options(compare)
@@ -461,6 +672,9 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--seed", type=_int, help="seed for the computer's choices")
     play.add_argument("--moves", nargs="+", default=[], metavar="M", help="start after these")
     play.add_argument("--position", metavar="P", help="start from this position")
+    play.add_argument(
+        "--store", metavar="PATH", help="SQLite store of proven results (an opening book)"
+    )
     play.set_defaults(run=cmd_play)
     return parser
 

@@ -440,11 +440,13 @@ def build(kernel: Kernel) -> Compiled:
             ply -= 1
 
     def solve(st: Any, lo: int, hi: int, keys: Any, data: Any, io: Any, buf: Any) -> int:
-        """The exact rank in ``[lo, hi]`` by null-window searches that halve the interval,
-        probing near zero first (most positions are close games)."""
+        """The exact rank by null-window searches that halve ``[lo, hi]``, probing near zero
+        first (most positions are close games). A rank outside ``[lo, hi]`` comes back as the
+        nearer end, except for positions decided at a glance (a weak solve passes ``(-1, 1)``
+        and reads only the sign)."""
         decided = decided_at(st)
         if decided != NO_SCORE:
-            return min(max(rank_of_lower_bound(decided), lo), hi)
+            return rank_of_lower_bound(decided)
         while lo < hi:
             middle = lo + (hi - lo) // 2
             if middle <= 0 and -((-lo) // 2) < middle:

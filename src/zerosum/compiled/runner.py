@@ -102,12 +102,20 @@ class Engine:
         return state
 
     def solve(
-        self, state: np.ndarray[Any, Any], *, weak: bool = False, limit: Limit | None = None
+        self,
+        state: np.ndarray[Any, Any],
+        *,
+        weak: bool = False,
+        window: tuple[int, int] | None = None,
+        limit: Limit | None = None,
     ) -> Solution:
-        """The exact rank of ``state`` (left unchanged); ``weak`` only tells win, draw or loss."""
+        """The exact rank of ``state`` (left unchanged). ``weak`` only tells win, draw or loss;
+        ``window`` ``(lo, hi)`` only tells the rank if it lies inside, else the nearer end."""
         lo, hi = self.kernel.rank_range(state)
         if weak:
             lo, hi = max(lo, -1), min(hi, 1)
+        if window is not None:
+            lo, hi = max(lo, window[0]), min(hi, window[1])
         io = self._io(limit)
         work = state.copy()
         started = time.perf_counter()

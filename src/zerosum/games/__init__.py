@@ -38,6 +38,13 @@ class GameSpec:
     """Search depth of each playing strength, weakest first; 0 means a perfect (solving) player."""
     split_moves: Callable[[str], list[str]] = str.split
     """Splits one command-line word into move texts (connect four reads ``4453`` as 4 moves)."""
+    move_names: tuple[str, ...] = ()
+    """Every move a position may offer, for tables that also show the unavailable ones."""
+    default_level: int = 0
+    """The level ``play`` starts at (1-based; 0 means the top level)."""
+    solver: str = "engine"
+    """The algorithm ``zerosum solve`` uses unless told otherwise."""
+    """Every move a position may offer, for tables that also show the unavailable ones."""
 
 
 GAMES: dict[str, GameSpec] = {
@@ -59,8 +66,11 @@ GAMES: dict[str, GameSpec] = {
             from_position=Connect4.from_position,
             position_format="the columns played from the empty board, digits 1-7, e.g. '4453'",
             sides=("X", "O"),
-            levels=(2, 4, 6, 8, 0),
+            levels=(2, 4, 8, 14, 0),
+            default_level=4,
+            solver="compiled",
             split_moves=split_moves,
+            move_names=tuple("1234567"),
         ),
     )
 }

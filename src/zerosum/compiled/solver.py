@@ -1,0 +1,401 @@
+"""Solving and searching protocol games with the compiled engine.
+
+A :class:`Solver` connects a registered game to its kernel: it builds the kernel's state from a
+:class:`zerosum.game.Game`, runs exact solves (optionally through a :class:`~zerosum.store.Store`
+of proven results) and iterative-deepening searches, and reports in the foundation's terms
+(:class:`~zerosum.search.SearchResult`, values in ``mission.md``'s convention). Moves are the
+game's own; the kernels use the same integers (a column, a cell).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Final
+
+import numpy as np
+
+from zerosum.compiled import connect4, tictactoe
+from zerosum.compiled.engine import PROVEN, Kernel, table_move
+from zerosum.compiled.runner import DEFAULT_HASH_MB, Engine
+from zerosum.game import WIN, Game, Outcome, Score, ZerosumError, terminal_score
+from zerosum.games import connect4 as connect4_game
+from zerosum.search.core import Limit, SearchResult, Stats
+from zerosum.store import Store
+
+
+class NotCompiledError(ZerosumError, KeyError):
+    """A game that has no compiled kernel."""
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+@dataclass(frozen=True)
+class CompiledGame:
+    """How a registered game maps onto its kernel."""
+
+    kernel: Kernel
+    state: Callable[[Game[Any]], list[int]]
+    """The kernel's state fields for a position."""
+    value: Callable[[int, int], Score]
+    """A rank at a root with the given ply, as a search value (``WIN - plies to the end``)."""
+    canonical_key: Callable[[Game[Any]], int]
+    """A key shared by a position and its symmetric twins, for the store."""
+
+
+def _connect4_state(game: Game[Any]) -> list[int]:
+    current = mask = 0
+    for char in game.position():
+        column = int(char) - 1
+        current ^= mask
+        mask |= (mask + (1 << column * (connect4.HEIGHT + 1))) & connect4.column_mask(column)
+    return [current, mask, game.ply()]
+
+
+def _mirror(bits: int) -> int:
+    stride = connect4.HEIGHT + 1
+    column = (1 << stride) - 1
+    mirrored = 0
+    for index in range(connect4.WIDTH):
+        mirrored |= (bits >> index * stride & column) << (connect4.WIDTH - 1 - index) * stride
+    return mirrored
+
+
+def _connect4_key(game: Game[Any]) -> int:
+    current, mask, _ = _connect4_state(game)
+    return min(current + mask, _mirror(current) + _mirror(mask))
+
+
+def _tictactoe_state(game: Game[Any]) -> list[int]:
+    x = o = 0
+    for index, symbol in enumerate(game.position().replace("/", "")):
+        cell = 3 * (2 - index // 3) + index % 3
+        if symbol == "x":
+            x |= 1 << cell
+        elif symbol == "o":
+            o |= 1 << cell
+    return [x, o, game.ply()]
+
+
+def _tictactoe_value(rank: int, ply: int) -> Score:
+    if rank == 0:
+        return 0
+    return (WIN - (10 - abs(rank) - ply)) * (1 if rank > 0 else -1)
+
+
+def _tictactoe_key(game: Game[Any]) -> int:
+    x, o, _ = _tictactoe_state(game)
+    return x | o << 9
+
+
+COMPILED: Final[dict[str, CompiledGame]] = {
+    "connect4": CompiledGame(
+        connect4.KERNEL, _connect4_state, connect4_game.value_from_pons, _connect4_key
+    ),
+    "tictactoe": CompiledGame(tictactoe.KERNEL, _tictactoe_state, _tictactoe_value, _tictactoe_key),
+}
+"""Every game with a compiled kernel, by registry name."""
+
+
+def compiled_game(name: str) -> CompiledGame:
+    try:
+        return COMPILED[name]
+    except KeyError:
+        known = ", ".join(sorted(COMPILED))
+        raise NotCompiledError(
+            f"game {name!r} has no compiled engine: expected one of {known}"
+        ) from None
+
+
+def rank_of(score: int) -> int:
+    """The rank of an exact engine score (0 for a draw)."""
+    if score > PROVEN:
+        return score - PROVEN
+    if score < -PROVEN:
+        return score + PROVEN
+    return 0
+
+
+@dataclass(frozen=True)
+class Exact:
+    """An exact result for the side to move."""
+
+    rank: int
+    """The game's own score: Pons's for connect four; -1/0/1 after a weak solve."""
+    value: Score
+    """The same as a search value (``mission.md``); after a weak solve only its sign counts."""
+    stats: Stats
+    complete: bool = True
+    """False when a limit stopped the solve (then ``rank`` and ``value`` mean nothing)."""
+    stored: bool = False
+    """True when the result came from the store."""
+
+
+class Solver:
+    """The compiled engine for one game, with its table (and optionally a store) kept across
+    calls."""
+
+    def __init__(
+        self, game: str, *, hash_mb: float = DEFAULT_HASH_MB, store: Store | None = None
+    ) -> None:
+        self.name = game
+        self.compiled = compiled_game(game)
+        self.engine = Engine(self.compiled.kernel, hash_mb=hash_mb)
+        self.store = store
+
+    def state(self, game: Game[Any]) -> np.ndarray[Any, Any]:
+        return self.engine.state(self.compiled.state(game))
+
+    def solve(self, game: Game[Any], *, weak: bool = False, limit: Limit | None = None) -> Exact:
+        """The exact result of ``game`` (``weak``: only win, draw or loss)."""
+        key = self.compiled.canonical_key(game) if self.store is not None else 0
+        if self.store is not None:
+            rank = self.store.get(self.name, key, weak=weak)
+            if rank is not None:
+                return self._exact(game, rank, Stats(), weak=weak, stored=True)
+        solution = self.engine.solve(self.state(game), weak=weak, limit=limit)
+        if solution.complete and self.store is not None:
+            self.store.put(self.name, key, solution.rank, weak=weak)
+        return self._exact(
+            game, solution.rank, solution.stats, weak=weak, complete=solution.complete
+        )
+
+    def _exact(
+        self,
+        game: Game[Any],
+        rank: int,
+        stats: Stats,
+        *,
+        weak: bool,
+        complete: bool = True,
+        stored: bool = False,
+    ) -> Exact:
+        if weak:
+            rank = (rank > 0) - (rank < 0)
+        value = rank if weak or not complete else self.compiled.value(rank, game.ply())
+        return Exact(rank, value, stats, complete, stored)
+
+    def move_results(
+        self,
+        game: Game[Any],
+        *,
+        weak: bool = False,
+        limit: Limit | None = None,
+        on_move: Callable[[Any, Exact], None] | None = None,
+    ) -> list[tuple[Any, Exact]]:
+        """Every legal move with the exact result it leads to, from the side to move (stops
+        early, with the moves done so far, when a limit stops a solve)."""
+        started = time.perf_counter()
+        results: list[tuple[Any, Exact]] = []
+        for move in game.legal_moves():
+            game.make(move)
+            try:
+                outcome = game.outcome()
+                if outcome is not None:
+                    rank = self._terminal_rank(game, outcome)
+                    child = Exact(rank, terminal_score(outcome, 0), Stats())
+                else:
+                    remaining = None
+                    if limit is not None and limit.time is not None:
+                        remaining = max(limit.time - (time.perf_counter() - started), 1e-3)
+                    child_limit = (
+                        limit
+                        if remaining is None
+                        else Limit(
+                            nodes=limit.nodes if limit else None,
+                            time=remaining,
+                            stop=limit.stop if limit else None,
+                        )
+                    )
+                    child = self.solve(game, weak=weak, limit=child_limit)
+            finally:
+                game.undo()
+            if not child.complete:
+                break
+            mine = self._exact(game, -child.rank, child.stats, weak=weak, stored=child.stored)
+            results.append((move, mine))
+            if on_move is not None:
+                on_move(move, mine)
+        return results
+
+    def best_moves(self, game: Game[Any], rank: int, *, weak: bool = False) -> list[Any]:
+        """The moves that keep the exact result ``rank`` of ``game`` (one null-window search
+        per move instead of a full solve)."""
+        best = []
+        for move in game.legal_moves():
+            game.make(move)
+            try:
+                outcome = game.outcome()
+                if outcome is not None:
+                    child = self._terminal_rank(game, outcome)
+                else:
+                    known = self._stored(game, weak=weak)
+                    if known is not None:
+                        child = known
+                    else:  # one null window: is the child's rank at most -rank?
+                        window = (-rank, -rank + 1)
+                        child = self.engine.solve(self.state(game), weak=weak, window=window).rank
+            finally:
+                game.undo()
+            if -child >= rank:
+                best.append(move)
+        return best
+
+    def _stored(self, game: Game[Any], *, weak: bool) -> int | None:
+        if self.store is None:
+            return None
+        return self.store.get(self.name, self.compiled.canonical_key(game), weak=weak)
+
+    def build_book(
+        self,
+        game: Game[Any],
+        plies: int,
+        *,
+        weak: bool = False,
+        limit: Limit | None = None,
+        on_position: Callable[[Game[Any], Exact], None] | None = None,
+    ) -> bool:
+        """Solve every position up to ``plies`` moves after ``game`` into the store, deepest
+        first (their table entries help the shallower ones); positions already stored are
+        skipped, so an interrupted build resumes. Returns False if a limit stopped it."""
+        if self.store is None:
+            raise ValueError("building a book needs a store")
+        layers: list[list[Game[Any]]] = [[game.copy()]]
+        seen = {self.compiled.canonical_key(game)}
+        for _ in range(plies):
+            layer = []
+            for parent in layers[-1]:
+                for move in parent.legal_moves():
+                    child = parent.copy()
+                    child.make(move)
+                    key = self.compiled.canonical_key(child)
+                    if key not in seen and child.outcome() is None:
+                        seen.add(key)
+                        layer.append(child)
+            layers.append(layer)
+        for layer in reversed(layers):
+            for position in layer:
+                exact = self.solve(position, weak=weak, limit=limit)
+                if not exact.complete:
+                    return False
+                if on_position is not None:
+                    on_position(position, exact)
+        return True
+
+    def _terminal_rank(self, game: Game[Any], outcome: Outcome) -> int:
+        """The rank of a finished position, for the side to move in it."""
+        state = self.state(game)
+        return rank_of(int(self.compiled.kernel.decided(state)))
+
+    def search(
+        self,
+        game: Game[Any],
+        *,
+        limit: Limit | None = None,
+        on_iteration: Callable[[SearchResult[Any]], None] | None = None,
+    ) -> SearchResult[Any]:
+        """Iterative deepening under ``limit`` until an iteration proves the value."""
+        limit = limit or Limit()
+        outcome = game.outcome()
+        if outcome is not None:
+            return SearchResult(terminal_score(outcome, 0), None, (), (), 0, Stats(), solved=True)
+        state = self.state(game)
+        legal = game.legal_moves()
+        started = time.perf_counter()
+        totals = [0] * 6
+        last: SearchResult[Any] | None = None
+        for depth in range(1, min(limit.max_depth, self.compiled.kernel.max_ply) + 1):
+            remaining = None
+            if limit.time is not None:
+                remaining = limit.time - (time.perf_counter() - started)
+                if remaining <= 0:
+                    break
+            found = self.engine.search(
+                state,
+                depth,
+                limit=Limit(
+                    nodes=None if limit.nodes is None else max(limit.nodes - totals[0], 1),
+                    time=remaining,
+                    stop=limit.stop,
+                ),
+            )
+            stats = found.stats
+            for index, count in enumerate(
+                (
+                    stats.nodes,
+                    stats.cutoffs,
+                    stats.tt_probes,
+                    stats.tt_hits,
+                    stats.tt_stores,
+                    stats.evaluations,
+                )
+            ):
+                totals[index] += count
+            if not found.complete:
+                break
+            move = found.best_move if found.best_move in legal else legal[0]
+            value = self._value(found.score, game.ply())
+            last = SearchResult(
+                value=value,
+                best_move=move,
+                best_moves=(move,),
+                pv=self._pv(game, move, depth),
+                depth=depth,
+                stats=self._total(totals, started),
+                solved=stats.evaluations == 0,
+            )
+            if on_iteration is not None:
+                on_iteration(last)
+            if last.solved:
+                return last
+        if last is None:
+            return SearchResult(
+                0,
+                legal[0],
+                (legal[0],),
+                (legal[0],),
+                0,
+                self._total(totals, started),
+                complete=False,
+            )
+        return SearchResult(
+            last.value,
+            last.best_move,
+            last.best_moves,
+            last.pv,
+            last.depth,
+            self._total(totals, started),
+            complete=limit.max_depth <= last.depth,
+            solved=last.solved,
+        )
+
+    def _value(self, score: int, ply: int) -> Score:
+        """An engine score as a search value: exact ranks converted, heuristics kept."""
+        rank = rank_of(score)
+        return self.compiled.value(rank, ply) if rank else score
+
+    def _pv(self, game: Game[Any], first: Any, depth: int) -> tuple[Any, ...]:
+        """The best move, then the table's best moves while they are legal."""
+        line = [first]
+        game.make(first)
+        try:
+            while len(line) < depth and game.outcome() is None:
+                key = self.compiled.kernel.key(self.state(game))
+                move = table_move(self.engine.keys, self.engine.data, key)
+                if move not in game.legal_moves():
+                    break
+                game.make(move)
+                line.append(move)
+        finally:
+            for _ in line:
+                game.undo()
+        return tuple(line)
+
+    @staticmethod
+    def _total(totals: list[int], started: float) -> Stats:
+        nodes, cutoffs, probes, hits, stores, evaluations = totals
+        return Stats(
+            nodes, cutoffs, probes, hits, stores, evaluations, time.perf_counter() - started
+        )

@@ -1,0 +1,138 @@
+"""The command line with the compiled engine: solving connect four, the store, bad input."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from test_compiled import read_set
+
+from zerosum.cli import main
+from zerosum.store import Store
+
+
+def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, object]:
+    assert main([*argv, "--json"]) == 0
+    data: dict[str, object] = json.loads(capsys.readouterr().out)
+    return data
+
+
+def test_solve_connect4_gives_the_score_and_best_moves(
+    capsys: pytest.CaptureFixture[str], data_dir: Path
+) -> None:
+    for moves, score in read_set(data_dir, "Test_L2_R1")[:5]:
+        data = run_json(capsys, "solve", "connect4", "--moves", moves, "--hash", "8")
+        assert data["score"] == score and data["complete"] is True
+        everything = run_json(capsys, "solve", "connect4", "--moves", moves, "--all")
+        scores = everything["scores"]
+        assert isinstance(scores, dict) and list(scores) == list("1234567")
+        proven = {column: value for column, value in scores.items() if value is not None}
+        assert max(proven.values()) == score
+        best = sorted(column for column, value in proven.items() if value == score)
+        assert sorted(data["best_moves"]) == sorted(everything["best_moves"]) == best  # type: ignore[arg-type]
+
+
+def test_a_full_column_says_so(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["solve", "connect4", "--moves", "111111222222333333", "--all"]) == 0
+    out = capsys.readouterr().out
+    assert "not playable: 1 2 3" in out
+    data = run_json(capsys, "solve", "connect4", "--moves", "111111222222333333", "--all")
+    scores = data["scores"]
+    assert isinstance(scores, dict)
+    assert scores["1"] is None and scores["4"] is not None
+
+
+def test_weak_solve_answers_win_draw_or_loss(
+    capsys: pytest.CaptureFixture[str], data_dir: Path
+) -> None:
+    for moves, score in read_set(data_dir, "Test_L2_R1")[:10]:
+        data = run_json(capsys, "solve", "connect4", "--moves", moves, "--weak")
+        assert data["score"] == (score > 0) - (score < 0)
+        assert data["value_text"] in ("win", "draw", "loss")
+
+
+@pytest.mark.parametrize(
+    ("moves", "message"),
+    [
+        ("44x", "move 3 ('x'): 'x' is not a column: expected a digit 1-7"),
+        ("40", "move 2 ('0')"),
+        ("1111111", "move 7 ('1'): column 1 is full"),
+        ("44556671", "move 8 ('1'): 1 cannot be played: the game is over"),
+    ],
+)
+def test_bad_move_strings_exit_2_naming_the_move(
+    capsys: pytest.CaptureFixture[str], moves: str, message: str
+) -> None:
+    assert main(["solve", "connect4", "--moves", moves]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("zerosum: error: ") and message in err
+    assert err.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["solve", "connect4", "--hash", "0"],
+        ["solve", "connect4", "--hash", "lots"],
+        ["solve", "tictactoe", "--algorithm", "engine", "--weak"],
+        ["analyze", "tictactoe", "--algorithm", "compiled", "--hash", "-3"],
+    ],
+)
+def test_bad_options_exit_2(capsys: pytest.CaptureFixture[str], argv: list[str]) -> None:
+    assert main(argv) == 2
+    assert capsys.readouterr().err.startswith("zerosum: error: ")
+
+
+def test_the_store_makes_the_second_solve_instant(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, data_dir: Path
+) -> None:
+    moves, score = read_set(data_dir, "Test_L1_R1")[0]
+    path = str(tmp_path / "book.sqlite")
+    first = run_json(capsys, "solve", "connect4", "--moves", moves, "--store", path, "--all")
+    again = run_json(capsys, "solve", "connect4", "--moves", moves, "--store", path, "--all")
+    assert first["score"] == again["score"] == score
+    assert first["scores"] == again["scores"]
+    assert again["stored"] is True and again["nodes"] == 0
+
+
+def test_analyze_with_the_compiled_engine(capsys: pytest.CaptureFixture[str]) -> None:
+    data = run_json(
+        capsys, "analyze", "connect4", "--moves", "4453", "--algorithm", "compiled", "--depth", "8"
+    )
+    assert data["depth"] == 8 and data["best_move"] in list("1234567")
+    assert len(data["pv"]) == 8  # type: ignore[arg-type]
+    assert data["nodes"] > 0
+
+
+def test_ctrl_c_keeps_what_the_store_already_holds(tmp_path: Path) -> None:
+    path = tmp_path / "book.sqlite"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), "PYTHONUNBUFFERED": "1"}
+    command = [sys.executable, "-m", "zerosum.cli", "solve", "connect4", "--moves", "44534"]
+    process = subprocess.Popen(
+        [*command, "--all", "--hash", "16", "--store", str(path)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    assert process.stdout is not None
+    lines = []
+    for line in process.stdout:
+        lines.append(line)
+        if line.startswith("  "):  # the first column is proven and stored
+            break
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == 0, err
+    assert "stopped before every move was solved" in out
+    assert "Traceback" not in err
+    with sqlite3.connect(path) as db:
+        assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+    with Store(path) as store:
+        assert store.count("connect4") >= 2  # the position and at least one column

@@ -1,0 +1,194 @@
+"""The compiled engine against the data sets, the pure-Python search and from-scratch oracles."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from test_search_exhaustive import INNER, ORACLE, POSITIONS
+
+from zerosum.compiled import connect4 as kernel
+from zerosum.compiled.runner import Engine
+from zerosum.compiled.solver import Solver
+from zerosum.game import WIN
+from zerosum.games.connect4 import Connect4, pons_score
+from zerosum.games.tictactoe import TicTacToe
+from zerosum.search import Limit, search, solve
+from zerosum.store import Store
+
+
+def read_set(data_dir: Path, name: str) -> list[tuple[str, int]]:
+    lines = (data_dir / "connect4" / name).read_text().split("\n")
+    return [(moves, int(score)) for moves, score in (line.split() for line in lines if line)]
+
+
+@pytest.fixture(scope="module")
+def connect4() -> Solver:
+    return Solver("connect4", hash_mb=16)
+
+
+@pytest.mark.parametrize("name", ["Test_L3_R1", "Test_L2_R1", "Test_L1_R1"])
+def test_every_score_of_the_public_sets(connect4: Solver, data_dir: Path, name: str) -> None:
+    wrong = []
+    for moves, score in read_set(data_dir, name):
+        game = Connect4.from_position(moves)
+        exact = connect4.solve(game)
+        assert exact.complete
+        if exact.rank != score or exact.value != connect4.compiled.value(score, len(moves)):
+            wrong.append((moves, score, exact.rank))
+    assert wrong == []
+
+
+def test_weak_solve_gives_the_sign(connect4: Solver, data_dir: Path) -> None:
+    fresh = Solver("connect4", hash_mb=4)
+    for moves, score in read_set(data_dir, "Test_L2_R1")[:200]:
+        assert fresh.solve(Connect4.from_position(moves), weak=True).rank == (score > 0) - (
+            score < 0
+        )
+
+
+def test_move_results_agree_with_the_solve(connect4: Solver, data_dir: Path) -> None:
+    for moves, score in read_set(data_dir, "Test_L2_R1")[:40]:
+        game = Connect4.from_position(moves)
+        results = connect4.move_results(game)
+        assert {move for move, _ in results} == set(game.legal_moves())
+        assert max(exact.rank for _, exact in results) == score
+        for move, exact in results:  # each one checked by solving the child afresh
+            game.make(move)
+            if game.outcome() is None:
+                assert -connect4.solve(game).rank == exact.rank
+            else:
+                assert exact.rank == (43 - len(moves)) // 2
+            game.undo()
+
+
+def test_pure_python_search_is_the_oracle(connect4: Solver, data_dir: Path) -> None:
+    for moves, score in read_set(data_dir, "Test_L3_R1")[:25]:
+        game = Connect4.from_position(moves)
+        result = solve(game)
+        assert result.solved
+        assert pons_score(result.value, game.ply()) == score == connect4.solve(game).rank
+
+
+def test_depth_limited_search_proves_only_true_values(connect4: Solver, data_dir: Path) -> None:
+    proven = 0
+    for moves, score in read_set(data_dir, "Test_L3_R1")[:60]:
+        game = Connect4.from_position(moves)
+        fresh = Solver("connect4", hash_mb=1)
+        result = fresh.search(game, limit=Limit(depth=6))
+        assert result.best_move in game.legal_moves()
+        assert result.pv[0] == result.best_move
+        if result.solved:
+            proven += 1
+            assert pons_score(result.value, game.ply()) == score, moves
+    assert proven > 10
+
+
+def test_tictactoe_exact_values_on_every_position() -> None:
+    solver = Solver("tictactoe", hash_mb=1)
+    for game in POSITIONS:
+        assert solver.solve(game).value == ORACLE[game.position()][0], game.position()
+
+
+def test_tictactoe_move_results_give_the_best_moves() -> None:
+    solver = Solver("tictactoe", hash_mb=1)
+    for game in INNER[::7]:
+        value, best = ORACLE[game.position()]
+        results = solver.move_results(game)
+        top = max(exact.value for _, exact in results)
+        assert top == value
+        assert {move for move, exact in results if exact.value == top} == best
+
+
+@pytest.mark.parametrize("depth", [1, 2, 3])
+def test_tictactoe_depth_limited_values_match_alphabeta(depth: int) -> None:
+    """The kernel's evaluation is the game's, so fixed-depth values must be identical."""
+    solver = Solver("tictactoe", hash_mb=1)
+    for game in INNER[::5]:
+        solver.engine.clear()
+        ours = solver.search(game, limit=Limit(depth=depth))
+        reference = search(game, algorithm="alphabeta", table=False, limit=Limit(depth=depth))
+        assert ours.value == reference.value, game.position()
+
+
+def test_iterative_deepening_ends_with_the_game_value() -> None:
+    solver = Solver("tictactoe", hash_mb=1)
+    result = solver.search(TicTacToe())
+    assert result.value == 0 and result.solved and result.best_move in range(9)
+    game = TicTacToe.from_position(".../.x./xo.")  # O to move loses: X makes two threats
+    result = solver.search(game)
+    assert result.value == ORACLE[game.position()][0] == -(WIN - 4)
+    assert result.best_move == 8 and result.pv[0] == 8
+
+
+def test_a_time_limit_stops_a_long_solve() -> None:
+    solver = Solver("connect4", hash_mb=8)
+    exact = solver.solve(Connect4.from_position("4"), limit=Limit(time=0.2))
+    assert not exact.complete
+    assert exact.stats.time_s < 2
+
+
+def test_a_node_limit_stops_a_long_solve() -> None:
+    solver = Solver("connect4", hash_mb=8)
+    exact = solver.solve(Connect4.from_position("4"), limit=Limit(nodes=50_000))
+    assert not exact.complete
+    assert 50_000 <= exact.stats.nodes < 60_000
+
+
+def test_the_table_never_grows_past_its_size() -> None:
+    engine = Engine(kernel.KERNEL, hash_mb=2)
+    assert engine.table_bytes <= 2 << 20
+    before = engine.table_bytes
+    engine.solve(engine.state([0, 0, 0]), limit=Limit(nodes=200_000))
+    assert engine.table_bytes == before
+
+
+def test_the_store_answers_again_without_search(tmp_path: Path, data_dir: Path) -> None:
+    path = tmp_path / "c4.sqlite"
+    sample = read_set(data_dir, "Test_L2_R1")[:10]
+    with Store(path) as store:
+        solver = Solver("connect4", hash_mb=4, store=store)
+        first = [solver.solve(Connect4.from_position(moves)) for moves, _ in sample]
+        assert not any(exact.stored for exact in first)
+    with Store(path) as store:
+        assert store.count("connect4") == 10
+        solver = Solver("connect4", hash_mb=4, store=store)
+        again = [solver.solve(Connect4.from_position(moves)) for moves, _ in sample]
+    assert all(exact.stored and exact.stats.nodes == 0 for exact in again)
+    assert [exact.rank for exact in again] == [score for _, score in sample]
+
+
+def test_the_store_knows_mirrored_positions(tmp_path: Path, data_dir: Path) -> None:
+    moves, score = read_set(data_dir, "Test_L2_R1")[0]
+    mirrored = "".join(str(8 - int(char)) for char in moves)
+    with Store(tmp_path / "c4.sqlite") as store:
+        solver = Solver("connect4", hash_mb=4, store=store)
+        left = solver.solve(Connect4.from_position(moves))
+        right = solver.solve(Connect4.from_position(mirrored))
+    assert not left.stored and right.stored
+    assert right.rank == left.rank == score
+
+
+def test_a_second_process_loads_the_compiled_search_from_the_cache() -> None:
+    Solver("tictactoe", hash_mb=1).solve(TicTacToe())  # compiles and caches if needed
+    script = textwrap.dedent(
+        """
+        from zerosum.compiled.solver import Solver
+        from zerosum.games.tictactoe import TicTacToe
+        solver = Solver("tictactoe", hash_mb=1)
+        solver.solve(TicTacToe())
+        compiled = solver.engine.compiled
+        print(sum(compiled.solve.stats.cache_hits.values()))
+        print(sum(compiled.solve.stats.cache_misses.values()))
+        """
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    run = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, env=env
+    )
+    hits, misses = run.stdout.split()[-2:]
+    assert (hits, misses) == ("1", "0"), run.stdout
