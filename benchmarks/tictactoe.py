@@ -24,8 +24,7 @@ unwrapped), so counting costs them nothing: for easyAI, the calls of the transpo
 ``is_terminal`` on a proxy state, which its alpha-beta makes exactly once per visited node. Both
 include the root, as zerosum's ``Stats.nodes`` does.
 
-A compiled zerosum engine (``zerosum.compiled``) is timed too when it is importable; see
-:func:`compiled_solvers`, the one place to adapt when its interface settles.
+The compiled engine (``zerosum.compiled``, numba) is timed beside the pure-Python algorithms.
 
 Run from the repository root::
 
@@ -119,38 +118,29 @@ def zerosum_solvers() -> list[Solver]:
 
 
 def compiled_solvers() -> tuple[list[Solver], str]:
-    """The compiled engine's solves, if ``zerosum.compiled`` offers one, and a note saying so.
+    """The compiled engine's solves with a fresh 1 MB table per run: the exact value (one best
+    move's worth of proof), and every first move's exact value (which names all best moves).
+    Each entry runs once untimed first, which loads or compiles the numba code."""
+    from zerosum.compiled.solver import Solver as CompiledSolver
 
-    Expected interface (adapt here when it settles): ``zerosum.compiled.search(game, *,
-    table=..., all_best=...)`` mirrors :func:`zerosum.search.search` and returns a result with
-    ``value`` and ``stats.nodes``. Each entry is tried once here, untimed, which also pays for
-    just-in-time compilation before the clock starts.
-    """
-    try:
-        import zerosum.compiled as compiled  # type: ignore[import-not-found,unused-ignore]
-    except ImportError as error:
-        return [], f"compiled engine not available ({error})"
-    compiled_search: Any = getattr(compiled, "search", None)
-    if not callable(compiled_search):
-        return [], "compiled engine not available (zerosum.compiled has no search() yet)"
+    def one() -> Solved:
+        exact = CompiledSolver("tictactoe", hash_mb=1).solve(TicTacToe())
+        return Solved(exact.value, exact.stats.nodes)
 
-    def make(mode: Mode) -> Callable[[], Solved]:
-        def run() -> Solved:
-            result = compiled_search(TicTacToe(), table=True, all_best=mode is Mode.ALL)
-            return Solved(result.value, result.stats.nodes)
-
-        return run
+    def every() -> Solved:
+        solver = CompiledSolver("tictactoe", hash_mb=1)
+        game = TicTacToe()
+        results = solver.move_results(game)
+        value = max(exact.value for _, exact in results)
+        return Solved(value, sum(exact.stats.nodes for _, exact in results))
 
     solvers = [
-        Solver(f"compiled table {mode.value}", make(mode), table=True, mode=mode)
-        for mode in (Mode.ONE, Mode.ALL)
+        Solver("compiled table one", one, table=True, mode=Mode.ONE),
+        Solver("compiled table all", every, table=True, mode=Mode.ALL),
     ]
     for solver in solvers:
-        try:
-            solver.run()
-        except Exception as error:  # an engine under construction must not stop the benchmark
-            return [], f"compiled engine not available ({type(error).__name__}: {error})"
-    return solvers, "compiled engine: zerosum.compiled.search (compiled before timing)"
+        solver.run()
+    return solvers, "compiled engine: zerosum.compiled.solver.Solver (compiled before timing)"
 
 
 # -- easyAI -------------------------------------------------------------------------------
