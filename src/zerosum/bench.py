@@ -12,9 +12,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Final
 
+from zerosum.compiled.solver import COMPILED, Solver
 from zerosum.game import play_moves
 from zerosum.games import GAMES, get_game
-from zerosum.search import Limit, search
+from zerosum.search import Limit, SearchResult, search
+
+COMPILED_ENGINE: Final = "compiled"
 
 POSITIONS: Final[dict[str, tuple[tuple[str, int], ...]]] = {
     "tictactoe": (("", 9), ("b2", 8), ("a1 b2", 7), ("b2 a1 c3", 6), ("a1 b1 b2", 4)),
@@ -37,14 +40,25 @@ class BenchRow:
 
 
 def bench(games: list[str] | None = None, *, algorithm: str = "engine") -> Iterator[BenchRow]:
-    """Search every bench position of ``games`` (all registered games by default)."""
+    """Search every bench position of ``games`` (all registered games by default) with a
+    fresh table each. ``algorithm`` ``"compiled"`` benches the compiled engine on the games
+    that have a kernel."""
+    if games is None and algorithm == COMPILED_ENGINE:
+        games = [name for name in GAMES if name in COMPILED]
     for name in games or list(GAMES):
         spec = get_game(name)
         for moves, depth in POSITIONS.get(name, DEFAULT_POSITIONS):
             game = spec.new()
             game.evaluate()  # let lazily built tables fill before the clock starts
             play_moves(game, [text for word in moves.split() for text in spec.split_moves(word)])
-            result = search(game, algorithm=algorithm, limit=Limit(depth=depth))
+            result: SearchResult[object]
+            if algorithm == COMPILED_ENGINE:
+                solver = Solver(name, hash_mb=16)
+                solver.search(game, limit=Limit(depth=1))  # load the compiled code first
+                solver.engine.clear()
+                result = solver.search(game, limit=Limit(depth=depth))
+            else:
+                result = search(game, algorithm=algorithm, limit=Limit(depth=depth))
             yield BenchRow(
                 name,
                 moves,

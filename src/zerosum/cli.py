@@ -435,7 +435,12 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    rows = list(bench(args.games or None, algorithm=get_algorithm(args.algorithm).name))
+    if args.algorithm == COMPILED_ENGINE:
+        for name in args.games:
+            compiled_game(get_game(name).name)
+    else:
+        get_algorithm(args.algorithm)
+    rows = list(bench(args.games or None, algorithm=args.algorithm))
     nodes = sum(row.nodes for row in rows)
     seconds = sum(row.time_s for row in rows)
     lines = [f"{'game':<10} {'moves':<16} {'depth':>5} {'value':>8} {'nodes':>10} {'time s':>8}"]
