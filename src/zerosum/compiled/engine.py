@@ -235,7 +235,7 @@ class Compiled:
     the search stack from :func:`new_stack`."""
     solve: Callable[..., int]
     """``solve(st, lo, hi, keys, data, io, buf) -> rank``: the exact rank, clamped to ``[lo,
-    hi]`` (a weak solve passes ``(-1, 1)``)."""
+    hi]`` (a weak solve passes ``(-1, 1)``, a full one ``(-INF, INF)``)."""
 
 
 class _KernelCache(FunctionCache):
@@ -285,6 +285,7 @@ def build(kernel: Kernel) -> Compiled:
     fingerprint = _fingerprint(kernel)
     quick = kernel.quick
     decided_at = kernel.decided
+    rank_range = kernel.rank_range
     bounds = kernel.bounds
     evaluate = kernel.evaluate
     key_of = kernel.key
@@ -440,13 +441,16 @@ def build(kernel: Kernel) -> Compiled:
             ply -= 1
 
     def solve(st: Any, lo: int, hi: int, keys: Any, data: Any, io: Any, buf: Any) -> int:
-        """The exact rank by null-window searches that halve ``[lo, hi]``, probing near zero
+        """The exact rank by null-window searches that halve ``[lo, hi]`` (narrowed to the
+        kernel's ``rank_range``), probing near zero
         first (most positions are close games). A rank outside ``[lo, hi]`` comes back as the
         nearer end, except for positions decided at a glance (a weak solve passes ``(-1, 1)``
         and reads only the sign)."""
         decided = decided_at(st)
         if decided != NO_SCORE:
             return rank_of_lower_bound(decided)
+        least, most = rank_range(st)
+        lo, hi = max(lo, least), min(hi, most)
         while lo < hi:
             middle = lo + (hi - lo) // 2
             if middle <= 0 and -((-lo) // 2) < middle:
@@ -470,11 +474,14 @@ def build(kernel: Kernel) -> Compiled:
 
 def new_table(hash_mb: float) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
     """Empty ``keys`` and ``data`` arrays using at most ``hash_mb`` MiB together (16 bytes per
-    entry, a power-of-two count of at least 1,024 entries)."""
+    entry, a power-of-two count of at least 1,024 entries, half of ``hash_mb`` or more)."""
     entries = 1024
     while entries * 2 * 16 <= hash_mb * (1 << 20):
         entries *= 2
-    return np.zeros(entries, np.int64), np.zeros(entries, np.int64)
+    keys, data = np.zeros(entries, np.int64), np.zeros(entries, np.int64)
+    keys.fill(0)  # touch every page now rather than inside the first searches
+    data.fill(0)
+    return keys, data
 
 
 def new_stack(kernel: Kernel) -> np.ndarray[Any, Any]:

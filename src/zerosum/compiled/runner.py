@@ -85,6 +85,9 @@ class Engine:
         self.keys, self.data = new_table(hash_mb)
         self.buf = new_stack(kernel)
         self.generation = 0
+        self._fresh_io = new_io()
+        self.io = new_io()
+        """The counters and controls of the current (or last) search."""
 
     @property
     def table_bytes(self) -> int:
@@ -111,9 +114,7 @@ class Engine:
     ) -> Solution:
         """The exact rank of ``state`` (left unchanged). ``weak`` only tells win, draw or loss;
         ``window`` ``(lo, hi)`` only tells the rank if it lies inside, else the nearer end."""
-        lo, hi = self.kernel.rank_range(state)
-        if weak:
-            lo, hi = max(lo, -1), min(hi, 1)
+        lo, hi = (-1, 1) if weak else (-INF, INF)
         if window is not None:
             lo, hi = max(lo, window[0]), min(hi, window[1])
         io = self._io(limit)
@@ -155,7 +156,8 @@ class Engine:
 
     def _io(self, limit: Limit | None) -> np.ndarray[Any, Any]:
         self.generation += 1
-        io = new_io()
+        io = self.io
+        io[:] = self._fresh_io
         io[GENERATION] = self.generation & 255
         if limit is not None and limit.nodes is not None:
             io[NODE_LIMIT] = limit.nodes

@@ -46,12 +46,9 @@ class CompiledGame:
 
 
 def _connect4_state(game: Game[Any]) -> list[int]:
-    current = mask = 0
-    for char in game.position():
-        column = int(char) - 1
-        current ^= mask
-        mask |= (mask + (1 << column * (connect4.HEIGHT + 1))) & connect4.column_mask(column)
-    return [current, mask, game.ply()]
+    x, o = game.stones()  # type: ignore[attr-defined]  # a Connect4, by the registry
+    mine = x if game.side_to_move() == 0 else o
+    return [mine, x | o, game.ply()]
 
 
 def _mirror(bits: int) -> int:
