@@ -56,7 +56,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any, Final, TypeVar
 
-from zerosum.compiled.runner import DEFAULT_HASH_MB, MAX_HASH_MB
+from zerosum.compiled import DEFAULT_HASH_MB, MAX_HASH_MB
 from zerosum.compiled.solver import Solver
 from zerosum.game import WIN
 from zerosum.games.connect4 import CELLS, Connect4, pons_score

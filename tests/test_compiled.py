@@ -192,3 +192,20 @@ def test_a_second_process_loads_the_compiled_search_from_the_cache() -> None:
     )
     hits, misses = run.stdout.split()[-2:]
     assert (hits, misses) == ("1", "0"), run.stdout
+
+
+def test_every_kernel_game_is_registered_and_mapped() -> None:
+    from zerosum.compiled import KERNEL_GAMES
+    from zerosum.compiled.solver import COMPILED
+    from zerosum.games import GAMES
+
+    assert set(COMPILED) == set(KERNEL_GAMES) <= set(GAMES)
+
+
+def test_commands_without_the_compiled_engine_do_not_import_numba() -> None:
+    script = "import sys, zerosum.cli; zerosum.cli.main(['games']); print('numba' in sys.modules)"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    run = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, env=env
+    )
+    assert run.stdout.split()[-1] == "False"

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Final
 
-from zerosum.compiled.solver import COMPILED, Solver
+from zerosum.compiled import KERNEL_GAMES
 from zerosum.game import play_moves
 from zerosum.games import GAMES, get_game
 from zerosum.search import Limit, SearchResult, search
@@ -44,7 +44,7 @@ def bench(games: list[str] | None = None, *, algorithm: str = "engine") -> Itera
     fresh table each. ``algorithm`` ``"compiled"`` benches the compiled engine on the games
     that have a kernel."""
     if games is None and algorithm == COMPILED_ENGINE:
-        games = [name for name in GAMES if name in COMPILED]
+        games = [name for name in GAMES if name in KERNEL_GAMES]
     for name in games or list(GAMES):
         spec = get_game(name)
         for moves, depth in POSITIONS.get(name, DEFAULT_POSITIONS):
@@ -53,6 +53,8 @@ def bench(games: list[str] | None = None, *, algorithm: str = "engine") -> Itera
             play_moves(game, [text for word in moves.split() for text in spec.split_moves(word)])
             result: SearchResult[object]
             if algorithm == COMPILED_ENGINE:
+                from zerosum.compiled.solver import Solver  # numba: only when asked for
+
                 solver = Solver(name, hash_mb=16)
                 solver.search(game, limit=Limit(depth=1))  # load the compiled code first
                 solver.engine.clear()

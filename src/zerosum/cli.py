@@ -15,12 +15,11 @@ import signal
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from zerosum import __version__
 from zerosum.bench import bench
-from zerosum.compiled.runner import DEFAULT_HASH_MB, MAX_HASH_MB
-from zerosum.compiled.solver import COMPILED, Exact, Solver, compiled_game
+from zerosum.compiled import DEFAULT_HASH_MB, KERNEL_GAMES, MAX_HASH_MB, check_compiled
 from zerosum.game import WIN, Game, ZerosumError, is_proven, play_moves
 from zerosum.games import GAMES, GameSpec, get_game
 from zerosum.search import ALGORITHMS, Limit, SearchResult, get_algorithm, search, solve
@@ -28,6 +27,9 @@ from zerosum.store import Store
 
 COMPILED_ENGINE = "compiled"
 """The algorithm name of the compiled engine (games with a kernel only)."""
+
+if TYPE_CHECKING:  # the compiled engine imports numba: commands that need it import it late
+    from zerosum.compiled.solver import Exact, Solver
 
 EXIT_BAD_INPUT = 2
 
@@ -157,7 +159,7 @@ def cmd_algorithms(args: argparse.Namespace) -> int:
         (
             COMPILED_ENGINE,
             "the engine compiled with numba, for games with a kernel: "
-            + ", ".join(sorted(COMPILED)),
+            + ", ".join(sorted(KERNEL_GAMES)),
         )
     )
     data = {"algorithms": [{"name": name, "summary": summary} for name, summary in rows]}
@@ -199,9 +201,15 @@ def _limit(args: argparse.Namespace, stop: Callable[[], bool]) -> Limit:
     return Limit(depth=args.depth, nodes=args.nodes, time=args.time, stop=stop)
 
 
+def _solver(game: str, *, hash_mb: float = DEFAULT_HASH_MB, store: Store | None = None) -> Solver:
+    from zerosum.compiled.solver import Solver
+
+    return Solver(game, hash_mb=hash_mb, store=store)
+
+
 def _check_algorithm(spec: GameSpec, name: str) -> None:
     if name == COMPILED_ENGINE:
-        compiled_game(spec.name)
+        check_compiled(spec.name)
     else:
         get_algorithm(name)
 
@@ -217,7 +225,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
 
     with _interruptible() as stop:
         if args.algorithm == COMPILED_ENGINE:
-            solver = Solver(spec.name, hash_mb=args.hash)
+            solver = _solver(spec.name, hash_mb=args.hash)
             result = solver.search(game, limit=_limit(args, stop), on_iteration=report)
         else:
             result = search(
@@ -283,7 +291,7 @@ def _solve_compiled(args: argparse.Namespace, spec: GameSpec, game: Game[Any]) -
     ``--all`` every move's score, each stored as soon as it is proven when a store is open."""
     store = Store(args.store) if args.store else None
     try:
-        solver = Solver(spec.name, hash_mb=args.hash or DEFAULT_HASH_MB, store=store)
+        solver = _solver(spec.name, hash_mb=args.hash or DEFAULT_HASH_MB, store=store)
         stream = not args.json and args.all
 
         def show(move: Any, exact: Exact) -> None:
@@ -348,7 +356,7 @@ def _solve_compiled(args: argparse.Namespace, spec: GameSpec, game: Game[Any]) -
 
 def cmd_book(args: argparse.Namespace) -> int:
     spec, game = _load(args)
-    compiled_game(spec.name)
+    check_compiled(spec.name)
     counts = {"positions": 0, "solved": 0, "stored_before": 0}
     started = time.perf_counter()
 
@@ -362,7 +370,7 @@ def cmd_book(args: argparse.Namespace) -> int:
             )
 
     with Store(args.store) as store, _interruptible() as stop:
-        solver = Solver(spec.name, hash_mb=args.hash, store=store)
+        solver = _solver(spec.name, hash_mb=args.hash, store=store)
         limit = Limit(time=args.time, stop=stop)
         done = solver.build_book(
             game, args.plies, weak=args.weak, limit=limit, on_position=progress
@@ -437,7 +445,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 def cmd_bench(args: argparse.Namespace) -> int:
     if args.algorithm == COMPILED_ENGINE:
         for name in args.games:
-            compiled_game(get_game(name).name)
+            check_compiled(get_game(name).name)
     else:
         get_algorithm(args.algorithm)
     rows = list(bench(args.games or None, algorithm=args.algorithm))
@@ -475,7 +483,7 @@ class _Computer:
     def __init__(self, spec: GameSpec, depth: int, rng: random.Random, store: Store | None) -> None:
         self.depth = depth
         self.rng = rng
-        self.solver = Solver(spec.name, store=store) if spec.name in COMPILED else None
+        self.solver = _solver(spec.name, store=store) if spec.name in KERNEL_GAMES else None
 
     def best(self, game: Game[Any], *, depth: int) -> tuple[list[Any], str]:
         """The best moves found at ``depth`` (0: all proven best moves) and their value."""
@@ -518,7 +526,7 @@ def cmd_play(args: argparse.Namespace) -> int:
         )
     human = _side(spec, args.side)
     depth = levels[level - 1]
-    if args.store and spec.name not in COMPILED:
+    if args.store and spec.name not in KERNEL_GAMES:
         raise UsageError(f"--store needs a game with the compiled engine: {spec.name} has none")
     store = Store(args.store) if args.store else None
     try:

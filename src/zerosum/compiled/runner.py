@@ -17,6 +17,7 @@ from typing import Any, Final
 
 import numpy as np
 
+from zerosum.compiled import DEFAULT_HASH_MB, MAX_HASH_MB
 from zerosum.compiled.engine import (
     ABORTED,
     BEST_MOVE,
@@ -39,9 +40,6 @@ from zerosum.compiled.engine import (
 )
 from zerosum.search.core import Limit, Stats
 
-DEFAULT_HASH_MB: Final = 64
-"""The default table size in MiB (16 bytes per entry)."""
-MAX_HASH_MB: Final = 1 << 16
 _POLL_S: Final = 0.01
 
 

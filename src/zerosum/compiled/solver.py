@@ -16,20 +16,13 @@ from typing import Any, Final
 
 import numpy as np
 
-from zerosum.compiled import connect4, tictactoe
+from zerosum.compiled import DEFAULT_HASH_MB, check_compiled, connect4, tictactoe
 from zerosum.compiled.engine import PROVEN, Kernel, table_move
-from zerosum.compiled.runner import DEFAULT_HASH_MB, Engine
-from zerosum.game import WIN, Game, Outcome, Score, ZerosumError, terminal_score
+from zerosum.compiled.runner import Engine
+from zerosum.game import WIN, Game, Outcome, Score, terminal_score
 from zerosum.games import connect4 as connect4_game
 from zerosum.search.core import Limit, SearchResult, Stats
 from zerosum.store import Store
-
-
-class NotCompiledError(ZerosumError, KeyError):
-    """A game that has no compiled kernel."""
-
-    def __str__(self) -> str:
-        return str(self.args[0])
 
 
 @dataclass(frozen=True)
@@ -97,13 +90,9 @@ COMPILED: Final[dict[str, CompiledGame]] = {
 
 
 def compiled_game(name: str) -> CompiledGame:
-    try:
-        return COMPILED[name]
-    except KeyError:
-        known = ", ".join(sorted(COMPILED))
-        raise NotCompiledError(
-            f"game {name!r} has no compiled engine: expected one of {known}"
-        ) from None
+    """The kernel mapping of game ``name``; raises :class:`NotCompiledError` if it has none."""
+    check_compiled(name)
+    return COMPILED[name]
 
 
 def rank_of(score: int) -> int:
