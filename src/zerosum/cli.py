@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import os
 import random
 import signal
 import sys
@@ -201,10 +202,22 @@ def _limit(args: argparse.Namespace, stop: Callable[[], bool]) -> Limit:
     return Limit(depth=args.depth, nodes=args.nodes, time=args.time, stop=stop)
 
 
-def _solver(game: str, *, hash_mb: float = DEFAULT_HASH_MB, store: Store | None = None) -> Solver:
+def _solver(
+    game: str, *, hash_mb: float = DEFAULT_HASH_MB, store: Store | None = None, workers: int = 1
+) -> Solver:
     from zerosum.compiled.solver import Solver
 
-    return Solver(game, hash_mb=hash_mb, store=store)
+    return Solver(game, hash_mb=hash_mb, store=store, workers=workers)
+
+
+def _workers(text: str) -> int:
+    """``--workers``: a count, or ``0``/``auto`` for every core."""
+    if text.strip().lower() in ("0", "auto"):
+        return os.cpu_count() or 1
+    value = _positive_int(text)
+    if value > 256:
+        raise argparse.ArgumentTypeError(f"{value} workers is out of range: expected 1..256")
+    return value
 
 
 def _check_algorithm(spec: GameSpec, name: str) -> None:
@@ -261,7 +274,13 @@ def cmd_solve(args: argparse.Namespace) -> int:
     _check_algorithm(spec, algorithm)
     if algorithm == COMPILED_ENGINE:
         return _solve_compiled(args, spec, game)
-    for option, given in (("--weak", args.weak), ("--store", args.store), ("--hash", args.hash)):
+    compiled_only = (
+        ("--weak", args.weak),
+        ("--store", args.store),
+        ("--hash", args.hash),
+        ("--workers", args.workers != 1),
+    )
+    for option, given in compiled_only:
         if given:
             raise UsageError(f"{option} needs the compiled engine: expected --algorithm compiled")
     with _interruptible() as stop:
@@ -290,8 +309,11 @@ def _solve_compiled(args: argparse.Namespace, spec: GameSpec, game: Game[Any]) -
     """``solve`` with the compiled engine: the game's exact score, best moves, and with
     ``--all`` every move's score, each stored as soon as it is proven when a store is open."""
     store = Store(args.store) if args.store else None
+    solver: Solver | None = None
     try:
-        solver = _solver(spec.name, hash_mb=args.hash or DEFAULT_HASH_MB, store=store)
+        solver = _solver(
+            spec.name, hash_mb=args.hash or DEFAULT_HASH_MB, store=store, workers=args.workers
+        )
         stream = not args.json and args.all
 
         def show(move: Any, exact: Exact) -> None:
@@ -312,6 +334,8 @@ def _solve_compiled(args: argparse.Namespace, spec: GameSpec, game: Game[Any]) -
                 else:
                     best = solver.best_moves(game, exact.rank, weak=args.weak)
     finally:
+        if solver is not None:
+            solver.close()
         if store is not None:
             store.close()
     complete = exact.complete and (not args.all or len(results) == len(game.legal_moves()))
@@ -654,6 +678,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--hash", type=_megabytes, help=f"table size in MB (default {DEFAULT_HASH_MB})"
     )
     solver.add_argument("--store", metavar="PATH", help="keep proven results in this SQLite file")
+    solver.add_argument(
+        "--workers",
+        type=_workers,
+        default=1,
+        help="processes for the compiled engine's exact solves (0 or auto: every core)",
+    )
     solver.set_defaults(run=cmd_solve)
 
     book = commands.add_parser(

@@ -63,7 +63,10 @@ NODE_LIMIT: Final = 8
 ABORTED: Final = 9
 GENERATION: Final = 10
 BEST_MOVE: Final = 11
-IO_SIZE: Final = 12
+VARIANT: Final = 12
+"""Nonzero in the helpers of a parallel search: they vary the move order near the root."""
+IO_SIZE: Final = 13
+_VARIED_PLIES: Final = 2
 
 # Fields of a search-stack frame: ``buf[ply]`` is the node ``ply`` plies below the root, its
 # moves stored from ``FRAME`` on.
@@ -373,6 +376,15 @@ def build(kernel: Kernel) -> Compiled:
                                         row[j] = row[j - 1]
                                     row[0] = table_move
                                     break
+                        if io[VARIANT] != 0 and ply < _VARIED_PLIES and count > 2:
+                            # A helper of a parallel search takes the moves after the first
+                            # in a rotated order, so the helpers spread over the tree.
+                            turn = (io[VARIANT] + ply) % (count - 1)
+                            for _ in range(turn):
+                                first = row[1]
+                                for j in range(1, count - 1):
+                                    row[j] = row[j + 1]
+                                row[count - 1] = first
                         frame[ALPHA], frame[BETA], frame[FIRST_ALPHA] = alpha, beta, alpha
                         frame[BEST], frame[BEST_AT], frame[INDEX] = -INF, 0, 0
                         frame[COUNT], frame[KEY], frame[RESEARCH] = count, key, 0
@@ -472,12 +484,18 @@ def build(kernel: Kernel) -> Compiled:
     return Compiled(kernel=kernel, negamax=search, solve=_cached_njit(solve, kernel, fingerprint))
 
 
-def new_table(hash_mb: float) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
-    """Empty ``keys`` and ``data`` arrays using at most ``hash_mb`` MiB together (16 bytes per
-    entry, a power-of-two count of at least 1,024 entries, half of ``hash_mb`` or more)."""
+def table_entries(hash_mb: float) -> int:
+    """The largest power-of-two entry count (at least 1,024) that fits ``hash_mb`` MiB."""
     entries = 1024
     while entries * 2 * 16 <= hash_mb * (1 << 20):
         entries *= 2
+    return entries
+
+
+def new_table(hash_mb: float) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+    """Empty ``keys`` and ``data`` arrays using at most ``hash_mb`` MiB together (16 bytes per
+    entry, a power-of-two count of at least 1,024 entries, half of ``hash_mb`` or more)."""
+    entries = table_entries(hash_mb)
     keys, data = np.zeros(entries, np.int64), np.zeros(entries, np.int64)
     keys.fill(0)  # touch every page now rather than inside the first searches
     data.fill(0)

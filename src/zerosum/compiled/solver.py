@@ -18,6 +18,7 @@ import numpy as np
 
 from zerosum.compiled import DEFAULT_HASH_MB, check_compiled, connect4, tictactoe
 from zerosum.compiled.engine import PROVEN, Kernel, table_move
+from zerosum.compiled.parallel import ParallelEngine
 from zerosum.compiled.runner import Engine
 from zerosum.game import WIN, Game, Outcome, Score, terminal_score
 from zerosum.games import connect4 as connect4_game
@@ -121,15 +122,39 @@ class Exact:
 
 class Solver:
     """The compiled engine for one game, with its table (and optionally a store) kept across
-    calls."""
+    calls. With ``workers`` > 1, exact solves run in that many worker processes sharing one
+    table (:mod:`.parallel`); call :meth:`close` (or use ``with``) to stop them."""
 
     def __init__(
-        self, game: str, *, hash_mb: float = DEFAULT_HASH_MB, store: Store | None = None
+        self,
+        game: str,
+        *,
+        hash_mb: float = DEFAULT_HASH_MB,
+        store: Store | None = None,
+        workers: int = 1,
     ) -> None:
         self.name = game
         self.compiled = compiled_game(game)
-        self.engine = Engine(self.compiled.kernel, hash_mb=hash_mb)
+        self.engine = Engine(self.compiled.kernel, hash_mb=hash_mb if workers == 1 else 1)
+        self.exact: Engine | ParallelEngine = self.engine
+        """What runs exact solves: the engine, or the worker processes."""
+        if workers > 1:
+            self.exact = ParallelEngine(
+                game, self.compiled.kernel, workers=workers, hash_mb=hash_mb
+            )
         self.store = store
+
+    def close(self) -> None:
+        """Stop the worker processes, if any."""
+        if isinstance(self.exact, ParallelEngine):
+            self.exact.close()
+            self.exact = self.engine
+
+    def __enter__(self) -> Solver:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     def state(self, game: Game[Any]) -> np.ndarray[Any, Any]:
         return self.engine.state(self.compiled.state(game))
@@ -141,7 +166,7 @@ class Solver:
             rank = self.store.get(self.name, key, weak=weak)
             if rank is not None:
                 return self._exact(game, rank, Stats(), weak=weak, stored=True)
-        solution = self.engine.solve(self.state(game), weak=weak, limit=limit)
+        solution = self.exact.solve(self.state(game), weak=weak, limit=limit)
         if solution.complete and self.store is not None:
             self.store.put(self.name, key, solution.rank, weak=weak)
         return self._exact(
@@ -222,7 +247,8 @@ class Solver:
                         child = known
                     else:  # one null window: is the child's rank at most -rank?
                         window = (-rank, -rank + 1)
-                        child = self.engine.solve(self.state(game), weak=weak, window=window).rank
+                        state = self.state(game)
+                        child = self.exact.solve(state, weak=weak, window=window).rank
             finally:
                 game.undo()
             if -child >= rank:
