@@ -63,3 +63,9 @@ def test_the_command_line_takes_workers(capsys: pytest.CaptureFixture[str]) -> N
     assert main(["solve", "connect4", "--workers", "none"]) == 2
     assert main(["solve", "tictactoe", "--algorithm", "engine", "--workers", "2"]) == 2
     assert "--workers needs the compiled engine" in capsys.readouterr().err
+
+
+def test_a_node_limit_is_shared_by_the_workers(parallel: Solver) -> None:
+    exact = parallel.solve(Connect4.from_position("4"), limit=Limit(nodes=200_000))
+    assert not exact.complete
+    assert exact.stats.nodes < 200_000 + 2 * 2048

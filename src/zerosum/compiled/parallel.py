@@ -4,11 +4,13 @@ Python threads cannot run the search side by side, so each worker is a process. 
 start once (``spawn``: each imports numba and loads the cached search) and are reused for every
 solve until :meth:`ParallelEngine.close`.
 
-Lazy SMP. Every worker solves the same position, all reading and writing one transposition table
-in shared memory; what one proves, the others find in the table. Helpers (every worker but the
-first) take the moves after the first in a rotated order near the root (``io[VARIANT]``), so
-they work on different subtrees. The first worker to finish gives the answer; the others are
-stopped through their ``io[STOP]`` flags, which also live in shared memory.
+Root splitting. The null-window narrowing of an exact solve runs in the parent; each
+null-window test hands the root's moves to the workers as they come free, best first, and the
+first move that refutes the window stops the rest. A worker that finds no move left joins the
+search of one still running, in a varied move order near its root (lazy SMP on that subtree,
+``io[VARIANT]``): the first copy to finish answers. All workers read and write one
+transposition table in shared memory, so what one proves the others find; stop flags live in
+shared memory too.
 
 Concurrent writes. Entries are two 64-bit words written without locks; a reader accepts an
 entry only if ``keys[i] ^ data[i]`` equals its key (see :mod:`.engine`). Two writers racing on
@@ -32,9 +34,11 @@ import numpy as np
 from zerosum.compiled import DEFAULT_HASH_MB, MAX_HASH_MB
 from zerosum.compiled.engine import (
     ABORTED,
+    DEPTH_INF,
     GENERATION,
     INF,
     IO_SIZE,
+    NO_SCORE,
     NODE_LIMIT,
     NODES,
     STOP,
@@ -42,6 +46,9 @@ from zerosum.compiled.engine import (
     Kernel,
     new_io,
     new_stack,
+    rank_of_lower_bound,
+    rank_of_upper_bound,
+    score_of_rank,
     table_entries,
 )
 from zerosum.compiled.runner import Solution, compiled
@@ -77,16 +84,16 @@ def _worker(
     io = ios[index]
     stack = new_stack(kernel)
     state = np.zeros(kernel.state_size, np.int64)
-    search.solve(state, 0, 0, table[0], table[1], new_io(), stack)  # load the compiled code
+    search.negamax(state, -INF, INF, 1, table[0], table[1], new_io(), stack)  # load the code
     pipe.send("ready")
     while True:
         task = pipe.recv()
         if task is None:
             break
-        values, lo, hi = task
+        values, alpha, beta = task  # an exact search of one position in a window
         state[:] = values
-        rank = search.solve(state, lo, hi, table[0], table[1], io, stack)
-        pipe.send(int(rank))
+        score = search.negamax(state, alpha, beta, DEPTH_INF, table[0], table[1], io, stack)
+        pipe.send(int(score))
     del table, ios, io
     table_memory.close()
     io_memory.close()
@@ -115,6 +122,8 @@ class ParallelEngine:
             (workers, IO_SIZE), np.int64, buffer=self._io_memory.buf
         )
         self.generation = 0
+        self._nodes = 0
+        self._node_limit: int | None = None
         context = multiprocessing.get_context("spawn")
         self._pipes: list[Connection] = []
         self._processes = []
@@ -159,49 +168,132 @@ class ParallelEngine:
         limit: Limit | None = None,
     ) -> Solution:
         """The exact rank of ``state``, as :meth:`zerosum.compiled.runner.Engine.solve` gives
-        it: the first worker to finish answers, the others are stopped."""
-        lo, hi = (-1, 1) if weak else (-INF, INF)
+        it. The null-window narrowing of the compiled ``solve`` runs here, and each null-window
+        test is split over the root's moves (:meth:`_root`). A node limit is shared out: each
+        search of a child gets what the others left."""
+        kernel = self.kernel
+        root = state.copy()
+        started = time.perf_counter()
+        decided = kernel.decided(root)
+        if decided != NO_SCORE:
+            return Solution(int(rank_of_lower_bound(decided)), Stats(time_s=0.0))
+        least, most = kernel.rank_range(root)
+        lo, hi = (-1, 1) if weak else (least, most)
+        lo, hi = max(lo, least), min(hi, most)
         if window is not None:
             lo, hi = max(lo, window[0]), min(hi, window[1])
+        children = self._expand(root)
         self.generation += 1
-        fresh = new_io()
-        fresh[GENERATION] = self.generation & 255
-        if limit is not None and limit.nodes is not None:
-            fresh[NODE_LIMIT] = max(limit.nodes // self.workers, 1)
-        for index in range(self.workers):
-            self.ios[index] = fresh
-            self.ios[index, VARIANT] = index
-        task = ([int(value) for value in state], lo, hi)
-        started = time.perf_counter()
+        self._nodes = 0
+        self._node_limit = None if limit is None else limit.nodes
         deadline = None if limit is None or limit.time is None else started + limit.time
-        for pipe in self._pipes:
-            pipe.send(task)
-        answer: int | None = None
-        pending = list(self._pipes)
+        while lo < hi:
+            middle = lo + (hi - lo) // 2
+            if middle <= 0 and -((-lo) // 2) < middle:
+                middle = -((-lo) // 2)
+            elif middle >= 0 and hi // 2 > middle:
+                middle = hi // 2
+            alpha, beta = int(score_of_rank(middle)), int(score_of_rank(middle + 1))
+            value = self._root(children, alpha, beta, deadline, limit)
+            if value is None:
+                stats = Stats(nodes=self._nodes, time_s=time.perf_counter() - started)
+                return Solution(0, stats, complete=False)
+            if value <= alpha:
+                hi = min(middle, int(rank_of_upper_bound(value)))
+            else:
+                lo = max(middle + 1, int(rank_of_lower_bound(value)))
+        return Solution(lo, Stats(nodes=self._nodes, time_s=time.perf_counter() - started))
+
+    def _expand(self, root: np.ndarray[Any, Any]) -> list[list[int]]:
+        """The states after each move of ``root``, best first."""
+        kernel = self.kernel
+        moves = np.zeros(kernel.max_moves, np.int64)
+        children = []
+        for move in moves[: kernel.moves(root, moves)].copy():
+            child = root.copy()
+            kernel.play(child, move)
+            children.append([int(value) for value in child])
+        return children
+
+    def _root(
+        self,
+        children: list[list[int]],
+        alpha: int,
+        beta: int,
+        deadline: float | None,
+        limit: Limit | None,
+    ) -> int | None:
+        """The root's fail-soft value for the window ``(alpha, beta)``, or ``None`` if a limit
+        stopped it.
+
+        The children go to the workers as they come free, best first; the first child that
+        refutes the window stops the others. A worker that finds no child left joins one still
+        being searched, in a varied move order (lazy SMP on that subtree): whichever copy ends
+        first answers for the child and the other copies stop.
+        """
+        queue = list(range(len(children)))
+        busy: dict[int, int] = {}  # worker -> child
+        answered: set[int] = set()
+        best = -INF
+        stopping = stopped = False
+
+        def start(worker: int, child: int, variant: int) -> None:
+            self.ios[worker] = self._fresh()
+            self.ios[worker, VARIANT] = variant
+            busy[worker] = child
+            self._pipes[worker].send((children[child], -beta, -alpha))
+
+        def fill() -> None:
+            for worker in range(self.workers):
+                if worker in busy or stopping:
+                    continue
+                if queue:
+                    start(worker, queue.pop(0), 0)
+                elif busy:
+                    start(worker, min(busy.values()), worker + 1)
+
+        fill()
         try:
-            while pending:
-                for ready in wait(pending, timeout=_POLL_S):
-                    index = next(i for i, pipe in enumerate(self._pipes) if pipe is ready)
-                    rank = self._pipes[index].recv()
-                    pending.remove(self._pipes[index])
-                    if answer is None and self.ios[index, ABORTED] == 0:
-                        answer = rank
+            while busy:
+                for pipe in wait([self._pipes[worker] for worker in busy], timeout=_POLL_S):
+                    worker = next(i for i, mine in enumerate(self._pipes) if mine is pipe)
+                    score = self._pipes[worker].recv()
+                    child = busy.pop(worker)
+                    self._nodes += int(self.ios[worker, NODES])
+                    if stopping or child in answered:
+                        continue
+                    if self.ios[worker, ABORTED] != 0:  # not stopped by us: its node budget
+                        stopping = stopped = True
                         self.ios[:, STOP] = 1
-                if answer is None and (
+                        continue
+                    answered.add(child)
+                    for other, searching in busy.items():
+                        if searching == child:
+                            self.ios[other, STOP] = 1
+                    best = max(best, -score)
+                    if best >= beta:
+                        stopping = True
+                        self.ios[:, STOP] = 1
+                if not stopping and (
                     (deadline is not None and time.perf_counter() >= deadline)
                     or (limit is not None and limit.stop is not None and limit.stop())
                 ):
+                    stopping = stopped = True
                     self.ios[:, STOP] = 1
+                fill()
         except BaseException:
             self.ios[:, STOP] = 1
-            for pipe in pending:
-                pipe.recv()
+            for worker in busy:
+                self._pipes[worker].recv()
             raise
-        nodes = int(self.ios[:, NODES].sum())
-        stats = Stats(nodes=nodes, time_s=time.perf_counter() - started)
-        if answer is None:
-            return Solution(0, stats, complete=False)
-        return Solution(answer, stats)
+        return None if stopped else best
+
+    def _fresh(self) -> np.ndarray[Any, Any]:
+        fresh = new_io()
+        fresh[GENERATION] = self.generation & 255
+        if self._node_limit is not None:
+            fresh[NODE_LIMIT] = max((self._node_limit - self._nodes) // self.workers, 1)
+        return fresh
 
     def close(self) -> None:
         """Stop the workers and free the shared memory."""
