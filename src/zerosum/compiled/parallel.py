@@ -55,6 +55,9 @@ from zerosum.compiled.runner import Solution, compiled
 from zerosum.search.core import Limit, Stats
 
 _POLL_S: Final = 0.01
+SERIAL_NODES: Final = 200_000
+"""A solve is first tried in the calling process with this many nodes (tens of milliseconds):
+handing a small solve to the workers costs more than it saves."""
 
 
 def _attach(name: str) -> SharedMemory:
@@ -122,6 +125,7 @@ class ParallelEngine:
             (workers, IO_SIZE), np.int64, buffer=self._io_memory.buf
         )
         self.generation = 0
+        self._stack = new_stack(kernel)
         self._nodes = 0
         self._node_limit: int | None = None
         context = multiprocessing.get_context("spawn")
@@ -182,10 +186,26 @@ class ParallelEngine:
         lo, hi = max(lo, least), min(hi, most)
         if window is not None:
             lo, hi = max(lo, window[0]), min(hi, window[1])
-        children = self._expand(root)
         self.generation += 1
         self._nodes = 0
         self._node_limit = None if limit is None else limit.nodes
+        # Most solves are small: try here first, on the shared table, with a small budget.
+        io = self._fresh()
+        io[NODE_LIMIT] = min(int(io[NODE_LIMIT]), SERIAL_NODES)
+        search = compiled(kernel)
+        rank = search.solve(root, lo, hi, self.table[0], self.table[1], io, self._stack)
+        self._nodes = int(io[NODES])
+        if io[ABORTED] == 0:
+            return Solution(
+                int(rank), Stats(nodes=self._nodes, time_s=time.perf_counter() - started)
+            )
+        if limit is not None and limit.nodes is not None and self._nodes >= limit.nodes:
+            return Solution(
+                0, Stats(nodes=self._nodes, time_s=time.perf_counter() - started), False
+            )
+        root = state.copy()  # an aborted search leaves its state array mid-line
+        kernel.decided(root)  # what ``moves`` may rely on, as in the search
+        children = self._expand(root)
         deadline = None if limit is None or limit.time is None else started + limit.time
         while lo < hi:
             middle = lo + (hi - lo) // 2
@@ -205,7 +225,8 @@ class ParallelEngine:
         return Solution(lo, Stats(nodes=self._nodes, time_s=time.perf_counter() - started))
 
     def _expand(self, root: np.ndarray[Any, Any]) -> list[list[int]]:
-        """The states after each move of ``root``, best first."""
+        """The states after each move of ``root`` (just looked at by ``decided``), best first.
+        An undecided position always has a move to search."""
         kernel = self.kernel
         moves = np.zeros(kernel.max_moves, np.int64)
         children = []
@@ -213,6 +234,8 @@ class ParallelEngine:
             child = root.copy()
             kernel.play(child, move)
             children.append([int(value) for value in child])
+        if not children:
+            raise RuntimeError("an undecided position offered no move to search")
         return children
 
     def _root(
