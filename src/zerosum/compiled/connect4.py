@@ -20,7 +20,7 @@ from typing import Any, Final
 
 from numba import njit
 
-from zerosum.compiled.engine import NO_SCORE, Kernel, score_of_rank
+from zerosum.compiled.engine import NO_SCORE, Kernel, popcount, score_of_rank
 
 WIDTH: Final = 7
 HEIGHT: Final = 6
@@ -78,15 +78,6 @@ def has_four(position: int) -> bool:
 def playable(mask: int) -> int:
     """The lowest empty cell of every column that is not full."""
     return (mask + BOTTOM) & BOARD
-
-
-@njit(cache=True, nogil=True)
-def popcount(bits: int) -> int:
-    count = 0
-    while bits:
-        bits &= bits - 1
-        count += 1
-    return count
 
 
 @njit(cache=True, nogil=True)

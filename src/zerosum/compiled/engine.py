@@ -228,6 +228,45 @@ def score_of_rank(rank: int) -> int:
     return 0
 
 
+@njit(cache=True, nogil=True)
+def popcount(bits: int) -> int:
+    """The number of set bits."""
+    count = 0
+    while bits:
+        bits &= bits - 1
+        count += 1
+    return count
+
+
+def solve_bounds(weak: bool, window: tuple[int, int] | None) -> tuple[int, int]:
+    """The rank interval a solve narrows: everything, ``(-1, 1)`` for a weak solve, cut to
+    ``window`` if one is given."""
+    lo, hi = (-1, 1) if weak else (-INF, INF)
+    if window is not None:
+        lo, hi = max(lo, window[0]), min(hi, window[1])
+    return lo, hi
+
+
+@njit(cache=True, nogil=True)
+def next_test(lo: int, hi: int) -> int:
+    """The rank ``middle`` whose null window ``(middle, middle + 1)`` tests ``[lo, hi]`` next:
+    the midpoint, pulled halfway towards zero (most positions are close games)."""
+    middle = lo + (hi - lo) // 2
+    if middle <= 0 and -((-lo) // 2) < middle:
+        return -((-lo) // 2)
+    if middle >= 0 and hi // 2 > middle:
+        return hi // 2
+    return middle
+
+
+@njit(cache=True, nogil=True)
+def narrowed(lo: int, hi: int, middle: int, value: int) -> tuple[int, int]:
+    """``[lo, hi]`` after the null-window test at ``middle`` returned the fail-soft ``value``."""
+    if value <= score_of_rank(middle):
+        return lo, min(middle, rank_of_upper_bound(value))
+    return max(middle + 1, rank_of_lower_bound(value)), hi
+
+
 @dataclass(frozen=True)
 class Compiled:
     """The search functions compiled for one kernel."""
@@ -464,20 +503,13 @@ def build(kernel: Kernel) -> Compiled:
         least, most = rank_range(st)
         lo, hi = max(lo, least), min(hi, most)
         while lo < hi:
-            middle = lo + (hi - lo) // 2
-            if middle <= 0 and -((-lo) // 2) < middle:
-                middle = -((-lo) // 2)
-            elif middle >= 0 and hi // 2 > middle:
-                middle = hi // 2
-            alpha = score_of_rank(middle)
-            beta = score_of_rank(middle + 1)
-            value = search(st, alpha, beta, DEPTH_INF, keys, data, io, buf)
+            middle = next_test(lo, hi)
+            value = search(
+                st, score_of_rank(middle), score_of_rank(middle + 1), DEPTH_INF, keys, data, io, buf
+            )
             if io[ABORTED] != 0:
                 break
-            if value <= alpha:
-                hi = min(middle, rank_of_upper_bound(value))
-            else:
-                lo = max(middle + 1, rank_of_lower_bound(value))
+            lo, hi = narrowed(lo, hi, middle, value)
         return lo
 
     search = _cached_njit(negamax, kernel, fingerprint)

@@ -44,11 +44,13 @@ from zerosum.compiled.engine import (
     STOP,
     VARIANT,
     Kernel,
+    narrowed,
     new_io,
     new_stack,
+    next_test,
     rank_of_lower_bound,
-    rank_of_upper_bound,
     score_of_rank,
+    solve_bounds,
     table_entries,
 )
 from zerosum.compiled.runner import Solution, compiled
@@ -182,10 +184,8 @@ class ParallelEngine:
         if decided != NO_SCORE:
             return Solution(int(rank_of_lower_bound(decided)), Stats(time_s=0.0))
         least, most = kernel.rank_range(root)
-        lo, hi = (-1, 1) if weak else (least, most)
+        lo, hi = solve_bounds(weak, window)
         lo, hi = max(lo, least), min(hi, most)
-        if window is not None:
-            lo, hi = max(lo, window[0]), min(hi, window[1])
         self.generation += 1
         self._nodes = 0
         self._node_limit = None if limit is None else limit.nodes
@@ -208,20 +208,13 @@ class ParallelEngine:
         children = self._expand(root)
         deadline = None if limit is None or limit.time is None else started + limit.time
         while lo < hi:
-            middle = lo + (hi - lo) // 2
-            if middle <= 0 and -((-lo) // 2) < middle:
-                middle = -((-lo) // 2)
-            elif middle >= 0 and hi // 2 > middle:
-                middle = hi // 2
+            middle = int(next_test(lo, hi))
             alpha, beta = int(score_of_rank(middle)), int(score_of_rank(middle + 1))
             value = self._root(children, alpha, beta, deadline, limit)
             if value is None:
                 stats = Stats(nodes=self._nodes, time_s=time.perf_counter() - started)
                 return Solution(0, stats, complete=False)
-            if value <= alpha:
-                hi = min(middle, int(rank_of_upper_bound(value)))
-            else:
-                lo = max(middle + 1, int(rank_of_lower_bound(value)))
+            lo, hi = (int(end) for end in narrowed(lo, hi, middle, value))
         return Solution(lo, Stats(nodes=self._nodes, time_s=time.perf_counter() - started))
 
     def _expand(self, root: np.ndarray[Any, Any]) -> list[list[int]]:

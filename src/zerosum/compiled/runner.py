@@ -37,6 +37,7 @@ from zerosum.compiled.engine import (
     new_io,
     new_stack,
     new_table,
+    solve_bounds,
 )
 from zerosum.search.core import Limit, Stats
 
@@ -112,9 +113,7 @@ class Engine:
     ) -> Solution:
         """The exact rank of ``state`` (left unchanged). ``weak`` only tells win, draw or loss;
         ``window`` ``(lo, hi)`` only tells the rank if it lies inside, else the nearer end."""
-        lo, hi = (-1, 1) if weak else (-INF, INF)
-        if window is not None:
-            lo, hi = max(lo, window[0]), min(hi, window[1])
+        lo, hi = solve_bounds(weak, window)
         io = self._io(limit)
         work = state.copy()
         started = time.perf_counter()

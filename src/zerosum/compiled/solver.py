@@ -20,7 +20,7 @@ from zerosum.compiled import DEFAULT_HASH_MB, check_compiled, connect4, tictacto
 from zerosum.compiled.engine import PROVEN, Kernel, table_move
 from zerosum.compiled.parallel import ParallelEngine
 from zerosum.compiled.runner import Engine
-from zerosum.game import WIN, Game, Outcome, Score, terminal_score
+from zerosum.game import WIN, Game, Score, terminal_score
 from zerosum.games import connect4 as connect4_game
 from zerosum.search.core import Limit, SearchResult, Stats
 from zerosum.store import Store
@@ -205,7 +205,7 @@ class Solver:
             try:
                 outcome = game.outcome()
                 if outcome is not None:
-                    rank = self._terminal_rank(game, outcome)
+                    rank = self._terminal_rank(game)
                     child = Exact(rank, terminal_score(outcome, 0), Stats())
                 else:
                     remaining = None
@@ -240,7 +240,7 @@ class Solver:
             try:
                 outcome = game.outcome()
                 if outcome is not None:
-                    child = self._terminal_rank(game, outcome)
+                    child = self._terminal_rank(game)
                 else:
                     known = self._stored(game, weak=weak)
                     if known is not None:
@@ -296,7 +296,7 @@ class Solver:
                     on_position(position, exact)
         return True
 
-    def _terminal_rank(self, game: Game[Any], outcome: Outcome) -> int:
+    def _terminal_rank(self, game: Game[Any]) -> int:
         """The rank of a finished position, for the side to move in it."""
         state = self.state(game)
         return rank_of(int(self.compiled.kernel.decided(state)))

@@ -11,7 +11,7 @@ from typing import Any, Final
 
 from numba import njit
 
-from zerosum.compiled.engine import NO_SCORE, Kernel, score_of_rank
+from zerosum.compiled.engine import NO_SCORE, Kernel, popcount, score_of_rank
 from zerosum.games.tictactoe import LINE_WEIGHT, LINES, MOVE_ORDER
 
 X_STONES: Final = 0
@@ -54,21 +54,12 @@ def rank_range(st: Any) -> tuple[int, int]:
 
 
 @njit(cache=True, nogil=True)
-def _bits(value: int) -> int:
-    count = 0
-    while value:
-        value &= value - 1
-        count += 1
-    return count
-
-
-@njit(cache=True, nogil=True)
 def evaluate(st: Any) -> int:
     """The line values of :func:`zerosum.games.tictactoe.board_value`, from the side to move."""
     x, o = st[X_STONES], st[O_STONES]
     value = 0
     for line in _LINES:
-        own, other = _bits(x & line), _bits(o & line)
+        own, other = popcount(x & line), popcount(o & line)
         if own == 0:
             value -= _WEIGHT[other]
         elif other == 0:
