@@ -8,9 +8,13 @@ from typing import Any
 import pytest
 
 from zerosum.game import HEURISTIC_LIMIT, Game, MoveError, Outcome
-from zerosum.games import GAMES, GameSpec
+from zerosum.games import GAMES, GameSpec, get_game
 
-GAME_SPECS = list(GAMES.values())
+GAME_SPECS = [
+    *GAMES.values(),
+    *(get_game(name) for spec in GAMES.values() for name in spec.variants),
+]
+"""Every registered game and every named variant of one."""
 PLAYOUTS = 60
 
 

@@ -8,6 +8,8 @@ from typing import Any
 
 from zerosum.game import Game, ZerosumError
 from zerosum.games.connect4 import Connect4, split_moves
+from zerosum.games.morris import Morris
+from zerosum.games.morris_rules import parse_options
 from zerosum.games.tictactoe import TicTacToe
 
 
@@ -44,7 +46,32 @@ class GameSpec:
     """The level ``play`` starts at (1-based; 0 means the top level)."""
     solver: str = "engine"
     """The algorithm ``zerosum solve`` uses unless told otherwise."""
+    options: Callable[[str], GameSpec] | None = None
+    """The spec of a variant, from the options after ``name:`` (``morris:six``); raises a
+    :class:`ZerosumError` naming a bad option. ``None``: the game has no options."""
+    variants: tuple[str, ...] = ()
+    """Named variants (full game names) that the conformance suite runs as well."""
     """Every move a position may offer, for tables that also show the unavailable ones."""
+
+
+def _morris(options: str) -> GameSpec:
+    """Nine men's morris, or the variant and rules named by ``options`` (see
+    :func:`zerosum.games.morris_rules.parse_options`)."""
+    rules = parse_options(options)
+    board = f"{rules.size} of W/B/. in the standard point order"
+    return GameSpec(
+        name=rules.name(),
+        title=f"{rules.variant.capitalize()} men's morris",
+        new=lambda: Morris(rules),
+        from_position=lambda text: Morris.from_position(text, rules),
+        position_format=f"'<{board}> <w|b> <white in hand> <black in hand> [<moves without "
+        "removal>]'",
+        sides=("White", "Black"),
+        levels=(1, 2, 4, 6, 8),
+        default_level=4,
+        options=_morris,
+        variants=("morris:six", "morris:twelve") if not options else (),
+    )
 
 
 GAMES: dict[str, GameSpec] = {
@@ -72,14 +99,21 @@ GAMES: dict[str, GameSpec] = {
             split_moves=split_moves,
             move_names=tuple("1234567"),
         ),
+        _morris(""),
     )
 }
 
 
 def get_game(name: str) -> GameSpec:
     """The registered game ``name``; raises :class:`UnknownGameError` listing the known ones."""
+    base, colon, options = name.partition(":")
     try:
-        return GAMES[name]
+        spec = GAMES[base]
     except KeyError:
         known = ", ".join(sorted(GAMES))
         raise UnknownGameError(f"unknown game {name!r}: expected one of {known}") from None
+    if not colon:
+        return spec
+    if spec.options is None:
+        raise UnknownGameError(f"game {base!r} has no options: expected just {base!r}")
+    return spec.options(options)
