@@ -16,12 +16,13 @@ from typing import Any, Final
 
 import numpy as np
 
-from zerosum.compiled import DEFAULT_HASH_MB, check_compiled, connect4, tictactoe
+from zerosum.compiled import DEFAULT_HASH_MB, check_compiled, connect4, morris, tictactoe
 from zerosum.compiled.engine import PROVEN, Kernel, table_move
 from zerosum.compiled.parallel import ParallelEngine
 from zerosum.compiled.runner import Engine
 from zerosum.game import WIN, Game, Score, terminal_score
 from zerosum.games import connect4 as connect4_game
+from zerosum.games.morris import Morris
 from zerosum.search.core import Limit, SearchResult, Stats
 from zerosum.store import Store
 
@@ -81,11 +82,24 @@ def _tictactoe_key(game: Game[Any]) -> int:
     return x | o << 9
 
 
+def _morris_state(game: Game[Any]) -> list[int]:
+    assert isinstance(game, Morris)
+    return morris.state_of(game)
+
+
+def _morris_value(rank: int, ply: int) -> Score:
+    """A game that ends at game ply ``p`` ranks ``RANK_BASE - p`` (negative for a loss)."""
+    if rank == 0:
+        return 0
+    return (WIN - (morris.RANK_BASE - abs(rank) - ply)) * (1 if rank > 0 else -1)
+
+
 COMPILED: Final[dict[str, CompiledGame]] = {
     "connect4": CompiledGame(
         connect4.KERNEL, _connect4_state, connect4_game.value_from_pons, _connect4_key
     ),
     "tictactoe": CompiledGame(tictactoe.KERNEL, _tictactoe_state, _tictactoe_value, _tictactoe_key),
+    "morris": CompiledGame(morris.KERNEL, _morris_state, _morris_value, lambda game: game.key()),
 }
 """Every game with a compiled kernel, by registry name."""
 
@@ -93,7 +107,7 @@ COMPILED: Final[dict[str, CompiledGame]] = {
 def compiled_game(name: str) -> CompiledGame:
     """The kernel mapping of game ``name``; raises :class:`NotCompiledError` if it has none."""
     check_compiled(name)
-    return COMPILED[name]
+    return COMPILED[name.partition(":")[0]]
 
 
 def rank_of(score: int) -> int:
