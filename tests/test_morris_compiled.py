@@ -128,3 +128,11 @@ def test_iterative_deepening_under_a_time_limit_returns_a_legal_move() -> None:
     game = get_game("morris").new()
     result = solver.search(game, limit=Limit(time=0.3))
     assert result.best_move in game.legal_moves() and result.depth >= 4
+
+
+def test_exact_solves_are_refused_with_a_clear_error() -> None:
+    from zerosum.compiled import NotCompiledError
+
+    solver = Solver("morris:six", hash_mb=1)
+    with pytest.raises(NotCompiledError, match="cannot solve morris:six exactly"):
+        solver.solve(get_game("morris:six").new())
