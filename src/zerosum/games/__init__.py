@@ -51,7 +51,6 @@ class GameSpec:
     :class:`ZerosumError` naming a bad option. ``None``: the game has no options."""
     variants: tuple[str, ...] = ()
     """Named variants (full game names) that the conformance suite runs as well."""
-    """Every move a position may offer, for tables that also show the unavailable ones."""
 
 
 def _morris(options: str) -> GameSpec:
