@@ -24,6 +24,7 @@ from zerosum.compiled import DEFAULT_HASH_MB, KERNEL_GAMES, MAX_HASH_MB, check_c
 from zerosum.game import WIN, Game, ZerosumError, is_proven, play_moves
 from zerosum.games import GAMES, GameSpec, get_game
 from zerosum.search import ALGORITHMS, Limit, SearchResult, get_algorithm, search, solve
+from zerosum.search.compare import compare
 from zerosum.store import Store
 
 COMPILED_ENGINE = "compiled"
@@ -422,29 +423,17 @@ def cmd_book(args: argparse.Namespace) -> int:
 
 def compare_rows(game: Game[Any], depth: int) -> list[dict[str, Any]]:
     """Every algorithm with and without its table, one best move and all best moves."""
-    rows = []
-    for algorithm in ALGORITHMS.values():
-        for table in (False, True):
-            for all_best in (False, True):
-                result = search(
-                    game,
-                    algorithm=algorithm.name,
-                    limit=Limit(depth=depth),
-                    table=table,
-                    all_best=all_best,
-                )
-                stats = result.stats
-                rows.append(
-                    {
-                        "algorithm": algorithm.name,
-                        "table": algorithm.table_kind if table else "none",
-                        "best": "all" if all_best else "one",
-                        "value": result.value,
-                        "best_moves": _names(game, result.best_moves),
-                        **stats.as_dict(),
-                    }
-                )
-    return rows
+    return [
+        {
+            "algorithm": row.algorithm,
+            "table": row.table,
+            "best": row.best,
+            "value": row.value,
+            "best_moves": _names(game, row.best_moves),
+            **row.stats.as_dict(),
+        }
+        for row in compare(game, [depth])
+    ]
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
