@@ -64,6 +64,13 @@ def _int(text: str) -> int:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
 
 
+def _port(text: str) -> int:
+    value = _int(text)
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"{value} is out of range: expected a port 0..65535")
+    return value
+
+
 def _megabytes(text: str) -> float:
     try:
         value = float(text)
@@ -485,6 +492,13 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_serve(args: argparse.Namespace) -> int:
+    from zerosum.web import serve
+
+    serve(args.host, args.port)
+    return 0
+
+
 # -- play -----------------------------------------------------------------------------------
 
 
@@ -708,6 +722,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--store", metavar="PATH", help="SQLite store of proven results (an opening book)"
     )
     play.set_defaults(run=cmd_play)
+
+    serve = commands.add_parser("serve", help="the web app: play and watch the search think")
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    serve.add_argument("--port", type=_port, default=8000, help="port (0: any free port)")
+    serve.set_defaults(run=cmd_serve)
     return parser
 
 
