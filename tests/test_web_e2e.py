@@ -79,6 +79,12 @@ def page(browser: Browser) -> Iterator[Page]:
     assert not errors, f"errors in the page: {errors}"
 
 
+def open_game(page: Page, server: str, game: str) -> None:
+    page.goto(f"{server}/?game={game}")
+    expect(page.locator("body")).to_have_attribute("data-ready", "yes")
+    expect(page.locator("#board svg, #board pre")).to_be_visible()
+
+
 def wait_for_my_turn(page: Page) -> None:
     page.wait_for_function(
         "() => document.querySelector('#status').dataset.over === 'yes'"
@@ -88,8 +94,7 @@ def wait_for_my_turn(page: Page) -> None:
 
 
 def test_full_tictactoe_game(server: str, page: Page) -> None:
-    page.goto(f"{server}/?game=tictactoe")
-    expect(page.locator("#board svg")).to_be_visible()
+    open_game(page, server, "tictactoe")
     page.select_option("#level", "1")
     page.fill("#think-time", "2")
     clicks = 0
@@ -133,8 +138,7 @@ def test_full_tictactoe_game(server: str, page: Page) -> None:
 
 
 def test_connect4_moves_analysis_and_compare(server: str, page: Page) -> None:
-    page.goto(f"{server}/?game=connect4")
-    expect(page.locator("#board svg")).to_be_visible()
+    open_game(page, server, "connect4")
     page.select_option("#level", "2")
     for column in ("4", "3", "5"):
         wait_for_my_turn(page)
@@ -165,7 +169,7 @@ def test_connect4_moves_analysis_and_compare(server: str, page: Page) -> None:
 
 
 def test_position_load_and_bad_input(server: str, page: Page) -> None:
-    page.goto(f"{server}/?game=tictactoe")
+    open_game(page, server, "tictactoe")
     page.select_option("#side", "both")
     page.fill("#position", "xo./.x./...")
     page.click("#load")

@@ -320,6 +320,7 @@ async function start() {
     });
   }
   await newSession();
+  document.body.dataset.ready = "yes";
 }
 
 guarded(start);
