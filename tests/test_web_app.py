@@ -276,3 +276,18 @@ def test_closing_the_socket_stops_its_search_and_the_server_stays_responsive(
     wait_until_no_searches(timeout=5.0)
     assert not any(process.is_alive() for process in processes)
     assert client.get("/api/health").json()["searches"] == 0
+
+
+def test_compiled_engine_streams_too(client: TestClient) -> None:
+    sid = new(client, "connect4", moves=["4453"])["id"]
+    with client.websocket_connect(f"/api/sessions/{sid}/live") as socket:
+        socket.send_json({"action": "think", "depth": 12, "engine": "compiled", "time": 60})
+        events = events_until_done(socket)
+    infos = [e for e in events if e["type"] == "info"]
+    assert [e["depth"] for e in infos] == list(range(1, len(infos) + 1)) and len(infos) >= 10
+    assert events[-1]["type"] == "done" and events[-1]["best_move"] in "1234567"
+    wait_until_no_searches()
+    response = client.post(
+        f"/api/sessions/{new(client, 'tictactoe')['id']}/think", json={"engine": "gpu"}
+    )
+    assert response.status_code == 422

@@ -23,6 +23,7 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 
 from zerosum import __version__
+from zerosum.compiled import KERNEL_GAMES, check_compiled
 from zerosum.game import ZerosumError
 from zerosum.games import GAMES, GameSpec, UnknownGameError
 from zerosum.search.explain import MAX_TREE_NODES, TreeNode, explain
@@ -80,6 +81,9 @@ class Think(BaseModel):
     )
     time: float = Field(DEFAULT_TIME, gt=0, le=MAX_TIME, description="seconds to think at most")
     seed: int | None = Field(None, description="picks among equally good moves; none: at random")
+    engine: Literal["python", "compiled"] = Field(
+        "python", description="the pure-Python engine, or the compiled one (games with a kernel)"
+    )
     play: bool = Field(False, description="play the move found in the session")
 
 
@@ -115,10 +119,13 @@ def _game_info(spec: GameSpec) -> dict[str, Any]:
         "levels": _levels(spec),
         "default_level": spec.default_level or len(spec.levels),
         "position_format": spec.position_format,
+        "compiled": spec.name in KERNEL_GAMES,
     }
 
 
 def _depth(spec: GameSpec, think: Think) -> int:
+    if think.engine == "compiled":
+        check_compiled(spec.name)
     if think.depth is not None:
         return think.depth
     level = think.level if think.level is not None else spec.default_level or len(spec.levels)
@@ -136,6 +143,11 @@ def _request(session: Session, **extra: Any) -> dict[str, Any]:
         "moves": list(session.moves),
         **extra,
     }
+
+
+def _think_request(session: Session, think: Think) -> dict[str, Any]:
+    depth = _depth(session.spec, think)
+    return _request(session, depth=depth, time=think.time, seed=think.seed, engine=think.engine)
 
 
 def _tree_data(node: TreeNode[Any], format_move: Any, game: Any) -> dict[str, Any]:
@@ -242,10 +254,7 @@ def create_app() -> FastAPI:
             if session.game.outcome() is not None:
                 raise ZerosumError("the game is over: expected a position with moves to play")
             snapshot = list(session.moves)
-            job = Job(
-                "think",
-                _request(session, depth=_depth(session.spec, body), time=body.time, seed=body.seed),
-            )
+            job = Job("think", _think_request(session, body))
         infos: list[dict[str, Any]] = []
         done: dict[str, Any] = {}
         async for event in job.events():
@@ -333,13 +342,7 @@ def create_app() -> FastAPI:
                                 raise ZerosumError(
                                     "the game is over: expected a position with moves to play"
                                 )
-                            request = _request(
-                                session,
-                                depth=_depth(session.spec, message),
-                                time=message.time,
-                                seed=message.seed,
-                            )
-                            job = Job("think", request)
+                            job = Job("think", _think_request(session, message))
                             think: Think | None = message
                         else:
                             job = Job("compare", _request(session, depth=message.depth))

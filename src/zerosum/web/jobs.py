@@ -61,18 +61,32 @@ def _figures(game: Game[Any], result: SearchResult[Any]) -> dict[str, Any]:
 
 def think(request: dict[str, Any], send: Send, stop: Callable[[], bool]) -> None:
     """Search the position for the move to play: iterative deepening up to ``depth`` plies
-    (0: until solved) within ``time`` seconds, every best move proven and one chosen at random
-    with ``seed``. Sends ``info`` after each iteration, then ``done``."""
+    (0: until solved) within ``time`` seconds. Sends ``info`` after each iteration, then
+    ``done``.
+
+    The pure-Python engine proves every best move and picks one at random with ``seed``; the
+    compiled engine (``engine="compiled"``, games with a kernel) plays its first best move.
+    """
     spec = get_game(request["game"])
     game = build(spec, request["start"], request["moves"])
     depth = request["depth"] or None
-    seed = request["seed"] if request["seed"] is not None else random.randrange(1 << 30)
     limit = Limit(depth=depth, time=request["time"], stop=stop)
     last = None
-    for result in iterate(game, limit=limit, mode=Mode.ALL, seed=seed):
-        last = result
-        if result.complete:
-            send({"type": "info", **_figures(game, result)})
+    if request.get("engine") == "compiled":
+        from zerosum.compiled.solver import Solver  # imports numba: only when asked for
+
+        with Solver(spec.name, hash_mb=16) as solver:
+            last = solver.search(
+                game,
+                limit=limit,
+                on_iteration=lambda result: send({"type": "info", **_figures(game, result)}),
+            )
+    else:
+        seed = request["seed"] if request["seed"] is not None else random.randrange(1 << 30)
+        for result in iterate(game, limit=limit, mode=Mode.ALL, seed=seed):
+            last = result
+            if result.complete:
+                send({"type": "info", **_figures(game, result)})
     assert last is not None
     send({"type": "done", **_figures(game, last)})
 

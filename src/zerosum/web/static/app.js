@@ -113,6 +113,7 @@ async function newSession() {
   page.info = page.games.find((game) => game.name === name);
   fillSelectors();
   $("format").textContent = "Position format: " + page.info.position_format;
+  $("engine-label").hidden = !page.info.compiled;
   page.busy = null;
   resetFigures();
   page.state = await api("POST", "/api/sessions", { game: name });
@@ -138,6 +139,8 @@ function fillSelectors() {
 // -- searches -----------------------------------------------------------------------------
 
 function resetFigures() {
+  $("evalfill").style.height = "50%";
+  $("evaltext").textContent = "evaluation –";
   for (const id of ["f-depth", "f-score", "f-nodes", "f-nps", "f-time", "f-best", "f-pv"]) $(id).textContent = "–";
   $("iterations").tBodies[0].replaceChildren();
 }
@@ -155,7 +158,8 @@ async function think(play) {
   render();
   // playing: the chosen strength within the think time; analysing: deeper until solved or stopped
   const how = play ? { level: Number($("level").value), time: thinkTime() } : { depth: 0, time: 120 };
-  await send({ action: "think", ...how, play });
+  const engine = page.info.compiled ? $("engine-kind").value : "python";
+  await send({ action: "think", ...how, engine, play });
 }
 
 function evalBar(value) {
@@ -163,7 +167,9 @@ function evalBar(value) {
   const mine = page.rootSide === 0 ? value : -value;
   const share = Math.abs(mine) >= PROVEN ? (mine > 0 ? 1 : 0) : 0.5 + 0.5 * (mine / (Math.abs(mine) + 100));
   $("evalfill").style.height = `${(share * 100).toFixed(1)}%`;
-  $("evaltext").textContent = Math.abs(mine) >= PROVEN ? (mine > 0 ? "1-0" : "0-1") : (mine / 100).toFixed(2);
+  const first = page.state.sides[0];
+  $("evaltext").textContent = `evaluation for ${first}: ` +
+    (Math.abs(mine) >= PROVEN ? `${longScore(mine, true)}` : (mine > 0 ? "+" : "") + mine);
 }
 
 function showFigures(event) {
