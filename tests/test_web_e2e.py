@@ -7,9 +7,13 @@ chart appear, and saves screenshots into ``artifacts/`` (git-ignored).
 
 from __future__ import annotations
 
+import dataclasses
 import os
+import socket
 import subprocess
 import sys
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -34,7 +38,11 @@ if not CHROMIUM.exists():
         allow_module_level=True,
     )
 
+import uvicorn  # noqa: E402
 from playwright.sync_api import Browser, Page, expect, sync_playwright  # noqa: E402
+
+from zerosum.games import GAMES, get_game  # noqa: E402
+from zerosum.web.app import create_app  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -179,3 +187,62 @@ def test_position_load_and_bad_input(server: str, page: Page) -> None:
     page.click("#load")
     expect(page.locator("#error")).not_to_be_empty()
     expect(page.locator("#status")).to_have_text("O to move.")
+
+
+def test_closing_the_tab_ends_its_search(server: str, browser: Browser) -> None:
+    context = browser.new_context()
+    page = context.new_page()
+    open_game(page, server, "connect4")
+    page.click("#analyze")
+    page.wait_for_function(
+        "() => document.querySelectorAll('#iterations tbody tr').length >= 2", timeout=20_000
+    )
+    health = page.request.get(f"{server}/api/health").json()
+    assert health["searches"] >= 1
+    context.close()
+    probe = browser.new_context()
+    deadline = time.monotonic() + 5
+    while (
+        probe.request.get(f"{server}/api/health").json()["searches"] and time.monotonic() < deadline
+    ):
+        time.sleep(0.1)
+    assert probe.request.get(f"{server}/api/health").json()["searches"] == 0
+    probe.close()
+
+
+@pytest.fixture
+def server_with_a_boardless_game() -> Iterator[str]:
+    """The app in this process with one more game that has no board renderer on the page."""
+    spec = dataclasses.replace(get_game("tictactoe"), name="plain", title="Plain tic-tac-toe")
+    GAMES["plain"] = spec
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+    server = uvicorn.Server(uvicorn.Config(create_app(), log_level="warning"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started and time.monotonic() < deadline:
+        time.sleep(0.05)
+    try:
+        yield f"http://127.0.0.1:{listener.getsockname()[1]}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+        listener.close()
+        del GAMES["plain"]
+
+
+def test_generic_board_for_a_game_without_one(
+    server_with_a_boardless_game: str, page: Page
+) -> None:
+    open_game(page, server_with_a_boardless_game, "plain")
+    titles = page.locator("#game option").all_inner_texts()
+    assert titles == [spec.title for spec in GAMES.values()]
+    page.select_option("#side", "both")
+    expect(page.locator("#board .move-buttons button")).to_have_count(9)
+    page.click("#board button[data-move='b2']")
+    expect(page.locator("#movelist li")).to_have_count(1)
+    expect(page.locator("#board pre")).to_contain_text("X")
+    expect(page.locator("#board .move-buttons button")).to_have_count(8)
+    page.screenshot(path=str(ARTIFACTS / "generic-board.png"), full_page=True)

@@ -36,7 +36,7 @@ def serve(host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, *, out: TextIO = s
     bound_port = listener.getsockname()[1]
     shown = f"[{host}]" if family == socket.AF_INET6 else host
     print(f"zerosum: serving on http://{shown}:{bound_port}/ (Ctrl-C stops)", file=out, flush=True)
-    config = uvicorn.Config(create_app(), log_level="warning", ws="websockets-sansio")
+    config = uvicorn.Config(create_app(), log_level="warning", ws="auto")
     server = uvicorn.Server(config)
     try:
         server.run(sockets=[listener])

@@ -313,12 +313,15 @@ def create_app() -> FastAPI:
                 current = None
 
         async def forward(job: Job, think: Think | None, snapshot: list[str]) -> None:
-            async for event in job.events():
-                if event["type"] == "done" and think is not None:
-                    await _apply(session, think, event, snapshot)
-                    with session.lock:
-                        event["state"] = session.state()
-                await socket.send_json(event)
+            try:
+                async for event in job.events():
+                    if event["type"] == "done" and think is not None:
+                        await _apply(session, think, event, snapshot)
+                        with session.lock:
+                            event["state"] = session.state()
+                    await socket.send_json(event)
+            except (WebSocketDisconnect, RuntimeError):  # the tab went away while we sent
+                job.kill()
 
         try:
             while True:
