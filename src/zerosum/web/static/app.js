@@ -74,7 +74,8 @@ function render() {
     interactive,
     onMove: (move) => guarded(async () => setState(await api("POST", `/api/sessions/${state.id}/moves`, { move }))),
   });
-  const mover = state.sides[state.side_to_move];
+  const colours = boardFor(state.game).sideColours;
+  const mover = state.sides[state.side_to_move] + (colours ? ` (${colours[state.side_to_move]})` : "");
   $("status").textContent = state.result
     ? `Game over: ${state.result.text}.`
     : page.busy === "think" ? `${mover} to move: the computer is thinking…` : `${mover} to move.`;
@@ -126,9 +127,11 @@ async function newSession() {
 function fillSelectors() {
   const info = page.info;
   const side = $("side").value;
+  const colours = boardFor(info.name).sideColours || ["", ""];
+  const label = (index) => `${info.sides[index]} (${["first", "second"][index]}${colours[index] ? ", " + colours[index] : ""})`;
   $("side").replaceChildren(
-    new Option(`${info.sides[0]} (first)`, "0"),
-    new Option(`${info.sides[1]} (second)`, "1"),
+    new Option(label(0), "0"),
+    new Option(label(1), "1"),
     new Option("both sides (no computer)", "both"),
   );
   $("side").value = ["0", "1", "both"].includes(side) ? side : "0";
@@ -174,7 +177,7 @@ function evalBar(value) {
 
 function showFigures(event) {
   $("f-depth").textContent = event.depth;
-  $("f-score").textContent = event.value_text;
+  $("f-score").textContent = `${event.value_text} for ${page.state.sides[page.rootSide]}`;
   $("f-nodes").textContent = count(event.nodes);
   $("f-nps").textContent = count(event.nps);
   $("f-time").textContent = `${event.time_s.toFixed(2)} s`;

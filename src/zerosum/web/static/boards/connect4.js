@@ -3,6 +3,9 @@ import { el, svgRoot } from "../svg.js";
 
 const WIDTH = 7, HEIGHT = 6;
 
+// how the page names the sides next to the game's own names
+export const sideColours = ["red", "yellow"];
+
 function parse(position) {
   const grid = Array.from({ length: WIDTH }, () => []);
   let last = null;
