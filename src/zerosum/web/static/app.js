@@ -116,6 +116,7 @@ async function newSession() {
   $("format").textContent = "Position format: " + page.info.position_format;
   $("engine-label").hidden = !page.info.compiled;
   page.busy = null;
+  stopClock();
   resetFigures();
   page.state = await api("POST", "/api/sessions", { game: name });
   await openSocket();
@@ -158,11 +159,28 @@ async function think(play) {
   page.rootSide = page.state.side_to_move;
   resetFigures();
   $("thinking").hidden = false;
+  startClock();
   render();
   // playing: the chosen strength within the think time; analysing: deeper until solved or stopped
   const how = play ? { level: Number($("level").value), time: thinkTime() } : { depth: 0, time: 120 };
   const engine = page.info.compiled ? $("engine-kind").value : "python";
   await send({ action: "think", ...how, engine, play });
+}
+
+// the time figure ticks while a search runs (the others change after each iteration)
+let clock = null;
+
+function startClock() {
+  stopClock();
+  const started = performance.now();
+  clock = setInterval(() => {
+    $("f-time").textContent = `${((performance.now() - started) / 1000).toFixed(1)} s`;
+  }, 200);
+}
+
+function stopClock() {
+  if (clock !== null) clearInterval(clock);
+  clock = null;
 }
 
 function evalBar(value) {
@@ -177,10 +195,10 @@ function evalBar(value) {
 
 function showFigures(event) {
   $("f-depth").textContent = event.depth;
+  if (clock === null) $("f-time").textContent = `${event.time_s.toFixed(2)} s`;
   $("f-score").textContent = `${event.value_text} for ${page.state.sides[page.rootSide]}`;
   $("f-nodes").textContent = count(event.nodes);
   $("f-nps").textContent = count(event.nps);
-  $("f-time").textContent = `${event.time_s.toFixed(2)} s`;
   $("f-best").textContent = event.best_moves.join(" ") || "–";
   $("f-pv").textContent = event.pv.join(" ") || "–";
   evalBar(event.value);
@@ -201,6 +219,7 @@ function onEvent(event) {
     addCompareRow(event);
     redrawChart();
   } else if (event.type === "done") {
+    stopClock();
     const was = page.busy;
     page.busy = null;
     $("thinking").hidden = true;
@@ -217,6 +236,7 @@ function onEvent(event) {
       }
     }
   } else if (event.type === "error") {
+    stopClock();
     page.busy = null;
     $("thinking").hidden = true;
     showError(event.message);
