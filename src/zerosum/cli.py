@@ -30,6 +30,7 @@ from zerosum.compiled import (
 from zerosum.game import WIN, Game, ZerosumError, is_proven, play_moves
 from zerosum.games import GAMES, GameSpec, get_game
 from zerosum.search import ALGORITHMS, Limit, SearchResult, get_algorithm, search, solve
+from zerosum.search.compare import compare
 from zerosum.store import Store
 
 COMPILED_ENGINE = "compiled"
@@ -67,6 +68,13 @@ def _int(text: str) -> int:
         return int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+
+
+def _port(text: str) -> int:
+    value = _int(text)
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"{value} is out of range: expected a port 0..65535")
+    return value
 
 
 def _megabytes(text: str) -> float:
@@ -428,29 +436,17 @@ def cmd_book(args: argparse.Namespace) -> int:
 
 def compare_rows(game: Game[Any], depth: int) -> list[dict[str, Any]]:
     """Every algorithm with and without its table, one best move and all best moves."""
-    rows = []
-    for algorithm in ALGORITHMS.values():
-        for table in (False, True):
-            for all_best in (False, True):
-                result = search(
-                    game,
-                    algorithm=algorithm.name,
-                    limit=Limit(depth=depth),
-                    table=table,
-                    all_best=all_best,
-                )
-                stats = result.stats
-                rows.append(
-                    {
-                        "algorithm": algorithm.name,
-                        "table": algorithm.table_kind if table else "none",
-                        "best": "all" if all_best else "one",
-                        "value": result.value,
-                        "best_moves": _names(game, result.best_moves),
-                        **stats.as_dict(),
-                    }
-                )
-    return rows
+    return [
+        {
+            "algorithm": row.algorithm,
+            "table": row.table,
+            "best": row.best,
+            "value": row.value,
+            "best_moves": _names(game, row.best_moves),
+            **row.stats.as_dict(),
+        }
+        for row in compare(game, [depth])
+    ]
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
@@ -499,6 +495,13 @@ def cmd_bench(args: argparse.Namespace) -> int:
         "rows": [row.__dict__ for row in rows],
     }
     _emit(args, data, "\n".join(lines))
+    return 0
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from zerosum.web import serve
+
+    serve(args.host, args.port)
     return 0
 
 
@@ -725,6 +728,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--store", metavar="PATH", help="SQLite store of proven results (an opening book)"
     )
     play.set_defaults(run=cmd_play)
+
+    serve = commands.add_parser("serve", help="the web app: play and watch the search think")
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    serve.add_argument("--port", type=_port, default=8000, help="port (0: any free port)")
+    serve.set_defaults(run=cmd_serve)
     return parser
 
 
