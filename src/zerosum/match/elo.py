@@ -56,7 +56,9 @@ def wilson_interval(score: float, games: int, z: float = Z_95) -> tuple[float, f
     z2n = z * z / games
     centre = (score + z2n / 2) / (1 + z2n)
     half = z / (1 + z2n) * math.sqrt(score * (1 - score) / games + z2n / (4 * games))
-    return max(0.0, centre - half), min(1.0, centre + half)
+    low = 0.0 if score <= 0 else max(0.0, centre - half)
+    high = 1.0 if score >= 1 else min(1.0, centre + half)
+    return low, high
 
 
 @dataclass(frozen=True)
