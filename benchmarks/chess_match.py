@@ -37,6 +37,9 @@ STOCKFISH = "/usr/games/stockfish"
 SUNFISH = "/work/sunfish-venv/bin/sunfish-uci"
 LOWEST_ELO, HIGHEST_ELO = 1350, 2850
 """The UCI_Elo range of Debian's Stockfish 15.1."""
+OVERHEAD = ("Move Overhead", "100")
+"""Milliseconds Stockfish keeps in hand per move for the delay between it and the match: its
+default of 10 lost games on time on this loaded 2-core machine at 10+0.1."""
 
 
 def player(text: str, sunfish: str) -> PlayerSpec:
@@ -46,12 +49,13 @@ def player(text: str, sunfish: str) -> PlayerSpec:
     if text == "sunfish":
         return UciSettings((sunfish,))
     if text == "stockfish":
-        return UciSettings((STOCKFISH,))
+        return UciSettings((STOCKFISH,), (OVERHEAD,))
     if text.startswith("stockfish:"):
         elo = int(text.split(":", 1)[1])
         if not LOWEST_ELO <= elo <= HIGHEST_ELO:
             sys.exit(f"chess_match: UCI_Elo {elo}: expected {LOWEST_ELO}..{HIGHEST_ELO}")
-        return UciSettings((STOCKFISH,), (("UCI_LimitStrength", "true"), ("UCI_Elo", str(elo))))
+        strength = (("UCI_LimitStrength", "true"), ("UCI_Elo", str(elo)))
+        return UciSettings((STOCKFISH,), (OVERHEAD, *strength))
     return parse_player(text)
 
 

@@ -2,12 +2,14 @@
 
 Run as ``python fake_uci.py``. Options: ``Choice`` (spin; which legal move to pick, so two
 engines differ), ``Sleep`` (spin, milliseconds to wait before each move: a slow engine) and
-``Crash`` (check: exit instead of answering ``go``). Deterministic: the same position and
+``Crash`` (check: exit instead of answering ``go``); the environment variable
+``FAKE_UCI_START_SECONDS`` delays its answer to ``uci`` (a slow start). Deterministic: the same position and
 options give the same move.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 
@@ -23,6 +25,7 @@ def main() -> None:
             continue
         command = words[0]
         if command == "uci":
+            time.sleep(float(os.environ.get("FAKE_UCI_START_SECONDS", "0")))
             print("id name FakeEngine 1.0")
             print("option name Choice type spin default 0 min 0 max 1000")
             print("option name Sleep type spin default 0 min 0 max 100000")

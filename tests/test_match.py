@@ -21,9 +21,11 @@ from zerosum.match import (
     Match,
     Opening,
     PlayerError,
+    ProcessExecutor,
     TimeControl,
     TimeControlError,
     UciSettings,
+    WorkerError,
     elo_from_score,
     estimate,
     parse_player,
@@ -296,3 +298,25 @@ def test_bad_players_fail_before_any_game() -> None:
         Match("chess", fake("Nonsense=1"), fake()).play()
     with pytest.raises(PlayerError, match="out of range"):
         Match("tictactoe", parse_player("level=9"), parse_player("level=1")).play()
+
+
+def test_a_failing_task_is_reported_from_the_worker() -> None:
+    with ProcessExecutor(1) as executor:
+        assert sorted(executor.map_unordered(math.sqrt, [4.0, 9.0])) == [(0, 2.0), (1, 3.0)]
+        with pytest.raises(WorkerError, match="math domain error"):
+            list(executor.map_unordered(math.sqrt, [-1.0]))
+
+
+def _has_uci_command() -> bool:
+    from zerosum.cli import build_parser
+
+    return "uci" in build_parser().format_usage()
+
+
+@pytest.mark.skipif(not _has_uci_command(), reason="zerosum has no uci command on this branch")
+def test_zerosum_uci_plays_a_match() -> None:
+    zerosum = parse_player(f"uci:{Path(sys.executable).with_name('zerosum')} uci")
+    result = Match("chess", zerosum, fake(), games=2, time_control=TimeControl(move_time=0.05))
+    played = result.play()
+    assert played.names[1] == "FakeEngine 1.0"
+    assert all(record.moves for record in played.games)

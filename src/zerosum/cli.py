@@ -651,7 +651,7 @@ def _terminate_as_interrupt() -> Iterator[None]:
 
 def cmd_match(args: argparse.Namespace) -> int:
     from zerosum.match import Match, MatchResult, TimeControl, openings_for, parse_player
-    from zerosum.match.runner import GameRecord, engine_name
+    from zerosum.match.runner import GameRecord
 
     if args.pgn and args.game != "chess":
         raise UsageError(f"--pgn is for chess: {args.game} games are printed as move lists")
@@ -670,8 +670,8 @@ def cmd_match(args: argparse.Namespace) -> int:
         seed=args.seed,
         max_plies=args.max_plies,
     )
-    match.tasks()  # every check before any engine starts
-    names = (engine_name(match.a), engine_name(match.b))
+    with _terminate_as_interrupt():  # a SIGTERM while engines start closes them too
+        names = match.names()
     if not args.json:
         print(
             f"{args.game}: A = {names[0]}, B = {names[1]}; {args.games} games, "
@@ -696,7 +696,7 @@ def cmd_match(args: argparse.Namespace) -> int:
     interrupted = False
     with _terminate_as_interrupt():
         try:
-            match.play(workers=args.workers, on_game=show)
+            match.play(workers=args.workers, on_game=show, names=names)
         except KeyboardInterrupt:
             interrupted = True
     records.sort(key=lambda record: record.index)

@@ -28,7 +28,9 @@ from __future__ import annotations
 import contextlib
 import random
 import shlex
-from collections.abc import Sequence
+import signal
+import threading
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -341,6 +343,32 @@ class ZerosumPlayer:
 # -- UCI engines ------------------------------------------------------------------------------
 
 
+@contextlib.contextmanager
+def _interrupts_deferred() -> Iterator[None]:
+    """Hold SIGINT and SIGTERM back until the block ends, then deliver them.
+
+    python-chess starts an engine from a background thread; an exception that interrupts the
+    start leaves that thread and the engine running with nothing to close them, and the process
+    then never exits. Starting is short, so a Ctrl-C waits for it."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held: list[int] = []
+
+    def hold(signum: int, frame: object) -> None:
+        held.append(signum)
+
+    kinds = (signal.SIGINT, signal.SIGTERM)
+    previous = [signal.signal(kind, hold) for kind in kinds]
+    try:
+        yield
+    finally:
+        for kind, handler in zip(kinds, previous, strict=True):
+            signal.signal(kind, handler)
+        for signum in held:
+            signal.raise_signal(signum)
+
+
 @dataclass
 class UciPlayer:
     """A UCI engine driven through python-chess, started on first use and again after a crash."""
@@ -361,9 +389,10 @@ class UciPlayer:
         self.close()
         command = list(self.settings.command)
         try:
-            self.engine = chess.engine.SimpleEngine.popen_uci(
-                command, setpgrp=self.isolate, timeout=UCI_TIMEOUT
-            )
+            with _interrupts_deferred():
+                self.engine = chess.engine.SimpleEngine.popen_uci(
+                    command, setpgrp=self.isolate, timeout=UCI_TIMEOUT
+                )
         except (OSError, chess.engine.EngineError, TimeoutError) as error:
             self.engine = None
             raise PlayerError(

@@ -382,20 +382,27 @@ class Match:
             for index in range(self.games)
         ]
 
+    def names(self) -> tuple[str, str]:
+        """A's and B's names after every check: UCI engines are started to ask theirs."""
+        self.tasks()  # check everything before starting any process
+        return engine_name(self.a), engine_name(self.b)
+
     def play(
         self,
         *,
         workers: int = 1,
         executor: Executor | None = None,
         on_game: Callable[[GameRecord], None] | None = None,
+        names: tuple[str, str] | None = None,
     ) -> MatchResult:
         """Play every game, over ``executor`` if given, else over ``workers`` local processes
         started for this match and stopped when it ends (also by Ctrl-C or an error).
 
         ``on_game`` sees each game as it finishes (in finishing order); the result lists them
-        in order. Raises :class:`PlayerError` when a UCI engine cannot start."""
-        self.tasks()  # check everything before starting any process
-        names = (engine_name(self.a), engine_name(self.b))
+        in order. ``names`` are A's and B's names (default: :meth:`names`). Raises
+        :class:`PlayerError` when a UCI engine cannot start."""
+        if names is None:
+            names = self.names()
         tasks = self.tasks(names)
         own = executor is None
         runner = worker_executor(workers) if executor is None else executor
