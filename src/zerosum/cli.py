@@ -637,6 +637,100 @@ def _play(spec: GameSpec, game: Game[Any], human: int, level: int, computer: _Co
         game.make(move)
 
 
+# -- match ----------------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def _terminate_as_interrupt() -> Iterator[None]:
+    """Turn SIGTERM into KeyboardInterrupt, so a terminated match stops its workers too."""
+
+    def on_terminate(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    try:
+        previous = signal.signal(signal.SIGTERM, on_terminate)
+    except ValueError:  # not the main thread
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def cmd_match(args: argparse.Namespace) -> int:
+    from zerosum.match import Match, MatchResult, TimeControl, openings_for, parse_player
+    from zerosum.match.runner import GameRecord
+
+    if args.pgn and args.game != "chess":
+        raise UsageError(f"--pgn is for chess: {args.game} games are printed as move lists")
+    if args.time_per_move is not None and args.clock is not None:
+        raise UsageError("give --time-per-move or --clock, not both")
+    control = TimeControl(move_time=args.time_per_move)
+    if args.clock is not None:
+        control = TimeControl.clock(args.clock)
+    match = Match(
+        args.game,
+        parse_player(args.a, args.a_option),
+        parse_player(args.b, args.b_option),
+        games=args.games,
+        time_control=control,
+        openings=None if args.book else openings_for(args.game, book=False),
+        seed=args.seed,
+        max_plies=args.max_plies,
+    )
+    with _terminate_as_interrupt():  # a SIGTERM while engines start closes them too
+        names = match.names()
+    if not args.json:
+        print(
+            f"{args.game}: A = {names[0]}, B = {names[1]}; {args.games} games, "
+            f"{control.describe()}, {args.workers} worker{'s' if args.workers > 1 else ''}",
+            flush=True,
+        )
+    records: list[GameRecord] = []
+
+    def show(record: GameRecord) -> None:
+        records.append(record)
+        if args.json:
+            return
+        first, second = ("A", "B") if record.a_first else ("B", "A")
+        line = (
+            f"game {record.index + 1:>3}  {first}-{second}  {record.result:<7}  "
+            f"{record.ending.reason}  ({record.opening.name}; {len(record.moves)} plies)"
+        )
+        if record.pgn is None:
+            line += "  " + " ".join(record.moves)
+        print(line, flush=True)
+
+    interrupted = False
+    with _terminate_as_interrupt():
+        try:
+            match.play(workers=args.workers, on_game=show, names=names)
+        except KeyboardInterrupt:
+            interrupted = True
+    records.sort(key=lambda record: record.index)
+    result = MatchResult(args.game, names, control, tuple(records))
+    if args.pgn and records:
+        with open(args.pgn, "w", encoding="utf-8") as out:
+            out.write(result.pgn())
+    elo = result.elo
+    data = {**result.as_dict(), "complete": not interrupted}
+    lines = []
+    if args.game == "chess" and not args.pgn and records:
+        lines += ["", result.pgn().rstrip()]
+    if interrupted:
+        lines.append(f"interrupted after {len(records)} of {args.games} games")
+    lines += [
+        f"A: +{elo.wins} ={elo.draws} -{elo.losses}  score {elo.points:g}/{elo.games}"
+        f" ({100 * elo.score:.1f}%)",
+        f"Elo A - B: {elo.describe()}  LOS {100 * elo.los:.1f}%",
+    ]
+    if args.pgn and records:
+        lines.append(f"PGN of {len(records)} games written to {args.pgn}")
+    _emit(args, data, "\n".join(lines))
+    return 130 if interrupted else 0
+
+
 # -- the parser -----------------------------------------------------------------------------
 
 
@@ -733,6 +827,40 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
     serve.add_argument("--port", type=_port, default=8000, help="port (0: any free port)")
     serve.set_defaults(run=cmd_serve)
+    match = commands.add_parser(
+        "match",
+        help="play games between two players, colours swapped; W/D/L and Elo",
+        description="Players: KEY=VALUE[,KEY=VALUE...] for zerosum's search (keys level, depth,"
+        " time, nodes, algorithm, hash, seed; 'zerosum' alone for the defaults) or uci:COMMAND"
+        " for a UCI chess engine, e.g. --a uci:/usr/games/stockfish --a-option UCI_Elo=1350.",
+    )
+    match.add_argument("game", help="game name (see 'zerosum games'; chess for UCI engines)")
+    match.add_argument("--a", required=True, metavar="PLAYER", help="player A")
+    match.add_argument("--b", required=True, metavar="PLAYER", help="player B")
+    for role in ("a", "b"):
+        match.add_argument(
+            f"--{role}-option",
+            action="append",
+            default=[],
+            metavar="NAME=VALUE",
+            help=f"a UCI option for player {role.upper()} (repeatable)",
+        )
+    match.add_argument("--games", type=_positive_int, default=10, help="games (default 10)")
+    match.add_argument(
+        "--workers", type=_workers, default=1, help="processes playing games (0 or auto: cores)"
+    )
+    match.add_argument("--time-per-move", type=_seconds, metavar="S", help="seconds per move")
+    match.add_argument("--clock", metavar="BASE+INC", help="a clock per side, e.g. 60+0.6")
+    match.add_argument("--seed", type=_int, default=0, help="seed of the players' choices")
+    match.add_argument(
+        "--no-book", dest="book", action="store_false", help="start every game from the start"
+    )
+    match.add_argument(
+        "--max-plies", type=_positive_int, default=1000, help="adjudicate a draw after this"
+    )
+    match.add_argument("--pgn", metavar="FILE", help="write the chess games to this PGN file")
+    match.add_argument("--json", action="store_true", help="print one JSON object")
+    match.set_defaults(run=cmd_match)
     return parser
 
 
