@@ -45,6 +45,8 @@ class GameSpec:
     """The level ``play`` starts at (1-based; 0 means the top level)."""
     solver: str = "engine"
     """The algorithm ``zerosum solve`` uses unless told otherwise."""
+    analyzer: str = "engine"
+    """The algorithm ``zerosum analyze`` and ``play`` use unless told otherwise."""
     """Every move a position may offer, for tables that also show the unavailable ones."""
 
 
@@ -82,8 +84,9 @@ GAMES: dict[str, GameSpec] = {
                 "FEN, e.g. 'rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1'"
             ),
             sides=("White", "Black"),
-            levels=(1, 2, 3, 4, 6),
-            default_level=3,
+            levels=(1, 2, 3, 4, 5),
+            default_level=4,
+            analyzer="tactical",
         ),
     )
 }

@@ -183,8 +183,13 @@ class Chess:
                 f"{fen!r} is not a FEN position ({error}): expected six fields such as "
                 f"'{chess.STARTING_FEN}'"
             ) from None
-        if not board.is_valid():
-            problems = str(board.status()).removeprefix("Status.").replace("|", ", ").lower()
+        status = board.status() & ~chess.STATUS_IMPOSSIBLE_CHECK
+        if status:
+            problems = ", ".join(
+                (flag.name or "").lower().replace("_", " ")
+                for flag in chess.Status
+                if flag & status
+            )
             raise PositionError(f"{fen!r} is impossible ({problems}): expected a legal position")
         self.board = board
         """The python-chess board (read it freely; change it only through make/undo)."""

@@ -20,9 +20,9 @@ like chess needs to see far enough in a second of Python:
 Search knows no game: everything game-specific comes from optional capabilities of the game
 (:class:`Capabilities`: ``in_check``, ``tactical_moves``, ``quiet_moves``, ``is_legal``,
 ``is_quiet``, ``drawn``, ``null_move_allowed``, ``make_null``, ``undo_null``). A game without
-them is searched as by ``algorithms.pvs`` (all its moves quiet, no extension, no null move), and
-with every option of :class:`Options` off the value at a fixed depth equals the reference
-minimax's, which the tests check on chess and on the small games.
+them is searched as by ``algorithms.pvs`` (no quiescence, extension, null move or reductions:
+its values at a fixed depth are the reference minimax's), and with every option of
+:class:`Options` off the same holds for a game with them, which the tests check on chess.
 
 The search never prints: :meth:`TacticalSearch.iterate` yields a :class:`Report` per finished
 iteration (one per line with MultiPV) and the caller owns time through a
@@ -33,7 +33,7 @@ hundred nodes) plus an optional soft time after which no new iteration starts.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Generic, TypeVar
 
@@ -117,6 +117,8 @@ class Capabilities(Generic[M]):
         self.quiet_moves: Callable[[], list[M]] = get(game, "quiet_moves", game.legal_moves)
         self.is_legal: Callable[[M], bool] = get(game, "is_legal", self._listed)
         self.is_quiet: Callable[[M], bool] = get(game, "is_quiet", _always)
+        self.knows_quiet = hasattr(game, "is_quiet")
+        """Only a game that tells quiet moves from tactical ones gets late-move reductions."""
         self.drawn: Callable[[], bool] = get(game, "drawn", _false)
         self.null_move_allowed: Callable[[], bool] = get(game, "null_move_allowed", _false)
         self.make_null: Callable[[], None] | None = get(game, "make_null", None)
@@ -185,6 +187,7 @@ class TacticalSearch(Generic[M]):
         *,
         multipv: int = 1,
         soft_time: float | None = None,
+        root_moves: Sequence[M] = (),
     ) -> Iterator[Report[M]]:
         """Deepen iteratively and yield a report per finished iteration and line.
 
@@ -192,12 +195,15 @@ class TacticalSearch(Generic[M]):
         move found so far: the previous iteration's, or a move of the interrupted iteration
         that was proven better), when an iteration proves a mate or a draw, at ``MAX_DEPTH``,
         or before starting an iteration when more than about half of ``soft_time`` is spent.
-        Raises ``ValueError`` when the game is over. The game is left as it was.
+        ``root_moves``, if given, restricts the moves searched at the root. Raises
+        ``ValueError`` when there is no legal move. The game is left as it was.
         """
         game, caps = self.game, self._caps
         moves = caps.tactical_moves() + caps.quiet_moves()
-        if not moves or game.outcome() is not None:
-            raise ValueError("the game is over: there is nothing to search")
+        if root_moves:
+            moves = [move for move in moves if move in root_moves] or moves
+        if not moves:
+            raise ValueError("the game is over: there is no move to search")
         self._start(limit or Limit())
         table_entry = self.table.probe(game.key())
         if table_entry is not None and table_entry.move in moves:
@@ -260,14 +266,18 @@ class TacticalSearch(Generic[M]):
             if report.line == 1:
                 last = report
         assert last is not None  # iterate always yields at least once
+        return self.result(last)
+
+    def result(self, report: Report[M]) -> SearchResult[M]:
+        """A report as the ``SearchResult`` every front end shows (statistics so far)."""
         return SearchResult(
-            value=last.value,
-            best_move=last.pv[0],
-            best_moves=(last.pv[0],),
-            pv=last.pv,
-            depth=last.depth,
+            value=report.value,
+            best_move=report.pv[0],
+            best_moves=(report.pv[0],),
+            pv=report.pv,
+            depth=report.depth,
             stats=self.stats(),
-            complete=last.complete,
+            complete=report.complete,
             solved=False,
         )
 
@@ -490,7 +500,7 @@ class TacticalSearch(Generic[M]):
         alpha_on_entry = alpha
         best, best_move = -INFINITY, None
         searched = 0
-        reduce = options.reductions and not in_check and depth >= 3
+        reduce = options.reductions and caps.knows_quiet and not in_check and depth >= 3
         for move, quiet in self._ordered(table_move, ply):
             game.make(move)
             if searched == 0:
