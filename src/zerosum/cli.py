@@ -31,6 +31,7 @@ COMPILED_ENGINE = "compiled"
 
 if TYPE_CHECKING:  # the compiled engine imports numba: commands that need it import it late
     from zerosum.compiled.solver import Exact, Solver
+    from zerosum.search.parallel import SearchPool
 
 EXIT_BAD_INPUT = 2
 
@@ -203,7 +204,11 @@ def _limit(args: argparse.Namespace, stop: Callable[[], bool]) -> Limit:
 
 
 def _solver(
-    game: str, *, hash_mb: float = DEFAULT_HASH_MB, store: Store | None = None, workers: int = 1
+    game: str,
+    *,
+    hash_mb: float = DEFAULT_HASH_MB,
+    store: Store | None = None,
+    workers: int = 1,
 ) -> Solver:
     from zerosum.compiled.solver import Solver
 
@@ -218,6 +223,19 @@ def _workers(text: str) -> int:
     if value > 256:
         raise argparse.ArgumentTypeError(f"{value} workers is out of range: expected 1..256")
     return value
+
+
+@contextlib.contextmanager
+def _pool(workers: int) -> Iterator[SearchPool | None]:
+    """Worker processes for the pure-Python search when ``--workers`` asks for them, started
+    once for the whole command and stopped at its end."""
+    if workers == 1:
+        yield None
+        return
+    from zerosum.search.parallel import SearchPool
+
+    with SearchPool(workers) as pool:
+        yield pool
 
 
 def _check_algorithm(spec: GameSpec, name: str) -> None:
@@ -238,18 +256,20 @@ def cmd_analyze(args: argparse.Namespace) -> int:
 
     with _interruptible() as stop:
         if args.algorithm == COMPILED_ENGINE:
-            solver = _solver(spec.name, hash_mb=args.hash)
-            result = solver.search(game, limit=_limit(args, stop), on_iteration=report)
+            with _solver(spec.name, hash_mb=args.hash, workers=args.workers) as solver:
+                result = solver.search(game, limit=_limit(args, stop), on_iteration=report)
         else:
-            result = search(
-                game,
-                algorithm=args.algorithm,
-                limit=_limit(args, stop),
-                table=not args.no_table,
-                all_best=args.all_best,
-                seed=args.seed,
-                on_iteration=report,
-            )
+            with _pool(args.workers) as pool:
+                result = search(
+                    game,
+                    algorithm=args.algorithm,
+                    limit=_limit(args, stop),
+                    table=not args.no_table,
+                    all_best=args.all_best,
+                    seed=args.seed,
+                    on_iteration=report,
+                    pool=pool,
+                )
     data = _result_data(spec, game, result, args.algorithm)
     stats = result.stats
     lines = [
@@ -278,14 +298,13 @@ def cmd_solve(args: argparse.Namespace) -> int:
         ("--weak", args.weak),
         ("--store", args.store),
         ("--hash", args.hash),
-        ("--workers", args.workers != 1),
     )
     for option, given in compiled_only:
         if given:
             raise UsageError(f"{option} needs the compiled engine: expected --algorithm compiled")
-    with _interruptible() as stop:
+    with _interruptible() as stop, _pool(args.workers) as pool:
         limit = Limit(time=args.time, stop=stop)
-        result = solve(game, algorithm=algorithm, table=not args.no_table, limit=limit)
+        result = solve(game, algorithm=algorithm, table=not args.no_table, limit=limit, pool=pool)
     data = _result_data(spec, game, result, algorithm)
     data["move_values"] = {game.format_move(m): v for m, v in result.move_values}
     lines = [f"value {describe(result.value, solved=result.solved)} ({result.value})"]
@@ -504,10 +523,21 @@ class _Computer:
     pure-Python engine. ``depth`` 0 plays perfectly, choosing among all best moves with
     ``rng``."""
 
-    def __init__(self, spec: GameSpec, depth: int, rng: random.Random, store: Store | None) -> None:
+    def __init__(
+        self,
+        spec: GameSpec,
+        depth: int,
+        rng: random.Random,
+        store: Store | None,
+        pool: SearchPool | None = None,
+        workers: int = 1,
+    ) -> None:
         self.depth = depth
         self.rng = rng
-        self.solver = _solver(spec.name, store=store) if spec.name in KERNEL_GAMES else None
+        self.pool = pool
+        self.solver = None
+        if spec.name in KERNEL_GAMES:
+            self.solver = _solver(spec.name, store=store, workers=workers)
 
     def best(self, game: Game[Any], *, depth: int) -> tuple[list[Any], str]:
         """The best moves found at ``depth`` (0: all proven best moves) and their value."""
@@ -518,10 +548,14 @@ class _Computer:
         if self.solver is not None:
             result = self.solver.search(game, limit=Limit(depth=depth))
         elif depth == 0:
-            result = solve(game, seed=self.rng.randrange(1 << 30))
+            result = solve(game, seed=self.rng.randrange(1 << 30), pool=self.pool)
         else:
             result = search(
-                game, limit=Limit(depth=depth), all_best=True, seed=self.rng.randrange(1 << 30)
+                game,
+                limit=Limit(depth=depth),
+                all_best=True,
+                seed=self.rng.randrange(1 << 30),
+                pool=self.pool,
             )
         return list(result.best_moves), describe(result.value, solved=result.solved)
 
@@ -553,11 +587,15 @@ def cmd_play(args: argparse.Namespace) -> int:
     if args.store and spec.name not in KERNEL_GAMES:
         raise UsageError(f"--store needs a game with the compiled engine: {spec.name} has none")
     store = Store(args.store) if args.store else None
+    computer: _Computer | None = None
     try:
-        return _play(
-            spec, game, human, level, _Computer(spec, depth, random.Random(args.seed), store)
-        )
+        with _pool(1 if spec.name in KERNEL_GAMES else args.workers) as pool:
+            rng = random.Random(args.seed)
+            computer = _Computer(spec, depth, rng, store, pool, args.workers)
+            return _play(spec, game, human, level, computer)
     finally:
+        if computer is not None and computer.solver is not None:
+            computer.solver.close()
         if store is not None:
             store.close()
 
@@ -631,6 +669,16 @@ def _play(spec: GameSpec, game: Game[Any], human: int, level: int, computer: _Co
 # -- the parser -----------------------------------------------------------------------------
 
 
+def _workers_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--workers",
+        type=_workers,
+        default=1,
+        metavar="N",
+        help="search processes (default 1; 0 or auto: one per core)",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="zerosum",
@@ -663,6 +711,7 @@ def build_parser() -> argparse.ArgumentParser:
     analyze.add_argument(
         "--hash", type=_megabytes, default=DEFAULT_HASH_MB, help="compiled engine's table, MB"
     )
+    _workers_option(analyze)
     analyze.set_defaults(run=cmd_analyze)
 
     solver = commands.add_parser("solve", help="the exact value and every move's value")
@@ -678,12 +727,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--hash", type=_megabytes, help=f"table size in MB (default {DEFAULT_HASH_MB})"
     )
     solver.add_argument("--store", metavar="PATH", help="keep proven results in this SQLite file")
-    solver.add_argument(
-        "--workers",
-        type=_workers,
-        default=1,
-        help="processes for the compiled engine's exact solves (0 or auto: every core)",
-    )
+    _workers_option(solver)
     solver.set_defaults(run=cmd_solve)
 
     book = commands.add_parser(
@@ -718,6 +762,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument(
         "--store", metavar="PATH", help="SQLite store of proven results (an opening book)"
     )
+    _workers_option(play)
     play.set_defaults(run=cmd_play)
     return parser
 
