@@ -292,6 +292,10 @@ def cmd_solve(args: argparse.Namespace) -> int:
     if algorithm is None:
         algorithm = spec.solver
     _check_algorithm(spec, algorithm)
+    if args.cluster is not None:
+        if algorithm != COMPILED_ENGINE or args.all:
+            raise UsageError("--cluster solves with the compiled engine, without --all")
+        return _solve_distributed(args, spec, game)
     if algorithm == COMPILED_ENGINE:
         return _solve_compiled(args, spec, game)
     compiled_only = (
@@ -395,6 +399,65 @@ def _solve_compiled(args: argparse.Namespace, spec: GameSpec, game: Game[Any]) -
     lines.append(f"nodes {nodes:,} in {seconds:.3f} s{' (from the store)' if exact.stored else ''}")
     _emit(args, data, "\n".join(lines))
     return 0
+
+
+def _solve_distributed(args: argparse.Namespace, spec: GameSpec, game: Game[Any]) -> int:
+    """``solve --cluster``: work units on a Ray cluster, every result kept in the store (an
+    in-memory one without ``--store``), so a second run resumes an interrupted one."""
+    from zerosum.cluster import open_executor
+    from zerosum.distributed import solve_distributed
+
+    with Store(args.store or ":memory:") as store, _interruptible() as stop:
+        executor = open_executor(args.cluster, workers=0 if args.workers == 1 else args.workers)
+        try:
+            found = solve_distributed(
+                game,
+                executor=executor,
+                store=store,
+                split=args.split,
+                weak=args.weak,
+                hash_mb=args.hash or DEFAULT_HASH_MB,
+                limit=Limit(time=args.time, stop=stop),
+            )
+        finally:
+            executor.shutdown(wait=False, cancel_futures=True)
+    rank = found.rank
+    if rank is not None and args.weak:
+        text = {1: "win", 0: "draw", -1: "loss"}[rank]
+    elif rank is not None:
+        value = compiled_value(spec.name, rank, game.ply())
+        text = f"{rank:+d} ({describe(value, solved=True)})" if rank else "0 (draw)"
+    data: dict[str, Any] = {
+        "game": spec.name,
+        "position": game.position(),
+        "algorithm": COMPILED_ENGINE,
+        "cluster": args.cluster,
+        "weak": args.weak,
+        "score": rank,
+        "value_text": text if rank is not None else None,
+        "complete": found.complete,
+        "units": found.units,
+        "units_from_store": found.from_store,
+        "units_solved": found.solved,
+        "units_cancelled": found.cancelled,
+        "nodes": found.nodes,
+        "time_s": round(found.time_s, 6),
+    }
+    lines = [
+        f"score {text}" if rank is not None else "not solved: stopped (the store keeps results)",
+        f"{found.units} work units {args.split} plies down: {found.from_store} from the store, "
+        f"{found.solved} solved now, {found.cancelled} cancelled",
+        f"nodes {found.nodes:,} in {found.time_s:.3f} s",
+    ]
+    _emit(args, data, "\n".join(lines))
+    return 0
+
+
+def compiled_value(game: str, rank: int, ply: int) -> int:
+    """A compiled rank at a root with ``ply`` as a search value (``mission.md``)."""
+    from zerosum.compiled.solver import compiled_game
+
+    return compiled_game(game).value(rank, ply)
 
 
 def cmd_book(args: argparse.Namespace) -> int:
@@ -728,6 +791,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     solver.add_argument("--store", metavar="PATH", help="keep proven results in this SQLite file")
     _workers_option(solver)
+    solver.add_argument(
+        "--cluster",
+        metavar="ADDRESS",
+        help="solve in work units on Ray: 'auto' starts a local Ray, else a cluster's address",
+    )
+    solver.add_argument(
+        "--split", type=_positive_int, default=2, help="plies below the root of the work units"
+    )
     solver.set_defaults(run=cmd_solve)
 
     book = commands.add_parser(
