@@ -40,6 +40,7 @@ TACTICAL_ENGINE = "tactical"
 
 if TYPE_CHECKING:  # the compiled engine imports numba: commands that need it import it late
     from zerosum.compiled.solver import Exact, Solver
+    from zerosum.search.parallel import SearchPool
 
 EXIT_BAD_INPUT = 2
 
@@ -240,7 +241,11 @@ def _tactical(
 
 
 def _solver(
-    game: str, *, hash_mb: float = DEFAULT_HASH_MB, store: Store | None = None, workers: int = 1
+    game: str,
+    *,
+    hash_mb: float = DEFAULT_HASH_MB,
+    store: Store | None = None,
+    workers: int = 1,
 ) -> Solver:
     from zerosum.compiled.solver import Solver
 
@@ -255,6 +260,19 @@ def _workers(text: str) -> int:
     if value > 256:
         raise argparse.ArgumentTypeError(f"{value} workers is out of range: expected 1..256")
     return value
+
+
+@contextlib.contextmanager
+def _pool(workers: int) -> Iterator[SearchPool | None]:
+    """Worker processes for the pure-Python search when ``--workers`` asks for them, started
+    once for the whole command and stopped at its end."""
+    if workers == 1:
+        yield None
+        return
+    from zerosum.search.parallel import SearchPool
+
+    with SearchPool(workers) as pool:
+        yield pool
 
 
 def _check_algorithm(spec: GameSpec, name: str) -> None:
@@ -276,20 +294,22 @@ def cmd_analyze(args: argparse.Namespace) -> int:
 
     with _interruptible() as stop:
         if args.algorithm == COMPILED_ENGINE:
-            solver = _solver(spec.name, hash_mb=args.hash)
-            result = solver.search(game, limit=_limit(args, stop), on_iteration=report)
+            with _solver(spec.name, hash_mb=args.hash, workers=args.workers) as solver:
+                result = solver.search(game, limit=_limit(args, stop), on_iteration=report)
         elif args.algorithm == TACTICAL_ENGINE and game.outcome() is None:
             result = _tactical(game, _limit(args, stop), report)
         else:
-            result = search(
-                game,
-                algorithm="engine" if args.algorithm == TACTICAL_ENGINE else args.algorithm,
-                limit=_limit(args, stop),
-                table=not args.no_table,
-                all_best=args.all_best,
-                seed=args.seed,
-                on_iteration=report,
-            )
+            with _pool(args.workers) as pool:
+                result = search(
+                    game,
+                    algorithm="engine" if args.algorithm == TACTICAL_ENGINE else args.algorithm,
+                    limit=_limit(args, stop),
+                    table=not args.no_table,
+                    all_best=args.all_best,
+                    seed=args.seed,
+                    on_iteration=report,
+                    pool=pool,
+                )
     data = _result_data(spec, game, result, args.algorithm)
     stats = result.stats
     lines = [
@@ -312,20 +332,23 @@ def cmd_solve(args: argparse.Namespace) -> int:
     if algorithm is None:
         algorithm = spec.solver
     _check_algorithm(spec, algorithm)
+    if args.cluster is not None:
+        if algorithm != COMPILED_ENGINE or args.all:
+            raise UsageError("--cluster solves with the compiled engine, without --all")
+        return _solve_distributed(args, spec, game)
     if algorithm == COMPILED_ENGINE:
         return _solve_compiled(args, spec, game)
     compiled_only = (
         ("--weak", args.weak),
         ("--store", args.store),
         ("--hash", args.hash),
-        ("--workers", args.workers != 1),
     )
     for option, given in compiled_only:
         if given:
             raise UsageError(f"{option} needs the compiled engine: expected --algorithm compiled")
-    with _interruptible() as stop:
+    with _interruptible() as stop, _pool(args.workers) as pool:
         limit = Limit(time=args.time, stop=stop)
-        result = solve(game, algorithm=algorithm, table=not args.no_table, limit=limit)
+        result = solve(game, algorithm=algorithm, table=not args.no_table, limit=limit, pool=pool)
     data = _result_data(spec, game, result, algorithm)
     data["move_values"] = {game.format_move(m): v for m, v in result.move_values}
     lines = [f"value {describe(result.value, solved=result.solved)} ({result.value})"]
@@ -416,6 +439,65 @@ def _solve_compiled(args: argparse.Namespace, spec: GameSpec, game: Game[Any]) -
     lines.append(f"nodes {nodes:,} in {seconds:.3f} s{' (from the store)' if exact.stored else ''}")
     _emit(args, data, "\n".join(lines))
     return 0
+
+
+def _solve_distributed(args: argparse.Namespace, spec: GameSpec, game: Game[Any]) -> int:
+    """``solve --cluster``: work units on a Ray cluster, every result kept in the store (an
+    in-memory one without ``--store``), so a second run resumes an interrupted one."""
+    from zerosum.cluster import open_executor
+    from zerosum.distributed import solve_distributed
+
+    with Store(args.store or ":memory:") as store, _interruptible() as stop:
+        executor = open_executor(args.cluster, workers=0 if args.workers == 1 else args.workers)
+        try:
+            found = solve_distributed(
+                game,
+                executor=executor,
+                store=store,
+                split=args.split,
+                weak=args.weak,
+                hash_mb=args.hash or DEFAULT_HASH_MB,
+                limit=Limit(time=args.time, stop=stop),
+            )
+        finally:
+            executor.shutdown(wait=False, cancel_futures=True)
+    rank = found.rank
+    if rank is not None and args.weak:
+        text = {1: "win", 0: "draw", -1: "loss"}[rank]
+    elif rank is not None:
+        value = compiled_value(spec.name, rank, game.ply())
+        text = f"{rank:+d} ({describe(value, solved=True)})" if rank else "0 (draw)"
+    data: dict[str, Any] = {
+        "game": spec.name,
+        "position": game.position(),
+        "algorithm": COMPILED_ENGINE,
+        "cluster": args.cluster,
+        "weak": args.weak,
+        "score": rank,
+        "value_text": text if rank is not None else None,
+        "complete": found.complete,
+        "units": found.units,
+        "units_from_store": found.from_store,
+        "units_solved": found.solved,
+        "units_cancelled": found.cancelled,
+        "nodes": found.nodes,
+        "time_s": round(found.time_s, 6),
+    }
+    lines = [
+        f"score {text}" if rank is not None else "not solved: stopped (the store keeps results)",
+        f"{found.units} work units {args.split} plies down: {found.from_store} from the store, "
+        f"{found.solved} solved now, {found.cancelled} cancelled",
+        f"nodes {found.nodes:,} in {found.time_s:.3f} s",
+    ]
+    _emit(args, data, "\n".join(lines))
+    return 0
+
+
+def compiled_value(game: str, rank: int, ply: int) -> int:
+    """A compiled rank at a root with ``ply`` as a search value (``mission.md``)."""
+    from zerosum.compiled.solver import compiled_game
+
+    return compiled_game(game).value(rank, ply)
 
 
 def cmd_book(args: argparse.Namespace) -> int:
@@ -539,10 +621,21 @@ class _Computer:
     pure-Python engine. ``depth`` 0 plays perfectly, choosing among all best moves with
     ``rng``."""
 
-    def __init__(self, spec: GameSpec, depth: int, rng: random.Random, store: Store | None) -> None:
+    def __init__(
+        self,
+        spec: GameSpec,
+        depth: int,
+        rng: random.Random,
+        store: Store | None,
+        pool: SearchPool | None = None,
+        workers: int = 1,
+    ) -> None:
         self.depth = depth
         self.rng = rng
-        self.solver = _solver(spec.name, store=store) if has_kernel(spec.name) else None
+        self.pool = pool
+        self.solver = None
+        if has_kernel(spec.name):
+            self.solver = _solver(spec.name, store=store, workers=workers)
         self.tactical = spec.analyzer == TACTICAL_ENGINE
 
     def best(self, game: Game[Any], *, depth: int) -> tuple[list[Any], str]:
@@ -556,10 +649,14 @@ class _Computer:
         elif self.tactical:
             result = _tactical(game, Limit(depth=depth))
         elif depth == 0:
-            result = solve(game, seed=self.rng.randrange(1 << 30))
+            result = solve(game, seed=self.rng.randrange(1 << 30), pool=self.pool)
         else:
             result = search(
-                game, limit=Limit(depth=depth), all_best=True, seed=self.rng.randrange(1 << 30)
+                game,
+                limit=Limit(depth=depth),
+                all_best=True,
+                seed=self.rng.randrange(1 << 30),
+                pool=self.pool,
             )
         return list(result.best_moves), describe(result.value, solved=result.solved)
 
@@ -591,11 +688,15 @@ def cmd_play(args: argparse.Namespace) -> int:
     if args.store and not has_kernel(spec.name):
         raise UsageError(f"--store needs a game with the compiled engine: {spec.name} has none")
     store = Store(args.store) if args.store else None
+    computer: _Computer | None = None
     try:
-        return _play(
-            spec, game, human, level, _Computer(spec, depth, random.Random(args.seed), store)
-        )
+        with _pool(1 if has_kernel(spec.name) else args.workers) as pool:
+            rng = random.Random(args.seed)
+            computer = _Computer(spec, depth, rng, store, pool, args.workers)
+            return _play(spec, game, human, level, computer)
     finally:
+        if computer is not None and computer.solver is not None:
+            computer.solver.close()
         if store is not None:
             store.close()
 
@@ -758,6 +859,8 @@ def cmd_match(args: argparse.Namespace) -> int:
         lines.append(f"PGN of {len(records)} games written to {args.pgn}")
     _emit(args, data, "\n".join(lines))
     return 130 if interrupted else 0
+
+
 def cmd_uci(args: argparse.Namespace) -> int:
     from zerosum.uci import main as uci_main  # the chess engine: only when asked for
 
@@ -765,6 +868,16 @@ def cmd_uci(args: argparse.Namespace) -> int:
 
 
 # -- the parser -----------------------------------------------------------------------------
+
+
+def _workers_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--workers",
+        type=_workers,
+        default=1,
+        metavar="N",
+        help="search processes (default 1; 0 or auto: one per core)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -801,6 +914,7 @@ def build_parser() -> argparse.ArgumentParser:
     analyze.add_argument(
         "--hash", type=_megabytes, default=DEFAULT_HASH_MB, help="compiled engine's table, MB"
     )
+    _workers_option(analyze)
     analyze.set_defaults(run=cmd_analyze)
 
     solver = commands.add_parser("solve", help="the exact value and every move's value")
@@ -816,11 +930,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--hash", type=_megabytes, help=f"table size in MB (default {DEFAULT_HASH_MB})"
     )
     solver.add_argument("--store", metavar="PATH", help="keep proven results in this SQLite file")
+    _workers_option(solver)
     solver.add_argument(
-        "--workers",
-        type=_workers,
-        default=1,
-        help="processes for the compiled engine's exact solves (0 or auto: every core)",
+        "--cluster",
+        metavar="ADDRESS",
+        help="solve in work units on Ray: 'auto' starts a local Ray, else a cluster's address",
+    )
+    solver.add_argument(
+        "--split", type=_positive_int, default=2, help="plies below the root of the work units"
     )
     solver.set_defaults(run=cmd_solve)
 
@@ -856,6 +973,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument(
         "--store", metavar="PATH", help="SQLite store of proven results (an opening book)"
     )
+    _workers_option(play)
     play.set_defaults(run=cmd_play)
 
     serve = commands.add_parser("serve", help="the web app: play and watch the search think")
