@@ -32,6 +32,7 @@ def test_games_and_algorithms(capsys: pytest.CaptureFixture[str]) -> None:
         "tictactoe",
         "connect4",
         "morris",
+        "chess",
     ]
     names = [a["name"] for a in run_json(capsys, "algorithms")["algorithms"]]
     assert names == ["minimax", "negamax", "alphabeta", "engine", "compiled"]
