@@ -27,7 +27,7 @@ from zerosum.compiled import KERNEL_GAMES, check_compiled
 from zerosum.game import ZerosumError
 from zerosum.games import GAMES, GameSpec, UnknownGameError
 from zerosum.search.explain import MAX_TREE_NODES, TreeNode, explain
-from zerosum.web.jobs import Job
+from zerosum.web.jobs import Job, warm_up
 from zerosum.web.sessions import Session, Sessions, UnknownSessionError
 
 STATIC = resources.files("zerosum.web") / "static"
@@ -172,7 +172,7 @@ def _tree_data(node: TreeNode[Any], format_move: Any, game: Any) -> dict[str, An
     }
 
 
-async def _apply(session: Session, think: Think, done: dict[str, Any], snapshot: list[str]) -> None:
+def _apply(session: Session, think: Think, done: dict[str, Any], snapshot: list[str]) -> None:
     """Play the move a search found, if the session is still where the search started."""
     if not think.play or done.get("best_move") is None:
         return
@@ -188,6 +188,7 @@ def create_app() -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        await asyncio.to_thread(warm_up)  # the first search then starts at once
         yield
         for job in list(Job.running):
             job.kill()
@@ -264,7 +265,7 @@ def create_app() -> FastAPI:
                 done = event
         if done.get("type") == "error":
             return JSONResponse(done, status_code=500)  # type: ignore[return-value]
-        await _apply(session, body, done, snapshot)
+        _apply(session, body, done, snapshot)
         with session.lock:
             return {"result": done, "iterations": infos, "state": session.state()}
 
@@ -316,7 +317,7 @@ def create_app() -> FastAPI:
             try:
                 async for event in job.events():
                     if event["type"] == "done" and think is not None:
-                        await _apply(session, think, event, snapshot)
+                        _apply(session, think, event, snapshot)
                         with session.lock:
                             event["state"] = session.state()
                     await socket.send_json(event)
