@@ -167,6 +167,12 @@ def test_connect4_moves_analysis_and_compare(server: str, page: Page) -> None:
     expect(page.locator("#thinking")).to_be_hidden(timeout=10_000)
     expect(page.locator("#movelist li")).to_have_count(6)  # analysis plays nothing
 
+    page.select_option("#explain-depth", "3")
+    page.click("#explain-run")
+    expect(page.locator("#explain-summary")).to_contain_text("cut-offs")
+    assert page.locator("#tree svg .edge.chosen").count() == 3
+    page.screenshot(path=str(ARTIFACTS / "connect4-explain.png"), full_page=True)
+
     page.click(".tab[data-tab=compare]")
     page.select_option("#compare-depth", "3")
     page.click("#compare-run")
