@@ -16,6 +16,7 @@ from contextlib import asynccontextmanager
 from dataclasses import asdict
 from importlib import resources
 from typing import Annotated, Any, Literal
+from urllib.parse import urlsplit
 
 from fastapi import FastAPI, Query, Request, WebSocket, WebSocketDisconnect
 from fastapi.responses import FileResponse, JSONResponse
@@ -106,7 +107,11 @@ MESSAGE = TypeAdapter(Message)
 
 def _levels(spec: GameSpec) -> list[dict[str, Any]]:
     return [
-        {"level": index, "depth": depth, "label": "perfect" if depth == 0 else f"depth {depth}"}
+        {
+            "level": index,
+            "depth": depth,
+            "label": "perfect (solves within the think time)" if depth == 0 else f"depth {depth}",
+        }
         for index, depth in enumerate(spec.levels, start=1)
     ]
 
@@ -296,6 +301,12 @@ def create_app() -> FastAPI:
 
     @app.websocket("/api/sessions/{session_id}/live")
     async def live(socket: WebSocket, session_id: str) -> None:
+        # Only pages served by this app may drive searches: browsers send the page's origin,
+        # and another site's page must not put this machine to work.
+        origin = socket.headers.get("origin")
+        if origin is not None and urlsplit(origin).netloc != socket.headers.get("host"):
+            await socket.close(code=4403, reason="expected a page served by this app")
+            return
         await socket.accept()
         try:
             session = sessions.get(session_id)
