@@ -110,7 +110,7 @@ def _levels(spec: GameSpec) -> list[dict[str, Any]]:
         {
             "level": index,
             "depth": depth,
-            "label": "perfect (solves within the think time)" if depth == 0 else f"depth {depth}",
+            "label": "perfect" if depth == 0 else f"depth {depth}",
         }
         for index, depth in enumerate(spec.levels, start=1)
     ]
