@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from fastapi import WebSocketDisconnect
 from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -291,3 +292,20 @@ def test_compiled_engine_streams_too(client: TestClient) -> None:
         f"/api/sessions/{new(client, 'tictactoe')['id']}/think", json={"engine": "gpu"}
     )
     assert response.status_code == 422
+
+
+def test_other_sites_cannot_drive_searches(client: TestClient) -> None:
+    sid = new(client)["id"]
+    with (
+        pytest.raises(WebSocketDisconnect) as refused,
+        client.websocket_connect(
+            f"/api/sessions/{sid}/live", headers={"origin": "http://elsewhere.example"}
+        ),
+    ):
+        pass
+    assert refused.value.code == 4403
+    with client.websocket_connect(
+        f"/api/sessions/{sid}/live", headers={"origin": "http://testserver"}
+    ) as socket:
+        socket.send_json({"action": "compare", "depth": 1})
+        assert socket.receive_json()["type"] == "started"

@@ -93,6 +93,13 @@ def open_game(page: Page, server: str, game: str) -> None:
     expect(page.locator("#board svg, #board pre")).to_be_visible()
 
 
+def wait_for_more_moves(page: Page, played: int) -> None:
+    """Wait until the server has taken the move just clicked (the list grows past ``played``)."""
+    page.wait_for_function(
+        f"() => document.querySelectorAll('#movelist li').length > {played}", timeout=20_000
+    )
+
+
 def wait_for_my_turn(page: Page) -> None:
     page.wait_for_function(
         "() => document.querySelector('#status').dataset.over === 'yes'"
@@ -110,8 +117,10 @@ def test_full_tictactoe_game(server: str, page: Page) -> None:
         wait_for_my_turn(page)
         if page.locator("#status").get_attribute("data-over") == "yes":
             break
+        played = page.locator("#movelist li").count()
         page.locator("#board [data-move].legal").first.click()
         clicks += 1
+        wait_for_more_moves(page, played)
         wait_for_my_turn(page)
     assert 3 <= clicks <= 5
     expect(page.locator("#status")).to_contain_text("Game over")
@@ -148,9 +157,10 @@ def test_full_tictactoe_game(server: str, page: Page) -> None:
 def test_connect4_moves_analysis_and_compare(server: str, page: Page) -> None:
     open_game(page, server, "connect4")
     page.select_option("#level", "2")
-    for column in ("4", "3", "5"):
+    for played, column in enumerate(("4", "3", "5")):
         wait_for_my_turn(page)
         page.locator(f"#board [data-move='{column}'].legal").click()
+        wait_for_more_moves(page, 2 * played)
         wait_for_my_turn(page)
     expect(page.locator("#movelist li")).to_have_count(6)
     expect(page.locator("#f-depth")).to_have_text("4")
@@ -166,6 +176,12 @@ def test_connect4_moves_analysis_and_compare(server: str, page: Page) -> None:
     page.click("#stop")
     expect(page.locator("#thinking")).to_be_hidden(timeout=10_000)
     expect(page.locator("#movelist li")).to_have_count(6)  # analysis plays nothing
+
+    page.select_option("#explain-depth", "3")
+    page.click("#explain-run")
+    expect(page.locator("#explain-summary")).to_contain_text("cut-offs")
+    assert page.locator("#tree svg .edge.chosen").count() == 3
+    page.screenshot(path=str(ARTIFACTS / "connect4-explain.png"), full_page=True)
 
     page.click(".tab[data-tab=compare]")
     page.select_option("#compare-depth", "3")

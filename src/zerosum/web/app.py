@@ -16,6 +16,7 @@ from contextlib import asynccontextmanager
 from dataclasses import asdict
 from importlib import resources
 from typing import Annotated, Any, Literal
+from urllib.parse import urlsplit
 
 from fastapi import FastAPI, Query, Request, WebSocket, WebSocketDisconnect
 from fastapi.responses import FileResponse, JSONResponse
@@ -27,7 +28,7 @@ from zerosum.compiled import KERNEL_GAMES, check_compiled
 from zerosum.game import ZerosumError
 from zerosum.games import GAMES, GameSpec, UnknownGameError
 from zerosum.search.explain import MAX_TREE_NODES, TreeNode, explain
-from zerosum.web.jobs import Job
+from zerosum.web.jobs import Job, warm_up
 from zerosum.web.sessions import Session, Sessions, UnknownSessionError
 
 STATIC = resources.files("zerosum.web") / "static"
@@ -106,7 +107,11 @@ MESSAGE = TypeAdapter(Message)
 
 def _levels(spec: GameSpec) -> list[dict[str, Any]]:
     return [
-        {"level": index, "depth": depth, "label": "perfect" if depth == 0 else f"depth {depth}"}
+        {
+            "level": index,
+            "depth": depth,
+            "label": "perfect" if depth == 0 else f"depth {depth}",
+        }
         for index, depth in enumerate(spec.levels, start=1)
     ]
 
@@ -172,7 +177,7 @@ def _tree_data(node: TreeNode[Any], format_move: Any, game: Any) -> dict[str, An
     }
 
 
-async def _apply(session: Session, think: Think, done: dict[str, Any], snapshot: list[str]) -> None:
+def _apply(session: Session, think: Think, done: dict[str, Any], snapshot: list[str]) -> None:
     """Play the move a search found, if the session is still where the search started."""
     if not think.play or done.get("best_move") is None:
         return
@@ -188,6 +193,7 @@ def create_app() -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        await asyncio.to_thread(warm_up)  # the first search then starts at once
         yield
         for job in list(Job.running):
             job.kill()
@@ -264,7 +270,7 @@ def create_app() -> FastAPI:
                 done = event
         if done.get("type") == "error":
             return JSONResponse(done, status_code=500)  # type: ignore[return-value]
-        await _apply(session, body, done, snapshot)
+        _apply(session, body, done, snapshot)
         with session.lock:
             return {"result": done, "iterations": infos, "state": session.state()}
 
@@ -295,6 +301,12 @@ def create_app() -> FastAPI:
 
     @app.websocket("/api/sessions/{session_id}/live")
     async def live(socket: WebSocket, session_id: str) -> None:
+        # Only pages served by this app may drive searches: browsers send the page's origin,
+        # and another site's page must not put this machine to work.
+        origin = socket.headers.get("origin")
+        if origin is not None and urlsplit(origin).netloc != socket.headers.get("host"):
+            await socket.close(code=4403, reason="expected a page served by this app")
+            return
         await socket.accept()
         try:
             session = sessions.get(session_id)
@@ -316,7 +328,7 @@ def create_app() -> FastAPI:
             try:
                 async for event in job.events():
                     if event["type"] == "done" and think is not None:
-                        await _apply(session, think, event, snapshot)
+                        _apply(session, think, event, snapshot)
                         with session.lock:
                             event["state"] = session.state()
                     await socket.send_json(event)

@@ -138,6 +138,14 @@ def _context() -> multiprocessing.context.BaseContext:
     return multiprocessing.get_context("spawn")
 
 
+def warm_up() -> None:
+    """Start the fork server now (it imports the library once), so no search waits for it."""
+    if _context().get_start_method() == "forkserver":
+        from multiprocessing import forkserver
+
+        forkserver.ensure_running()
+
+
 class Job:
     """One search in a child process, seen from the server."""
 

@@ -13,6 +13,7 @@ const page = {
   socket: null,
   flipped: false,
   busy: null,          // "think" | "analyze" | "compare" while a search runs
+  moving: false,       // while the server checks a move played on the board
   rootSide: 0,         // the side to move when the running search started
   compareRows: [],
 };
@@ -68,11 +69,11 @@ function setState(state) {
 
 function render() {
   const state = page.state;
-  const interactive = !page.busy && !state.result && !computerToMove();
+  const interactive = !page.busy && !page.moving && !state.result && !computerToMove();
   boardFor(state.game).draw($("board"), state, {
     flipped: page.flipped,
     interactive,
-    onMove: (move) => guarded(async () => setState(await api("POST", `/api/sessions/${state.id}/moves`, { move }))),
+    onMove: (move) => playMove(move),
   });
   const colours = boardFor(state.game).sideColours;
   const mover = state.sides[state.side_to_move] + (colours ? ` (${colours[state.side_to_move]})` : "");
@@ -92,6 +93,25 @@ function render() {
   $("analyze").disabled = !!page.busy || !!state.result;
   $("stop").disabled = !page.busy;
   $("explain-run").disabled = !!state.result;
+}
+
+// one move at a time: the board takes no clicks until the server has answered
+async function playMove(move) {
+  if (page.moving) return;
+  page.moving = true;
+  render();
+  try {
+    await guarded(async () => {
+      const state = await api("POST", `/api/sessions/${page.state.id}/moves`, { move });
+      page.moving = false;
+      setState(state);
+    });
+  } finally {
+    if (page.moving) {
+      page.moving = false;
+      render();
+    }
+  }
 }
 
 function openSocket() {

@@ -41,10 +41,12 @@ function describe(node, path) {
 
 export function drawTree(container, tree) {
   const { leaves, depth } = layout(tree.root);
+  // a wide tree is drawn dense: smaller leaves with their values written downwards, the
+  // windows left to the tooltips, move labels only on the root's edges
   const dense = leaves > 150;
-  const gap = dense ? 16 : 44, levelHeight = dense ? 70 : 96, margin = 40;
+  const gap = dense ? 20 : 44, levelHeight = dense ? 80 : 96, margin = 40;
   const width = Math.max(300, leaves * gap + 2 * margin);
-  const height = (depth + 1) * levelHeight + 2 * margin;
+  const height = (depth + 1) * levelHeight + 2 * margin + (dense ? 20 : 0);
   const svg = svgRoot(container, width, height, `${tree.algorithm} search tree`);
   svg.setAttribute("width", width);
   svg.setAttribute("height", height);
@@ -52,13 +54,14 @@ export function drawTree(container, tree) {
   const nodes = el("g", { class: "nodes" }, svg);
   const x = (node) => margin + node.slot * gap + gap / 2;
   const y = (node) => margin + node.level * levelHeight;
-  const r = dense ? 6 : 15;
+  const radius = (node) => (!dense ? 15 : node.children.length ? 12 : 6);
   const draw = (node, path) => {
+    const r = radius(node);
     for (const child of node.children) {
       const pruned = child.kind === "pruned";
       const cls = "edge" + (child.chosen ? " chosen" : "") + (pruned ? " pruned" : "");
-      el("line", { x1: x(node), y1: y(node) + r, x2: x(child), y2: y(child) - r, class: cls }, edges);
-      if (!dense) {
+      el("line", { x1: x(node), y1: y(node) + r, x2: x(child), y2: y(child) - radius(child), class: cls }, edges);
+      if (!dense || node.level === 0) {
         el("text", { x: (x(node) + x(child)) / 2 - 4, y: (y(node) + y(child)) / 2, class: "edge-label" + (pruned ? " pruned" : "") }, edges, child.move);
       }
       draw(child, [...path, child.move]);
@@ -79,6 +82,10 @@ export function drawTree(container, tree) {
       if (node.alpha !== null && (node.level < 3 || leaves < 40)) {
         el("text", { y: r + 12, class: "node-window" }, group, `[${shortScore(node.alpha)}, ${shortScore(node.beta)}]`);
       }
+    } else if (node.children.length) {
+      el("text", { y: 3, class: "node-value dense" }, group, valueText(node));
+    } else {
+      el("text", { x: r + 3, y: 3, class: "node-value dense leaf", transform: "rotate(90)" }, group, valueText(node));
     }
   };
   draw(tree.root, []);
