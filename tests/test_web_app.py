@@ -40,7 +40,15 @@ def wait_until_no_searches(timeout: float = 10.0) -> None:
 
 def test_games_lists_the_registry(client: TestClient) -> None:
     games = client.get("/api/games").json()["games"]
-    assert [game["name"] for game in games] == list(GAMES)
+    # every registered game, each followed by its named variants (drawn by its board)
+    expected = [name for spec in GAMES.values() for name in (spec.name, *spec.variants)]
+    assert [game["name"] for game in games] == expected
+    assert "morris:six" in expected and "morris:twelve" in expected
+    boards = {game["name"]: game["board"] for game in games}
+    assert boards["morris:twelve"] == "morris" and boards["chess"] == "chess"
+    analyzers = {game["name"]: game["analyzer"] for game in games}
+    assert analyzers["chess"] == "tactical" and analyzers["connect4"] == "python"
+    assert {game["name"]: game["compiled"] for game in games}["morris:six"]
     for game in games:
         spec = get_game(game["name"])
         assert game["sides"] == list(spec.sides)
@@ -309,3 +317,37 @@ def test_other_sites_cannot_drive_searches(client: TestClient) -> None:
     ) as socket:
         socket.send_json({"action": "compare", "depth": 1})
         assert socket.receive_json()["type"] == "started"
+
+
+def test_chess_state_and_the_tactical_engine_by_default(client: TestClient) -> None:
+    fen = "8/4P3/8/8/8/8/k7/7K w - - 0 1"
+    state = new(client, "chess", position=fen)
+    assert state["position"] == fen and "e7e8q" in state["legal"] and "e7e8n" in state["legal"]
+    state = client.post(f"/api/sessions/{state['id']}/moves", json={"move": "e7e8n"}).json()
+    assert state["moves"] == ["e7e8n"] and state["position"].startswith("4N3/8/")
+    sid = new(client, "chess", moves=["e2e4", "e7e5"])["id"]
+    with client.websocket_connect(f"/api/sessions/{sid}/live") as socket:
+        socket.send_json({"action": "think", "depth": 3, "play": True, "time": 30})
+        events = events_until_done(socket)
+    infos = [e for e in events if e["type"] == "info"]
+    assert [e["depth"] for e in infos] == [1, 2, 3]
+    done = events[-1]
+    assert done["type"] == "done" and done["played"]
+    assert done["state"]["moves"] == ["e2e4", "e7e5", done["best_move"]]
+    # the generic engine would prove every best move (several at depth 1 in the start
+    # position); the tactical engine names one
+    assert all(len(e["best_moves"]) == 1 for e in infos)
+    wait_until_no_searches()
+
+
+def test_morris_variants_play_with_removals(client: TestClient) -> None:
+    # White to place on g7 closes the mill a7 d7 g7 and removes a black man
+    state = new(client, "morris", position="WW.BB................... w 7 7")
+    assert {"g7xb6", "g7xd6"} <= set(state["legal"]) and "g7" not in state["legal"]
+    state = client.post(f"/api/sessions/{state['id']}/moves", json={"move": "g7xd6"}).json()
+    assert state["position"] == "WWWB.................... b 6 7"
+    six = new(client, "morris:six")
+    assert six["game"] == "morris:six" and six["position"] == "................ w 6 6"
+    assert len(six["legal"]) == 16
+    twelve = new(client, "morris:twelve")
+    assert twelve["position"].endswith(" w 12 12")

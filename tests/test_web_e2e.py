@@ -254,7 +254,9 @@ def test_generic_board_for_a_game_without_one(
 ) -> None:
     open_game(page, server_with_a_boardless_game, "plain")
     titles = page.locator("#game option").all_inner_texts()
-    assert titles == [spec.title for spec in GAMES.values()]
+    assert titles == [
+        get_game(name).title for spec in GAMES.values() for name in (spec.name, *spec.variants)
+    ]
     page.select_option("#side", "both")
     expect(page.locator("#board .move-buttons button")).to_have_count(9)
     page.click("#board button[data-move='b2']")
@@ -262,3 +264,110 @@ def test_generic_board_for_a_game_without_one(
     expect(page.locator("#board pre")).to_contain_text("X")
     expect(page.locator("#board .move-buttons button")).to_have_count(8)
     page.screenshot(path=str(ARTIFACTS / "generic-board.png"), full_page=True)
+
+
+def morris_position(white: str, black: str, tail: str) -> str:
+    """A nine men's morris position from the points of each side (checked by the game)."""
+    from zerosum.games.morris_rules import NINE_POINTS
+
+    board = "".join(
+        "W" if point in white.split() else "B" if point in black.split() else "."
+        for point in NINE_POINTS
+    )
+    text = f"{board} {tail}"
+    get_game("morris").from_position(text)
+    return text
+
+
+def load(page: Page, position: str) -> None:
+    page.select_option("#side", "both")
+    page.fill("#position", position)
+    page.fill("#moves", "")
+    page.click("#load")
+    expect(page.locator("#movelist li")).to_have_count(0)
+
+
+def test_morris_placements_mill_and_removal_by_clicking(server: str, page: Page) -> None:
+    open_game(page, server, "morris")
+    load(page, morris_position("a7 d7", "b6 d6", "w 7 7"))
+    expect(page.locator("#board [data-point].legal")).to_have_count(20)
+    expect(page.locator("#board .hand[data-side='0']")).to_have_attribute("data-count", "7")
+    page.click("#board [data-point='a1']")  # White places
+    expect(page.locator("#movelist li")).to_have_count(1)
+    page.click("#board [data-point='f4']")  # Black places
+    expect(page.locator("#movelist li")).to_have_count(2)
+    page.click("#board [data-point='g7']")  # White closes the mill a7 d7 g7
+    # the page now asks which black man to take: b6, d6 and f4, none of them in a mill
+    removable = page.locator("#board [data-point].removable")
+    expect(removable).to_have_count(3)
+    assert sorted(removable.evaluate_all("els => els.map(e => e.dataset.point)")) == [
+        "b6",
+        "d6",
+        "f4",
+    ]
+    expect(page.locator("#movelist li")).to_have_count(2)  # nothing sent yet
+    expect(page.locator("#board .hand[data-side='0']")).to_have_attribute("data-count", "5")
+    page.screenshot(path=str(ARTIFACTS / "morris-removal.png"), full_page=True)
+    page.click("#board [data-point='d6']")
+    expect(page.locator("#movelist li").last).to_contain_text("g7xd6")
+    expect(page.locator("#board [data-point='d6'] .man-black")).to_have_count(0)
+    expect(page.locator("#board [data-point='g7'] .man-white")).to_have_count(1)
+    expect(page.locator("#board .hand[data-side='1']")).to_have_attribute("data-count", "6")
+
+    # the movement phase: own man, then its target, then the man to remove: one move
+    load(page, morris_position("a7 d7 g4 b2", "b6 d6 f2 c3", "w 0 0"))
+    page.click("#board [data-point='g4']")
+    expect(page.locator("#board [data-point='g4'].selected")).to_have_count(1)
+    expect(page.locator("#board [data-point='g7'].legal")).to_have_count(1)
+    page.click("#board [data-point='g7']")
+    page.click("#board [data-point='c3']")
+    expect(page.locator("#movelist li").last).to_contain_text("g4-g7xc3")
+    page.screenshot(path=str(ARTIFACTS / "morris-slide.png"), full_page=True)
+
+    # the variants draw their own boards: six men's without the inner square, twelve's with
+    # the diagonals
+    page.select_option("#game", "morris:six")
+    expect(page.locator("#board [data-point]")).to_have_count(16)
+    expect(page.locator("#board line.morris-line")).to_have_count(12)
+    page.select_option("#game", "morris:twelve")
+    expect(page.locator("#board [data-point]")).to_have_count(24)
+    expect(page.locator("#board line.morris-line")).to_have_count(20)
+    expect(page.locator("#board .hand[data-side='1']")).to_have_attribute("data-count", "12")
+    page.screenshot(path=str(ARTIFACTS / "morris-twelve.png"), full_page=True)
+
+
+def test_chess_moves_promotion_and_flip_by_clicking(server: str, page: Page) -> None:
+    open_game(page, server, "chess")
+    page.select_option("#level", "1")
+    page.fill("#think-time", "2")
+    page.click("#board [data-square='e2']")
+    expect(page.locator("#board [data-square].legal")).to_have_count(2)  # e3, e4
+    page.click("#board [data-square='e4']")
+    # the computer answers with the tactical engine and shows its figures
+    expect(page.locator("#movelist li")).to_have_count(2, timeout=20_000)
+    expect(page.locator("#movelist li").first).to_contain_text("e2e4")
+    expect(page.locator("#f-depth")).not_to_have_text("\u2013")
+    expect(page.locator("#board [data-square='e4'] [data-piece='P']")).to_have_count(1)
+    expect(page.locator("#board [data-square='e2'] rect.last-move")).to_have_count(0)
+    page.screenshot(path=str(ARTIFACTS / "chess-game.png"), full_page=True)
+
+    load(page, "8/4P3/8/8/8/8/k7/7K w - - 0 1")
+    page.click("#board [data-square='e7']")
+    page.click("#board [data-square='e8']")
+    expect(page.locator("#board .promotion-choice")).to_have_count(4)
+    expect(page.locator("#movelist li")).to_have_count(0)
+    page.screenshot(path=str(ARTIFACTS / "chess-promotion.png"), full_page=True)
+    page.click("#board .promotion-choice[data-promotion='n']")
+    expect(page.locator("#movelist li")).to_have_text(["1. White e7e8n"])
+    expect(page.locator("#board [data-square='e8'] [data-piece='N']")).to_have_count(1)
+    expect(page.locator("#board [data-square='e8'] rect.last-move")).to_have_count(1)
+
+    def top(square: str) -> float:
+        box = page.locator(f"#board [data-square='{square}'] rect").bounding_box()
+        assert box is not None
+        return box["y"]
+
+    assert top("a8") < top("a1")
+    page.click("#flip")
+    assert top("a8") > top("a1")
+    page.screenshot(path=str(ARTIFACTS / "chess-flipped.png"), full_page=True)

@@ -24,9 +24,9 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 
 from zerosum import __version__
-from zerosum.compiled import KERNEL_GAMES, check_compiled
+from zerosum.compiled import check_compiled, has_kernel
 from zerosum.game import ZerosumError
-from zerosum.games import GAMES, GameSpec, UnknownGameError
+from zerosum.games import GAMES, GameSpec, UnknownGameError, get_game
 from zerosum.search.explain import MAX_TREE_NODES, TreeNode, explain
 from zerosum.web.jobs import Job, warm_up
 from zerosum.web.sessions import Session, Sessions, UnknownSessionError
@@ -82,8 +82,10 @@ class Think(BaseModel):
     )
     time: float = Field(DEFAULT_TIME, gt=0, le=MAX_TIME, description="seconds to think at most")
     seed: int | None = Field(None, description="picks among equally good moves; none: at random")
-    engine: Literal["python", "compiled"] = Field(
-        "python", description="the pure-Python engine, or the compiled one (games with a kernel)"
+    engine: Literal["default", "python", "compiled", "tactical"] = Field(
+        "default",
+        description="the pure-Python engine, the compiled one (games with a kernel), the "
+        "tactical one (captures and checks: chess), or the game's own choice (its analyzer)",
     )
     play: bool = Field(False, description="play the move found in the session")
 
@@ -124,13 +126,22 @@ def _game_info(spec: GameSpec) -> dict[str, Any]:
         "levels": _levels(spec),
         "default_level": spec.default_level or len(spec.levels),
         "position_format": spec.position_format,
-        "compiled": spec.name in KERNEL_GAMES,
+        "compiled": has_kernel(spec.name),
+        "analyzer": _engine(spec, "default"),
+        "board": spec.name.partition(":")[0],
     }
 
 
-def _depth(spec: GameSpec, think: Think) -> int:
-    if think.engine == "compiled":
+def _engine(spec: GameSpec, engine: str) -> str:
+    """The engine a search runs: ``default`` is the game's analyzer (tactical for chess)."""
+    if engine == "compiled":
         check_compiled(spec.name)
+    if engine != "default":
+        return engine
+    return "tactical" if spec.analyzer == "tactical" else "python"
+
+
+def _depth(spec: GameSpec, think: Think) -> int:
     if think.depth is not None:
         return think.depth
     level = think.level if think.level is not None else spec.default_level or len(spec.levels)
@@ -152,7 +163,8 @@ def _request(session: Session, **extra: Any) -> dict[str, Any]:
 
 def _think_request(session: Session, think: Think) -> dict[str, Any]:
     depth = _depth(session.spec, think)
-    return _request(session, depth=depth, time=think.time, seed=think.seed, engine=think.engine)
+    engine = _engine(session.spec, think.engine)
+    return _request(session, depth=depth, time=think.time, seed=think.seed, engine=engine)
 
 
 def _tree_data(node: TreeNode[Any], format_move: Any, game: Any) -> dict[str, Any]:
@@ -212,9 +224,17 @@ def create_app() -> FastAPI:
 
     # -- games and sessions ------------------------------------------------------------
 
-    @app.get("/api/games", summary="The registered games, their sides and strength levels")
+    @app.get(
+        "/api/games",
+        summary="The registered games and their named variants, sides and strength levels",
+    )
     def games() -> dict[str, Any]:
-        return {"games": [_game_info(spec) for spec in GAMES.values()]}
+        specs = [
+            variant
+            for spec in GAMES.values()
+            for variant in (spec, *(get_game(name) for name in spec.variants))
+        ]
+        return {"games": [_game_info(spec) for spec in specs]}
 
     @app.get("/api/health", summary="Live sessions and running searches")
     def health() -> dict[str, Any]:

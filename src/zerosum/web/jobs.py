@@ -65,7 +65,8 @@ def think(request: dict[str, Any], send: Send, stop: Callable[[], bool]) -> None
     ``done``.
 
     The pure-Python engine proves every best move and picks one at random with ``seed``; the
-    compiled engine (``engine="compiled"``, games with a kernel) plays its first best move.
+    compiled engine (``engine="compiled"``, games with a kernel) and the tactical engine
+    (``engine="tactical"``, chess's analyzer) play their first best move.
     """
     spec = get_game(request["game"])
     game = build(spec, request["start"], request["moves"])
@@ -81,6 +82,16 @@ def think(request: dict[str, Any], send: Send, stop: Callable[[], bool]) -> None
                 limit=limit,
                 on_iteration=lambda result: send({"type": "info", **_figures(game, result)}),
             )
+    elif request.get("engine") == "tactical":
+        from zerosum.search.tactical import TacticalSearch
+
+        searcher = TacticalSearch(game)
+
+        def report(found: Any) -> None:
+            if found.complete and found.line == 1:
+                send({"type": "info", **_figures(game, searcher.result(found))})
+
+        last = searcher.search(limit, on_report=report)
     else:
         seed = request["seed"] if request["seed"] is not None else random.randrange(1 << 30)
         for result in iterate(game, limit=limit, mode=Mode.ALL, seed=seed):

@@ -183,7 +183,8 @@ async function think(play) {
   render();
   // playing: the chosen strength within the think time; analysing: deeper until solved or stopped
   const how = play ? { level: Number($("level").value), time: thinkTime() } : { depth: 0, time: 120 };
-  const engine = page.info.compiled ? $("engine-kind").value : "python";
+  // the game's own engine (its analyzer: tactical for chess) unless a compiled one is chosen
+  const engine = page.info.compiled && $("engine-kind").value === "compiled" ? "compiled" : "default";
   await send({ action: "think", ...how, engine, play });
 }
 

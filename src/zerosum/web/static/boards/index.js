@@ -1,4 +1,4 @@
-// Board renderers by game name. A game without one gets the generic board (its text drawing
+// Board renderers by game name (a variant's options after the colon ignored). A game without one gets the generic board (its text drawing
 // and a button per legal move). A renderer exports draw(container, state, options) with
 // options {flipped, interactive, onMove(moveText)}; it calls onMove with a move in the game's
 // notation (a renderer that needs two clicks, from and to, keeps that selection itself).
@@ -6,9 +6,12 @@
 import * as generic from "./generic.js";
 import * as tictactoe from "./tictactoe.js";
 import * as connect4 from "./connect4.js";
+import * as morris from "./morris.js";
+import * as chess from "./chess.js";
 
-const BOARDS = { tictactoe, connect4 };
+const BOARDS = { tictactoe, connect4, morris, chess };
 
+// a variant ("morris:six") is drawn by its game's board
 export function boardFor(game) {
-  return BOARDS[game] || generic;
+  return BOARDS[game.split(":")[0]] || generic;
 }
