@@ -351,7 +351,7 @@ def test_chess_moves_promotion_and_flip_by_clicking(server: str, page: Page) -> 
     expect(page.locator("#board [data-square='e2'] rect.last-move")).to_have_count(0)
     page.screenshot(path=str(ARTIFACTS / "chess-game.png"), full_page=True)
 
-    load(page, "8/4P3/8/8/8/8/k7/7K w - - 0 1")
+    load(page, "r7/4P3/8/8/8/8/k7/7K w - - 0 1")
     page.click("#board [data-square='e7']")
     page.click("#board [data-square='e8']")
     expect(page.locator("#board .promotion-choice")).to_have_count(4)
@@ -368,6 +368,9 @@ def test_chess_moves_promotion_and_flip_by_clicking(server: str, page: Page) -> 
         return box["y"]
 
     assert top("a8") < top("a1")
-    page.click("#flip")
+    page.select_option("#side", "1")  # playing Black turns the board to face you
+    expect(page.locator("#board [data-square='a2'] [data-piece='k']")).to_have_count(1)
     assert top("a8") > top("a1")
     page.screenshot(path=str(ARTIFACTS / "chess-flipped.png"), full_page=True)
+    page.click("#flip")
+    assert top("a8") < top("a1")

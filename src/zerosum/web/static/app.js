@@ -133,6 +133,7 @@ async function newSession() {
   const name = $("game").value;
   page.info = page.games.find((game) => game.name === name);
   fillSelectors();
+  orient();
   $("format").textContent = "Position format: " + page.info.position_format;
   $("engine-label").hidden = !page.info.compiled;
   page.busy = null;
@@ -143,6 +144,11 @@ async function newSession() {
   setState(page.state);
   $("tree").replaceChildren();
   $("explain-summary").textContent = "";
+}
+
+// boards with a side of their own (chess, morris) turn to face the second player
+function orient() {
+  page.flipped = !!boardFor(page.info.name).facesPlayer && $("side").value === "1";
 }
 
 function fillSelectors() {
@@ -322,7 +328,10 @@ async function start() {
   const wanted = new URLSearchParams(location.search).get("game");
   if (wanted && page.games.some((game) => game.name === wanted)) $("game").value = wanted;
   $("game").addEventListener("change", () => guarded(newSession));
-  $("side").addEventListener("change", () => { if (page.state) setState(page.state); });
+  $("side").addEventListener("change", () => {
+    orient();
+    if (page.state) setState(page.state);
+  });
   $("new").addEventListener("click", () => guarded(async () => {
     if (page.busy) await send({ action: "stop" });
     page.busy = null;
@@ -344,7 +353,9 @@ async function start() {
     const position = $("position").value.trim();
     const moves = $("moves").value.trim();
     const body = { position: position === "" ? null : position, moves: moves ? [moves] : [] };
-    setState(await api("POST", `/api/sessions/${page.state.id}/load`, body));
+    const state = await api("POST", `/api/sessions/${page.state.id}/load`, body);
+    resetFigures();  // the figures of the position before would mislead
+    setState(state);
   }));
   $("copy").addEventListener("click", () => guarded(async () => {
     const state = page.state;

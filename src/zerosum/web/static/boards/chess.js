@@ -9,6 +9,9 @@ const GLYPHS = { k: "\u265A", q: "\u265B", r: "\u265C", b: "\u265D", n: "\u265E"
 const NAMES = { k: "king", q: "queen", r: "rook", b: "bishop", n: "knight", p: "pawn" };
 const PROMOTIONS = ["q", "r", "b", "n"];
 
+// the page turns the board to face the second player when you play that side
+export const facesPlayer = true;
+
 let drawn = null;
 // the clicks so far in the position `key`: from (a square), to (set: the promotion is missing)
 let picked = { key: null, from: null, to: null };

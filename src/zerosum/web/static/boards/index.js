@@ -2,7 +2,8 @@
 // and a button per legal move). A renderer exports draw(container, state, options) with
 // options {flipped, interactive, onMove(moveText)}; it calls onMove with a move in the game's
 // notation (a renderer that needs two clicks, from and to, keeps that selection itself).
-// It may also export sideColours, e.g. ["red", "yellow"], shown beside the side names.
+// It may also export sideColours, e.g. ["red", "yellow"], shown beside the side names, and
+// facesPlayer (true: the page flips the board when you play the second side).
 import * as generic from "./generic.js";
 import * as tictactoe from "./tictactoe.js";
 import * as connect4 from "./connect4.js";

@@ -13,6 +13,9 @@ const SIX_SPOKES = [["d7", "d6"], ["a4", "b4"], ["f4", "g4"], ["d2", "d1"]];
 const DIAGONALS = [["a7", "c5"], ["g7", "e5"], ["a1", "c3"], ["g1", "e3"]];
 const MOVE = /^(?:([a-g][1-7])-)?([a-g][1-7])(?:x([a-g][1-7]))?$/;
 
+// the page turns the board to face the second player when you play that side
+export const facesPlayer = true;
+
 // what the last draw() was given, so that a click can draw again with its selection
 let drawn = null;
 // the clicks so far in the position `key`: {from, to} (to set: only the removal is missing)
