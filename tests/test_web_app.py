@@ -325,6 +325,10 @@ def test_chess_state_and_the_tactical_engine_by_default(client: TestClient) -> N
     assert state["position"] == fen and "e7e8q" in state["legal"] and "e7e8n" in state["legal"]
     state = client.post(f"/api/sessions/{state['id']}/moves", json={"move": "e7e8n"}).json()
     assert state["moves"] == ["e7e8n"] and state["position"].startswith("4N3/8/")
+    assert state["in_check"] is False
+    checked = new(client, "chess", moves=["f2f3", "e7e5", "g2g4", "d8h4"])
+    assert checked["in_check"] is True and checked["result"]["text"] == "Black wins"
+    assert new(client, "morris")["in_check"] is None  # a game without checks
     sid = new(client, "chess", moves=["e2e4", "e7e5"])["id"]
     with client.websocket_connect(f"/api/sessions/{sid}/live") as socket:
         socket.send_json({"action": "think", "depth": 3, "play": True, "time": 30})

@@ -374,3 +374,10 @@ def test_chess_moves_promotion_and_flip_by_clicking(server: str, page: Page) -> 
     page.screenshot(path=str(ARTIFACTS / "chess-flipped.png"), full_page=True)
     page.click("#flip")
     assert top("a8") < top("a1")
+
+    page.fill("#position", "")
+    page.fill("#moves", "f2f3 e7e5 g2g4 d8h4")
+    page.click("#load")
+    expect(page.locator("#status")).to_have_text("Game over: Black wins.")
+    expect(page.locator("#board [data-square='e1'] rect.check")).to_have_count(1)
+    page.screenshot(path=str(ARTIFACTS / "chess-mate.png"), full_page=True)

@@ -89,6 +89,7 @@ class Session:
             winner = None if outcome == Outcome.DRAW else mover if outcome > 0 else mover ^ 1
             text = "a draw" if winner is None else f"{spec.sides[winner]} wins"
             result = {"winner": winner, "text": text}
+        in_check = getattr(game, "in_check", None)  # games with checks (chess) tell
         return {
             "id": self.id,
             "game": spec.name,
@@ -101,6 +102,7 @@ class Session:
             "side_to_move": mover,
             "legal": [game.format_move(move) for move in game.legal_moves()],
             "result": result,
+            "in_check": bool(in_check()) if callable(in_check) else None,
             "render": game.render(),
         }
 

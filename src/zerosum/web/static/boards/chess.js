@@ -105,6 +105,9 @@ export function draw(container, state, options) {
         class: `${light ? "light" : "dark"}${marked.includes(square) ? " last-move" : ""}`,
       }, group);
       const here = pieces[square];
+      if (state.in_check && here && here.kind === "k" && here.colour === mover) {
+        el("rect", { x, y, width: size, height: size, class: "check" }, group);
+      }
       if (here) piece(group, x, y, size, here);
       if (kind === "legal") {
         el("circle", here ? { cx: x + size / 2, cy: y + size / 2, r: size / 2 - 3, class: "capture-ring" }
