@@ -2,8 +2,9 @@
 // mission.md. The position lists the points row by row from the top left ("W", "B" or "."),
 // then the side to move and the men in hand: "W..B.... w 7 8".
 // Clicks only pick among the legal moves the server sent: a placement is one click, a slide or
-// fly two (own man, then the target); a move that closes a mill waits for a third click on one
-// of the enemy men it may remove, and the whole move ("f2-f4xd5") goes to onMove at once.
+// fly two (own man, then the target); a move that closes a mill waits for a further click on one
+// of the enemy men it may remove (or on the new man, to take it back), and the whole move
+// ("f2-f4xd5") goes to onMove at once.
 import { el, svgRoot, title } from "../svg.js";
 
 const FILES = "abcdefg";
@@ -109,6 +110,7 @@ export function draw(container, state, options) {
     for (const m of moves) {
       if (m.from === picked.from && m.to === picked.to && m.remove) clickable[m.remove] = "removable";
     }
+    clickable[picked.to] = "selected";  // a click on the new man takes it back
   } else {
     for (const m of moves) {
       if (m.from === null) clickable[m.to] = "legal";
@@ -175,6 +177,6 @@ export function draw(container, state, options) {
   }
   if (picked.to !== null) {
     el("text", { x: side / 2, y: band + side - 8, class: "morris-hint" }, svg,
-      "a mill: click the man to remove");
+      "a mill: click the man to remove (or your new man to take it back)");
   }
 }
