@@ -361,6 +361,10 @@ def test_chess_moves_promotion_and_flip_by_clicking(server: str, page: Page) -> 
     page.click("#board [data-square='e7']")
     page.click("#board [data-square='e8']")
     expect(page.locator("#board .promotion-choice")).to_have_count(4)
+    page.click("#board .promotion-veil", position={"x": 30, "y": 400})  # beside: taken back
+    expect(page.locator("#board .promotion-choice")).to_have_count(0)
+    page.click("#board [data-square='e7']")
+    page.click("#board [data-square='e8']")
     expect(page.locator("#movelist li")).to_have_count(0)
     page.screenshot(path=str(ARTIFACTS / "chess-promotion.png"), full_page=True)
     page.click("#board .promotion-choice[data-promotion='n']")

@@ -1,5 +1,6 @@
 // Chess: the position is a FEN, the moves are UCI ("e2e4", "e7e8q"). Click one of your pieces,
-// then a highlighted square; a promotion then asks for the piece (queen, rook, bishop, knight).
+// then a highlighted square; a promotion then asks for the piece (queen, rook, bishop, knight;
+// a click beside the picker takes the move back).
 // The candidate clicks come only from the legal moves the server sent.
 import { el, svgRoot, title } from "../svg.js";
 
@@ -126,6 +127,9 @@ export function draw(container, state, options) {
     const [x, y] = at(picked.to);
     const down = y < total / 2;
     const group = el("g", { class: "promotion" }, svg);
+    // a click beside the picker takes the move back
+    const veil = el("rect", { x: 0, y: 0, width: total, height: total, class: "promotion-veil" }, group);
+    veil.addEventListener("click", () => click(null));
     PROMOTIONS.forEach((kind, index) => {
       const py = down ? y + index * size : y - index * size;
       const button = el("g", { class: "promotion-choice", "data-promotion": kind }, group);
