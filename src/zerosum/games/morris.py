@@ -157,6 +157,13 @@ class Morris:
         """Moves in a row in the movement phase without a removal."""
         return self._quiet
 
+    def probe(self) -> tuple[Outcome, int] | None:
+        """The endgame databases' exact result, if they decide the position (the search's
+        optional probe: see :func:`zerosum.endgames.morris.probe`)."""
+        from zerosum.endgames.morris import probe  # the databases are optional and heavy
+
+        return probe(self)
+
     def _drawn(self) -> bool:
         rules = self.rules
         if rules.repetition is not None and self._quiet >= 2 * (rules.repetition - 1):
