@@ -72,6 +72,23 @@ def _after_move(result: EndgameResult) -> EndgameResult:
     return EndgameResult(Outcome(-int(result.outcome)), result.moves_to_end + 1)
 
 
+def preference(result: EndgameResult) -> tuple[int, int]:
+    """Orders results as a player prefers them: a sooner win, any win, a draw, a later loss."""
+    if result.moves_to_end is None:
+        return (0, 0)
+    if result.outcome is Outcome.WIN:
+        return (1, -result.moves_to_end)
+    return (-1, result.moves_to_end)
+
+
+def best_of(results: list[EndgameResult]) -> EndgameResult:
+    """The value of a position whose moves lead to ``results`` (the mover's results after
+    each): the best of them, or a loss in 0 moves when there is no move."""
+    if not results:
+        return EndgameResult(Outcome.LOSS, 0)
+    return max(results, key=preference)
+
+
 @dataclass(frozen=True)
 class Solution:
     """A position's exact result with every move's result."""
@@ -84,6 +101,11 @@ class Solution:
     def best_moves(self) -> list[Any]:
         best = self.result
         return [move for move, result in self.moves if result == best]
+
+    @property
+    def consistent(self) -> bool:
+        """Whether the stored result is the best of the moves' results (one-ply check)."""
+        return self.result == best_of([result for _, result in self.moves])
 
 
 def solve_endgame(game: Morris, endgames: Endgames) -> Solution:
