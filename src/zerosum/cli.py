@@ -20,7 +20,13 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from zerosum import __version__
 from zerosum.bench import bench
-from zerosum.compiled import DEFAULT_HASH_MB, KERNEL_GAMES, MAX_HASH_MB, check_compiled
+from zerosum.compiled import (
+    DEFAULT_HASH_MB,
+    KERNEL_GAMES,
+    MAX_HASH_MB,
+    check_compiled,
+    has_kernel,
+)
 from zerosum.endgames import MAX_MEN
 from zerosum.game import WIN, Game, ZerosumError, is_proven, play_moves
 from zerosum.games import GAMES, GameSpec, get_game
@@ -585,7 +591,7 @@ class _Computer:
     def __init__(self, spec: GameSpec, depth: int, rng: random.Random, store: Store | None) -> None:
         self.depth = depth
         self.rng = rng
-        self.solver = _solver(spec.name, store=store) if spec.name in KERNEL_GAMES else None
+        self.solver = _solver(spec.name, store=store) if has_kernel(spec.name) else None
 
     def best(self, game: Game[Any], *, depth: int) -> tuple[list[Any], str]:
         """The best moves found at ``depth`` (0: all proven best moves) and their value."""
@@ -628,7 +634,7 @@ def cmd_play(args: argparse.Namespace) -> int:
         )
     human = _side(spec, args.side)
     depth = levels[level - 1]
-    if args.store and spec.name not in KERNEL_GAMES:
+    if args.store and not has_kernel(spec.name):
         raise UsageError(f"--store needs a game with the compiled engine: {spec.name} has none")
     store = Store(args.store) if args.store else None
     try:

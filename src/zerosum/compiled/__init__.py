@@ -10,7 +10,7 @@ from typing import Final
 
 from zerosum.game import ZerosumError
 
-KERNEL_GAMES: Final = ("connect4", "tictactoe")
+KERNEL_GAMES: Final = ("connect4", "tictactoe", "morris")
 """The registered games with a compiled kernel (:data:`.solver.COMPILED` has one entry each)."""
 DEFAULT_HASH_MB: Final = 64
 """The default table size in MiB (16 bytes per entry)."""
@@ -26,6 +26,12 @@ class NotCompiledError(ZerosumError, KeyError):
 
 def check_compiled(name: str) -> None:
     """Raise :class:`NotCompiledError` unless the game ``name`` has a compiled kernel."""
-    if name not in KERNEL_GAMES:
+    if not has_kernel(name):
         known = ", ".join(sorted(KERNEL_GAMES))
         raise NotCompiledError(f"game {name!r} has no compiled engine: expected one of {known}")
+
+
+def has_kernel(name: str) -> bool:
+    """Whether the game ``name`` has a compiled kernel (a variant, ``morris:six``, shares its
+    game's kernel)."""
+    return name.partition(":")[0] in KERNEL_GAMES

@@ -16,12 +16,20 @@ from typing import Any, Final
 
 import numpy as np
 
-from zerosum.compiled import DEFAULT_HASH_MB, check_compiled, connect4, tictactoe
+from zerosum.compiled import (
+    DEFAULT_HASH_MB,
+    NotCompiledError,
+    check_compiled,
+    connect4,
+    morris,
+    tictactoe,
+)
 from zerosum.compiled.engine import PROVEN, Kernel, table_move
 from zerosum.compiled.parallel import ParallelEngine
 from zerosum.compiled.runner import Engine
 from zerosum.game import WIN, Game, Score, terminal_score
 from zerosum.games import connect4 as connect4_game
+from zerosum.games.morris import Morris
 from zerosum.search.core import Limit, SearchResult, Stats
 from zerosum.store import Store
 
@@ -37,6 +45,9 @@ class CompiledGame:
     """A rank at a root with the given ply, as a search value (``WIN - plies to the end``)."""
     canonical_key: Callable[[Game[Any]], int]
     """A key shared by a position and its symmetric twins, for the store."""
+    exact: bool = True
+    """Whether exact solves may run: a game whose play can go on for ever (morris) is only
+    searched to a depth, as the kernel's stack holds ``max_ply`` plies."""
 
 
 def _connect4_state(game: Game[Any]) -> list[int]:
@@ -81,11 +92,26 @@ def _tictactoe_key(game: Game[Any]) -> int:
     return x | o << 9
 
 
+def _morris_state(game: Game[Any]) -> list[int]:
+    assert isinstance(game, Morris)
+    return morris.state_of(game)
+
+
+def _morris_value(rank: int, ply: int) -> Score:
+    """A game that ends at game ply ``p`` ranks ``RANK_BASE - p`` (negative for a loss)."""
+    if rank == 0:
+        return 0
+    return (WIN - (morris.RANK_BASE - abs(rank) - ply)) * (1 if rank > 0 else -1)
+
+
 COMPILED: Final[dict[str, CompiledGame]] = {
     "connect4": CompiledGame(
         connect4.KERNEL, _connect4_state, connect4_game.value_from_pons, _connect4_key
     ),
     "tictactoe": CompiledGame(tictactoe.KERNEL, _tictactoe_state, _tictactoe_value, _tictactoe_key),
+    "morris": CompiledGame(
+        morris.KERNEL, _morris_state, _morris_value, lambda game: game.key(), exact=False
+    ),
 }
 """Every game with a compiled kernel, by registry name."""
 
@@ -93,7 +119,7 @@ COMPILED: Final[dict[str, CompiledGame]] = {
 def compiled_game(name: str) -> CompiledGame:
     """The kernel mapping of game ``name``; raises :class:`NotCompiledError` if it has none."""
     check_compiled(name)
-    return COMPILED[name]
+    return COMPILED[name.partition(":")[0]]
 
 
 def rank_of(score: int) -> int:
@@ -159,8 +185,16 @@ class Solver:
     def state(self, game: Game[Any]) -> np.ndarray[Any, Any]:
         return self.engine.state(self.compiled.state(game))
 
+    def _check_exact(self) -> None:
+        if not self.compiled.exact:
+            raise NotCompiledError(
+                f"the compiled engine cannot solve {self.name} exactly (play may never end): "
+                "expected a depth- or time-limited search (analyze --algorithm compiled)"
+            )
+
     def solve(self, game: Game[Any], *, weak: bool = False, limit: Limit | None = None) -> Exact:
         """The exact result of ``game`` (``weak``: only win, draw or loss)."""
+        self._check_exact()
         key = self.compiled.canonical_key(game) if self.store is not None else 0
         if self.store is not None:
             rank = self.store.get(self.name, key, weak=weak)
@@ -234,6 +268,7 @@ class Solver:
     def best_moves(self, game: Game[Any], rank: int, *, weak: bool = False) -> list[Any]:
         """The moves that keep the exact result ``rank`` of ``game`` (one null-window search
         per move instead of a full solve)."""
+        self._check_exact()
         best = []
         for move in game.legal_moves():
             game.make(move)

@@ -51,7 +51,6 @@ class GameSpec:
     :class:`ZerosumError` naming a bad option. ``None``: the game has no options."""
     variants: tuple[str, ...] = ()
     """Named variants (full game names) that the conformance suite runs as well."""
-    """Every move a position may offer, for tables that also show the unavailable ones."""
 
 
 def _morris(options: str) -> GameSpec:
@@ -67,7 +66,7 @@ def _morris(options: str) -> GameSpec:
         position_format=f"'<{board}> <w|b> <white in hand> <black in hand> [<moves without "
         "removal>]'",
         sides=("White", "Black"),
-        levels=(1, 2, 4, 6, 8),
+        levels=(1, 3, 5, 7, 9),
         default_level=4,
         options=_morris,
         variants=("morris:six", "morris:twelve") if not options else (),

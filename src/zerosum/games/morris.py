@@ -153,6 +153,10 @@ class Morris:
     def in_hand(self, side: int) -> int:
         return self._hand[side]
 
+    def recent_keys(self, count: int) -> list[int]:
+        """The keys of the last ``count`` positions (at most), the current one last."""
+        return self._keys[-count:]
+
     def quiet_moves(self) -> int:
         """Moves in a row in the movement phase without a removal."""
         return self._quiet

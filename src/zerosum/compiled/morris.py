@@ -1,0 +1,417 @@
+"""Morris for the compiled engine: every variant through one kernel, its rules carried in the state.
+
+The state array starts with the rules (:func:`rules_header`: points, flying, draw rules, the
+adjacency and mill bitboards of :mod:`zerosum.games.morris_rules`), so six, nine and twelve men's
+morris share one compiled search. Then the position: both sides' bitboards, men in hand, the side
+to move, the game ply, the moves without removal, the Zobrist key (the pure-Python game's, as a
+signed 64-bit integer), and two rings indexed by ``ply % RING``: the key of each position and the
+quiet-move counter before each move (for repetitions and undo).
+
+Move codes are the pure-Python game's (``to | (from + 1) << 5 | (removed + 1) << 10``, 15 bits).
+``moves`` orders them: moves that close a mill (removing a man of an open mill first), moves that
+block an open mill of the opponent's, moves that make an open mill, then the rest.
+
+Proven scores: a game that ends at game ply ``p`` ranks ``RANK_BASE - p`` (sooner ends rank
+higher). Draws by repetition look back at most ``WINDOW`` moves: further back the rings may
+already hold the positions of the current search line.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+import numpy as np
+from numba import njit
+
+from zerosum.compiled.engine import INF, NO_SCORE, Kernel, popcount, score_of_rank
+from zerosum.games import morris as game
+from zerosum.games.morris_rules import Rules
+
+# The rules header.
+SIZE: Final = 0
+FULL: Final = 1
+FLYING: Final = 2
+REPETITION: Final = 3
+MOVE_LIMIT: Final = 4
+FULL_DRAW: Final = 5
+MILL_COUNT: Final = 6
+ADJ: Final = 8
+MILLS: Final = ADJ + 24
+MILLS_AT: Final = MILLS + 20
+"""Three slots per point: the mills through it, 0 where there are fewer."""
+# The position.
+MEN: Final = MILLS_AT + 3 * 24
+"""White's bitboard, then Black's."""
+HAND: Final = MEN + 2
+SIDE: Final = HAND + 2
+PLY: Final = SIDE + 1
+QUIET: Final = PLY + 1
+KEY: Final = QUIET + 1
+RING: Final = 256
+KEYS: Final = KEY + 1
+QUIETS: Final = KEYS + RING
+STATE_SIZE: Final = QUIETS + RING
+MAX_PLY: Final = 64
+WINDOW: Final = RING - MAX_PLY - 2
+RANK_BASE: Final = 100_000
+MAX_MOVES: Final = 800
+"""Twelve men's morris: 3 flying men x 21 empty points x up to 12 removals, with room."""
+
+PLACING: Final = game.PLACING
+MOVING: Final = game.MOVING
+FLYING_PHASE: Final = game.FLYING
+STUCK: Final = game.STUCK
+WEIGHTS: Final = np.array(game.WEIGHTS, dtype=np.int64)
+
+
+def _signed(value: int) -> int:
+    return value - (1 << 64) if value >= 1 << 63 else value
+
+
+ZOBRIST_MAN: Final = np.array(
+    [[_signed(v) for v in row] for row in game.ZOBRIST_MAN], dtype=np.int64
+)
+ZOBRIST_HAND: Final = np.array(
+    [[_signed(v) for v in row] for row in game.ZOBRIST_HAND], dtype=np.int64
+)
+ZOBRIST_BLACK: Final = _signed(game.ZOBRIST_BLACK)
+
+
+def rules_header(rules: Rules) -> list[int]:
+    """The first ``MEN`` fields of a state: the rules as numbers."""
+    header = [0] * MEN
+    header[SIZE] = rules.size
+    header[FULL] = rules.full
+    header[FLYING] = int(rules.flying)
+    header[REPETITION] = rules.repetition or 0
+    header[MOVE_LIMIT] = rules.move_limit or 0
+    header[FULL_DRAW] = int(rules.full_board_draw)
+    header[MILL_COUNT] = len(rules.mills)
+    for point in range(rules.size):
+        header[ADJ + point] = rules.adjacent[point]
+        for slot, mill in enumerate(rules.mills_at(point)):
+            header[MILLS_AT + 3 * point + slot] = mill
+    for index, mill in enumerate(rules.mills):
+        header[MILLS + index] = mill
+    return header
+
+
+def state_of(position: game.Morris) -> list[int]:
+    """The kernel state of a pure-Python position, its recent keys included."""
+    fields = rules_header(position.rules)
+    fields += [0] * (STATE_SIZE - len(fields))
+    ply = position.ply()
+    fields[MEN], fields[MEN + 1] = position.men(0), position.men(1)
+    fields[HAND], fields[HAND + 1] = position.in_hand(0), position.in_hand(1)
+    fields[SIDE] = position.side_to_move()
+    fields[PLY] = ply
+    fields[QUIET] = position.quiet_moves()
+    fields[KEY] = _signed(position.key())
+    for back, key in enumerate(reversed(position.recent_keys(RING))):
+        fields[KEYS + (ply - back) % RING] = _signed(key)
+    return fields
+
+
+@njit(cache=True, nogil=True)
+def _flies(st: Any, side: int) -> bool:
+    return st[FLYING] != 0 and st[HAND + side] == 0 and popcount(st[MEN + side]) == 3
+
+
+@njit(cache=True, nogil=True)
+def _in_mill(st: Any, men: int, point: int) -> bool:
+    for slot in range(3):
+        mill = st[MILLS_AT + 3 * point + slot]
+        if mill != 0 and men & mill == mill:
+            return True
+    return False
+
+
+@njit(cache=True, nogil=True)
+def removable(st: Any, side: int) -> int:
+    """The bitboard of ``side``'s men that an opponent's mill may remove."""
+    men = st[MEN + side]
+    in_mills = 0
+    for index in range(st[MILL_COUNT]):
+        mill = st[MILLS + index]
+        if men & mill == mill:
+            in_mills |= mill
+    free = men & ~in_mills
+    return int(free if free != 0 else men)
+
+
+@njit(cache=True, nogil=True)
+def _loss(st: Any) -> int:
+    return score_of_rank(-max(RANK_BASE - st[PLY], 1))
+
+
+@njit(cache=True, nogil=True)
+def decided(st: Any) -> int:
+    """A loss with fewer than three men, the draws; ``NO_SCORE`` otherwise (``no_moves`` tells
+    the loss of a player who cannot move)."""
+    side = st[SIDE]
+    if popcount(st[MEN + side]) + st[HAND + side] < 3:
+        return _loss(st)
+    quiet = st[QUIET]
+    repetition = st[REPETITION]
+    if repetition != 0 and quiet >= 2 * (repetition - 1):
+        key, ply = st[KEY], st[PLY]
+        seen = 0
+        for back in range(2, min(quiet, WINDOW) + 1, 2):
+            if st[KEYS + (ply - back) % RING] == key:
+                seen += 1
+        if seen >= repetition - 1:
+            return 0
+    if st[MOVE_LIMIT] != 0 and quiet >= st[MOVE_LIMIT]:
+        return 0
+    if st[FULL_DRAW] != 0 and (st[MEN] | st[MEN + 1]) == st[FULL]:
+        return 0
+    return NO_SCORE
+
+
+@njit(cache=True, nogil=True)
+def no_moves(st: Any) -> int:
+    return _loss(st)
+
+
+@njit(cache=True, nogil=True)
+def bounds(st: Any) -> tuple[int, int]:
+    """No win before the next move ends the game, no loss before the move after."""
+    ply = st[PLY]
+    return score_of_rank(-max(RANK_BASE - ply - 2, 1)), score_of_rank(max(RANK_BASE - ply - 1, 1))
+
+
+@njit(cache=True, nogil=True)
+def rank_range(st: Any) -> tuple[int, int]:
+    ply = st[PLY]
+    return -max(RANK_BASE - ply - 2, 1), max(RANK_BASE - ply - 1, 1)
+
+
+@njit(cache=True, nogil=True)
+def key(st: Any) -> int:
+    return int(st[KEY])
+
+
+@njit(cache=True, nogil=True)
+def _side_value(st: Any, side: int) -> int:
+    """One side's share of :meth:`zerosum.games.morris.Morris.evaluate`."""
+    mine, theirs = st[MEN + side], st[MEN + 1 - side]
+    if st[HAND + side] != 0:
+        phase = PLACING
+    elif _flies(st, side):
+        phase = FLYING_PHASE
+    else:
+        phase = MOVING
+    closed = open_ = 0
+    for index in range(st[MILL_COUNT]):
+        mill = st[MILLS + index]
+        own = popcount(mine & mill)
+        if own == 3:
+            closed += 1
+        elif own == 2 and theirs & mill == 0:
+            open_ += 1
+    mobility = blocked = doubles = 0
+    if phase != FLYING_PHASE:
+        empty = st[FULL] & ~(mine | theirs)
+        for point in range(st[SIZE]):
+            if (mine >> point) & 1 == 0:
+                continue
+            free = st[ADJ + point] & empty
+            if free == 0:
+                blocked += 1
+                continue
+            mobility += popcount(free)
+            if phase == MOVING and _in_mill(st, mine, point):
+                rest = mine ^ (1 << point)
+                for target in range(st[SIZE]):
+                    if (free >> target) & 1 == 0:
+                        continue
+                    for slot in range(3):
+                        mill = st[MILLS_AT + 3 * target + slot]
+                        other = mill ^ (1 << target)
+                        if mill != 0 and (mill >> point) & 1 == 0 and rest & other == other:
+                            doubles += 1
+                            break
+    w = WEIGHTS[phase]
+    men = popcount(mine) + st[HAND + side]
+    value = (
+        w[0] * men
+        + w[1] * closed
+        + w[2] * open_
+        + w[3] * doubles
+        + w[4] * mobility
+        + w[5] * blocked
+    )
+    if phase == MOVING and mobility == 0:
+        value += STUCK
+    return int(value)
+
+
+@njit(cache=True, nogil=True)
+def evaluate(st: Any) -> int:
+    side = st[SIDE]
+    return _side_value(st, side) - _side_value(st, 1 - side)
+
+
+@njit(cache=True, nogil=True)
+def _open_point(st: Any, men: int, others: int, point: int) -> bool:
+    """Whether ``point`` (empty) completes a mill of ``men`` (two men of it on the line)."""
+    for slot in range(3):
+        mill = st[MILLS_AT + 3 * point + slot]
+        rest = mill ^ (1 << point)
+        if mill != 0 and men & rest == rest and others & rest == 0:
+            return True
+    return False
+
+
+@njit(cache=True, nogil=True)
+def _emit(st: Any, out: Any, count: int, to: int, frm: int, side: int, free: int) -> int:
+    """Write the moves of one placement or move (one per removal), with an ordering score in
+    the bits above 16; ``free`` is the opponent's removable men (-1: not computed yet)."""
+    mine = st[MEN + side] | (1 << to)
+    if frm >= 0:
+        mine &= ~(1 << frm)
+    theirs = st[MEN + 1 - side]
+    code = to | ((frm + 1) << 5)
+    if theirs != 0 and _in_mill(st, mine, to):
+        for point in range(st[SIZE]):
+            if (free >> point) & 1:
+                score = 8
+                if _open_point_through(st, theirs, point):
+                    score = 9
+                out[count] = (score << 16) | code | ((point + 1) << 10)
+                count += 1
+        return count
+    score = 0
+    if _open_point(st, theirs, st[MEN + side], to):
+        score = 6
+    elif _open_point_after(st, mine, theirs, to):
+        score = 3
+    if frm >= 0 and _in_mill(st, st[MEN + side], frm):
+        score += 1
+    out[count] = (score << 16) | code
+    return count + 1
+
+
+@njit(cache=True, nogil=True)
+def _open_point_through(st: Any, men: int, point: int) -> bool:
+    """Whether the man on ``point`` is one of two on a line whose third point is empty."""
+    empty = st[FULL] & ~(st[MEN] | st[MEN + 1])
+    for slot in range(3):
+        mill = st[MILLS_AT + 3 * point + slot]
+        if mill != 0 and popcount(men & mill) == 2 and popcount(empty & mill) == 1:
+            return True
+    return False
+
+
+@njit(cache=True, nogil=True)
+def _open_point_after(st: Any, mine: int, theirs: int, to: int) -> bool:
+    """Whether the man now on ``to`` makes two of ``mine`` on a line with its third point empty."""
+    for slot in range(3):
+        mill = st[MILLS_AT + 3 * to + slot]
+        if mill != 0 and popcount(mine & mill) == 2 and theirs & mill == 0:
+            return True
+    return False
+
+
+@njit(cache=True, nogil=True)
+def moves(st: Any, out: Any) -> int:
+    side = st[SIDE]
+    mine, theirs = st[MEN + side], st[MEN + 1 - side]
+    if popcount(mine) + st[HAND + side] < 3:
+        return 0
+    empty = st[FULL] & ~(mine | theirs)
+    free = removable(st, 1 - side)
+    size = st[SIZE]
+    count = 0
+    if st[HAND + side] != 0:
+        for to in range(size):
+            if (empty >> to) & 1:
+                count = _emit(st, out, count, to, -1, side, free)
+    elif _flies(st, side):
+        for frm in range(size):
+            if (mine >> frm) & 1:
+                for to in range(size):
+                    if (empty >> to) & 1:
+                        count = _emit(st, out, count, to, frm, side, free)
+    else:
+        for frm in range(size):
+            if (mine >> frm) & 1:
+                steps = st[ADJ + frm] & empty
+                for to in range(size):
+                    if (steps >> to) & 1:
+                        count = _emit(st, out, count, to, frm, side, free)
+    # Best first (a stable insertion sort on the scores), then drop the scores.
+    for i in range(1, count):
+        item = out[i]
+        j = i
+        while j > 0 and (out[j - 1] >> 16) < (item >> 16):
+            out[j] = out[j - 1]
+            j -= 1
+        out[j] = item
+    for i in range(count):
+        out[i] &= 0xFFFF
+    return count
+
+
+@njit(cache=True, nogil=True)
+def play(st: Any, move: int) -> None:
+    side = st[SIDE]
+    to, frm, removed = move & 31, ((move >> 5) & 31) - 1, ((move >> 10) & 31) - 1
+    ply = st[PLY]
+    st[QUIETS + ply % RING] = st[QUIET]
+    k = st[KEY] ^ ZOBRIST_BLACK ^ ZOBRIST_MAN[side, to]
+    if frm < 0:
+        hand = st[HAND + side]
+        k ^= ZOBRIST_HAND[side, hand] ^ ZOBRIST_HAND[side, hand - 1]
+        st[HAND + side] = hand - 1
+        st[MEN + side] |= 1 << to
+        st[QUIET] = 0
+    else:
+        k ^= ZOBRIST_MAN[side, frm]
+        st[MEN + side] ^= (1 << frm) | (1 << to)
+        st[QUIET] += 1
+    if removed >= 0:
+        k ^= ZOBRIST_MAN[1 - side, removed]
+        st[MEN + 1 - side] ^= 1 << removed
+        st[QUIET] = 0
+    st[KEY] = k
+    st[SIDE] = 1 - side
+    st[PLY] = ply + 1
+    st[KEYS + (ply + 1) % RING] = k
+
+
+@njit(cache=True, nogil=True)
+def undo(st: Any, move: int) -> None:
+    ply = st[PLY] - 1
+    side = 1 - st[SIDE]
+    to, frm, removed = move & 31, ((move >> 5) & 31) - 1, ((move >> 10) & 31) - 1
+    if removed >= 0:
+        st[MEN + 1 - side] |= 1 << removed
+    if frm < 0:
+        st[HAND + side] += 1
+        st[MEN + side] ^= 1 << to
+    else:
+        st[MEN + side] ^= (1 << frm) | (1 << to)
+    st[SIDE] = side
+    st[PLY] = ply
+    st[QUIET] = st[QUIETS + ply % RING]
+    st[KEY] = st[KEYS + ply % RING]
+
+
+KERNEL: Final = Kernel(
+    name="morris",
+    state_size=STATE_SIZE,
+    max_moves=MAX_MOVES,
+    max_ply=MAX_PLY,
+    quick=decided,
+    decided=decided,
+    bounds=bounds,
+    rank_range=rank_range,
+    evaluate=evaluate,
+    key=key,
+    moves=moves,
+    no_moves=no_moves,
+    play=play,
+    undo=undo,
+)
+assert score_of_rank.py_func(RANK_BASE) < INF
