@@ -384,3 +384,27 @@ def test_positions_outside_the_databases_fall_back_to_search(
     ]
     assert main(with_store) == 2
     assert "outside the endgame databases" in capsys.readouterr().err
+
+
+def test_players_take_the_databases_best_moves_at_the_root(
+    store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from zerosum.cli import _Computer
+    from zerosum.search.probing import probe_root
+
+    monkeypatch.setenv("ZEROSUM_ENDGAMES", str(store))
+    monkeypatch.setattr(endgames_morris, "_OPENED", {})
+    with Endgames(store, create=False) as endgames:
+        table = endgames.table(4, 3)
+        game = position_at(table, int(np.flatnonzero(table == 33)[0]), 4, 3)  # loses in 32
+        solution = solve_endgame(game, endgames)
+    probed = probe_root(game)
+    assert probed is not None
+    value, scored = probed
+    assert value == score(solution.result) == -(WIN - 32)
+    assert scored == [(move, score(result)) for move, result in solution.moves]
+    computer = _Computer(get_game("morris"), 1, random.Random(1), None)  # the compiled engine
+    moves, text = computer.best(game, depth=1)
+    assert set(moves) == set(solution.best_moves)
+    assert text == "loss in 32 plies"
+    assert probe_root(Morris.from_position("WWW...............BBB... b 1 0")) is None

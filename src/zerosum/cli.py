@@ -32,6 +32,7 @@ from zerosum.game import WIN, Game, ZerosumError, is_proven, play_moves
 from zerosum.games import GAMES, GameSpec, get_game
 from zerosum.games.morris import Morris
 from zerosum.search import ALGORITHMS, Limit, SearchResult, get_algorithm, search, solve
+from zerosum.search.probing import probe_root
 from zerosum.store import Store
 
 COMPILED_ENGINE = "compiled"
@@ -594,7 +595,12 @@ class _Computer:
         self.solver = _solver(spec.name, store=store) if has_kernel(spec.name) else None
 
     def best(self, game: Game[Any], *, depth: int) -> tuple[list[Any], str]:
-        """The best moves found at ``depth`` (0: all proven best moves) and their value."""
+        """The best moves found at ``depth`` (0: all proven best moves) and their value; every
+        best move when the game's probe (an endgame database) decides the position."""
+        probed = probe_root(game)
+        if probed is not None:
+            value, scored = probed
+            return [move for move, v in scored if v == value], describe(value, solved=True)
         if self.solver is not None and depth == 0:
             exact = self.solver.solve(game)
             text = _exact_text(exact, weak=False)
