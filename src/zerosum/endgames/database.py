@@ -158,6 +158,9 @@ def covered(setup: Setup, *, max_men: int = MAX_MEN) -> bool:
     )
 
 
+_BINOM: Final = [[comb(n, k) for k in range(32)] for n in range(32)]
+
+
 def _rank(men: int, taken: int) -> int:
     """The colex rank of ``men`` renumbered onto the points not in ``taken``."""
     rank = 0
@@ -165,7 +168,7 @@ def _rank(men: int, taken: int) -> int:
     rest = men
     while rest:
         low = rest & -rest
-        rank += comb(((low - 1) & ~taken).bit_count(), i)
+        rank += _BINOM[((low - 1) & ~taken).bit_count()][i]
         i += 1
         rest ^= low
     return rank
@@ -323,9 +326,20 @@ class Endgames:
         """The table index of :func:`zerosum.endgames.retro.index_of`, in plain Python (so
         probing needs no compiler)."""
         n = self.board.size
-        return _rank(mover, 0) * comb(n - mover.bit_count(), other.bit_count()) + _rank(
+        return _rank(mover, 0) * _BINOM[n - mover.bit_count()][other.bit_count()] + _rank(
             other, mover
         )
+
+    def code(self, mover: int, other: int) -> int | None:
+        """The byte entry of a position (see :mod:`zerosum.endgames.retro`), or ``None`` when
+        its class is not stored; the fast path of :meth:`probe`."""
+        key = (mover.bit_count(), other.bit_count())
+        table = self._tables.get(key)
+        if table is None:
+            if not self.has(*key):
+                return None
+            table = self.table(*key)
+        return int(table[self._index(mover, other)])
 
     def lookup(self, mover: int, other: int) -> EndgameResult:
         """The result for the side to move with the men ``mover`` against ``other`` (both

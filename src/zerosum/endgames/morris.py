@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from functools import cache
 from typing import Any, Final
 
 from zerosum.endgames import MAX_MEN
@@ -38,7 +37,6 @@ def standard_rules(game: Morris) -> bool:
     return _standard(game.rules)
 
 
-@cache
 def _standard(rules: Rules) -> bool:
     return (
         rules.flying
@@ -136,6 +134,8 @@ def needed_class(game: Morris) -> tuple[int, int]:
 # -- the probe the search uses at its nodes ---------------------------------------------------
 
 _OPENED: dict[str | None, Endgames | None] = {}
+_STANDARD: dict[int, tuple[Rules, bool]] = {}
+"""Per rules object (by identity, kept alive here): whether it is the databases' game."""
 
 
 def default_endgames() -> Endgames | None:
@@ -154,26 +154,33 @@ def probe(game: Morris, endgames: Endgames | None = None) -> tuple[Outcome, int]
     """The exact outcome for the side to move and the moves to the end (0 for a draw), or
     ``None`` when the databases do not decide the position under ``game``'s rules.
 
-    Uses ``endgames`` or else the default store (never building anything).
+    Uses ``endgames`` or else the default store (never building anything). Called at every
+    node of a morris search, so the common refusals come first and cost little.
     """
-    side = game.side_to_move()
     if game.in_hand(0) or game.in_hand(1):
         return None
+    side = game.side_to_move()
     mine, theirs = game.men(side), game.men(side ^ 1)
-    if not (MIN_MEN <= mine.bit_count() <= MAX_MEN and MIN_MEN <= theirs.bit_count() <= MAX_MEN):
+    x, y = mine.bit_count(), theirs.bit_count()
+    if x < MIN_MEN or x > MAX_MEN or y < MIN_MEN or y > MAX_MEN:
         return None
-    if not standard_rules(game):
+    rules = game.rules
+    known = _STANDARD.get(id(rules))
+    if known is None or known[0] is not rules:
+        known = _STANDARD[id(rules)] = (rules, _standard(rules))
+    if not known[1]:
         return None
     if endgames is None:
         endgames = default_endgames()
         if endgames is None:
             return None
-    if not endgames.has(mine.bit_count(), theirs.bit_count()):
+    code = endgames.code(mine, theirs)
+    if code is None:
         return None
-    result = endgames.lookup(mine, theirs)
-    if result.moves_to_end is None:
+    if code == 0:
         return Outcome.DRAW, 0
-    limit = game.rules.move_limit
-    if limit is not None and game.quiet_moves() + result.moves_to_end > limit:
+    moves = code - 1
+    limit = rules.move_limit
+    if limit is not None and game.quiet_moves() + moves > limit:
         return None
-    return result.outcome, result.moves_to_end
+    return (Outcome.WIN if moves % 2 else Outcome.LOSS), moves
