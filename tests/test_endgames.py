@@ -408,3 +408,17 @@ def test_players_take_the_databases_best_moves_at_the_root(
     assert set(moves) == set(solution.best_moves)
     assert text == "loss in 32 plies"
     assert probe_root(Morris.from_position("WWW...............BBB... b 1 0")) is None
+
+
+def test_the_file_can_also_be_a_store_of_proven_results(tmp_path: Path) -> None:
+    from zerosum.store import Store
+
+    path = tmp_path / "both.sqlite"
+    with Store(path) as results:
+        results.put("connect4", 12345, -2)
+    with Endgames(path) as endgames:
+        endgames.build(3)
+        assert [c.name for c in endgames.classes()] == ["3-3"]
+    with Store(path) as results:
+        assert results.get("connect4", 12345) == -2
+        assert results.count() == 1

@@ -449,8 +449,8 @@ def cmd_build_endgames(args: argparse.Namespace) -> int:
     from zerosum.endgames.database import Endgames
 
     started = time.perf_counter()
-    with Endgames(args.store) as endgames, contextlib.suppress(KeyboardInterrupt):
-        infos = endgames.build(args.max_men, on_class=None if args.json else _endgame_note)
+    with Endgames(args.store) as endgames:  # Ctrl-C loses only the class in progress
+        infos = endgames.build(args.max_men, on_class=_endgame_note)
     seconds = time.perf_counter() - started
     data = {
         "game": "morris",
