@@ -9,7 +9,7 @@ so a table has exactly ``C(n, x) * C(n - x, y)`` entries and no holes.
 An entry is one byte: 0 for a draw, else ``1 + d`` where ``d`` is the number of moves (one
 move = one turn, a removal included) to the end under optimal play, the winner hurrying and the
 loser delaying; an odd ``d`` is a win for the side to move, an even one a loss (0: it has no
-move). The end is the loser's second-to-last man removed, or the loser blocked.
+move). The game ends with the removal that leaves the loser two men, or with the loser blocked.
 
 A move that closes a mill removes one opponent man: that child lies in the class
 ``(y - 1)-x``, solved before (or it is an immediate win when ``y - 1 < 3``). Every other move
@@ -24,7 +24,7 @@ The solve works level by level, ``d = 0, 1, 2, ...``, as in every retrograde sol
    ``d + 1``; after a win, each predecessor has one move fewer that is not yet known to lose,
    and when none is left (and no removal wins or draws) it loses in the later of ``d + 1`` and
    its slowest removal.
-3. What no level decided is a draw: either side can keep the game going forever.
+3. What no level decided is a draw: neither side can force a win, so play can go on forever.
 """
 
 from __future__ import annotations
@@ -91,7 +91,7 @@ def spread(squeezed: int, taken: int, n: int) -> int:
 
 
 @njit(cache=True)
-def index_of(mover: int, other: int, n: int, other_count: int, binom: Any) -> int:
+def index_of(mover: int, other: int, other_count: int, binom: Any) -> int:
     """The table index of the position with ``mover`` to move against ``other``.
 
     ``other_count`` is ``C(n - |mover|, |other|)``, the number of ways to place ``other``.
@@ -175,7 +175,7 @@ def _count_moves(
                             soonest = 1
                             continue
                         child = removal_table[
-                            index_of(other ^ (1 << r), after, n, removal_count, binom)
+                            index_of(other ^ (1 << r), after, removal_count, binom)
                         ]
                         if child == DRAW_BYTE:
                             draws = True
@@ -238,7 +238,7 @@ def _pass_level(
                 for q in range(n):
                     if not sources >> q & 1:
                         continue
-                    before = index_of(other ^ (1 << p) ^ (1 << q), mover, n, back_count, binom)
+                    before = index_of(other ^ (1 << p) ^ (1 << q), mover, back_count, binom)
                     if back_value[before] != DRAW_BYTE:
                         continue
                     if level % 2 == 0:
@@ -305,7 +305,7 @@ class Geometry:
     def index(self, mover: int, other: int) -> int:
         """The table index of a position (see :func:`index_of`)."""
         count = comb(self.n - mover.bit_count(), other.bit_count())
-        return int(index_of(mover, other, self.n, count, self.binom))
+        return int(index_of(mover, other, count, self.binom))
 
 
 class _Work:
