@@ -410,15 +410,18 @@ def test_players_take_the_databases_best_moves_at_the_root(
     assert probe_root(Morris.from_position("WWW...............BBB... b 1 0")) is None
 
 
-def test_the_file_can_also_be_a_store_of_proven_results(tmp_path: Path) -> None:
+def test_the_file_can_also_be_a_store_of_proven_results(store: Path, tmp_path: Path) -> None:
+    import shutil
+
     from zerosum.store import Store
 
     path = tmp_path / "both.sqlite"
+    shutil.copy(store, path)
     with Store(path) as results:
         results.put("connect4", 12345, -2)
     with Endgames(path) as endgames:
-        endgames.build(3)
-        assert [c.name for c in endgames.classes()] == ["3-3"]
+        assert [c.name for c in endgames.classes()] == ["3-3", "3-4", "4-3"]
+        assert endgames.lookup(0b1011, 0b111 << 21) == EndgameResult(Outcome.WIN, 1)  # a7 d7 b6
     with Store(path) as results:
         assert results.get("connect4", 12345) == -2
         assert results.count() == 1
