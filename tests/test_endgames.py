@@ -86,6 +86,15 @@ def test_retrograde_matches_the_level_by_level_solver(board: Board) -> None:
     tables = solve_all(board, 4)
     geometry = Geometry(board)
     assert sum(len(t) for t in tables.values()) == len(reference)
+    indices: dict[tuple[int, int], set[int]] = {}
+    for mover, other in reference:
+        indices.setdefault((mover.bit_count(), other.bit_count()), set()).add(
+            geometry.index(mover, other)
+        )
+    assert {key: len(found) for key, found in indices.items()} == {
+        key: len(table) for key, table in tables.items()
+    }  # the index is a bijection onto 0..size-1
+    assert all(max(found) == len(tables[key]) - 1 for key, found in indices.items())
     for (mover, other), code in reference.items():
         table = tables[mover.bit_count(), other.bit_count()]
         assert table[geometry.index(mover, other)] == code, (board.name, mover, other)
