@@ -8,6 +8,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 from zerosum.compiled import morris as kernel
 from zerosum.compiled.engine import NO_SCORE
@@ -136,3 +138,30 @@ def test_exact_solves_are_refused_with_a_clear_error() -> None:
     solver = Solver("morris:six", hash_mb=1)
     with pytest.raises(NotCompiledError, match="cannot solve morris:six exactly"):
         solver.solve(get_game("morris:six").new())
+
+
+@st.composite
+def positions(draw: st.DrawFn) -> Morris:
+    """Any legal position of any variant: men on random points, random men in hand."""
+    name = draw(st.sampled_from(VARIANTS))
+    rules = parse_options(name.partition(":")[2])
+    cells = ["."] * rules.size
+    points = draw(st.permutations(range(rules.size)))
+    counts = [draw(st.integers(0, rules.men)), draw(st.integers(0, rules.men))]
+    hands = [draw(st.integers(0, rules.men - count)) for count in counts]
+    for side, symbol in enumerate("WB"):
+        for point in points[sum(counts[:side]) : sum(counts[: side + 1])]:
+            cells[point] = symbol
+    side = draw(st.sampled_from("wb"))
+    last = "wb".index(side) ^ 1
+    assume(cells.count("WB"[last]) + hands[last] >= 3)
+    return Morris.from_position(f"{''.join(cells)} {side} {hands[0]} {hands[1]}", rules)
+
+
+@settings(max_examples=200, deadline=None)
+@given(positions())
+def test_random_positions_agree_with_the_rules(game: Morris) -> None:
+    out = np.zeros(kernel.MAX_MOVES, np.int64)
+    assert game.evaluate() == game.compute_evaluation()
+    legal = check_same(kernel_state(game), game, out)
+    assert all(game.parse_move(game.format_move(move)) == move for move in legal)

@@ -32,15 +32,19 @@ from zerosum.game import WIN, Game, ZerosumError, is_proven, play_moves
 from zerosum.games import GAMES, GameSpec, get_game
 from zerosum.games.morris import Morris
 from zerosum.search import ALGORITHMS, Limit, SearchResult, get_algorithm, search, solve
+from zerosum.search.compare import compare
 from zerosum.search.probing import probe_root
 from zerosum.store import Store
 
 COMPILED_ENGINE = "compiled"
 """The algorithm name of the compiled engine (games with a kernel only)."""
+TACTICAL_ENGINE = "tactical"
+"""The algorithm name of the tactical engine (``zerosum.search.tactical``)."""
 
 if TYPE_CHECKING:  # the compiled engine imports numba: commands that need it import it late
     from zerosum.compiled.solver import Exact, Solver
     from zerosum.endgames.database import ClassInfo
+    from zerosum.search.parallel import SearchPool
 
 EXIT_BAD_INPUT = 2
 
@@ -71,6 +75,13 @@ def _int(text: str) -> int:
         return int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+
+
+def _port(text: str) -> int:
+    value = _int(text)
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"{value} is out of range: expected a port 0..65535")
+    return value
 
 
 def _megabytes(text: str) -> float:
@@ -173,6 +184,13 @@ def cmd_algorithms(args: argparse.Namespace) -> int:
             + ", ".join(sorted(KERNEL_GAMES)),
         )
     )
+    rows.append(
+        (
+            TACTICAL_ENGINE,
+            "iterative deepening PVS with quiescence, check extension, null move and late-move "
+            "reductions (chess's engine)",
+        )
+    )
     data = {"algorithms": [{"name": name, "summary": summary} for name, summary in rows]}
     text = "\n".join(f"{name:<10} {summary}" for name, summary in rows)
     _emit(args, data, text)
@@ -212,8 +230,26 @@ def _limit(args: argparse.Namespace, stop: Callable[[], bool]) -> Limit:
     return Limit(depth=args.depth, nodes=args.nodes, time=args.time, stop=stop)
 
 
+def _tactical(
+    game: Game[Any], limit: Limit, report: Callable[[SearchResult[Any]], None] | None = None
+) -> SearchResult[Any]:
+    from zerosum.search.tactical import TacticalSearch
+
+    searcher = TacticalSearch(game)
+
+    def on_report(found: Any) -> None:
+        if report is not None and found.complete:
+            report(searcher.result(found))
+
+    return searcher.search(limit, on_report=on_report)
+
+
 def _solver(
-    game: str, *, hash_mb: float = DEFAULT_HASH_MB, store: Store | None = None, workers: int = 1
+    game: str,
+    *,
+    hash_mb: float = DEFAULT_HASH_MB,
+    store: Store | None = None,
+    workers: int = 1,
 ) -> Solver:
     from zerosum.compiled.solver import Solver
 
@@ -230,15 +266,29 @@ def _workers(text: str) -> int:
     return value
 
 
+@contextlib.contextmanager
+def _pool(workers: int) -> Iterator[SearchPool | None]:
+    """Worker processes for the pure-Python search when ``--workers`` asks for them, started
+    once for the whole command and stopped at its end."""
+    if workers == 1:
+        yield None
+        return
+    from zerosum.search.parallel import SearchPool
+
+    with SearchPool(workers) as pool:
+        yield pool
+
+
 def _check_algorithm(spec: GameSpec, name: str) -> None:
     if name == COMPILED_ENGINE:
         check_compiled(spec.name)
-    else:
+    elif name != TACTICAL_ENGINE:
         get_algorithm(name)
 
 
 def cmd_analyze(args: argparse.Namespace) -> int:
     spec, game = _load(args)
+    args.algorithm = args.algorithm or spec.analyzer
     _check_algorithm(spec, args.algorithm)
 
     def report(result: SearchResult[Any]) -> None:
@@ -248,18 +298,22 @@ def cmd_analyze(args: argparse.Namespace) -> int:
 
     with _interruptible() as stop:
         if args.algorithm == COMPILED_ENGINE:
-            solver = _solver(spec.name, hash_mb=args.hash)
-            result = solver.search(game, limit=_limit(args, stop), on_iteration=report)
+            with _solver(spec.name, hash_mb=args.hash, workers=args.workers) as solver:
+                result = solver.search(game, limit=_limit(args, stop), on_iteration=report)
+        elif args.algorithm == TACTICAL_ENGINE and game.outcome() is None:
+            result = _tactical(game, _limit(args, stop), report)
         else:
-            result = search(
-                game,
-                algorithm=args.algorithm,
-                limit=_limit(args, stop),
-                table=not args.no_table,
-                all_best=args.all_best,
-                seed=args.seed,
-                on_iteration=report,
-            )
+            with _pool(args.workers) as pool:
+                result = search(
+                    game,
+                    algorithm="engine" if args.algorithm == TACTICAL_ENGINE else args.algorithm,
+                    limit=_limit(args, stop),
+                    table=not args.no_table,
+                    all_best=args.all_best,
+                    seed=args.seed,
+                    on_iteration=report,
+                    pool=pool,
+                )
     data = _result_data(spec, game, result, args.algorithm)
     stats = result.stats
     lines = [
@@ -279,7 +333,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
 def cmd_solve(args: argparse.Namespace) -> int:
     spec, game = _load(args)
     algorithm = args.algorithm
-    if algorithm is None and isinstance(game, Morris):
+    if algorithm is None and args.cluster is None and isinstance(game, Morris):
         from zerosum.endgames.morris import applies
 
         if applies(game):
@@ -292,20 +346,23 @@ def cmd_solve(args: argparse.Namespace) -> int:
     if algorithm is None:
         algorithm = spec.solver
     _check_algorithm(spec, algorithm)
+    if args.cluster is not None:
+        if algorithm != COMPILED_ENGINE or args.all:
+            raise UsageError("--cluster solves with the compiled engine, without --all")
+        return _solve_distributed(args, spec, game)
     if algorithm == COMPILED_ENGINE:
         return _solve_compiled(args, spec, game)
     compiled_only = (
         ("--weak", args.weak),
         ("--store", args.store),
         ("--hash", args.hash),
-        ("--workers", args.workers != 1),
     )
     for option, given in compiled_only:
         if given:
             raise UsageError(f"{option} needs the compiled engine: expected --algorithm compiled")
-    with _interruptible() as stop:
+    with _interruptible() as stop, _pool(args.workers) as pool:
         limit = Limit(time=args.time, stop=stop)
-        result = solve(game, algorithm=algorithm, table=not args.no_table, limit=limit)
+        result = solve(game, algorithm=algorithm, table=not args.no_table, limit=limit, pool=pool)
     data = _result_data(spec, game, result, algorithm)
     data["move_values"] = {game.format_move(m): v for m, v in result.move_values}
     lines = [f"value {describe(result.value, solved=result.solved)} ({result.value})"]
@@ -443,6 +500,58 @@ def _solve_endgame(args: argparse.Namespace, spec: GameSpec, game: Morris) -> in
     return 0
 
 
+def _solve_distributed(args: argparse.Namespace, spec: GameSpec, game: Game[Any]) -> int:
+    """``solve --cluster``: work units on a Ray cluster, every result kept in the store (an
+    in-memory one without ``--store``), so a second run resumes an interrupted one."""
+    from zerosum.cluster import open_executor
+    from zerosum.distributed import solve_distributed
+
+    with Store(args.store or ":memory:") as store, _interruptible() as stop:
+        executor = open_executor(args.cluster, workers=0 if args.workers == 1 else args.workers)
+        try:
+            found = solve_distributed(
+                game,
+                executor=executor,
+                store=store,
+                split=args.split,
+                weak=args.weak,
+                hash_mb=args.hash or DEFAULT_HASH_MB,
+                limit=Limit(time=args.time, stop=stop),
+            )
+        finally:
+            executor.shutdown(wait=False, cancel_futures=True)
+    rank = found.rank
+    if rank is not None and args.weak:
+        text = {1: "win", 0: "draw", -1: "loss"}[rank]
+    elif rank is not None:
+        value = compiled_value(spec.name, rank, game.ply())
+        text = f"{rank:+d} ({describe(value, solved=True)})" if rank else "0 (draw)"
+    data: dict[str, Any] = {
+        "game": spec.name,
+        "position": game.position(),
+        "algorithm": COMPILED_ENGINE,
+        "cluster": args.cluster,
+        "weak": args.weak,
+        "score": rank,
+        "value_text": text if rank is not None else None,
+        "complete": found.complete,
+        "units": found.units,
+        "units_from_store": found.from_store,
+        "units_solved": found.solved,
+        "units_cancelled": found.cancelled,
+        "nodes": found.nodes,
+        "time_s": round(found.time_s, 6),
+    }
+    lines = [
+        f"score {text}" if rank is not None else "not solved: stopped (the store keeps results)",
+        f"{found.units} work units {args.split} plies down: {found.from_store} from the store, "
+        f"{found.solved} solved now, {found.cancelled} cancelled",
+        f"nodes {found.nodes:,} in {found.time_s:.3f} s",
+    ]
+    _emit(args, data, "\n".join(lines))
+    return 0
+
+
 def cmd_build_endgames(args: argparse.Namespace) -> int:
     if get_game(args.game).name != "morris":
         raise UsageError(f"endgame databases exist for morris only, not {args.game!r}")
@@ -461,6 +570,13 @@ def cmd_build_endgames(args: argparse.Namespace) -> int:
     text = f"{len(infos)} classes in {endgames.path}; {seconds:.1f} s"
     _emit(args, data, text)
     return 0
+
+
+def compiled_value(game: str, rank: int, ply: int) -> int:
+    """A compiled rank at a root with ``ply`` as a search value (``mission.md``)."""
+    from zerosum.compiled.solver import compiled_game
+
+    return compiled_game(game).value(rank, ply)
 
 
 def cmd_book(args: argparse.Namespace) -> int:
@@ -507,29 +623,17 @@ def cmd_book(args: argparse.Namespace) -> int:
 
 def compare_rows(game: Game[Any], depth: int) -> list[dict[str, Any]]:
     """Every algorithm with and without its table, one best move and all best moves."""
-    rows = []
-    for algorithm in ALGORITHMS.values():
-        for table in (False, True):
-            for all_best in (False, True):
-                result = search(
-                    game,
-                    algorithm=algorithm.name,
-                    limit=Limit(depth=depth),
-                    table=table,
-                    all_best=all_best,
-                )
-                stats = result.stats
-                rows.append(
-                    {
-                        "algorithm": algorithm.name,
-                        "table": algorithm.table_kind if table else "none",
-                        "best": "all" if all_best else "one",
-                        "value": result.value,
-                        "best_moves": _names(game, result.best_moves),
-                        **stats.as_dict(),
-                    }
-                )
-    return rows
+    return [
+        {
+            "algorithm": row.algorithm,
+            "table": row.table,
+            "best": row.best,
+            "value": row.value,
+            "best_moves": _names(game, row.best_moves),
+            **row.stats.as_dict(),
+        }
+        for row in compare(game, [depth])
+    ]
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
@@ -581,6 +685,13 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_serve(args: argparse.Namespace) -> int:
+    from zerosum.web import serve
+
+    serve(args.host, args.port)
+    return 0
+
+
 # -- play -----------------------------------------------------------------------------------
 
 
@@ -589,10 +700,22 @@ class _Computer:
     pure-Python engine. ``depth`` 0 plays perfectly, choosing among all best moves with
     ``rng``."""
 
-    def __init__(self, spec: GameSpec, depth: int, rng: random.Random, store: Store | None) -> None:
+    def __init__(
+        self,
+        spec: GameSpec,
+        depth: int,
+        rng: random.Random,
+        store: Store | None,
+        pool: SearchPool | None = None,
+        workers: int = 1,
+    ) -> None:
         self.depth = depth
         self.rng = rng
-        self.solver = _solver(spec.name, store=store) if has_kernel(spec.name) else None
+        self.pool = pool
+        self.solver = None
+        if has_kernel(spec.name):
+            self.solver = _solver(spec.name, store=store, workers=workers)
+        self.tactical = spec.analyzer == TACTICAL_ENGINE
 
     def best(self, game: Game[Any], *, depth: int) -> tuple[list[Any], str]:
         """The best moves found at ``depth`` (0: all proven best moves) and their value; every
@@ -607,11 +730,17 @@ class _Computer:
             return self.solver.best_moves(game, exact.rank), text
         if self.solver is not None:
             result = self.solver.search(game, limit=Limit(depth=depth))
+        elif self.tactical:
+            result = _tactical(game, Limit(depth=depth))
         elif depth == 0:
-            result = solve(game, seed=self.rng.randrange(1 << 30))
+            result = solve(game, seed=self.rng.randrange(1 << 30), pool=self.pool)
         else:
             result = search(
-                game, limit=Limit(depth=depth), all_best=True, seed=self.rng.randrange(1 << 30)
+                game,
+                limit=Limit(depth=depth),
+                all_best=True,
+                seed=self.rng.randrange(1 << 30),
+                pool=self.pool,
             )
         return list(result.best_moves), describe(result.value, solved=result.solved)
 
@@ -643,11 +772,15 @@ def cmd_play(args: argparse.Namespace) -> int:
     if args.store and not has_kernel(spec.name):
         raise UsageError(f"--store needs a game with the compiled engine: {spec.name} has none")
     store = Store(args.store) if args.store else None
+    computer: _Computer | None = None
     try:
-        return _play(
-            spec, game, human, level, _Computer(spec, depth, random.Random(args.seed), store)
-        )
+        with _pool(1 if has_kernel(spec.name) else args.workers) as pool:
+            rng = random.Random(args.seed)
+            computer = _Computer(spec, depth, rng, store, pool, args.workers)
+            return _play(spec, game, human, level, computer)
     finally:
+        if computer is not None and computer.solver is not None:
+            computer.solver.close()
         if store is not None:
             store.close()
 
@@ -718,7 +851,117 @@ def _play(spec: GameSpec, game: Game[Any], human: int, level: int, computer: _Co
         game.make(move)
 
 
+# -- match ----------------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def _terminate_as_interrupt() -> Iterator[None]:
+    """Turn SIGTERM into KeyboardInterrupt, so a terminated match stops its workers too."""
+
+    def on_terminate(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    try:
+        previous = signal.signal(signal.SIGTERM, on_terminate)
+    except ValueError:  # not the main thread
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def cmd_match(args: argparse.Namespace) -> int:
+    from zerosum.match import Match, MatchResult, TimeControl, openings_for, parse_player
+    from zerosum.match.runner import GameRecord
+
+    if args.pgn and args.game != "chess":
+        raise UsageError(f"--pgn is for chess: {args.game} games are printed as move lists")
+    if args.time_per_move is not None and args.clock is not None:
+        raise UsageError("give --time-per-move or --clock, not both")
+    control = TimeControl(move_time=args.time_per_move)
+    if args.clock is not None:
+        control = TimeControl.clock(args.clock)
+    match = Match(
+        args.game,
+        parse_player(args.a, args.a_option),
+        parse_player(args.b, args.b_option),
+        games=args.games,
+        time_control=control,
+        openings=None if args.book else openings_for(args.game, book=False),
+        seed=args.seed,
+        max_plies=args.max_plies,
+    )
+    with _terminate_as_interrupt():  # a SIGTERM while engines start closes them too
+        names = match.names()
+    if not args.json:
+        print(
+            f"{args.game}: A = {names[0]}, B = {names[1]}; {args.games} games, "
+            f"{control.describe()}, {args.workers} worker{'s' if args.workers > 1 else ''}",
+            flush=True,
+        )
+    records: list[GameRecord] = []
+
+    def show(record: GameRecord) -> None:
+        records.append(record)
+        if args.json:
+            return
+        first, second = ("A", "B") if record.a_first else ("B", "A")
+        line = (
+            f"game {record.index + 1:>3}  {first}-{second}  {record.result:<7}  "
+            f"{record.ending.reason}  ({record.opening.name}; {len(record.moves)} plies)"
+        )
+        if record.pgn is None:
+            line += "  " + " ".join(record.moves)
+        print(line, flush=True)
+
+    interrupted = False
+    with _terminate_as_interrupt():
+        try:
+            match.play(workers=args.workers, on_game=show, names=names)
+        except KeyboardInterrupt:
+            interrupted = True
+    records.sort(key=lambda record: record.index)
+    result = MatchResult(args.game, names, control, tuple(records))
+    if args.pgn and records:
+        with open(args.pgn, "w", encoding="utf-8") as out:
+            out.write(result.pgn())
+    elo = result.elo
+    data = {**result.as_dict(), "complete": not interrupted}
+    lines = []
+    if args.game == "chess" and not args.pgn and records:
+        lines += ["", result.pgn().rstrip()]
+    if interrupted:
+        lines.append(f"interrupted after {len(records)} of {args.games} games")
+    lines += [
+        f"A: +{elo.wins} ={elo.draws} -{elo.losses}  score {elo.points:g}/{elo.games}"
+        f" ({100 * elo.score:.1f}%)",
+        f"Elo A - B: {elo.describe()}  LOS {100 * elo.los:.1f}%",
+    ]
+    if args.pgn and records:
+        lines.append(f"PGN of {len(records)} games written to {args.pgn}")
+    _emit(args, data, "\n".join(lines))
+    return 130 if interrupted else 0
+
+
+def cmd_uci(args: argparse.Namespace) -> int:
+    from zerosum.uci import main as uci_main  # the chess engine: only when asked for
+
+    return uci_main()
+
+
 # -- the parser -----------------------------------------------------------------------------
+
+
+def _workers_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--workers",
+        type=_workers,
+        default=1,
+        metavar="N",
+        help="search processes (default 1; 0 or auto: one per core)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -746,13 +989,16 @@ def build_parser() -> argparse.ArgumentParser:
     analyze.add_argument("--depth", type=_positive_int, help="deepest iteration in plies")
     analyze.add_argument("--time", type=_seconds, help="seconds to think (default 10)")
     analyze.add_argument("--nodes", type=_positive_int, help="node budget")
-    analyze.add_argument("--algorithm", default="engine", help="see 'zerosum algorithms'")
+    analyze.add_argument(
+        "--algorithm", help="see 'zerosum algorithms' (default: engine; tactical for chess)"
+    )
     analyze.add_argument("--no-table", action="store_true", help="no memo or table")
     analyze.add_argument("--all-best", action="store_true", help="find every best move")
     analyze.add_argument("--seed", type=_int, help="pick the best move at random with this seed")
     analyze.add_argument(
         "--hash", type=_megabytes, default=DEFAULT_HASH_MB, help="compiled engine's table, MB"
     )
+    _workers_option(analyze)
     analyze.set_defaults(run=cmd_analyze)
 
     solver = commands.add_parser("solve", help="the exact value and every move's value")
@@ -768,11 +1014,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--hash", type=_megabytes, help=f"table size in MB (default {DEFAULT_HASH_MB})"
     )
     solver.add_argument("--store", metavar="PATH", help="keep proven results in this SQLite file")
+    _workers_option(solver)
     solver.add_argument(
-        "--workers",
-        type=_workers,
-        default=1,
-        help="processes for the compiled engine's exact solves (0 or auto: every core)",
+        "--cluster",
+        metavar="ADDRESS",
+        help="solve in work units on Ray: 'auto' starts a local Ray, else a cluster's address",
+    )
+    solver.add_argument(
+        "--split", type=_positive_int, default=2, help="plies below the root of the work units"
     )
     solver.set_defaults(run=cmd_solve)
 
@@ -824,7 +1073,49 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument(
         "--store", metavar="PATH", help="SQLite store of proven results (an opening book)"
     )
+    _workers_option(play)
     play.set_defaults(run=cmd_play)
+
+    serve = commands.add_parser("serve", help="the web app: play and watch the search think")
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    serve.add_argument("--port", type=_port, default=8000, help="port (0: any free port)")
+    serve.set_defaults(run=cmd_serve)
+    match = commands.add_parser(
+        "match",
+        help="play games between two players, colours swapped; W/D/L and Elo",
+        description="Players: KEY=VALUE[,KEY=VALUE...] for zerosum's search (keys level, depth,"
+        " time, nodes, algorithm, hash, seed; 'zerosum' alone for the defaults) or uci:COMMAND"
+        " for a UCI chess engine, e.g. --a uci:/usr/games/stockfish --a-option UCI_Elo=1350.",
+    )
+    match.add_argument("game", help="game name (see 'zerosum games'; chess for UCI engines)")
+    match.add_argument("--a", required=True, metavar="PLAYER", help="player A")
+    match.add_argument("--b", required=True, metavar="PLAYER", help="player B")
+    for role in ("a", "b"):
+        match.add_argument(
+            f"--{role}-option",
+            action="append",
+            default=[],
+            metavar="NAME=VALUE",
+            help=f"a UCI option for player {role.upper()} (repeatable)",
+        )
+    match.add_argument("--games", type=_positive_int, default=10, help="games (default 10)")
+    match.add_argument(
+        "--workers", type=_workers, default=1, help="processes playing games (0 or auto: cores)"
+    )
+    match.add_argument("--time-per-move", type=_seconds, metavar="S", help="seconds per move")
+    match.add_argument("--clock", metavar="BASE+INC", help="a clock per side, e.g. 60+0.6")
+    match.add_argument("--seed", type=_int, default=0, help="seed of the players' choices")
+    match.add_argument(
+        "--no-book", dest="book", action="store_false", help="start every game from the start"
+    )
+    match.add_argument(
+        "--max-plies", type=_positive_int, default=1000, help="adjudicate a draw after this"
+    )
+    match.add_argument("--pgn", metavar="FILE", help="write the chess games to this PGN file")
+    match.add_argument("--json", action="store_true", help="print one JSON object")
+    match.set_defaults(run=cmd_match)
+    uci = commands.add_parser("uci", help="the chess engine over UCI (for GUIs and python-chess)")
+    uci.set_defaults(run=cmd_uci)
     return parser
 
 

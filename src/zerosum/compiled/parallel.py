@@ -35,6 +35,8 @@ from zerosum.compiled import DEFAULT_HASH_MB, MAX_HASH_MB
 from zerosum.compiled.engine import (
     ABORTED,
     DEPTH_INF,
+    EVALUATIONS,
+    EXACT,
     GENERATION,
     INF,
     IO_SIZE,
@@ -44,6 +46,7 @@ from zerosum.compiled.engine import (
     STOP,
     VARIANT,
     Kernel,
+    _pack,
     narrowed,
     new_io,
     new_stack,
@@ -51,9 +54,11 @@ from zerosum.compiled.engine import (
     rank_of_lower_bound,
     score_of_rank,
     solve_bounds,
+    store,
     table_entries,
+    table_move,
 )
-from zerosum.compiled.runner import Solution, compiled
+from zerosum.compiled.runner import Found, Solution, compiled
 from zerosum.search.core import Limit, Stats
 
 _POLL_S: Final = 0.01
@@ -95,9 +100,9 @@ def _worker(
         task = pipe.recv()
         if task is None:
             break
-        values, alpha, beta = task  # an exact search of one position in a window
+        values, alpha, beta, depth = task  # a search of one position in a window
         state[:] = values
-        score = search.negamax(state, alpha, beta, DEPTH_INF, table[0], table[1], io, stack)
+        score = search.negamax(state, alpha, beta, depth, table[0], table[1], io, stack)
         pipe.send(int(score))
     del table, ios, io
     table_memory.close()
@@ -129,6 +134,7 @@ class ParallelEngine:
         self.generation = 0
         self._stack = new_stack(kernel)
         self._nodes = 0
+        self._counts = [0] * (EVALUATIONS + 1)
         self._node_limit: int | None = None
         context = multiprocessing.get_context("spawn")
         self._pipes: list[Connection] = []
@@ -220,16 +226,144 @@ class ParallelEngine:
     def _expand(self, root: np.ndarray[Any, Any]) -> list[list[int]]:
         """The states after each move of ``root`` (just looked at by ``decided``), best first.
         An undecided position always has a move to search."""
+        children = [child for _, child in self._moves(root)]
+        if not children:
+            raise RuntimeError("an undecided position offered no move to search")
+        return children
+
+    def _moves(self, root: np.ndarray[Any, Any]) -> list[tuple[int, list[int]]]:
+        """Each move the kernel offers at ``root`` with the state after it, best first."""
         kernel = self.kernel
         moves = np.zeros(kernel.max_moves, np.int64)
         children = []
         for move in moves[: kernel.moves(root, moves)].copy():
             child = root.copy()
             kernel.play(child, move)
-            children.append([int(value) for value in child])
-        if not children:
-            raise RuntimeError("an undecided position offered no move to search")
+            children.append((int(move), [int(value) for value in child]))
         return children
+
+    def search(
+        self, state: np.ndarray[Any, Any], depth: int, *, limit: Limit | None = None
+    ) -> Found:
+        """A search of ``state`` to ``depth`` plies, its root split over the workers: the
+        value the serial :meth:`zerosum.compiled.runner.Engine.search` gives at that depth
+        (on an empty table), and a best move.
+
+        Young brothers wait: the first move (the table's, else the kernel's best) is searched
+        alone with the full window; the others then go to the workers as they come free, each
+        with a null window at the best value so far, searched again with the full window when
+        it fails high (principal variation search at the root)."""
+        kernel, root = self.kernel, state.copy()
+        started = time.perf_counter()
+        self.generation += 1
+        self._nodes = 0
+        self._counts = [0] * (EVALUATIONS + 1)
+        self._node_limit = None if limit is None or limit.nodes is None else limit.nodes
+        decided = int(kernel.decided(root))
+        if decided != NO_SCORE:
+            return Found(decided, -1, Stats(nodes=1, time_s=time.perf_counter() - started))
+        # The scores this position can still reach narrow the root's window, as in the serial
+        # search (which then settles or fails soft at the same places).
+        lo, hi = (int(end) for end in kernel.bounds(root))
+        alpha, beta = max(-INF, lo), min(INF, hi)
+        if alpha >= beta:
+            return Found(alpha, -1, Stats(nodes=1, time_s=time.perf_counter() - started))
+        moves = self._moves(root)
+        if not moves:
+            return Found(int(kernel.no_moves(root)), -1, Stats(nodes=1))
+        first = table_move(self.table[0], self.table[1], int(kernel.key(root)))
+        moves.sort(key=lambda pair: pair[0] != first)  # stable: the kernel's order after it
+        deadline = None if limit is None or limit.time is None else started + limit.time
+        found = self._split(moves, depth, (alpha, beta), deadline, limit)
+        _, cutoffs, probes, hits, stores, evaluations = self._counts
+        stats = Stats(
+            self._nodes + 1,
+            cutoffs,
+            probes,
+            hits,
+            stores,
+            evaluations,
+            time_s=time.perf_counter() - started,
+        )
+        if found is None:
+            return Found(0, -1, stats, complete=False)
+        best, move = found
+        packed = _pack(best, move, depth, EXACT, self.generation & 255)
+        store(self.table[0], self.table[1], int(kernel.key(root)), packed)
+        return Found(best, move, stats)
+
+    def _split(
+        self,
+        moves: list[tuple[int, list[int]]],
+        depth: int,
+        window: tuple[int, int],
+        deadline: float | None,
+        limit: Limit | None,
+    ) -> tuple[int, int] | None:
+        """The fail-soft value in ``window`` and the best move of the root whose children are
+        ``moves``, searched to ``depth`` (see :meth:`search`); ``None`` if a limit stopped
+        it."""
+        floor, beta = window
+        queue: list[tuple[int, bool]] = [(0, True)]  # (move index, full window), in order
+        queue += [(index, False) for index in range(1, len(moves))]
+        busy: dict[int, tuple[int, int, bool]] = {}  # worker -> (move, its alpha, full window)
+        best, best_at = -INF, -1
+        stopping = stopped = False
+
+        def fill() -> None:
+            for worker in range(self.workers):
+                if worker in busy or stopping or not queue:
+                    continue
+                if best_at < 0 and busy:  # young brothers wait for the first move
+                    return
+                index, full = queue.pop(0)
+                alpha = max(best, floor)
+                top = beta if full or best_at < 0 else alpha + 1
+                self.ios[worker] = self._fresh()
+                busy[worker] = (index, alpha, full or best_at < 0)
+                self._pipes[worker].send((moves[index][1], -top, -alpha, depth - 1))
+
+        fill()
+        try:
+            while busy:
+                for pipe in wait([self._pipes[worker] for worker in busy], timeout=_POLL_S):
+                    worker = next(w for w in busy if self._pipes[w] is pipe)
+                    score = self._pipes[worker].recv()
+                    index, alpha, full = busy.pop(worker)
+                    self._nodes += int(self.ios[worker, NODES])
+                    for slot in range(EVALUATIONS + 1):
+                        self._counts[slot] += int(self.ios[worker, slot])
+                    if stopping:
+                        continue
+                    if self.ios[worker, ABORTED] != 0:  # its node budget ran out
+                        stopping = stopped = True
+                        self.ios[:, STOP] = 1
+                        continue
+                    value = -int(score)
+                    if not full and alpha < value < beta:
+                        # A null window failed high: the value is a lower bound. Above the best
+                        # so far, the move is the new best: search it with the full window;
+                        # else test it again against the best, which rose meanwhile.
+                        queue.insert(0, (index, value > best))
+                        continue
+                    if value > best or best_at < 0:
+                        best, best_at = value, index
+                    if best >= beta:  # a cutoff: the other moves cannot matter
+                        stopping = True
+                        self.ios[:, STOP] = 1
+                if not stopping and (
+                    (deadline is not None and time.perf_counter() >= deadline)
+                    or (limit is not None and limit.stop is not None and limit.stop())
+                ):
+                    stopping = stopped = True
+                    self.ios[:, STOP] = 1
+                fill()
+        except BaseException:
+            self.ios[:, STOP] = 1
+            for worker in busy:
+                self._pipes[worker].recv()
+            raise
+        return None if stopped else (best, moves[best_at][0])
 
     def _root(
         self,
@@ -257,7 +391,7 @@ class ParallelEngine:
             self.ios[worker] = self._fresh()
             self.ios[worker, VARIANT] = variant
             busy[worker] = child
-            self._pipes[worker].send((children[child], -beta, -alpha))
+            self._pipes[worker].send((children[child], -beta, -alpha, DEPTH_INF))
 
         def fill() -> None:
             for worker in range(self.workers):

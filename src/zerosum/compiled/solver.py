@@ -359,7 +359,7 @@ class Solver:
                 remaining = limit.time - (time.perf_counter() - started)
                 if remaining <= 0:
                     break
-            found = self.engine.search(
+            found = self.exact.search(
                 state,
                 depth,
                 limit=Limit(
@@ -418,6 +418,12 @@ class Solver:
             solved=last.solved,
         )
 
+    def _table(self) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+        """The ``keys`` and ``data`` arrays of the table that searches use."""
+        if isinstance(self.exact, ParallelEngine):
+            return self.exact.table[0], self.exact.table[1]
+        return self.engine.keys, self.engine.data
+
     def _value(self, score: int, ply: int) -> Score:
         """An engine score as a search value: exact ranks converted, heuristics kept."""
         rank = rank_of(score)
@@ -430,7 +436,7 @@ class Solver:
         try:
             while len(line) < depth and game.outcome() is None:
                 key = self.compiled.kernel.key(self.state(game))
-                move = table_move(self.engine.keys, self.engine.data, key)
+                move = table_move(*self._table(), key)
                 if move not in game.legal_moves():
                     break
                 game.make(move)

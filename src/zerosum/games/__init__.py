@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from zerosum.game import Game, ZerosumError
+from zerosum.games.chess import Chess
 from zerosum.games.connect4 import Connect4, split_moves
 from zerosum.games.morris import Morris
 from zerosum.games.morris_rules import parse_options
@@ -51,6 +52,8 @@ class GameSpec:
     :class:`ZerosumError` naming a bad option. ``None``: the game has no options."""
     variants: tuple[str, ...] = ()
     """Named variants (full game names) that the conformance suite runs as well."""
+    analyzer: str = "engine"
+    """The algorithm ``zerosum analyze`` and ``play`` use unless told otherwise."""
 
 
 def _morris(options: str) -> GameSpec:
@@ -99,6 +102,19 @@ GAMES: dict[str, GameSpec] = {
             move_names=tuple("1234567"),
         ),
         _morris(""),
+        GameSpec(
+            name="chess",
+            title="Chess",
+            new=Chess,
+            from_position=Chess.from_position,
+            position_format=(
+                "FEN, e.g. 'rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1'"
+            ),
+            sides=("White", "Black"),
+            levels=(1, 2, 3, 4, 5),
+            default_level=4,
+            analyzer="tactical",
+        ),
     )
 }
 

@@ -17,12 +17,15 @@ import random
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from zerosum.game import INFINITY, Game, Score, ZerosumError, probe_of, terminal_score
 from zerosum.search import algorithms
 from zerosum.search.core import Context, Limit, SearchResult, SearchStopped
 from zerosum.search.table import DEFAULT_ENTRIES, Bound, TranspositionTable
+
+if TYPE_CHECKING:  # imported when a search asks for workers
+    from zerosum.search.parallel import SearchPool
 
 M = TypeVar("M")
 
@@ -126,9 +129,34 @@ class _Iteration:
     pv: tuple[Any, ...]
 
 
+def root_alpha(mode: Mode, best: Score) -> Score:
+    """The lower end of the window a root move is searched with, given the best score so far."""
+    if mode is Mode.EXACT or best == -INFINITY:
+        return -INFINITY
+    return best - 1 if mode is Mode.ALL else best
+
+
+def search_move(
+    ctx: Context[M], algorithm: Algorithm, move: M, depth: int, alpha: Score, *, null_window: bool
+) -> Score:
+    """The fail-soft value of root move ``move`` at ``depth`` in the window ``(alpha, INFINITY)``;
+    with ``null_window`` (a move after the first) an algorithm that uses PVS tries a null window
+    first. Raises SearchStopped with the move still made (the driver unwinds the game)."""
+    game, node = ctx.game, algorithm.node
+    game.make(move)
+    if algorithm.null_window and null_window and alpha > -INFINITY:
+        value = -node(ctx, depth - 1, -alpha - 1, -alpha, 1)
+        if value > alpha:
+            value = -node(ctx, depth - 1, -INFINITY, -alpha, 1)
+    else:
+        value = -node(ctx, depth - 1, -INFINITY, -alpha, 1)
+    game.undo()
+    return value
+
+
 def _search_root(ctx: Context[M], algorithm: Algorithm, depth: int, mode: Mode) -> _Iteration:
     """Search every root move once at ``depth`` (the game is not over at the root)."""
-    game, node = ctx.game, algorithm.node
+    game = ctx.game
     ctx.nodes += 1
     ctx.pv[0] = ()
     key = game.key()
@@ -145,18 +173,8 @@ def _search_root(ctx: Context[M], algorithm: Algorithm, depth: int, mode: Mode) 
     best = -INFINITY
     scored: list[tuple[M, Score]] = []
     for index, move in enumerate(moves):
-        if mode is Mode.EXACT or best == -INFINITY:
-            alpha = -INFINITY
-        else:
-            alpha = best - 1 if mode is Mode.ALL else best
-        game.make(move)
-        if algorithm.null_window and index > 0 and alpha > -INFINITY:
-            value = -node(ctx, depth - 1, -alpha - 1, -alpha, 1)
-            if value > alpha:
-                value = -node(ctx, depth - 1, -INFINITY, -alpha, 1)
-        else:
-            value = -node(ctx, depth - 1, -INFINITY, -alpha, 1)
-        game.undo()
+        alpha = root_alpha(mode, best)
+        value = search_move(ctx, algorithm, move, depth, alpha, null_window=index > 0)
         scored.append((move, value))
         if value > best:
             best = value
@@ -198,6 +216,8 @@ def iterate(
     seed: int | None = None,
     table_entries: int = DEFAULT_ENTRIES,
     shared_table: TranspositionTable[M] | None = None,
+    workers: int = 1,
+    pool: SearchPool | None = None,
 ) -> Iterator[SearchResult[M]]:
     """Search ``game`` and yield a result after every completed iteration.
 
@@ -206,19 +226,29 @@ def iterate(
     between moves). ``seed`` picks ``best_move`` at random among ``best_moves``; without it the
     first best move in search order is taken. The last result has ``complete=False`` when the
     limit stopped the search early; the game is left as it was.
+
+    ``workers`` > 1 (0: one per core) splits every iteration's root moves over worker
+    processes (:mod:`zerosum.search.parallel`), taken from ``pool`` or else from a pool kept
+    for this process; each worker then keeps its own table (``shared_table`` is not used).
     """
     chosen = get_algorithm(algorithm)
     limit = limit or Limit()
     ctx: Context[M] = Context(game=game, limit=limit, probe=probe_of(game))
-    if table and chosen.table_kind == "memo":
+    parallel = pool is not None or workers != 1
+    if table and chosen.table_kind == "memo" and not parallel:
         ctx.memo = {}
-    elif table:
+    elif table and not parallel:
         ctx.table = shared_table if shared_table is not None else TranspositionTable(table_entries)
     root_ply = game.ply()
     outcome = game.outcome()
     if outcome is not None:
         yield SearchResult(terminal_score(outcome, 0), None, (), (), 0, ctx.stats(), solved=True)
         return
+    if pool is None and parallel:
+        from zerosum.search.parallel import shared_pool
+
+        pool = shared_pool(workers)
+    search_id = pool.new_search() if pool is not None else 0
     if chosen.iterative or not limit.only_depth:
         depths = range(1, limit.max_depth + 1)
     else:
@@ -229,7 +259,18 @@ def iterate(
         if ctx.table is not None:
             ctx.table.new_search()
         try:
-            found = _search_root(ctx, chosen, depth, mode)
+            if pool is None:
+                found = _search_root(ctx, chosen, depth, mode)
+            else:
+                found = pool.search_root(
+                    ctx,
+                    chosen.name,
+                    depth,
+                    mode,
+                    search_id=search_id,
+                    table=table,
+                    table_entries=table_entries,
+                )
         except SearchStopped:
             while game.ply() > root_ply:
                 game.undo()
@@ -280,11 +321,14 @@ def search(
     table_entries: int = DEFAULT_ENTRIES,
     shared_table: TranspositionTable[M] | None = None,
     on_iteration: Callable[[SearchResult[M]], None] | None = None,
+    workers: int = 1,
+    pool: SearchPool | None = None,
 ) -> SearchResult[M]:
     """Search ``game`` under ``limit`` and return the last completed iteration's result.
 
     ``all_best`` proves every best root move instead of one. Always returns a move when the
     game is not over, even if the limit stops the search before depth 1 completes.
+    ``workers`` and ``pool`` split the search over processes (see :func:`iterate`).
     """
     result: SearchResult[M] | None = None
     for result in iterate(
@@ -296,6 +340,8 @@ def search(
         seed=seed,
         table_entries=table_entries,
         shared_table=shared_table,
+        workers=workers,
+        pool=pool,
     ):
         if on_iteration is not None:
             on_iteration(result)
@@ -310,13 +356,23 @@ def solve(
     limit: Limit | None = None,
     table: bool = True,
     seed: int | None = None,
+    workers: int = 1,
+    pool: SearchPool | None = None,
 ) -> SearchResult[M]:
     """The exact value of ``game`` with every root move's value and all best moves.
 
     Deepens until an iteration needs no heuristic evaluation (``result.solved``); a limit may
-    stop it earlier, leaving ``result.solved`` false.
+    stop it earlier, leaving ``result.solved`` false. ``workers`` and ``pool`` split it over
+    processes (see :func:`iterate`).
     """
     *_, last = iterate(
-        game, algorithm=algorithm, limit=limit, table=table, mode=Mode.EXACT, seed=seed
+        game,
+        algorithm=algorithm,
+        limit=limit,
+        table=table,
+        mode=Mode.EXACT,
+        seed=seed,
+        workers=workers,
+        pool=pool,
     )
     return last

@@ -1,0 +1,124 @@
+"""A chess match between two UCI engines through :mod:`zerosum.match`: W/D/L and Elo.
+
+Openings come from the small built-in book (``zerosum.match.BOOKS["chess"]``), each played
+twice with colours swapped; clocks are kept (a flag fall loses); every game goes to a PGN file.
+Prints one line per game, then A's W/D/L, score and Elo difference with its 95% interval
+(formula in :mod:`zerosum.match.elo`).
+
+Players (``--a``, ``--b``): ``zerosum`` (``zerosum uci`` from this virtual environment),
+``sunfish`` (``sunfish-uci``; it pins ``chess==1.9.4``, so it lives in its own venv:
+``python3 -m venv /work/sunfish-venv && /work/sunfish-venv/bin/pip install sunfish``; another
+place with ``--sunfish PATH``), ``stockfish`` (Debian ``stockfish`` at full strength) or
+``stockfish:ELO`` (limited with ``UCI_LimitStrength`` and ``UCI_Elo``, 1350..2850), or anything
+``zerosum match`` reads (``uci:COMMAND``).
+
+Target of issue 5: zerosum scores >= 60% against sunfish at equal time over at least 40 games,
+and reports its score against Stockfish at UCI_Elo 1350, 1600 and 2000.
+
+Run from the repository root::
+
+    .venv/bin/python benchmarks/chess_match.py --a zerosum --b sunfish --games 40 \\
+        --clock 10+0.1 [--workers N] [--pgn FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from zerosum.game import ZerosumError
+from zerosum.match import Match, MatchResult, TimeControl, parse_player
+from zerosum.match.players import PlayerSpec, UciSettings
+from zerosum.match.runner import GameRecord
+
+STOCKFISH = "/usr/games/stockfish"
+SUNFISH = "/work/sunfish-venv/bin/sunfish-uci"
+LOWEST_ELO, HIGHEST_ELO = 1350, 2850
+"""The UCI_Elo range of Debian's Stockfish 15.1."""
+OVERHEAD = ("Move Overhead", "100")
+"""Milliseconds Stockfish keeps in hand per move for the delay between it and the match: its
+default of 10 lost games on time on this loaded 2-core machine at 10+0.1."""
+
+
+def player(text: str, sunfish: str) -> PlayerSpec:
+    """A preset (see the module docstring) or a player as ``zerosum match`` reads it."""
+    if text == "zerosum":
+        return UciSettings((str(Path(sys.executable).with_name("zerosum")), "uci"))
+    if text == "sunfish":
+        return UciSettings((sunfish,))
+    if text == "stockfish":
+        return UciSettings((STOCKFISH,), (OVERHEAD,))
+    if text.startswith("stockfish:"):
+        elo = int(text.split(":", 1)[1])
+        if not LOWEST_ELO <= elo <= HIGHEST_ELO:
+            sys.exit(f"chess_match: UCI_Elo {elo}: expected {LOWEST_ELO}..{HIGHEST_ELO}")
+        strength = (("UCI_LimitStrength", "true"), ("UCI_Elo", str(elo)))
+        return UciSettings((STOCKFISH,), (OVERHEAD, *strength))
+    return parse_player(text)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--a", default="zerosum", help="player A (default zerosum)")
+    parser.add_argument("--b", default="sunfish", help="player B (default sunfish)")
+    parser.add_argument("--games", type=int, default=40)
+    parser.add_argument("--clock", default="10+0.1", help="BASE+INC seconds (default 10+0.1)")
+    parser.add_argument("--time-per-move", type=float, help="seconds per move instead of a clock")
+    parser.add_argument("--workers", type=int, default=1, help="games at once (default 1)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--pgn", default="chess_match.pgn", help="where the games go")
+    parser.add_argument("--sunfish", default=os.environ.get("SUNFISH_UCI", SUNFISH))
+    args = parser.parse_args()
+    print(f"$ {' '.join([os.path.basename(sys.executable), *sys.argv])}")
+    try:
+        control = (
+            TimeControl(move_time=args.time_per_move)
+            if args.time_per_move
+            else TimeControl.clock(args.clock)
+        )
+        match = Match(
+            "chess",
+            player(args.a, args.sunfish),
+            player(args.b, args.sunfish),
+            games=args.games,
+            time_control=control,
+            seed=args.seed,
+        )
+        records: list[GameRecord] = []
+
+        def show(record: GameRecord) -> None:
+            records.append(record)
+            colours = "A white" if record.a_first else "B white"
+            print(
+                f"game {record.index + 1:>3}  {colours}  {record.result:<7}"
+                f"  {record.ending.reason:<28} {record.opening.name}; {len(record.moves)} plies;"
+                f" A {record.seconds[0]:.1f} s, B {record.seconds[1]:.1f} s",
+                flush=True,
+            )
+
+        print(f"A = {args.a}, B = {args.b}; {args.games} games, {control.describe()}")
+        interrupted = False
+        try:
+            names = match.play(workers=args.workers, on_game=show).names
+        except KeyboardInterrupt:
+            interrupted, names = True, (args.a, args.b)
+    except ZerosumError as error:
+        sys.exit(f"chess_match: {error}")
+    records.sort(key=lambda record: record.index)
+    result = MatchResult("chess", names, control, tuple(records))
+    Path(args.pgn).write_text(result.pgn())
+    elo = result.elo
+    if interrupted:
+        print(f"interrupted after {len(records)} of {args.games} games")
+    print(f"A = {names[0]}\nB = {names[1]}")
+    print(
+        f"A: +{elo.wins} ={elo.draws} -{elo.losses}  score {elo.points:g}/{elo.games}"
+        f" ({100 * elo.score:.1f}%)  Elo A - B: {elo.describe()}  LOS {100 * elo.los:.1f}%"
+    )
+    print(f"PGN: {args.pgn}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,171 @@
+"""Where independent pieces of work run: the local process pool or a Ray cluster.
+
+Both behind one small executor interface (:class:`concurrent.futures.Executor` plus
+``workers`` and ``cancel``), so a caller that spreads work units (a distributed solve, a
+match's games) is written once:
+
+* :class:`LocalExecutor`: processes on this machine (``spawn``), the default; they ignore
+  SIGINT, so Ctrl-C reaches only the caller, which cancels what it no longer needs.
+* :class:`RayExecutor`: Ray tasks, on a local Ray started here (``--cluster auto``) or on an
+  existing cluster (``--cluster ADDRESS``). Ray is the optional extra ``zerosum[ray]``; without
+  it, asking for a cluster is a clear error, and nothing else needs Ray.
+
+A function sent to either must be importable by name (a module-level function) and its
+arguments and result picklable.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import importlib
+import multiprocessing
+import os
+import signal
+import socket
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from zerosum.game import ZerosumError
+
+T = TypeVar("T")
+
+AUTO = "auto"
+"""``--cluster auto``: start a local Ray instance for this process."""
+
+
+class ClusterError(ZerosumError, RuntimeError):
+    """Ray is missing, or the cluster cannot be reached."""
+
+
+class Executor(concurrent.futures.Executor):
+    """An executor that also says how many tasks it runs at once and can cancel running
+    ones."""
+
+    workers: int
+    """How many tasks run at the same time."""
+
+    def cancel(self, future: concurrent.futures.Future[Any]) -> None:
+        """Give up ``future``: it will not be waited for; running work stops if the backend
+        can stop it."""
+        future.cancel()
+
+
+def _ignore_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+class LocalExecutor(Executor):
+    """``workers`` processes on this machine (0: one per core)."""
+
+    def __init__(self, workers: int = 0) -> None:
+        self.workers = workers or os.cpu_count() or 1
+        self._pool = concurrent.futures.ProcessPoolExecutor(
+            max_workers=self.workers,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=_ignore_sigint,
+        )
+
+    def submit(
+        self, fn: Callable[..., T], /, *args: Any, **kwargs: Any
+    ) -> concurrent.futures.Future[T]:
+        return self._pool.submit(fn, *args, **kwargs)
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        self._pool.shutdown(wait=wait, cancel_futures=cancel_futures)
+
+
+_CONNECT_S = 5.0
+
+
+def _check_reachable(address: str) -> None:
+    """Fail fast on a ``host:port`` nobody listens at (Ray itself retries for minutes)."""
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    if not host or not port.isdigit():
+        raise ClusterError(
+            f"cluster address {address!r} is malformed: expected 'auto', host:port or "
+            "ray://host:port"
+        )
+    try:
+        socket.create_connection((host, int(port)), timeout=_CONNECT_S).close()
+    except OSError as error:
+        raise ClusterError(
+            f"no Ray cluster answers at {address!r} ({error.strerror or error}): expected "
+            "'auto' or the address of a running cluster"
+        ) from None
+
+
+def _ray() -> Any:
+    try:
+        return importlib.import_module("ray")
+    except ImportError:
+        raise ClusterError(
+            "Ray is not installed: expected 'pip install zerosum[ray]' for --cluster"
+        ) from None
+
+
+class RayExecutor(Executor):
+    """Ray tasks on the cluster at ``address``, or on a local Ray started here when
+    ``address`` is ``auto`` (with ``workers`` CPUs, 0: one per core). A Ray started here is
+    shut down by :meth:`shutdown`; a joined cluster is only disconnected from."""
+
+    def __init__(self, address: str = AUTO, *, workers: int = 0) -> None:
+        ray = self._ray = _ray()
+        self._owned = False
+        self._refs: dict[concurrent.futures.Future[Any], Any] = {}
+        self._remotes: dict[Callable[..., Any], Any] = {}
+        if not ray.is_initialized():
+            options: dict[str, Any] = {
+                "include_dashboard": False,
+                "logging_level": "ERROR",
+                "log_to_driver": False,
+                "configure_logging": False,
+            }
+            try:
+                if address == AUTO:
+                    ray.init(num_cpus=workers or os.cpu_count() or 1, **options)
+                else:
+                    _check_reachable(address)
+                    ray.init(address=address, **options)
+            except ClusterError:
+                raise
+            except Exception as error:  # Ray raises many kinds; all mean "no cluster"
+                raise ClusterError(
+                    f"cannot reach a Ray cluster at {address!r} ({error}): expected 'auto' "
+                    "or the address of a running cluster (host:port or ray://host:port)"
+                ) from None
+            self._owned = True
+        self.workers = max(int(ray.cluster_resources().get("CPU", 1)), 1)
+
+    def submit(
+        self, fn: Callable[..., T], /, *args: Any, **kwargs: Any
+    ) -> concurrent.futures.Future[T]:
+        remote = self._remotes.get(fn)
+        if remote is None:
+            remote = self._remotes[fn] = self._ray.remote(fn)
+        ref = remote.remote(*args, **kwargs)
+        future: concurrent.futures.Future[T] = ref.future()
+        self._refs[future] = ref
+        future.add_done_callback(lambda done: self._refs.pop(done, None))
+        return future
+
+    def cancel(self, future: concurrent.futures.Future[Any]) -> None:
+        ref = self._refs.pop(future, None)
+        if ref is not None:
+            self._ray.cancel(ref, force=False)
+        future.cancel()
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        if cancel_futures:
+            for future in list(self._refs):
+                self.cancel(future)
+        if self._owned and self._ray.is_initialized():
+            self._ray.shutdown()
+        self._owned = False
+
+
+def open_executor(cluster: str | None = None, *, workers: int = 0) -> Executor:
+    """The local process pool (``cluster`` None), a local Ray (``"auto"``) or the Ray cluster
+    at ``cluster``; ``workers`` sizes the local pool or the local Ray (0: one per core)."""
+    if cluster is None:
+        return LocalExecutor(workers)
+    return RayExecutor(cluster, workers=workers)

@@ -1,0 +1,302 @@
+"""Distributed exact solving: a solve split into work units, results kept in the store.
+
+The tree of the first ``split`` plies below the root is expanded here; every position at its
+leaves (transpositions merged) is a *work unit*, solved exactly by the compiled engine in a
+task of an :class:`~zerosum.cluster.Executor` (the local pool or Ray). Each unit's result is
+put into the :class:`~zerosum.store.Store` the moment it arrives (and so is every inner
+position of the tree once its result is proven), so an interrupted solve loses nothing: the
+next run finds those results in the store and sends only what is missing.
+
+Which units are sent, and in which order. Every position of the tree carries an interval of
+ranks it may still have: a unit not yet solved spans its kernel's ``rank_range``, a solved one
+is a point, an inner position takes the negamax of its children's intervals. A unit is
+*needed* only if its result can still change the root's value: walking down from the root with
+the window ``(a, b)`` in which a position's exact value matters, a child is only worth
+knowing if it can beat what its siblings already guarantee (``max(a, guaranteed)``), and only
+below ``b`` (``needed_units``). This is alpha-beta over the unit tree with exact leaves: as
+results arrive, whole subtrees stop being needed, those units are never sent and running ones
+are cancelled. Units go out in the tree's order (depth first, the most promising move first,
+as the kernel orders moves), so the results that prune most arrive early. Units are solved
+with the full window, so every stored result is exact and reusable by later solves.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cache
+from typing import TYPE_CHECKING, Any, Final
+
+import numpy as np
+
+from zerosum.cluster import Executor
+from zerosum.compiled.engine import NO_SCORE, rank_of_lower_bound
+from zerosum.game import Game
+from zerosum.games import get_game
+from zerosum.search.core import Limit
+from zerosum.store import Store
+
+if TYPE_CHECKING:
+    from zerosum.compiled.solver import Solver
+
+DEFAULT_SPLIT: Final = 2
+"""Plies below the root where the work units are cut."""
+_POLL_S: Final = 0.05
+_UNBOUNDED: Final = 1 << 30
+
+
+@cache
+def _unit_solver(game: str, hash_mb: float) -> Solver:
+    from zerosum.compiled.solver import Solver
+
+    return Solver(game, hash_mb=hash_mb)
+
+
+def solve_unit(
+    game: str, position: str, window: tuple[int, int], weak: bool, hash_mb: float
+) -> tuple[int, int, float]:
+    """A work unit, run in a task: the rank of ``position`` if it lies inside ``window`` (else
+    the nearer end: at most the low end, or at least the high end), the nodes and seconds it
+    took. The solver (and its table) is kept for the life of the worker process."""
+    solver = _unit_solver(game, hash_mb)
+    state = solver.state(get_game(game).from_position(position))
+    solution = solver.engine.solve(state, weak=weak, window=window)
+    return int(solution.rank), solution.stats.nodes, solution.stats.time_s
+
+
+@dataclass
+class _Node:
+    """A position of the unit tree."""
+
+    game: Game[Any]
+    key: int
+    lo: int
+    hi: int
+    children: list[_Node] = field(default_factory=list)
+    unit: bool = False
+    """A leaf sent as a work unit (not proven yet when the tree was built)."""
+
+    @property
+    def exact(self) -> bool:
+        return self.lo == self.hi
+
+
+@dataclass(frozen=True)
+class DistributedResult:
+    """The outcome of :func:`solve_distributed`."""
+
+    rank: int | None
+    """The exact rank (Pons's score for connect four; -1/0/1 if weak), None if stopped."""
+    units: int
+    """Work units in the tree (distinct positions at the split ply, or finished earlier)."""
+    from_store: int
+    """Units (or the root) whose result was already in the store."""
+    solved: int
+    """Units solved by tasks in this run."""
+    cancelled: int
+    """Tasks cancelled because a result made their unit unnecessary."""
+    nodes: int
+    """Nodes searched by this run's tasks."""
+    time_s: float
+
+    @property
+    def complete(self) -> bool:
+        return self.rank is not None
+
+
+class _Tree:
+    """The unit tree of a root position and what is known of it."""
+
+    def __init__(self, solver: Solver, store: Store, root: Game[Any], split: int, *, weak: bool):
+        self.solver, self.store, self.weak = solver, store, weak
+        self.units: dict[int, list[_Node]] = {}
+        """Every unit's key, with the tree positions that are that unit."""
+        self.from_store = 0
+        self.root = self._expand(root.copy(), split)
+
+    def _expand(self, game: Game[Any], plies: int) -> _Node:
+        solver = self.solver
+        key = solver.compiled.canonical_key(game)
+        if game.outcome() is not None:
+            rank = self._weak(solver._terminal_rank(game))
+            return _Node(game, key, rank, rank)
+        known = self.store.get(solver.name, key, weak=self.weak)
+        if known is not None:
+            self.from_store += 1
+            return _Node(game, key, known, known)
+        kernel = solver.compiled.kernel
+        state = solver.state(game)
+        decided = int(kernel.decided(state))
+        if decided != NO_SCORE:
+            rank = self._weak(int(rank_of_lower_bound(decided)))
+            return _Node(game, key, rank, rank)
+        lo, hi = (-1, 1) if self.weak else (int(end) for end in kernel.rank_range(state))
+        node = _Node(game, key, lo, hi)
+        if plies == 0:
+            node.unit = True
+            self.units.setdefault(key, []).append(node)
+            return node
+        moves = np.zeros(kernel.max_moves, np.int64)
+        count = int(kernel.moves(state, moves))
+        order = [int(move) for move in moves[:count]]
+        # the kernel's order (best first) for the moves it offers, then the other legal moves
+        legal = game.legal_moves()
+        for move in sorted(legal, key=lambda m: order.index(m) if m in order else len(order)):
+            child = game.copy()
+            child.make(move)
+            node.children.append(self._expand(child, plies - 1))
+        return node
+
+    def _weak(self, rank: int) -> int:
+        return (rank > 0) - (rank < 0) if self.weak else rank
+
+    def settle(self, key: int, window: tuple[int, int], rank: int) -> bool:
+        """Take in a unit's answer to a solve in ``window``; returns whether it is exact."""
+        rank = self._weak(rank)
+        low, high = window
+        nodes = self.units[key]
+        for node in nodes:
+            if rank < low or rank > high or low < rank < high:  # exact (or decided at once)
+                node.lo = node.hi = rank
+            if rank == low:  # at most the low end
+                node.hi = min(node.hi, rank)
+            if rank == high:  # at least the high end
+                node.lo = max(node.lo, rank)
+        return nodes[0].exact
+
+    def update(self) -> list[_Node]:
+        """Recompute the inner intervals; returns the inner positions newly proven."""
+        proven: list[_Node] = []
+
+        def walk(node: _Node) -> None:
+            if not node.children or node.exact:
+                return
+            for child in node.children:
+                walk(child)
+            node.lo = max(-child.hi for child in node.children)
+            node.hi = max(-child.lo for child in node.children)
+            if node.exact:
+                proven.append(node)
+
+        walk(self.root)
+        return proven
+
+    def needed(self) -> dict[int, tuple[int, int]]:
+        """The units whose result can still change the root's value, in tree order (see the
+        module docstring), each with the rank window ``[low, high]`` in which it matters: a
+        solve in that window says the rank, or that it is at most ``low`` or at least
+        ``high``."""
+        wanted: dict[int, tuple[int, int]] = {}
+
+        def walk(node: _Node, a: int, b: int) -> None:
+            if node.exact or node.lo >= b or node.hi <= a:
+                return
+            if node.unit:
+                if node.key not in wanted:
+                    wanted[node.key] = (max(a, node.lo), min(b, node.hi))
+                return
+            guarantees = [-child.hi for child in node.children]
+            for index, child in enumerate(node.children):
+                others = max((g for i, g in enumerate(guarantees) if i != index), default=a)
+                walk(child, -b, -max(a, others))
+
+        walk(self.root, -_UNBOUNDED, _UNBOUNDED)
+        return wanted
+
+
+def solve_distributed(
+    game: Game[Any],
+    *,
+    executor: Executor,
+    store: Store,
+    split: int = DEFAULT_SPLIT,
+    weak: bool = False,
+    hash_mb: float = 16,
+    limit: Limit | None = None,
+    on_unit: Callable[[Game[Any], int], None] | None = None,
+) -> DistributedResult:
+    """The exact rank of ``game`` from work units solved on ``executor`` (see the module
+    docstring), every result kept in ``store``. ``on_unit(position, rank)`` is called as each
+    unit's result arrives. A limit (time, or its stop callback) stops it early with
+    ``rank=None``; what was proven stays in the store for the next run."""
+    from zerosum.compiled.solver import compiled_game
+
+    compiled_game(game.name)  # a clear error for a game without a kernel
+    if split < 1:
+        raise ValueError(f"split {split} is out of range: expected 1 or more plies")
+    started = time.perf_counter()
+    limit = limit or Limit()
+    solver = _unit_solver(game.name, 1)
+    tree = _Tree(solver, store, game, split, weak=weak)
+    running: dict[concurrent.futures.Future[tuple[int, int, float]], tuple[int, tuple[int, int]]]
+    running = {}
+    solved = cancelled = nodes = 0
+
+    def result(rank: int | None) -> DistributedResult:
+        return DistributedResult(
+            rank,
+            len(tree.units),
+            tree.from_store,
+            solved,
+            cancelled,
+            nodes,
+            time.perf_counter() - started,
+        )
+
+    def stop_running() -> int:
+        for future in running:
+            executor.cancel(future)
+        count = len(running)
+        running.clear()
+        return count
+
+    for node in tree.update():
+        store.put(solver.name, node.key, node.lo, weak=weak)
+    try:
+        while not tree.root.exact:
+            # Step 1. Cancel what is no longer needed, send what is, most promising first.
+            wanted = tree.needed()
+            for future, (key, _) in list(running.items()):
+                if key not in wanted:
+                    executor.cancel(future)
+                    del running[future]
+                    cancelled += 1
+            sent = {key for key, _ in running.values()}
+            for key, window in wanted.items():
+                if len(running) >= 2 * executor.workers:
+                    break
+                if key not in sent:
+                    position = tree.units[key][0].game.position()
+                    future = executor.submit(solve_unit, game.name, position, window, weak, hash_mb)
+                    running[future] = (key, window)
+            # Step 2. Take in every result that arrives: store it, then narrow the tree.
+            done, _ = concurrent.futures.wait(
+                list(running), timeout=_POLL_S, return_when=concurrent.futures.FIRST_COMPLETED
+            )
+            for future in done:
+                key, window = running.pop(future)
+                if future.cancelled():
+                    continue
+                rank, unit_nodes, _ = future.result()
+                solved += 1
+                nodes += unit_nodes
+                if tree.settle(key, window, rank):
+                    rank = tree.units[key][0].lo
+                    store.put(solver.name, key, rank, weak=weak)
+                    if on_unit is not None:
+                        on_unit(tree.units[key][0].game, rank)
+            for node in tree.update():
+                store.put(solver.name, node.key, node.lo, weak=weak)
+            # Step 3. The caller's limit.
+            if (limit.time is not None and time.perf_counter() - started >= limit.time) or (
+                limit.stop is not None and limit.stop()
+            ):
+                cancelled += stop_running()
+                return result(None)
+    except BaseException:
+        stop_running()
+        raise
+    cancelled += stop_running()
+    return result(tree.root.lo)

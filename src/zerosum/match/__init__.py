@@ -1,0 +1,53 @@
+"""Matches between players of any registered game, and UCI engines at chess.
+
+* :mod:`.runner`: :class:`Match` (N games, colours swapped, openings from a book, clocks),
+  :class:`MatchResult` (W/D/L, Elo, the games), :class:`TimeControl`.
+* :mod:`.players`: zerosum's search under chosen settings, or a UCI engine; the text syntax
+  the command line reads (:func:`parse_player`).
+* :mod:`.elo`: the Elo difference and its 95% interval (formulas in its docstring).
+* :mod:`.openings`: the built-in books.
+* :mod:`.referee`: the rules keeper of a game (python-chess for chess) and PGN.
+* :mod:`.executor`: where games run: this process, or worker processes (a Ray executor can
+  plug in behind the same two methods).
+
+>>> from zerosum.match import Match, parse_player
+>>> result = Match("tictactoe", parse_player("level=5"), parse_player("level=5"), games=2).play()
+>>> result.elo.draws
+2
+"""
+
+from zerosum.match.elo import EloEstimate, elo_from_score, estimate, score_from_elo
+from zerosum.match.executor import Executor, ProcessExecutor, SerialExecutor, WorkerError
+from zerosum.match.openings import BOOKS, Opening, openings_for
+from zerosum.match.players import (
+    EngineSettings,
+    PlayerError,
+    PlayerSpec,
+    UciSettings,
+    parse_player,
+)
+from zerosum.match.runner import GameRecord, Match, MatchResult, TimeControl, TimeControlError
+
+__all__ = [
+    "BOOKS",
+    "EloEstimate",
+    "EngineSettings",
+    "Executor",
+    "GameRecord",
+    "Match",
+    "MatchResult",
+    "Opening",
+    "PlayerError",
+    "PlayerSpec",
+    "ProcessExecutor",
+    "SerialExecutor",
+    "TimeControl",
+    "TimeControlError",
+    "UciSettings",
+    "WorkerError",
+    "elo_from_score",
+    "estimate",
+    "openings_for",
+    "parse_player",
+    "score_from_elo",
+]

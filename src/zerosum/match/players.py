@@ -1,0 +1,451 @@
+"""Match players: zerosum's own search under chosen settings, or any UCI chess engine.
+
+A player is described by a small frozen value (:class:`EngineSettings` or :class:`UciSettings`)
+that can be sent to another process; :func:`open_player` turns it into a live :class:`Player`
+there. A player is told every move made so far (in the game's notation) and the clocks, and
+answers with its move; it keeps no other link to the match.
+
+Text syntax (:func:`parse_player`, used by ``zerosum match --a/--b``):
+
+* ``uci:COMMAND`` -- a UCI engine started with ``COMMAND``, split as a shell would
+  (``uci:/usr/games/stockfish``, ``"uci:zerosum uci"``); options come separately as
+  ``NAME=VALUE`` (``UCI_Elo=1350``). Chess only.
+* ``KEY=VALUE[,KEY=VALUE...]`` -- zerosum's search with these settings: ``level`` (1 = weakest,
+  as ``zerosum play``), ``depth`` (plies; 0 = perfect play by an exact solve), ``time`` (seconds
+  per move), ``nodes``, ``algorithm`` (see ``zerosum algorithms``; default: the compiled engine
+  for games that have one, else ``engine``), ``hash`` (MB, compiled engine) and ``seed``.
+  ``zerosum`` alone (or an empty string) takes the defaults.
+
+How a zerosum player limits its search: ``depth``/``level``, ``nodes`` and ``time`` as given;
+given none of them it thinks for the time the match's time control allots (a fixed time per
+move, or a share of its clock), and without a time control it plays at the game's default level.
+It picks uniformly among all the best moves it finds, with a generator seeded by its ``seed``
+and the game's number, so a depth-limited player is deterministic.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import random
+import shlex
+import signal
+import threading
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
+
+from zerosum.compiled import KERNEL_GAMES, MAX_HASH_MB, check_compiled
+from zerosum.game import Game, ZerosumError
+from zerosum.games import get_game
+from zerosum.search import Limit, get_algorithm, search, solve
+
+if TYPE_CHECKING:
+    import chess.engine
+
+    from zerosum.compiled.solver import Solver
+
+COMPILED = "compiled"
+"""The algorithm name of the compiled engine."""
+
+UCI_PREFIX = "uci:"
+DEFAULT_UCI_MOVE_TIME = 1.0
+"""Seconds per move for a UCI engine when the match has no time control."""
+UCI_TIMEOUT = 30.0
+"""Seconds a UCI engine may take to start or to answer beyond its thinking time."""
+
+
+class PlayerError(ZerosumError, ValueError):
+    """A player description that is malformed, or a player that cannot start."""
+
+
+class PlayerFailure(Exception):
+    """A player that failed during a game (an engine that crashed or stopped answering): it
+    loses that game."""
+
+
+@dataclass(frozen=True)
+class EngineSettings:
+    """A zerosum player: the search and its limits (see the module docstring)."""
+
+    level: int | None = None
+    depth: int | None = None
+    """Plies per move; 0 plays perfectly (an exact solve)."""
+    time: float | None = None
+    """Seconds per move."""
+    nodes: int | None = None
+    algorithm: str | None = None
+    """``None``: the compiled engine for games that have one, else ``engine``."""
+    hash_mb: float = 16
+    """The compiled engine's table size in MB."""
+    seed: int = 0
+
+    def label(self) -> str:
+        parts = [
+            f"{name}={value}"
+            for name, value in (
+                ("level", self.level),
+                ("depth", self.depth),
+                ("time", self.time),
+                ("nodes", self.nodes),
+                ("algorithm", self.algorithm),
+                ("seed", self.seed or None),
+            )
+            if value is not None
+        ]
+        return f"zerosum {','.join(parts)}" if parts else "zerosum"
+
+
+@dataclass(frozen=True)
+class UciSettings:
+    """A UCI chess engine: its command line and the options set after it starts."""
+
+    command: tuple[str, ...]
+    options: tuple[tuple[str, str], ...] = ()
+    """``(name, value)`` pairs, sent with ``setoption`` in this order."""
+
+    def label(self) -> str:
+        program = self.command[0].rsplit("/", 1)[-1]
+        shown = " ".join([program, *self.command[1:]])
+        if self.options:
+            shown += " (" + ", ".join(f"{n}={v}" for n, v in self.options) + ")"
+        return shown
+
+
+PlayerSpec = EngineSettings | UciSettings
+
+
+@dataclass(frozen=True)
+class Turn:
+    """What a player is told when it is its turn."""
+
+    moves: tuple[str, ...]
+    """Every move made since the start, in the game's notation (chess: UCI)."""
+    side: int
+    """The side to move: 0 moves first (white), 1 second."""
+    move_time: float | None = None
+    """Seconds per move, under a fixed-time-per-move control."""
+    clocks: tuple[float, float] | None = None
+    """Seconds left on each side's clock, under a clock control."""
+    increment: float = 0.0
+    """Seconds added to a clock after each of its moves."""
+
+
+class Player(Protocol):
+    """A live player in one process; reused for every game that process plays."""
+
+    name: str
+    """The name shown in results (for UCI engines, the name the engine reports)."""
+
+    def new_game(self, game: str, seed: str) -> None:
+        """Forget the previous game; ``seed`` seeds this game's random choices."""
+        ...
+
+    def choose(self, turn: Turn) -> str:
+        """The move to play; raises :class:`PlayerFailure` when the player cannot answer."""
+        ...
+
+    def close(self) -> None:
+        """Release every resource (engine processes); safe to call twice."""
+        ...
+
+
+# -- parsing ----------------------------------------------------------------------------------
+
+_SETTING_KEYS = ("level", "depth", "time", "nodes", "algorithm", "hash", "seed")
+
+
+def parse_player(text: str, options: Sequence[str] = ()) -> PlayerSpec:
+    """The player written ``text``, with UCI ``options`` as ``NAME=VALUE`` (module docstring)."""
+    text = text.strip()
+    if text.startswith(UCI_PREFIX):
+        try:
+            command = tuple(shlex.split(text[len(UCI_PREFIX) :]))
+        except ValueError as error:
+            raise PlayerError(f"bad UCI command {text!r}: {error}") from None
+        if not command:
+            raise PlayerError(f"{text!r} names no command: expected uci:COMMAND")
+        return UciSettings(command, tuple(_option(option) for option in options))
+    if options:
+        raise PlayerError(
+            f"UCI options ({', '.join(options)}) given for {text or 'zerosum'!r}, which is not"
+            " a UCI engine: expected uci:COMMAND"
+        )
+    return _engine_settings(text)
+
+
+def _option(text: str) -> tuple[str, str]:
+    name, equals, value = text.partition("=")
+    if not equals or not name.strip():
+        raise PlayerError(f"bad UCI option {text!r}: expected NAME=VALUE, e.g. UCI_Elo=1350")
+    return name.strip(), value.strip()
+
+
+def _engine_settings(text: str) -> EngineSettings:
+    if text in ("", "zerosum", "default"):
+        return EngineSettings()
+    values: dict[str, Any] = {}
+    for item in text.split(","):
+        key, equals, value = (part.strip() for part in item.partition("="))
+        if not equals or key not in _SETTING_KEYS:
+            raise PlayerError(
+                f"bad player setting {item.strip()!r} in {text!r}: expected KEY=VALUE with KEY"
+                f" one of {', '.join(_SETTING_KEYS)}, or uci:COMMAND"
+            )
+        if key in values:
+            raise PlayerError(f"player setting {key!r} given twice in {text!r}")
+        values[key] = _setting_value(key, value)
+    if "hash" in values:
+        values["hash_mb"] = values.pop("hash")
+    return EngineSettings(**values)
+
+
+def _setting_value(key: str, value: str) -> Any:
+    if key == "algorithm":
+        if not value:
+            raise PlayerError("algorithm= needs a name: see 'zerosum algorithms'")
+        return value
+    try:
+        number: float = float(value) if key in ("time", "hash") else int(value)
+    except ValueError:
+        kind = "a number of seconds" if key == "time" else "a whole number"
+        raise PlayerError(f"player setting {key}={value!r}: expected {kind}") from None
+    lowest = {"depth": 0, "seed": -(1 << 62)}.get(key, 1)
+    if key in ("time", "hash"):
+        if not 0 < number < float("inf") or (key == "hash" and not 1 <= number <= MAX_HASH_MB):
+            raise PlayerError(f"player setting {key}={value}: out of range")
+    elif number < lowest:
+        raise PlayerError(f"player setting {key}={value}: expected {lowest} or more")
+    return number
+
+
+def check_player(spec: PlayerSpec, game: str) -> None:
+    """Raise :class:`PlayerError` (or the registry's error) unless ``spec`` can play ``game``.
+
+    Checks everything that can be checked without starting a process; :func:`open_player`
+    starts UCI engines and reports commands that fail."""
+    if isinstance(spec, UciSettings):
+        if game != "chess":
+            raise PlayerError(f"UCI engines play chess only, not {game!r}")
+        return
+    game_spec = get_game(game)
+    if spec.level is not None and not 1 <= spec.level <= len(game_spec.levels):
+        raise PlayerError(
+            f"level {spec.level} is out of range for {game}: expected 1..{len(game_spec.levels)}"
+        )
+    if spec.level is not None and spec.depth is not None:
+        raise PlayerError("give a player level= or depth=, not both")
+    algorithm = _algorithm(spec, game)
+    if algorithm == COMPILED:
+        check_compiled(game)
+    else:
+        get_algorithm(algorithm)
+
+
+def _algorithm(spec: EngineSettings, game: str) -> str:
+    if spec.algorithm is not None:
+        return spec.algorithm
+    return COMPILED if game in KERNEL_GAMES else "engine"
+
+
+def open_player(spec: PlayerSpec, game: str, *, isolate: bool = True) -> Player:
+    """A live player for ``game``. ``isolate`` starts UCI engines in their own process group,
+    so a Ctrl-C meant for this process does not kill them before they are closed cleanly."""
+    check_player(spec, game)
+    if isinstance(spec, UciSettings):
+        return UciPlayer(spec, isolate=isolate)
+    return ZerosumPlayer(spec, game)
+
+
+# -- zerosum's own search ---------------------------------------------------------------------
+
+
+def time_budget(turn: Turn) -> float | None:
+    """Seconds to think under the turn's time control, ``None`` without one: the fixed time
+    per move, or a 30th of the clock plus most of the increment, never over half the clock."""
+    if turn.move_time is not None:
+        return turn.move_time
+    if turn.clocks is None:
+        return None
+    left = max(turn.clocks[turn.side], 0.0)
+    return max(min(left / 30 + 0.75 * turn.increment, left / 2), 0.001)
+
+
+class ZerosumPlayer:
+    """zerosum's search on the registered game, following the game move by move."""
+
+    def __init__(self, settings: EngineSettings, game: str) -> None:
+        self.settings = settings
+        self.spec = get_game(game)
+        self.algorithm = _algorithm(settings, game)
+        self.name = settings.label()
+        self.position: Game[Any] = self.spec.new()
+        self.rng = random.Random(0)
+        self.solver: Solver | None = None
+
+    def new_game(self, game: str, seed: str) -> None:
+        self.position = self.spec.new()
+        self.rng = random.Random(f"{self.settings.seed}/{seed}")
+        if self.algorithm == COMPILED:
+            # A fresh table per game: a game's moves do not depend on the games played before.
+            from zerosum.compiled.solver import Solver
+
+            self.solver = Solver(self.spec.name, hash_mb=self.settings.hash_mb)
+
+    def choose(self, turn: Turn) -> str:
+        position = self.position
+        for text in turn.moves[position.ply() :]:
+            position.make(position.parse_move(text))
+        moves = self._best_moves(turn)
+        return position.format_move(self.rng.choice(moves))
+
+    def _depth(self) -> int | None:
+        settings = self.settings
+        if settings.depth is not None:
+            return settings.depth
+        if settings.level is not None:
+            return self.spec.levels[settings.level - 1]
+        return None
+
+    def _best_moves(self, turn: Turn) -> list[Any]:
+        settings, position = self.settings, self.position
+        depth, seconds = self._depth(), settings.time
+        if depth is None and settings.nodes is None and seconds is None:
+            seconds = time_budget(turn)
+            if seconds is None:
+                levels = self.spec.levels
+                depth = levels[(self.spec.default_level or len(levels)) - 1]
+        if depth == 0:
+            limit = Limit(time=seconds, nodes=settings.nodes)
+            if self.solver is not None:
+                exact = self.solver.solve(position, limit=limit)
+                if exact.complete:
+                    return self.solver.best_moves(position, exact.rank)
+                depth = None  # out of time: fall back on the search below
+            else:
+                result = solve(position, algorithm=self.algorithm, limit=limit)
+                if result.best_moves:
+                    return list(result.best_moves)
+        limit = Limit(depth=depth or None, time=seconds, nodes=settings.nodes)
+        if self.solver is not None:
+            found = self.solver.search(position, limit=limit)
+        else:
+            found = search(position, algorithm=self.algorithm, limit=limit, all_best=True)
+        if found.best_moves:
+            return list(found.best_moves)
+        return position.legal_moves()[:1]
+
+    def close(self) -> None:
+        if self.solver is not None:
+            self.solver.close()
+            self.solver = None
+
+
+# -- UCI engines ------------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def _interrupts_deferred() -> Iterator[None]:
+    """Hold SIGINT and SIGTERM back until the block ends, then deliver them.
+
+    python-chess starts an engine from a background thread; an exception that interrupts the
+    start leaves that thread and the engine running with nothing to close them, and the process
+    then never exits. Starting is short, so a Ctrl-C waits for it."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held: list[int] = []
+
+    def hold(signum: int, frame: object) -> None:
+        held.append(signum)
+
+    kinds = (signal.SIGINT, signal.SIGTERM)
+    previous = [signal.signal(kind, hold) for kind in kinds]
+    try:
+        yield
+    finally:
+        for kind, handler in zip(kinds, previous, strict=True):
+            signal.signal(kind, handler)
+        for signum in held:
+            signal.raise_signal(signum)
+
+
+@dataclass
+class UciPlayer:
+    """A UCI engine driven through python-chess, started on first use and again after a crash."""
+
+    settings: UciSettings
+    isolate: bool = True
+    name: str = ""
+    engine: chess.engine.SimpleEngine | None = field(default=None, repr=False)
+    game_token: object = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        self.name = self.settings.label()
+
+    def start(self) -> None:
+        """Start the engine and set its options; raises :class:`PlayerError` on failure."""
+        import chess.engine
+
+        self.close()
+        command = list(self.settings.command)
+        try:
+            with _interrupts_deferred():
+                self.engine = chess.engine.SimpleEngine.popen_uci(
+                    command, setpgrp=self.isolate, timeout=UCI_TIMEOUT
+                )
+        except (OSError, chess.engine.EngineError, TimeoutError) as error:
+            self.engine = None
+            raise PlayerError(
+                f"cannot start UCI engine {shlex.join(command)!r}: {error or type(error).__name__}"
+            ) from None
+        try:
+            self.name = str(self.engine.id.get("name", self.name))
+            for option, value in self.settings.options:
+                self.engine.configure({option: value})
+        except (chess.engine.EngineError, TimeoutError, ValueError) as error:
+            self.close()
+            raise PlayerError(f"UCI engine {shlex.join(command)!r}: {error}") from None
+
+    def new_game(self, game: str, seed: str) -> None:
+        if self.engine is None:
+            self.start()
+        self.game_token = object()  # a new token makes python-chess send ucinewgame
+
+    def choose(self, turn: Turn) -> str:
+        import chess
+        import chess.engine
+
+        if self.engine is None:
+            raise PlayerFailure("the engine is not running")
+        board = chess.Board()
+        for text in turn.moves:
+            board.push_uci(text)
+        if turn.clocks is not None:
+            white, black = turn.clocks
+            limit = chess.engine.Limit(
+                white_clock=max(white, 0.0),
+                black_clock=max(black, 0.0),
+                white_inc=turn.increment,
+                black_inc=turn.increment,
+            )
+        else:
+            limit = chess.engine.Limit(time=turn.move_time or DEFAULT_UCI_MOVE_TIME)
+        try:
+            result = self.engine.play(board, limit, game=self.game_token)
+        except (chess.engine.EngineError, chess.engine.EngineTerminatedError) as error:
+            self.close()
+            raise PlayerFailure(f"engine error: {error}") from None
+        except TimeoutError:
+            self.close()
+            raise PlayerFailure("the engine stopped answering") from None
+        if result.move is None:
+            raise PlayerFailure("the engine returned no move")
+        return result.move.uci()
+
+    def close(self) -> None:
+        engine, self.engine = self.engine, None
+        if engine is None:
+            return
+        with contextlib.suppress(Exception):
+            engine.quit()
+        engine.close()

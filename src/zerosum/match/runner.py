@@ -1,0 +1,432 @@
+"""Matches: N games between players A and B, colours swapped, spread over an executor.
+
+Game ``i`` (0-based) plays opening ``(i // 2) mod len(openings)`` with A moving first when ``i``
+is even and B when it is odd, so every opening is played from both sides. Each game is an
+independent task: it carries everything it needs (players, opening, time control, seed), and a
+player's random choices are seeded by the match seed and the game's number alone, so a match of
+deterministic players gives the same games whichever process plays which game, and in whatever
+order. Players live as long as the process that plays (one per role and process), so UCI
+engines start once per worker rather than once per game.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from zerosum.game import MoveError, ZerosumError
+from zerosum.match.elo import EloEstimate, estimate
+from zerosum.match.executor import Executor, SerialExecutor
+from zerosum.match.openings import Opening, openings_for
+from zerosum.match.players import (
+    Player,
+    PlayerError,
+    PlayerFailure,
+    PlayerSpec,
+    Turn,
+    UciPlayer,
+    UciSettings,
+    check_player,
+    open_player,
+)
+from zerosum.match.referee import Ending, check_moves, chess_pgn, referee_for
+
+DEFAULT_MAX_PLIES = 1000
+"""A game still going after this many plies is adjudicated a draw."""
+
+
+class TimeControlError(ZerosumError, ValueError):
+    """A time control with an impossible value."""
+
+
+@dataclass(frozen=True)
+class TimeControl:
+    """How long players may think: a fixed time per move, or a clock (base + increment) that
+    is kept for each side, where running out loses the game. Neither: players use their own
+    limits (UCI engines then get 1 s per move)."""
+
+    move_time: float | None = None
+    """Seconds per move."""
+    base: float | None = None
+    """Seconds on each clock at the start."""
+    increment: float = 0.0
+    """Seconds added to a clock after each move its side makes."""
+
+    def __post_init__(self) -> None:
+        if self.move_time is not None and self.base is not None:
+            raise TimeControlError("give a time per move or a clock, not both")
+        if self.move_time is not None and not 0 < self.move_time < float("inf"):
+            raise TimeControlError(f"time per move {self.move_time}: expected seconds > 0")
+        if self.base is not None and not 0 < self.base < float("inf"):
+            raise TimeControlError(f"clock {self.base}: expected seconds > 0")
+        if not 0 <= self.increment < float("inf"):
+            raise TimeControlError(f"increment {self.increment}: expected seconds >= 0")
+        if self.increment and self.base is None:
+            raise TimeControlError("an increment needs a clock")
+
+    @classmethod
+    def clock(cls, text: str) -> TimeControl:
+        """A clock written ``BASE+INC`` or ``BASE`` in seconds, e.g. ``60+0.6``."""
+        base, plus, increment = text.partition("+")
+        try:
+            return cls(base=float(base), increment=float(increment) if plus else 0.0)
+        except ValueError:
+            raise TimeControlError(
+                f"bad clock {text!r}: expected BASE+INC in seconds, e.g. 60+0.6"
+            ) from None
+
+    def describe(self) -> str:
+        if self.move_time is not None:
+            return f"{self.move_time:g} s per move"
+        if self.base is not None:
+            return f"{self.base:g} s + {self.increment:g} s per move"
+        return "no time control"
+
+    def pgn(self) -> str:
+        """The PGN ``TimeControl`` tag (``-`` for none or a fixed time per move)."""
+        if self.base is None:
+            return "-"
+        return f"{self.base:g}+{self.increment:g}" if self.increment else f"{self.base:g}"
+
+
+@dataclass(frozen=True)
+class GameTask:
+    """One game of a match, complete enough to be played in any process."""
+
+    index: int
+    game: str
+    opening: Opening
+    a: PlayerSpec
+    b: PlayerSpec
+    a_first: bool
+    time_control: TimeControl = TimeControl()
+    seed: int = 0
+    max_plies: int = DEFAULT_MAX_PLIES
+    names: tuple[str, str] = ("A", "B")
+    """The names of A and B, for the PGN."""
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    """One finished game."""
+
+    index: int
+    """0-based; the PGN's round is ``index + 1``."""
+    opening: Opening
+    a_first: bool
+    """True when A moved first (played white)."""
+    moves: tuple[str, ...]
+    """Every move from the start, the opening's included, in the game's notation."""
+    ending: Ending
+    seconds: tuple[float, float]
+    """Thinking time used by A and by B."""
+    pgn: str | None = None
+    """The game as PGN (chess only)."""
+
+    @property
+    def winner(self) -> str | None:
+        """``"A"``, ``"B"`` or ``None`` for a draw."""
+        if self.ending.winner is None:
+            return None
+        return "A" if (self.ending.winner == 0) == self.a_first else "B"
+
+    @property
+    def score(self) -> float:
+        """A's points from this game: 1, 1/2 or 0."""
+        return {"A": 1.0, None: 0.5, "B": 0.0}[self.winner]
+
+    @property
+    def result(self) -> str:
+        """The result from the first player's side, as PGN writes it: 1-0, 1/2-1/2, 0-1."""
+        if self.ending.winner is None:
+            return "1/2-1/2"
+        return "1-0" if self.ending.winner == 0 else "0-1"
+
+    def as_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "round": self.index + 1,
+            "opening": self.opening.name,
+            "first": "A" if self.a_first else "B",
+            "result": self.result,
+            "winner": self.winner,
+            "score_a": self.score,
+            "termination": self.ending.reason,
+            "moves": list(self.moves),
+            "seconds_a": round(self.seconds[0], 3),
+            "seconds_b": round(self.seconds[1], 3),
+        }
+        if self.pgn is not None:
+            data["pgn"] = self.pgn
+        return data
+
+
+@dataclass(frozen=True)
+class MatchResult:
+    """A finished match: its games in order and A's result."""
+
+    game: str
+    names: tuple[str, str]
+    """The names of A and B."""
+    time_control: TimeControl
+    games: tuple[GameRecord, ...]
+
+    @property
+    def elo(self) -> EloEstimate:
+        """A's W/D/L and Elo advantage over B with its 95% interval."""
+        winners = [record.winner for record in self.games]
+        return estimate(winners.count("A"), winners.count(None), winners.count("B"))
+
+    def pgn(self) -> str:
+        """Every chess game as PGN, separated by blank lines (empty for other games)."""
+        return "\n\n".join(record.pgn for record in self.games if record.pgn) + "\n"
+
+    def as_dict(self) -> dict[str, Any]:
+        elo = self.elo
+        bound = [None if abs(x) == float("inf") else round(x, 1) for x in (elo.low, elo.high)]
+        return {
+            "game": self.game,
+            "a": self.names[0],
+            "b": self.names[1],
+            "time_control": self.time_control.describe(),
+            "games": len(self.games),
+            "wins": elo.wins,
+            "draws": elo.draws,
+            "losses": elo.losses,
+            "score": elo.points,
+            "score_fraction": round(elo.score, 4),
+            "elo": None if elo.elo is None else round(elo.elo, 1),
+            "elo_low": bound[0],
+            "elo_high": bound[1],
+            "elo_text": elo.describe(),
+            "los": round(elo.los, 4),
+            "records": [record.as_dict() for record in self.games],
+        }
+
+
+# -- one game ---------------------------------------------------------------------------------
+
+
+def play_game(task: GameTask, a: Player, b: Player) -> GameRecord:
+    """Play ``task`` between the live players ``a`` and ``b``, keeping the clocks.
+
+    A player that raises :class:`PlayerFailure`, answers with an illegal move or oversteps its
+    clock loses the game; a game longer than ``task.max_plies`` is a draw."""
+    referee = referee_for(task.game)
+    for text in task.opening.moves:
+        referee.play(text)
+    seats = (a, b) if task.a_first else (b, a)
+    roles = ("A", "B") if task.a_first else ("B", "A")
+    for player in seats:
+        player.new_game(task.game, f"{task.seed}/{task.index}")
+    control = task.time_control
+    clocks = None if control.base is None else [control.base, control.base]
+    used = [0.0, 0.0]
+    ending = referee.ending()
+    while ending is None:
+        if len(referee.moves) >= task.max_plies:
+            ending = Ending(None, f"move limit: {task.max_plies} plies")
+            break
+        side = referee.side_to_move()
+        turn = Turn(
+            tuple(referee.moves),
+            side,
+            move_time=control.move_time,
+            clocks=None if clocks is None else (clocks[0], clocks[1]),
+            increment=control.increment,
+        )
+        started = time.perf_counter()
+        try:
+            text = seats[side].choose(turn)
+        except PlayerFailure as failure:
+            ending = Ending(1 - side, f"player failed: {roles[side]}: {failure}")
+            break
+        elapsed = time.perf_counter() - started
+        used[side] += elapsed
+        if clocks is not None:
+            clocks[side] -= elapsed
+            if clocks[side] < 0:
+                ending = referee.flag(side)
+                break
+            clocks[side] += control.increment
+        try:
+            referee.play(text)
+        except MoveError as error:
+            ending = Ending(1 - side, f"illegal move by {roles[side]}: {error}")
+            break
+        ending = referee.ending()
+    seconds = (used[0], used[1]) if task.a_first else (used[1], used[0])
+    pgn = None
+    if task.game == "chess":
+        white, black = task.names if task.a_first else task.names[::-1]
+        pgn = chess_pgn(
+            referee.moves,
+            white=white,
+            black=black,
+            ending=ending,
+            round_number=task.index + 1,
+            opening=task.opening.name,
+            book_plies=len(task.opening.moves),
+            time_control=control.pgn(),
+            event=f"zerosum match, {control.describe()}",
+        )
+    return GameRecord(
+        task.index, task.opening, task.a_first, tuple(referee.moves), ending, seconds, pgn
+    )
+
+
+# -- the players of this process --------------------------------------------------------------
+
+_players: dict[tuple[str, str, PlayerSpec], Player] = {}
+"""The live players of this process by (role, game, spec), kept between games."""
+_isolate_engines = True
+"""Start UCI engines in their own process group (not in workers, whose group holds them)."""
+
+
+def _player(role: str, game: str, spec: PlayerSpec) -> Player:
+    key = (role, game, spec)
+    if key not in _players:
+        _players[key] = open_player(spec, game, isolate=_isolate_engines)
+    return _players[key]
+
+
+def run_task(task: GameTask) -> GameRecord:
+    """Play ``task`` with this process's players (the function executors run)."""
+    return play_game(task, _player("A", task.game, task.a), _player("B", task.game, task.b))
+
+
+def close_players() -> None:
+    """Close every player of this process (engines quit); run by workers as they stop."""
+    while _players:
+        _, player = _players.popitem()
+        player.close()
+
+
+def enter_worker() -> None:
+    """Prepare a worker process: its UCI engines stay in its own process group."""
+    global _isolate_engines
+    _isolate_engines = False
+
+
+def worker_executor(workers: int) -> Executor:
+    """The executor for ``workers`` local processes (this process itself for 1)."""
+    if workers <= 1:
+        return SerialExecutor()
+    from zerosum.match.executor import ProcessExecutor
+
+    return ProcessExecutor(workers, initializer=enter_worker, teardown=close_players)
+
+
+# -- the match --------------------------------------------------------------------------------
+
+
+def engine_name(spec: PlayerSpec) -> str:
+    """The player's name: a UCI engine is started to ask it (and to check its command and
+    options, raising :class:`PlayerError`); a zerosum player is named by its settings."""
+    if not isinstance(spec, UciSettings):
+        return spec.label()
+    player = UciPlayer(spec)
+    try:
+        player.start()
+        name = player.name
+    finally:
+        player.close()
+    options = ", ".join(f"{n}={v}" for n, v in spec.options)
+    return f"{name} ({options})" if options else name
+
+
+@dataclass
+class Match:
+    """A match between ``a`` and ``b`` at ``game`` (see the module docstring)."""
+
+    game: str
+    a: PlayerSpec
+    b: PlayerSpec
+    games: int = 10
+    time_control: TimeControl = field(default_factory=TimeControl)
+    openings: Sequence[Opening] | None = None
+    """``None``: the game's built-in book (:func:`~zerosum.match.openings.openings_for`)."""
+    seed: int = 0
+    max_plies: int = DEFAULT_MAX_PLIES
+
+    def tasks(self, names: tuple[str, str] = ("A", "B")) -> list[GameTask]:
+        """Every game of the match, checked: players, openings and counts."""
+        if self.games < 1:
+            raise ZerosumError(f"{self.games} games: expected 1 or more")
+        for spec in (self.a, self.b):
+            check_player(spec, self.game)
+        openings = list(self.openings) if self.openings is not None else None
+        if openings is None:
+            openings = openings_for(self.game, seed=self.seed)
+        if not openings:
+            raise ZerosumError("no openings: expected at least one (the start position)")
+        for opening in openings:
+            try:
+                check_moves(self.game, opening.moves)
+            except MoveError as error:
+                raise MoveError(f"opening {opening.name!r}: {error}") from None
+        return [
+            GameTask(
+                index,
+                self.game,
+                openings[(index // 2) % len(openings)],
+                self.a,
+                self.b,
+                a_first=index % 2 == 0,
+                time_control=self.time_control,
+                seed=self.seed,
+                max_plies=self.max_plies,
+                names=names,
+            )
+            for index in range(self.games)
+        ]
+
+    def names(self) -> tuple[str, str]:
+        """A's and B's names after every check: UCI engines are started to ask theirs."""
+        self.tasks()  # check everything before starting any process
+        return engine_name(self.a), engine_name(self.b)
+
+    def play(
+        self,
+        *,
+        workers: int = 1,
+        executor: Executor | None = None,
+        on_game: Callable[[GameRecord], None] | None = None,
+        names: tuple[str, str] | None = None,
+    ) -> MatchResult:
+        """Play every game, over ``executor`` if given, else over ``workers`` local processes
+        started for this match and stopped when it ends (also by Ctrl-C or an error).
+
+        ``on_game`` sees each game as it finishes (in finishing order); the result lists them
+        in order. ``names`` are A's and B's names (default: :meth:`names`). Raises
+        :class:`PlayerError` when a UCI engine cannot start."""
+        if names is None:
+            names = self.names()
+        tasks = self.tasks(names)
+        own = executor is None
+        runner = worker_executor(workers) if executor is None else executor
+        records: dict[int, GameRecord] = {}
+        try:
+            for index, record in runner.map_unordered(run_task, tasks):
+                records[index] = record
+                if on_game is not None:
+                    on_game(record)
+        finally:
+            if own:
+                runner.close()
+            close_players()
+        return MatchResult(
+            self.game, names, self.time_control, tuple(records[i] for i in range(len(tasks)))
+        )
+
+
+__all__ = [
+    "GameRecord",
+    "GameTask",
+    "Match",
+    "MatchResult",
+    "PlayerError",
+    "TimeControl",
+    "play_game",
+]

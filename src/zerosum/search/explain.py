@@ -1,0 +1,265 @@
+"""The search tree of a small search, recorded node by node so a front end can draw it.
+
+:func:`explain` runs seed 001's alpha-beta (or the reference minimax, to see what alpha-beta
+saved) on a position to a small depth and returns every node it visited: the move that led
+there, the value, the window it was searched with, whether its move loop was cut off, and the
+moves the cut-off left unsearched ("pruned" nodes, drawn red in the seed). The chosen path (the
+principal variation, green in the seed) is marked.
+
+The recording is a traced twin of the real node functions, not a hook inside them: the
+reference algorithms stay free of display code. It walks the same moves in the same order with
+the same windows as :func:`zerosum.search.algorithms.alphabeta` and
+:func:`~zerosum.search.algorithms.minimax` driven by :func:`zerosum.search.search` without a
+table, so its value, best move, node count and cutoff count equal theirs (the tests check it).
+
+Values and windows are given from the root player's point of view, as the seed draws them: MAX
+nodes (the root player to move) take the largest child, MIN nodes the smallest.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+from typing import Final, Generic, TypeVar
+
+from zerosum.game import INFINITY, Game, Score, ZerosumError, terminal_score
+
+M = TypeVar("M")
+
+MAX_TREE_NODES: Final = 5_000
+"""The largest tree :func:`explain` records by default (a drawing past this is unreadable)."""
+
+EXPLAINED: Final = ("alphabeta", "minimax")
+"""The algorithms whose tree :func:`explain` can record."""
+
+
+class ExplainError(ZerosumError, ValueError):
+    """A tree that cannot be recorded: unknown algorithm, bad depth, or too many nodes."""
+
+
+class TreeTooLargeError(ExplainError):
+    """The tree asked for has more nodes than the caller allowed."""
+
+
+class Kind(Enum):
+    """What a node of the tree is."""
+
+    INNER = "inner"
+    """Searched by its children."""
+    HORIZON = "horizon"
+    """At depth 0: valued by the game's heuristic evaluation."""
+    TERMINAL = "terminal"
+    """The game is over here: a win, loss or draw."""
+    PRUNED = "pruned"
+    """Never visited: a cutoff above left it out (no value, no window)."""
+
+
+class Bound(Enum):
+    """How a node's value relates to its true minimax value (alpha-beta is fail-soft)."""
+
+    EXACT = "exact"
+    LOWER = "lower"
+    """The true value is at least ``value`` (from the root player's point of view)."""
+    UPPER = "upper"
+    """The true value is at most ``value``."""
+
+
+@dataclass(frozen=True)
+class TreeNode(Generic[M]):
+    """One node of a recorded search tree (values from the root player's point of view)."""
+
+    move: M | None
+    """The move that led here; ``None`` at the root."""
+    maximizing: bool
+    """True when the root player is to move here (a MAX node)."""
+    kind: Kind
+    value: Score | None
+    """The node's value as the search returned it; ``None`` for a pruned node."""
+    bound: Bound
+    """Whether ``value`` is exact or only a bound (alpha-beta's fail-soft results)."""
+    alpha: Score | None
+    """The lower end of the window the node was searched with; ``None`` for minimax."""
+    beta: Score | None
+    """The upper end of the window; ``None`` for minimax."""
+    cutoff: bool
+    """True when the move loop stopped early: the children after the cutting one are pruned."""
+    chosen: bool
+    """True on the chosen path: the root and its principal variation."""
+    children: tuple[TreeNode[M], ...]
+
+
+@dataclass(frozen=True)
+class Tree(Generic[M]):
+    """A recorded search of one position."""
+
+    algorithm: str
+    depth: int
+    root: TreeNode[M]
+    value: Score
+    """The root's value from the side to move's point of view (the search's result)."""
+    best_move: M | None
+    pv: tuple[M, ...]
+    """The chosen path's moves."""
+    nodes: int
+    """Nodes visited, the root included (pruned nodes are not visited)."""
+    cutoffs: int
+    """Nodes whose move loop stopped early."""
+    pruned: int
+    """Moves left unsearched by those cutoffs."""
+
+
+@dataclass
+class _Recorder(Generic[M]):
+    game: Game[M]
+    max_nodes: int
+    prune: bool
+    nodes: int = 0
+    cutoffs: int = 0
+    pruned: int = 0
+
+    def visit(self) -> None:
+        self.nodes += 1
+        if self.nodes > self.max_nodes:
+            raise TreeTooLargeError(
+                f"the tree has more than {self.max_nodes:,} nodes: expected a smaller depth"
+            )
+
+    def node(
+        self, move: M | None, depth: int, alpha: Score, beta: Score, ply: int
+    ) -> tuple[Score, TreeNode[M]]:
+        """Search the current position as fail-soft alpha-beta in negamax form (or plain
+        negamax when not pruning); returns the side to move's value and the recorded node.
+
+        The recorded value and window are turned to the root player's point of view.
+        """
+        self.visit()
+        game = self.game
+        sign = 1 if ply % 2 == 0 else -1
+        alpha_on_entry = alpha
+        outcome = game.outcome()
+        children: list[TreeNode[M]] = []
+        cutoff = False
+        if outcome is not None:
+            kind, best = Kind.TERMINAL, terminal_score(outcome, ply)
+        elif depth <= 0:
+            kind, best = Kind.HORIZON, game.evaluate()
+        else:
+            kind, best = Kind.INNER, -INFINITY
+            moves = game.legal_moves()
+            for index, child_move in enumerate(moves):
+                game.make(child_move)
+                value, child = self.node(child_move, depth - 1, -beta, -alpha, ply + 1)
+                value = -value
+                game.undo()
+                children.append(child)
+                if value > best:
+                    best = value
+                    if self.prune and value > alpha:
+                        alpha = value
+                        if value >= beta:
+                            cutoff = True
+                            self.cutoffs += 1
+                            children.extend(
+                                self.pruned_node(m, ply + 1) for m in moves[index + 1 :]
+                            )
+                            break
+        bound = Bound.EXACT
+        if self.prune and kind is Kind.INNER:
+            if best <= alpha_on_entry:
+                bound = Bound.UPPER if sign > 0 else Bound.LOWER
+            elif best >= beta:
+                bound = Bound.LOWER if sign > 0 else Bound.UPPER
+        window_alpha, window_beta = (alpha_on_entry, beta) if sign > 0 else (-beta, -alpha_on_entry)
+        record = TreeNode(
+            move=move,
+            maximizing=sign > 0,
+            kind=kind,
+            value=sign * best,
+            bound=bound,
+            alpha=window_alpha if self.prune else None,
+            beta=window_beta if self.prune else None,
+            cutoff=cutoff,
+            chosen=False,
+            children=tuple(children),
+        )
+        return best, record
+
+    def pruned_node(self, move: M, ply: int) -> TreeNode[M]:
+        self.pruned += 1
+        return TreeNode(
+            move, ply % 2 == 0, Kind.PRUNED, None, Bound.EXACT, None, None, False, False, ()
+        )
+
+
+def _best_child(node: TreeNode[M]) -> TreeNode[M] | None:
+    """The first child whose value decided the node's value (the move the search kept)."""
+    for child in node.children:
+        if child.kind is not Kind.PRUNED and child.value == node.value:
+            return child
+    return None
+
+
+def _mark_chosen(node: TreeNode[M]) -> tuple[TreeNode[M], tuple[M, ...]]:
+    """The node with its chosen path marked, and that path's moves."""
+    best = _best_child(node)
+    if best is None:
+        return _replace(node, node.children), ()
+    marked, line = _mark_chosen(best)
+    children = tuple(marked if child is best else child for child in node.children)
+    assert marked.move is not None
+    return _replace(node, children), (marked.move, *line)
+
+
+def _replace(node: TreeNode[M], children: tuple[TreeNode[M], ...]) -> TreeNode[M]:
+    return TreeNode(
+        node.move,
+        node.maximizing,
+        node.kind,
+        node.value,
+        node.bound,
+        node.alpha,
+        node.beta,
+        node.cutoff,
+        True,
+        children,
+    )
+
+
+def explain(
+    game: Game[M],
+    depth: int,
+    *,
+    algorithm: str = "alphabeta",
+    max_nodes: int = MAX_TREE_NODES,
+) -> Tree[M]:
+    """Record the tree of ``algorithm`` (``alphabeta`` or ``minimax``, no table) searching
+    ``game`` to ``depth`` plies.
+
+    Raises :class:`TreeTooLargeError` when the search visits more than ``max_nodes`` nodes, and
+    :class:`ExplainError` for an unknown algorithm or a depth below 1. The game is left as it was.
+    """
+    if algorithm not in EXPLAINED:
+        raise ExplainError(
+            f"unknown algorithm {algorithm!r} for a tree: expected one of {', '.join(EXPLAINED)}"
+        )
+    if depth < 1:
+        raise ExplainError(f"depth {depth} is out of range: expected 1 or more")
+    recorder = _Recorder(game, max_nodes, prune=algorithm == "alphabeta")
+    ply = game.ply()
+    try:
+        value, root = recorder.node(None, depth, -INFINITY, INFINITY, 0)
+    finally:
+        while game.ply() > ply:
+            game.undo()
+    root, pv = _mark_chosen(root)
+    return Tree(
+        algorithm=algorithm,
+        depth=depth,
+        root=root,
+        value=value,
+        best_move=pv[0] if pv else None,
+        pv=pv,
+        nodes=recorder.nodes,
+        cutoffs=recorder.cutoffs,
+        pruned=recorder.pruned,
+    )

@@ -1,0 +1,387 @@
+"""Root splitting over worker processes: the pure-Python search on every core.
+
+Python threads cannot run the search side by side, so a :class:`SearchPool` keeps ``workers``
+processes (``spawn``) that start once and serve every search until :meth:`SearchPool.close`:
+a player or an analysis session pays the start-up (a fraction of a second) once, not per move.
+
+How one iteration runs (the driver calls :meth:`SearchPool.search_root` once per depth):
+
+1. The root moves are ordered by the previous iteration's values, best first.
+2. Young brothers wait: unless every move is wanted with a full window (``Mode.EXACT``), the
+   first move is searched alone; its value is the bound the others are searched against.
+3. The remaining moves go to the workers as they come free, each with the best value found so
+   far as the lower end of its window (PVS algorithms try a null window first, as the serial
+   root does). A move that raises the best value tightens the window of every move sent after.
+4. The answers are combined as the serial root combines them: the best value, the best moves
+   in the root order, the principal variation of the first best move.
+
+Each worker keeps its own table (and killer and history tables) for the whole search, across
+iterations and across the root moves it is given; a new search starts with empty ones, so a
+depth-limited value never depends on what earlier searches left behind. In games where a
+position is always reached at the same ply (tic-tac-toe, connect four) the values are then
+exactly the serial search's at the same depth: every move's value is exact or a bound that
+the serial root would also have discarded.
+
+Stopping. Every worker has a stop flag in shared memory, polled by its search every 1,024
+nodes (``Limit.stop``). The parent watches the clock, the node budget and the caller's stop
+callback while it waits, raises every flag when one of them says stop, waits for every worker
+to answer (so the pool is idle and reusable), and raises ``SearchStopped``. Workers ignore
+SIGINT: Ctrl-C reaches the parent, which stops them the same way. A worker whose parent dies
+sees its pipe close and exits.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import multiprocessing
+import os
+import signal
+import time
+from dataclasses import dataclass
+from multiprocessing.connection import Connection, wait
+from typing import TYPE_CHECKING, Any, Final, TypeVar
+
+from zerosum.game import INFINITY, MAX_PLY, Game, Score, probe_of
+from zerosum.search.core import Context, Limit, SearchStopped
+from zerosum.search.table import TranspositionTable
+
+if TYPE_CHECKING:  # the driver imports this module lazily; these names only type it
+    from zerosum.search.driver import Mode, _Iteration
+
+M = TypeVar("M")
+
+_POLL_S: Final = 0.01
+
+
+def resolve_workers(workers: int) -> int:
+    """``workers`` as a process count: 0 means one per core."""
+    if workers < 0:
+        raise ValueError(f"{workers} workers: expected 0 (every core) or more")
+    return workers or os.cpu_count() or 1
+
+
+@dataclass(frozen=True)
+class _Task:
+    """One root move to search, sent to a worker."""
+
+    search_id: int
+    game: Any
+    """The root position (a pickled copy: the worker makes ``move`` on it)."""
+    algorithm: str
+    table: bool
+    table_entries: int
+    move: Any
+    depth: int
+    alpha: Score
+    null_window: bool
+    time_s: float | None
+    nodes: int | None
+
+
+@dataclass(frozen=True)
+class _Answer:
+    """A worker's answer to a :class:`_Task`."""
+
+    value: Score
+    pv: tuple[Any, ...]
+    counts: tuple[int, int, int, int, int, int]
+    """nodes, cutoffs, table probes, hits, stores, evaluations."""
+    seldepth: int
+    stale_cutoffs: int
+    stopped: bool
+
+
+class _WorkerSearch:
+    """What a worker keeps for the whole of one search: tables, killers and history."""
+
+    def __init__(self, task: _Task) -> None:
+        from zerosum.search.driver import get_algorithm
+
+        self.search_id = task.search_id
+        self.algorithm = get_algorithm(task.algorithm)
+        self.memo: dict[tuple[int, int], tuple[Score, tuple[Any, ...]]] | None = None
+        self.table: TranspositionTable[Any] | None = None
+        if task.table and self.algorithm.table_kind == "memo":
+            self.memo = {}
+        elif task.table:
+            self.table = TranspositionTable(task.table_entries)
+        self.killers: list[list[Any]] = [[] for _ in range(MAX_PLY + 2)]
+        self.history: dict[Any, int] = {}
+        self.depth = 0
+
+    def run(self, task: _Task, stop: Any, index: int) -> _Answer:
+        from zerosum.search.driver import _extend_pv, search_move
+
+        if task.depth != self.depth and self.table is not None:
+            self.table.new_search()  # a new iteration, as the serial driver ages its table
+        self.depth = task.depth
+        limit = Limit(time=task.time_s, nodes=task.nodes, stop=lambda: stop[index] != 0)
+        game: Game[Any] = task.game
+        ctx: Context[Any] = Context(
+            game=game,
+            limit=limit,
+            table=self.table,
+            memo=self.memo,
+            killers=self.killers,
+            history=self.history,
+            probe=probe_of(game),
+        )
+        stopped = False
+        value, pv = -INFINITY, (task.move,)
+        try:
+            value = search_move(
+                ctx, self.algorithm, task.move, task.depth, task.alpha, null_window=task.null_window
+            )
+            pv = _extend_pv(ctx, (task.move, *ctx.pv[1]), task.depth)
+        except SearchStopped:
+            stopped = True
+        counts = (
+            ctx.nodes,
+            ctx.cutoffs,
+            ctx.tt_probes,
+            ctx.tt_hits,
+            ctx.tt_stores,
+            ctx.evaluations,
+        )
+        return _Answer(value, pv, counts, ctx.seldepth, ctx.stale_cutoffs, stopped)
+
+
+def _serve(index: int, pipe: Connection, stop: Any) -> None:
+    """A worker's life: search whatever root move the pipe sends until it sends ``None`` or
+    closes."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and stops us
+    current: _WorkerSearch | None = None
+    pipe.send("ready")
+    while True:
+        try:
+            task = pipe.recv()
+        except (EOFError, OSError):  # the parent is gone
+            break
+        if task is None:
+            break
+        if current is None or current.search_id != task.search_id:
+            current = _WorkerSearch(task)
+        pipe.send(current.run(task, stop, index))
+
+
+class SearchPool:
+    """``workers`` search processes, started once and reused by every search until
+    :meth:`close` (or the end of a ``with`` block)."""
+
+    def __init__(self, workers: int = 0) -> None:
+        self.workers = resolve_workers(workers)
+        context = multiprocessing.get_context("spawn")
+        self._stop: Any = context.RawArray("b", self.workers)
+        self._pipes: list[Connection] = []
+        self._processes: list[Any] = []
+        self._search_ids = 0
+        self._order: dict[Any, Score] = {}
+        self._order_search = -1
+        self.closed = False
+        for index in range(self.workers):
+            mine, theirs = context.Pipe()
+            process = context.Process(
+                target=_serve,
+                args=(index, theirs, self._stop),
+                daemon=True,
+                name=f"zerosum-search-{index}",
+            )
+            process.start()
+            theirs.close()
+            self._pipes.append(mine)
+            self._processes.append(process)
+        for pipe in self._pipes:
+            try:
+                ready = pipe.recv()
+            except EOFError:
+                ready = None
+            if ready != "ready":
+                self.close()
+                raise RuntimeError("a search worker failed to start (see its error above)")
+
+    @property
+    def pids(self) -> list[int]:
+        """The worker processes' ids."""
+        return [process.pid for process in self._processes]
+
+    def new_search(self) -> int:
+        """A fresh search id: workers start it with empty tables."""
+        self._search_ids += 1
+        return self._search_ids
+
+    def search_root(
+        self,
+        ctx: Context[M],
+        algorithm: str,
+        depth: int,
+        mode: Mode,
+        *,
+        search_id: int,
+        table: bool,
+        table_entries: int,
+    ) -> _Iteration:
+        """One iteration at ``depth``, split over the workers (see the module docstring):
+        the driver's ``_Iteration``. Adds the workers' counts to ``ctx``; raises SearchStopped
+        when the limit in ``ctx`` stops it, with every worker idle again."""
+        from zerosum.search.driver import Mode, _Iteration, root_alpha
+
+        if self.closed:
+            raise RuntimeError("the search pool is closed")
+        game, limit = ctx.game, ctx.limit
+        ctx.nodes += 1
+        if self._order_search != search_id:
+            self._order, self._order_search = {}, search_id
+        # Step 1. Order the root moves by the previous iteration's values.
+        moves = sorted(game.legal_moves(), key=lambda move: -self._order.get(move, -INFINITY))
+        root = game.copy()
+        deadline = None if limit.time is None else ctx.started + limit.time
+        values: dict[int, Score] = {}
+        pvs: dict[int, tuple[Any, ...]] = {}
+        best = -INFINITY
+        queue = list(range(len(moves)))
+        busy: dict[int, int] = {}  # worker -> move index
+        stopping = False
+
+        def send(worker: int, index: int) -> None:
+            remaining = None if deadline is None else max(deadline - time.perf_counter(), 1e-3)
+            budget = None
+            if limit.nodes is not None:
+                budget = max((limit.nodes - ctx.nodes) // self.workers, 1)
+            self._stop[worker] = 0
+            busy[worker] = index
+            self._pipes[worker].send(
+                _Task(
+                    search_id,
+                    root,
+                    algorithm,
+                    table,
+                    table_entries,
+                    moves[index],
+                    depth,
+                    root_alpha(mode, best),
+                    index > 0,
+                    remaining,
+                    budget,
+                )
+            )
+
+        def fill() -> None:
+            # Step 2. Young brothers wait for the first move, unless every move gets a full
+            # window anyway.
+            waiting = mode is not Mode.EXACT and 0 not in values
+            for worker in range(self.workers):
+                if stopping or not queue or worker in busy:
+                    continue
+                if waiting and (busy or queue[0] != 0):
+                    return
+                send(worker, queue.pop(0))
+
+        def halt() -> None:
+            for worker in busy:
+                self._stop[worker] = 1
+
+        try:
+            fill()
+            # Step 3. Collect answers; each new best tightens the window of later moves.
+            while busy:
+                for ready in wait([self._pipes[worker] for worker in busy], timeout=_POLL_S):
+                    worker = next(w for w in busy if self._pipes[w] is ready)
+                    answer: _Answer = self._pipes[worker].recv()
+                    index = busy.pop(worker)
+                    self._count(ctx, answer)
+                    if answer.stopped:
+                        stopping = True
+                        halt()
+                    elif not stopping:
+                        values[index], pvs[index] = answer.value, answer.pv
+                        best = max(best, answer.value)
+                if not stopping and (
+                    (deadline is not None and time.perf_counter() >= deadline)
+                    or (limit.nodes is not None and ctx.nodes >= limit.nodes)
+                    or (limit.stop is not None and limit.stop())
+                ):
+                    stopping = True
+                    halt()
+                fill()
+        except BaseException:
+            halt()
+            self._drain(busy)
+            raise
+        if stopping:
+            raise SearchStopped
+        # Step 4. Combine as the serial root does.
+        scored = tuple((moves[index], values[index]) for index in range(len(moves)))
+        self._order = {move: value for move, value in scored}
+        best_moves = tuple(move for move, value in scored if value == best)
+        if mode is Mode.ONE:
+            best_moves = best_moves[:1]
+        pv = pvs[moves.index(best_moves[0])]
+        return _Iteration(best, scored, best_moves, pv)
+
+    @staticmethod
+    def _count(ctx: Context[Any], answer: _Answer) -> None:
+        nodes, cutoffs, probes, hits, stores, evaluations = answer.counts
+        ctx.nodes += nodes
+        ctx.cutoffs += cutoffs
+        ctx.tt_probes += probes
+        ctx.tt_hits += hits
+        ctx.tt_stores += stores
+        ctx.evaluations += evaluations
+        ctx.stale_cutoffs += answer.stale_cutoffs
+        ctx.seldepth = max(ctx.seldepth, answer.seldepth)
+
+    def _drain(self, busy: dict[int, int]) -> None:
+        """Wait for the stopped workers' answers (a few milliseconds), so the pool is idle."""
+        for worker in list(busy):
+            try:
+                self._pipes[worker].recv()
+            except (EOFError, OSError, KeyboardInterrupt):
+                self.close()
+                return
+            del busy[worker]
+
+    def close(self) -> None:
+        """Stop the workers; the pool cannot be used afterwards."""
+        if self.closed:
+            return
+        self.closed = True
+        for index, pipe in enumerate(self._pipes):
+            self._stop[index] = 1
+            with contextlib.suppress(BrokenPipeError, OSError):
+                pipe.send(None)
+        for process in self._processes:
+            process.join(timeout=2)
+            if process.is_alive():
+                process.kill()
+                process.join()
+        for pipe in self._pipes:
+            pipe.close()
+
+    def __enter__(self) -> SearchPool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+_shared: SearchPool | None = None
+
+
+def shared_pool(workers: int) -> SearchPool:
+    """A pool of ``workers`` processes kept for this process's lifetime, for callers that pass
+    ``workers=N`` without a pool of their own (a new count replaces the old pool)."""
+    global _shared
+    count = resolve_workers(workers)
+    if _shared is None or _shared.closed or _shared.workers != count:
+        if _shared is not None:
+            _shared.close()
+        else:
+            atexit.register(_close_shared)
+        _shared = SearchPool(count)
+    return _shared
+
+
+def _close_shared() -> None:
+    if _shared is not None:
+        _shared.close()

@@ -1,0 +1,212 @@
+"""Searches run in their own processes, reporting to the server through a pipe.
+
+A search is pure Python and holds the interpreter while it runs, so it never runs on the
+server's event loop or in its threads: each job is a child process (started by a fork server
+that has the library imported already, so a job starts in milliseconds). The child sends small
+dicts as events; the server reads them without blocking (``add_reader`` on the pipe), asks the
+child to stop gracefully through an event (the search then reports its last completed
+iteration), or kills it outright when the browser tab has gone away.
+
+Events: ``info`` (one per completed iteration: depth, value, principal variation, nodes,
+nodes per second), ``row`` (one compare search), ``done`` (the last one, with the move to play
+or the end of the rows) and ``error``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import multiprocessing
+import random
+from collections.abc import AsyncIterator, Callable
+from multiprocessing.connection import Connection
+from multiprocessing.synchronize import Event
+from typing import Any, Final
+
+from zerosum.game import WIN, Game, is_proven
+from zerosum.games import get_game
+from zerosum.search import Limit, Mode, SearchResult, iterate
+from zerosum.search.compare import compare
+from zerosum.web.sessions import build
+
+FINAL: Final = ("done", "error")
+"""The event types after which a job sends nothing more."""
+
+Send = Callable[[dict[str, Any]], None]
+
+
+def value_text(value: int, *, solved: bool) -> str:
+    """A score in words from the side to move: ``win in 3 plies``, ``draw``, ``+12``."""
+    if is_proven(value):
+        plies = WIN - abs(value)
+        return f"{'win' if value > 0 else 'loss'} in {plies} {'ply' if plies == 1 else 'plies'}"
+    if solved and value == 0:
+        return "draw"
+    return f"{value:+d}" if value else "0"
+
+
+def _figures(game: Game[Any], result: SearchResult[Any]) -> dict[str, Any]:
+    names = game.format_move
+    return {
+        "depth": result.depth,
+        "value": result.value,
+        "value_text": value_text(result.value, solved=result.solved),
+        "solved": result.solved,
+        "best_move": None if result.best_move is None else names(result.best_move),
+        "best_moves": [names(move) for move in result.best_moves],
+        "pv": [names(move) for move in result.pv],
+        "complete": result.complete,
+        **result.stats.as_dict(),
+    }
+
+
+def think(request: dict[str, Any], send: Send, stop: Callable[[], bool]) -> None:
+    """Search the position for the move to play: iterative deepening up to ``depth`` plies
+    (0: until solved) within ``time`` seconds. Sends ``info`` after each iteration, then
+    ``done``.
+
+    The pure-Python engine proves every best move and picks one at random with ``seed``; the
+    compiled engine (``engine="compiled"``, games with a kernel) plays its first best move.
+    """
+    spec = get_game(request["game"])
+    game = build(spec, request["start"], request["moves"])
+    depth = request["depth"] or None
+    limit = Limit(depth=depth, time=request["time"], stop=stop)
+    last = None
+    if request.get("engine") == "compiled":
+        from zerosum.compiled.solver import Solver  # imports numba: only when asked for
+
+        with Solver(spec.name, hash_mb=16) as solver:
+            last = solver.search(
+                game,
+                limit=limit,
+                on_iteration=lambda result: send({"type": "info", **_figures(game, result)}),
+            )
+    else:
+        seed = request["seed"] if request["seed"] is not None else random.randrange(1 << 30)
+        for result in iterate(game, limit=limit, mode=Mode.ALL, seed=seed):
+            last = result
+            if result.complete:
+                send({"type": "info", **_figures(game, result)})
+    assert last is not None
+    send({"type": "done", **_figures(game, last)})
+
+
+def compare_rows(request: dict[str, Any], send: Send, stop: Callable[[], bool]) -> None:
+    """Every algorithm at every depth from 1 to ``depth``: one ``row`` event per search."""
+    spec = get_game(request["game"])
+    game = build(spec, request["start"], request["moves"])
+    complete = True
+    for row in compare(game, range(1, request["depth"] + 1), stop=stop):
+        complete = row.complete
+        send(
+            {
+                "type": "row",
+                "algorithm": row.algorithm,
+                "table": row.table,
+                "best": row.best,
+                "depth": row.depth,
+                "value": row.value,
+                "best_moves": [game.format_move(move) for move in row.best_moves],
+                "complete": row.complete,
+                **row.stats.as_dict(),
+            }
+        )
+    send({"type": "done", "complete": complete})
+
+
+KINDS: Final[dict[str, Callable[[dict[str, Any], Send, Callable[[], bool]], None]]] = {
+    "think": think,
+    "compare": compare_rows,
+}
+
+
+def _run(kind: str, request: dict[str, Any], conn: Connection, stop: Event) -> None:
+    """The child process: run one job, report a failure as an ``error`` event."""
+    try:
+        KINDS[kind](request, conn.send, stop.is_set)
+    except Exception as error:  # the server must hear about it; the child ends either way
+        conn.send({"type": "error", "message": f"the search failed: {error}"})
+    finally:
+        conn.close()
+
+
+def _context() -> multiprocessing.context.BaseContext:
+    if "forkserver" in multiprocessing.get_all_start_methods():
+        context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload(["zerosum.web.jobs"])
+        return context
+    return multiprocessing.get_context("spawn")
+
+
+class Job:
+    """One search in a child process, seen from the server."""
+
+    running: Final[set[Job]] = set()
+    """Every job whose process has not been reaped yet (for the health figures and shutdown)."""
+
+    def __init__(self, kind: str, request: dict[str, Any]) -> None:
+        if kind not in KINDS:
+            raise ValueError(f"unknown job kind {kind!r}")
+        context = _context()
+        self._receive, send = context.Pipe(duplex=False)
+        self._stop = context.Event()
+        self.process = context.Process(  # type: ignore[attr-defined]
+            target=_run, args=(kind, request, send, self._stop), daemon=True
+        )
+        self.process.start()
+        send.close()
+        self._reading = False
+        Job.running.add(self)
+
+    async def events(self) -> AsyncIterator[dict[str, Any]]:
+        """The job's events as they come, ending after the final one (or if the child died)."""
+        loop = asyncio.get_running_loop()
+        queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
+        fd = self._receive.fileno()
+
+        def readable() -> None:
+            try:
+                while self._receive.poll():
+                    queue.put_nowait(self._receive.recv())
+            except (EOFError, OSError):
+                loop.remove_reader(fd)
+                queue.put_nowait(None)
+
+        loop.add_reader(fd, readable)
+        self._reading = True
+        try:
+            while True:
+                event = await queue.get()
+                if event is None:
+                    yield {"type": "error", "message": "the search ended without an answer"}
+                    return
+                yield event
+                if event["type"] in FINAL:
+                    return
+        finally:
+            loop.remove_reader(fd)
+            self._reading = False
+            self.close()
+
+    def stop(self) -> None:
+        """Ask the search to stop and report what it has (the child then ends by itself)."""
+        self._stop.set()
+
+    def kill(self) -> None:
+        """End the child now; its answer is no longer wanted."""
+        if self.process.is_alive():
+            self.process.kill()
+        if self._reading:  # the reader sees the pipe's end and closes the job itself
+            self.process.join(timeout=1.0)
+            Job.running.discard(self)
+        else:
+            self.close()
+
+    def close(self) -> None:
+        """Reap the child (killing it if it has not ended within a second) and forget it."""
+        self.process.join(timeout=1.0)
+        if self.process.is_alive():
+            self.process.kill()
+            self.process.join(timeout=1.0)
+        self._receive.close()
+        Job.running.discard(self)

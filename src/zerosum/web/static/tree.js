@@ -1,0 +1,87 @@
+// The search tree as seed 001 draws it: values and windows at the nodes, the chosen path in
+// green, cut-off branches in red. Values are from the root player's point of view.
+import { el, svgRoot, title } from "./svg.js";
+import { shortScore } from "./format.js";
+
+function layout(root) {
+  let leaves = 0, depth = 0;
+  const visit = (node, level) => {
+    node.level = level;
+    depth = Math.max(depth, level);
+    if (!node.children.length) {
+      node.slot = leaves++;
+    } else {
+      node.children.forEach((child) => visit(child, level + 1));
+      node.slot = (node.children[0].slot + node.children[node.children.length - 1].slot) / 2;
+    }
+  };
+  visit(root, 0);
+  return { leaves, depth };
+}
+
+function valueText(node) {
+  if (node.kind === "pruned") return "✂";
+  const prefix = node.bound === "lower" ? "≥" : node.bound === "upper" ? "≤" : "";
+  return prefix + shortScore(node.value);
+}
+
+function describe(node, path) {
+  const lines = [path.length ? "after " + path.join(" ") : "the root"];
+  if (node.kind === "pruned") {
+    lines.push("pruned: a cutoff above made this move unnecessary");
+    return lines.join("\n");
+  }
+  lines.push(`${node.max ? "MAX" : "MIN"} node, ${node.kind}`);
+  lines.push(`value ${valueText(node)} (${node.bound})`);
+  if (node.alpha !== null) lines.push(`window [${shortScore(node.alpha)}, ${shortScore(node.beta)}]`);
+  if (node.cutoff) lines.push("cut off: the remaining moves were not searched");
+  if (node.chosen) lines.push("on the chosen path");
+  return lines.join("\n");
+}
+
+export function drawTree(container, tree) {
+  const { leaves, depth } = layout(tree.root);
+  const dense = leaves > 150;
+  const gap = dense ? 16 : 44, levelHeight = dense ? 70 : 96, margin = 40;
+  const width = Math.max(300, leaves * gap + 2 * margin);
+  const height = (depth + 1) * levelHeight + 2 * margin;
+  const svg = svgRoot(container, width, height, `${tree.algorithm} search tree`);
+  svg.setAttribute("width", width);
+  svg.setAttribute("height", height);
+  const edges = el("g", { class: "edges" }, svg);
+  const nodes = el("g", { class: "nodes" }, svg);
+  const x = (node) => margin + node.slot * gap + gap / 2;
+  const y = (node) => margin + node.level * levelHeight;
+  const r = dense ? 6 : 15;
+  const draw = (node, path) => {
+    for (const child of node.children) {
+      const pruned = child.kind === "pruned";
+      const cls = "edge" + (child.chosen ? " chosen" : "") + (pruned ? " pruned" : "");
+      el("line", { x1: x(node), y1: y(node) + r, x2: x(child), y2: y(child) - r, class: cls }, edges);
+      if (!dense) {
+        el("text", { x: (x(node) + x(child)) / 2 - 4, y: (y(node) + y(child)) / 2, class: "edge-label" + (pruned ? " pruned" : "") }, edges, child.move);
+      }
+      draw(child, [...path, child.move]);
+    }
+    const cls = ["node", node.max ? "max" : "min", node.kind];
+    if (node.chosen) cls.push("chosen");
+    if (node.cutoff) cls.push("cutoff");
+    const group = el("g", { class: cls.join(" "), transform: `translate(${x(node)},${y(node)})` }, nodes);
+    title(group, describe(node, path));
+    if (node.kind === "pruned") {
+      el("path", { d: `M-${r / 2},-${r / 2}L${r / 2},${r / 2}M${r / 2},-${r / 2}L-${r / 2},${r / 2}`, class: "pruned-mark" }, group);
+      return;
+    }
+    if (node.max) el("rect", { x: -r, y: -r, width: 2 * r, height: 2 * r, rx: 3 }, group);
+    else el("circle", { r }, group);
+    if (!dense) {
+      el("text", { y: 4, class: "node-value" }, group, valueText(node));
+      if (node.alpha !== null && (node.level < 3 || leaves < 40)) {
+        el("text", { y: r + 12, class: "node-window" }, group, `[${shortScore(node.alpha)}, ${shortScore(node.beta)}]`);
+      }
+    }
+  };
+  draw(tree.root, []);
+  // start with the root in view
+  container.scrollLeft = Math.max(0, x(tree.root) - container.clientWidth / 2);
+}

@@ -1,0 +1,70 @@
+"""Distributed solving on a local Ray cluster (skipped only when Ray is not installed)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("ray")
+
+from zerosum.cli import main
+from zerosum.cluster import RayExecutor
+from zerosum.distributed import solve_distributed
+from zerosum.games.connect4 import Connect4
+from zerosum.search import Limit
+from zerosum.store import Store
+
+POSITION, SCORE = "32164625", 11
+"""The first position of Test_L1_R1 and its exact score."""
+
+
+@pytest.fixture(scope="module")
+def ray_cluster() -> Iterator[RayExecutor]:
+    executor = RayExecutor("auto", workers=2)
+    yield executor
+    executor.shutdown()
+
+
+def test_a_solve_on_ray_gives_the_known_score(ray_cluster: RayExecutor, tmp_path: Path) -> None:
+    assert ray_cluster.workers == 2
+    with Store(tmp_path / "ray.sqlite") as store:
+        found = solve_distributed(
+            Connect4.from_position(POSITION), executor=ray_cluster, store=store
+        )
+        assert found.rank == SCORE and found.solved > 0
+        assert store.count("connect4") >= found.solved // 2
+
+
+def test_an_interrupted_ray_solve_resumes(ray_cluster: RayExecutor, tmp_path: Path) -> None:
+    game = Connect4.from_position(POSITION)
+    arrived: list[Any] = []
+    path = tmp_path / "resume.sqlite"
+    with Store(path) as store:
+        stopped = solve_distributed(
+            game,
+            executor=ray_cluster,
+            store=store,
+            limit=Limit(stop=lambda: len(arrived) >= 2),
+            on_unit=lambda position, rank: arrived.append(rank),
+        )
+        assert stopped.rank is None and store.count() >= 2
+    with Store(path) as store:
+        resumed = solve_distributed(game, executor=ray_cluster, store=store)
+    assert resumed.rank == SCORE and resumed.from_store >= 2
+
+
+def test_the_command_line_joins_the_running_ray(
+    ray_cluster: RayExecutor, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = str(tmp_path / "cli.sqlite")
+    argv = ["solve", "connect4", "--moves", POSITION, "--cluster", "auto", "--store", path]
+    assert main([*argv, "--json"]) == 0
+    first = json.loads(capsys.readouterr().out)
+    assert first["score"] == SCORE and first["complete"] and first["cluster"] == "auto"
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert f"score +{SCORE}" in out and "1 from the store, 0 solved now" in out

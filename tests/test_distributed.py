@@ -1,0 +1,79 @@
+"""Distributed solving in work units kept in the store, on the local process pool."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_compiled import read_set
+
+from zerosum.cluster import ClusterError, LocalExecutor, open_executor
+from zerosum.distributed import solve_distributed
+from zerosum.games.connect4 import Connect4
+from zerosum.search import Limit
+from zerosum.store import Store
+
+
+@pytest.fixture(scope="module")
+def executor() -> Iterator[LocalExecutor]:
+    pool = LocalExecutor(2)
+    yield pool
+    pool.shutdown()
+
+
+def test_units_give_the_known_scores(executor: LocalExecutor, data_dir: Path) -> None:
+    sample = read_set(data_dir, "Test_L2_R1")[:8] + read_set(data_dir, "Test_L1_R1")[:4]
+    for moves, score in sample:
+        game = Connect4.from_position(moves)
+        with Store(":memory:") as store:
+            found = solve_distributed(game, executor=executor, store=store, split=2)
+            assert found.rank == score, moves
+            weak = solve_distributed(game, executor=executor, store=store, weak=True)
+            assert weak.rank == (score > 0) - (score < 0), moves
+
+
+def test_an_interrupted_solve_resumes_from_the_store(
+    executor: LocalExecutor, tmp_path: Path
+) -> None:
+    game = Connect4.from_position("32164625")  # Test_L1_R1: score 11
+    arrived: list[Any] = []
+    with Store(tmp_path / "units.sqlite") as store:
+        stopped = solve_distributed(
+            game,
+            executor=executor,
+            store=store,
+            limit=Limit(stop=lambda: len(arrived) >= 3),
+            on_unit=lambda position, rank: arrived.append(position),
+        )
+        assert not stopped.complete and stopped.rank is None
+        kept = store.count("connect4")
+        assert kept >= 3
+    with Store(tmp_path / "units.sqlite") as store:
+        resumed = solve_distributed(game, executor=executor, store=store)
+        assert resumed.rank == 11
+        assert resumed.from_store >= 3
+        assert resumed.solved + resumed.from_store <= resumed.units
+        again = solve_distributed(game, executor=executor, store=store)
+        assert again.rank == 11 and again.solved == 0 and again.from_store == 1
+
+
+def test_bad_requests() -> None:
+    with pytest.raises(ClusterError, match="malformed"):
+        open_executor("no-port-here")
+    with pytest.raises(ClusterError, match="no Ray cluster answers"):
+        open_executor("127.0.0.1:1")
+    with Store(":memory:") as store, pytest.raises(ValueError, match="split"):
+        solve_distributed(Connect4(), executor=LocalExecutor(1), store=store, split=0)
+
+
+def test_a_cluster_without_ray_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    import zerosum.cluster
+
+    def missing(name: str) -> Any:
+        raise ImportError(name)
+
+    monkeypatch.setattr(zerosum.cluster.importlib, "import_module", missing)
+    with pytest.raises(ClusterError, match=r"pip install zerosum\[ray\]"):
+        open_executor("auto")

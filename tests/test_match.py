@@ -1,0 +1,322 @@
+"""Matches: the Elo arithmetic, the books, colours, workers against serial play, UCI engines."""
+
+from __future__ import annotations
+
+import io
+import math
+import sys
+from pathlib import Path
+
+import chess
+import chess.pgn
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from zerosum import get_game, solve
+from zerosum.game import play_moves
+from zerosum.match import (
+    BOOKS,
+    EngineSettings,
+    Match,
+    Opening,
+    PlayerError,
+    ProcessExecutor,
+    TimeControl,
+    TimeControlError,
+    UciSettings,
+    WorkerError,
+    elo_from_score,
+    estimate,
+    parse_player,
+    score_from_elo,
+)
+from zerosum.match.openings import random_openings
+from zerosum.match.referee import check_moves
+
+FAKE = str(Path(__file__).with_name("fake_uci.py"))
+
+
+def fake(*options: str) -> UciSettings:
+    """The test's fake UCI engine with ``NAME=VALUE`` options."""
+    spec = parse_player(f"uci:{sys.executable} {FAKE}", options)
+    assert isinstance(spec, UciSettings)
+    return spec
+
+
+# -- Elo --------------------------------------------------------------------------------------
+
+
+def test_elo_of_known_scores() -> None:
+    assert elo_from_score(0.5) == 0
+    assert elo_from_score(0.75) == pytest.approx(400 * math.log10(3))  # 190.85
+    assert elo_from_score(0.64) == pytest.approx(99.95, abs=0.01)
+    assert elo_from_score(0.25) == pytest.approx(-elo_from_score(0.75))
+    assert elo_from_score(1.0) == math.inf
+    assert elo_from_score(0.0) == -math.inf
+    assert score_from_elo(elo_from_score(0.3)) == pytest.approx(0.3)
+
+
+def test_interval_of_a_known_match() -> None:
+    # 6 wins, 2 draws, 2 losses: p = 0.7, per-game variance 0.16, standard error 0.04 ** 0.5.
+    result = estimate(6, 2, 2)
+    assert result.score == 0.7
+    assert result.elo == pytest.approx(-400 * math.log10(1 / 0.7 - 1))  # +147.2
+    error = math.sqrt(0.16 / 10)
+    assert result.low == pytest.approx(-400 * math.log10(1 / (0.7 - 1.959964 * error) - 1))
+    assert result.high == pytest.approx(-400 * math.log10(1 / (0.7 + 1.959964 * error) - 1))
+    assert round(result.low) == -33
+    assert round(result.high) == 504
+    assert result.los == pytest.approx(0.5 * (1 + math.erf(4 / math.sqrt(16))))
+    assert result.describe() == "+147 (95%: -33 .. +504)"
+
+
+def test_a_perfect_score_reports_a_bound() -> None:
+    won = estimate(10, 0, 0)
+    assert won.elo is None
+    assert won.high == math.inf
+    assert won.low == pytest.approx(elo_from_score(1 / (1 + 1.959964**2 / 10)))
+    assert round(won.low) == 166
+    assert won.describe() == ">= +166 (95%; every game won)"
+    lost = estimate(0, 0, 10)
+    assert lost.elo is None
+    assert lost.low == -math.inf
+    assert lost.high == pytest.approx(-won.low)
+    assert lost.describe() == "<= -166 (95%; every game lost)"
+
+
+def test_all_draws_give_zero_with_a_finite_interval() -> None:
+    drawn = estimate(0, 20, 0)
+    assert drawn.elo == 0
+    assert drawn.los == 0.5
+    assert -math.inf < drawn.low < 0 < drawn.high < math.inf
+    assert drawn.high == pytest.approx(-drawn.low)
+
+
+@given(st.integers(0, 60), st.integers(0, 60), st.integers(0, 60))
+def test_the_interval_holds_the_estimate_and_mirrors(wins: int, draws: int, losses: int) -> None:
+    result = estimate(wins, draws, losses)
+    mirror = estimate(losses, draws, wins)
+    assert result.low <= (result.elo if result.elo is not None else result.low) <= result.high
+    assert result.low == pytest.approx(-mirror.high)
+    assert result.los == pytest.approx(1 - mirror.los)
+
+
+# -- players, time controls and books ---------------------------------------------------------
+
+
+def test_player_syntax() -> None:
+    assert parse_player("zerosum") == EngineSettings()
+    assert parse_player("level=3, seed=7") == EngineSettings(level=3, seed=7)
+    assert parse_player("depth=0,algorithm=alphabeta,time=0.5,hash=8") == EngineSettings(
+        depth=0, algorithm="alphabeta", time=0.5, hash_mb=8
+    )
+    uci = parse_player("uci:/usr/games/stockfish -x 'a b'", ["UCI_Elo=1350", "Hash = 16"])
+    assert uci == UciSettings(
+        ("/usr/games/stockfish", "-x", "a b"), (("UCI_Elo", "1350"), ("Hash", "16"))
+    )
+    for bad, words in (
+        ("levle=3", "KEY=VALUE"),
+        ("level=x", "whole number"),
+        ("level=0", "1 or more"),
+        ("time=-1", "out of range"),
+        ("depth=3,depth=4", "twice"),
+        ("uci:", "no command"),
+    ):
+        with pytest.raises(PlayerError, match=words):
+            parse_player(bad)
+    with pytest.raises(PlayerError, match="not a UCI engine"):
+        parse_player("level=2", ["Hash=16"])
+    with pytest.raises(PlayerError, match="NAME=VALUE"):
+        parse_player("uci:x", ["Hash"])
+
+
+def test_time_controls() -> None:
+    assert TimeControl.clock("60+0.6") == TimeControl(base=60, increment=0.6)
+    assert TimeControl.clock("10").pgn() == "10"
+    assert TimeControl.clock("60+0.6").pgn() == "60+0.6"
+    for bad in ("x", "1+y", "-5", "0+1"):
+        with pytest.raises(TimeControlError):
+            TimeControl.clock(bad)
+    with pytest.raises(TimeControlError, match="not both"):
+        TimeControl(move_time=1, base=10)
+
+
+def test_every_tictactoe_book_opening_is_a_draw() -> None:
+    for opening in BOOKS["tictactoe"]:
+        game = get_game("tictactoe").new()
+        play_moves(game, opening.moves)
+        assert solve(game).value == 0, opening
+
+
+def test_every_book_opening_is_legal() -> None:
+    for game, book in BOOKS.items():
+        assert len({opening.moves for opening in book}) == len(book) >= 6
+        for opening in book:
+            check_moves(game, opening.moves)
+    board = chess.Board()
+    for opening in BOOKS["chess"]:
+        board.reset()
+        for text in opening.moves:
+            board.push_uci(text)
+
+
+def test_random_openings_are_reproducible_and_distinct() -> None:
+    first = random_openings("connect4", 5, plies=3, seed=4)
+    assert first == random_openings("connect4", 5, plies=3, seed=4)
+    assert len({opening.moves for opening in first}) == 5
+    assert all(len(opening.moves) == 3 for opening in first)
+
+
+# -- matches ----------------------------------------------------------------------------------
+
+
+def test_perfect_tictactoe_players_draw_every_game() -> None:
+    result = Match("tictactoe", parse_player("level=5"), parse_player("depth=0,seed=3"), 14).play()
+    assert [record.winner for record in result.games] == [None] * 14
+    assert (result.elo.draws, result.elo.elo) == (14, 0)
+    python = Match(
+        "tictactoe", parse_player("depth=0,algorithm=engine"), parse_player("level=5"), games=4
+    ).play()
+    assert python.elo.draws == 4
+
+
+def test_connect4_colours_swap_and_openings_repeat() -> None:
+    a, b = parse_player("level=1"), parse_player("depth=3,algorithm=alphabeta")
+    result = Match("connect4", a, b, games=6).play()
+    records = result.games
+    assert [record.a_first for record in records] == [True, False] * 3
+    assert [record.opening.moves for record in records] == [
+        ("1",),
+        ("1",),
+        ("2",),
+        ("2",),
+        ("3",),
+        ("3",),
+    ]
+    for record in records:
+        game = get_game("connect4").new()
+        play_moves(game, record.moves)  # every move legal
+        assert game.outcome() is not None or record.ending.reason.startswith("move limit")
+        if record.winner is not None:
+            # The winner made the last move: first player if the move count is odd.
+            first_won = len(record.moves) % 2 == 1
+            assert (record.winner == "A") == (first_won == record.a_first)
+    elo = result.elo
+    assert elo.wins + elo.draws + elo.losses == 6
+    assert elo.wins == sum(record.winner == "A" for record in records)
+
+
+def _signature(records: object) -> list[tuple[object, ...]]:
+    return [(r.index, r.a_first, r.moves, r.ending) for r in records]  # type: ignore[attr-defined]
+
+
+def test_two_workers_play_the_same_games_as_one() -> None:
+    match = Match(
+        "connect4",
+        parse_player("depth=4,algorithm=engine,seed=5"),
+        parse_player("depth=3,algorithm=alphabeta,seed=9"),
+        games=6,
+        seed=11,
+    )
+    serial = match.play()
+    seen: list[int] = []
+    parallel = match.play(workers=2, on_game=lambda record: seen.append(record.index))
+    assert sorted(seen) == list(range(6))
+    assert _signature(parallel.games) == _signature(serial.games)
+    # Another match seed changes the random choices among best moves.
+    other = Match(match.game, match.a, match.b, games=6, seed=12).play()
+    assert _signature(other.games) != _signature(serial.games)
+
+
+def test_a_chess_match_between_uci_engines_writes_pgn() -> None:
+    match = Match(
+        "chess",
+        fake("Choice=1"),
+        fake("Choice=2"),
+        games=2,
+        time_control=TimeControl(move_time=0.05),
+        openings=[Opening("Italian Game", ("e2e4", "e7e5", "g1f3", "b8c6", "f1c4", "f8c5"))],
+    )
+    result = match.play()
+    assert result.names == ("FakeEngine 1.0 (Choice=1)", "FakeEngine 1.0 (Choice=2)")
+    pgn = io.StringIO(result.pgn())
+    for record in result.games:
+        game = chess.pgn.read_game(pgn)
+        assert game is not None
+        headers = game.headers
+        white, black = result.names if record.a_first else result.names[::-1]
+        assert (headers["White"], headers["Black"]) == (white, black)
+        assert headers["Result"] == record.result
+        assert headers["Opening"] == "Italian Game"
+        assert [move.uci() for move in game.mainline_moves()] == list(record.moves)
+        board = game.end().board()
+        outcome = board.outcome(claim_draw=True)
+        assert outcome is not None and outcome.result() == record.result
+
+
+def test_a_crashing_engine_loses_and_is_restarted() -> None:
+    result = Match(
+        "chess", fake("Crash=true"), fake(), games=2, time_control=TimeControl(move_time=0.05)
+    ).play()
+    assert [record.winner for record in result.games] == ["B", "B"]
+    assert all("player failed: A" in record.ending.reason for record in result.games)
+
+
+def test_a_slow_engine_loses_on_time() -> None:
+    result = Match(
+        "chess",
+        fake("Sleep=400"),
+        fake(),
+        games=2,
+        time_control=TimeControl(base=0.3, increment=0.01),
+    ).play()
+    assert [record.winner for record in result.games] == ["B", "B"]
+    assert all(record.ending.reason == "time forfeit" for record in result.games)
+    assert result.games[0].pgn is not None and '[Termination "time forfeit"]' in result.games[0].pgn
+
+
+def test_zerosum_players_keep_a_clock() -> None:
+    result = Match(
+        "connect4",
+        parse_player("algorithm=engine"),
+        parse_player("algorithm=alphabeta"),
+        games=2,
+        time_control=TimeControl(base=1, increment=0.02),
+    ).play()
+    for record in result.games:
+        assert record.ending.reason != "time forfeit"
+        assert sum(record.seconds) < 2 * (1 + 0.02 * len(record.moves))
+
+
+def test_bad_players_fail_before_any_game() -> None:
+    with pytest.raises(PlayerError, match="chess only"):
+        Match("connect4", fake(), parse_player("level=1")).play()
+    with pytest.raises(PlayerError, match="cannot start UCI engine"):
+        Match("chess", parse_player("uci:/nonexistent/engine"), fake()).play()
+    with pytest.raises(PlayerError, match="Nonsense"):
+        Match("chess", fake("Nonsense=1"), fake()).play()
+    with pytest.raises(PlayerError, match="out of range"):
+        Match("tictactoe", parse_player("level=9"), parse_player("level=1")).play()
+
+
+def test_a_failing_task_is_reported_from_the_worker() -> None:
+    with ProcessExecutor(1) as executor:
+        assert sorted(executor.map_unordered(math.sqrt, [4.0, 9.0])) == [(0, 2.0), (1, 3.0)]
+        with pytest.raises(WorkerError, match="math domain error"):
+            list(executor.map_unordered(math.sqrt, [-1.0]))
+
+
+def _has_uci_command() -> bool:
+    from zerosum.cli import build_parser
+
+    return "uci" in build_parser().format_usage()
+
+
+@pytest.mark.skipif(not _has_uci_command(), reason="zerosum has no uci command on this branch")
+def test_zerosum_uci_plays_a_match() -> None:
+    zerosum = parse_player(f"uci:{Path(sys.executable).with_name('zerosum')} uci")
+    result = Match("chess", zerosum, fake(), games=2, time_control=TimeControl(move_time=0.05))
+    played = result.play()
+    assert played.names[1] == "FakeEngine 1.0"
+    assert all(record.moves for record in played.games)

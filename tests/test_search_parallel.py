@@ -1,0 +1,177 @@
+"""Root splitting of the pure-Python search over worker processes, against serial search."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from test_compiled import read_set
+from test_search_exhaustive import ORACLE, POSITIONS
+
+from zerosum.cli import main
+from zerosum.games.connect4 import Connect4, value_from_pons
+from zerosum.games.tictactoe import TicTacToe
+from zerosum.search import Limit, search, solve
+from zerosum.search.parallel import SearchPool, resolve_workers
+
+INNER = [game for game in POSITIONS if game.outcome() is None]
+
+
+@pytest.fixture(scope="module")
+def pool() -> Iterator[SearchPool]:
+    with SearchPool(2) as pool:
+        yield pool
+
+
+def test_solves_of_the_first_plies_and_a_sample_equal_the_serial_ones(pool: SearchPool) -> None:
+    sample = [game for game in INNER if game.ply() <= 2]
+    sample += random.Random(6).sample([game for game in INNER if game.ply() > 2], 150)
+    for game in sample:
+        serial, parallel = solve(game), solve(game, pool=pool)
+        assert parallel.value == serial.value == ORACLE[game.position()][0], game.position()
+        assert dict(parallel.move_values) == dict(serial.move_values), game.position()
+        assert set(parallel.best_moves) == ORACLE[game.position()][1]
+        assert parallel.solved
+
+
+@pytest.mark.parametrize("algorithm", ["engine", "alphabeta", "negamax", "minimax"])
+def test_depth_limited_values_equal_the_serial_ones(pool: SearchPool, algorithm: str) -> None:
+    games = [game for game in INNER if game.ply() <= 3][:: 3 if algorithm == "engine" else 9]
+    for game in games:
+        for depth in (1, 2, 3):
+            limit = Limit(depth=depth)
+            serial = search(game, algorithm=algorithm, limit=limit, all_best=True)
+            parallel = search(game, algorithm=algorithm, limit=limit, all_best=True, pool=pool)
+            assert parallel.value == serial.value, (game.position(), depth)
+            assert set(parallel.best_moves) == set(serial.best_moves), (game.position(), depth)
+            assert parallel.depth == serial.depth
+            one = search(game, algorithm=algorithm, limit=limit, pool=pool)
+            assert one.value == serial.value and one.best_move in serial.best_moves
+
+
+def test_connect_four_depth_limited_and_solved(pool: SearchPool, data_dir: Path) -> None:
+    for moves, _ in read_set(data_dir, "Test_L2_R1")[:6]:
+        game = Connect4.from_position(moves)
+        serial = search(game, limit=Limit(depth=5))
+        parallel = search(game, limit=Limit(depth=5), pool=pool)
+        assert parallel.value == serial.value, moves
+        assert parallel.pv[0] == parallel.best_move
+    for moves, score in read_set(data_dir, "Test_L3_R1")[:4]:
+        game = Connect4.from_position(moves)
+        exact = solve(game, pool=pool)
+        assert exact.solved and exact.value == value_from_pons(score, game.ply()), moves
+
+
+def test_the_api_takes_a_worker_count() -> None:
+    game = TicTacToe.from_position("x../.o./...")
+    assert solve(game, workers=2).value == solve(game).value
+    assert resolve_workers(0) == (os.cpu_count() or 1)
+    with pytest.raises(ValueError, match="expected 0"):
+        resolve_workers(-1)
+
+
+def test_a_time_limit_stops_every_worker_and_the_pool_is_reused(pool: SearchPool) -> None:
+    started = time.perf_counter()
+    result = search(Connect4(), limit=Limit(time=0.5), pool=pool)
+    assert time.perf_counter() - started < 1.5
+    assert not result.complete and result.best_move is not None
+    stopped = search(Connect4(), limit=Limit(depth=30, stop=lambda: True), pool=pool)
+    assert not stopped.complete
+    game = TicTacToe.from_position("x../.o./...")
+    assert solve(game, pool=pool).value == solve(game).value
+
+
+def test_a_node_limit_is_shared_by_the_workers(pool: SearchPool) -> None:
+    result = search(Connect4(), limit=Limit(nodes=20_000), pool=pool)
+    assert not result.complete
+    assert result.stats.nodes < 20_000 + 2 * 1024 + 10
+
+
+def test_closing_leaves_no_process_behind() -> None:
+    pool = SearchPool(2)
+    processes = list(pool._processes)
+    assert all(process.is_alive() for process in processes)
+    pool.close()
+    assert not any(process.is_alive() for process in processes)
+    with pytest.raises(RuntimeError, match="closed"):
+        search(TicTacToe(), limit=Limit(depth=2), pool=pool)
+
+
+def test_the_command_line_takes_workers(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["solve", "tictactoe", "--moves", "b2", "--workers", "2", "--json"]) == 0
+    parallel = json.loads(capsys.readouterr().out)
+    assert main(["solve", "tictactoe", "--moves", "b2", "--json"]) == 0
+    serial = json.loads(capsys.readouterr().out)
+    assert parallel["value"] == serial["value"] == 0
+    assert set(parallel["best_moves"]) == set(serial["best_moves"])
+    argv = ["analyze", "connect4", "--moves", "4453", "--depth", "4", "--json"]
+    assert main([*argv, "--workers", "auto"]) == 0
+    assert (
+        json.loads(capsys.readouterr().out)["value"]
+        == search(Connect4.from_position("4453"), limit=Limit(depth=4)).value
+    )
+    assert main(["analyze", "tictactoe", "--workers", "none"]) == 2
+    assert "--workers" in capsys.readouterr().err
+    assert main(["solve", "tictactoe", "--workers", "-3"]) == 2
+
+
+def _descendants(pid: int) -> set[int]:
+    """Every process below ``pid``, from /proc."""
+    found: set[int] = set()
+    stack = [pid]
+    while stack:
+        parent = stack.pop()
+        for task in Path(f"/proc/{parent}/task").glob("*"):
+            try:
+                children = (task / "children").read_text().split()
+            except OSError:  # the task ended meanwhile
+                continue
+            for child in map(int, children):
+                if child not in found:
+                    found.add(child)
+                    stack.append(child)
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().split()[2]
+    except (FileNotFoundError, IndexError):
+        return False
+    return state != "Z"
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux /proc")
+def test_ctrl_c_stops_the_command_and_its_workers() -> None:
+    command = [sys.executable, "-m", "zerosum.cli", "analyze", "connect4", "--workers", "2"]
+    process = subprocess.Popen(
+        [*command, "--time", "60"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # its own process group, as a terminal's foreground job
+    )
+    assert process.stdout is not None
+    line = process.stdout.readline()  # the first iteration: the workers are searching
+    assert line.startswith("depth"), line
+    time.sleep(0.5)
+    workers = _descendants(process.pid)
+    assert len(workers) >= 2
+    os.killpg(process.pid, signal.SIGINT)  # Ctrl-C reaches the whole foreground group
+    started = time.perf_counter()
+    out, err = process.communicate(timeout=10)
+    assert time.perf_counter() - started < 3, "the search did not stop promptly"
+    assert process.returncode == 0, err
+    assert "stopped early" in out and "best move" in out
+    deadline = time.perf_counter() + 3
+    while any(_alive(pid) for pid in workers) and time.perf_counter() < deadline:
+        time.sleep(0.05)
+    assert not any(_alive(pid) for pid in workers)

@@ -1,0 +1,293 @@
+"""The web API in process (FastAPI's TestClient): sessions, validation, streaming, stopping."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from zerosum.games import GAMES, get_game
+from zerosum.search import Limit, search
+from zerosum.web.app import create_app
+from zerosum.web.jobs import Job
+
+
+@pytest.fixture(scope="module")
+def client() -> Iterator[TestClient]:
+    with TestClient(create_app()) as client:
+        yield client
+
+
+def new(client: TestClient, game: str = "tictactoe", **body: Any) -> dict[str, Any]:
+    response = client.post("/api/sessions", json={"game": game, **body})
+    assert response.status_code == 201, response.text
+    data: dict[str, Any] = response.json()
+    return data
+
+
+def wait_until_no_searches(timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while Job.running and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not Job.running, "a search process is still running"
+
+
+def test_games_lists_the_registry(client: TestClient) -> None:
+    games = client.get("/api/games").json()["games"]
+    assert [game["name"] for game in games] == list(GAMES)
+    for game in games:
+        spec = get_game(game["name"])
+        assert game["sides"] == list(spec.sides)
+        assert [level["depth"] for level in game["levels"]] == list(spec.levels)
+
+
+def test_play_undo_load(client: TestClient) -> None:
+    state = new(client)
+    assert state["legal"][0] == "b2" and state["side_to_move"] == 0 and state["result"] is None
+    sid = state["id"]
+    for move in ("b2", "a1", "c3", "a3"):
+        state = client.post(f"/api/sessions/{sid}/moves", json={"move": move}).json()
+    assert state["moves"] == ["b2", "a1", "c3", "a3"] and state["position"] == "o.x/.x./o.."
+    state = client.post(f"/api/sessions/{sid}/moves", json={"move": "c1"}).json()
+    state = client.post(f"/api/sessions/{sid}/moves", json={"move": "c2"}).json()
+    assert state["result"] is None
+    state = client.post(f"/api/sessions/{sid}/undo", json={"count": 1}).json()
+    assert state["moves"] == ["b2", "a1", "c3", "a3", "c1"]
+    state = client.post(f"/api/sessions/{sid}/moves", json={"move": "a2"}).json()
+    assert state["result"] == {"winner": 1, "text": "O wins"} and state["legal"] == []
+    assert client.get(f"/api/sessions/{sid}").json() == state
+
+    state = client.post(f"/api/sessions/{sid}/load", json={"position": "xo./.x./..."}).json()
+    assert state["start"] == "xo./.x./..." and state["moves"] == [] and state["side_to_move"] == 1
+    four = new(client, "connect4", moves=["4453"])
+    assert four["moves"] == ["4", "4", "5", "3"] and four["position"] == "4453"
+    four = client.post(
+        f"/api/sessions/{four['id']}/load", json={"position": "44", "moves": ["5 3"]}
+    )
+    assert four.json()["position"] == "4453" and four.json()["start"] == "44"
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "body", "status", "message"),
+    [
+        ("post", "/api/sessions", {"game": "go"}, 404, "unknown game 'go': expected one of"),
+        ("post", "/api/sessions", {"game": "tictactoe", "moves": ["z9"]}, 422, "move 1 ('z9')"),
+        ("post", "/api/sessions", {"game": "tictactoe", "position": "xxxx"}, 422, "xxxx"),
+        ("post", "/api/sessions", {"game": "connect4", "position": "4444444"}, 422, "full column"),
+        ("post", "/api/sessions", {"moves": []}, 422, "Field required"),
+        ("post", "/api/sessions", {"game": "tictactoe", "moves": "b2"}, 422, "valid list"),
+        ("get", "/api/sessions/nope", None, 404, "unknown session 'nope'"),
+        ("post", "/api/sessions/{id}/moves", {"move": "b2"}, 422, "already taken"),
+        ("post", "/api/sessions/{id}/moves", {"move": "b4"}, 422, "expected"),
+        ("post", "/api/sessions/{id}/moves", {}, 422, "Field required"),
+        ("post", "/api/sessions/{id}/undo", {"count": 5}, 422, "cannot undo 5 moves"),
+        ("post", "/api/sessions/{id}/undo", {"count": 0}, 422, "greater than or equal to 1"),
+        ("post", "/api/sessions/{id}/load", {"position": "x"}, 422, "'x'"),
+        ("post", "/api/sessions/{id}/think", {"level": 9}, 422, "level 9 is out of range"),
+        ("post", "/api/sessions/{id}/think", {"time": -1}, 422, "greater than 0"),
+        ("get", "/api/sessions/{id}/explain?depth=0", None, 422, "greater than or equal to 1"),
+        ("get", "/api/sessions/{id}/explain?depth=4&max_nodes=50", None, 422, "more than 50 nodes"),
+        ("get", "/api/sessions/{id}/explain?algorithm=engine", None, 422, "alphabeta"),
+    ],
+)
+def test_bad_input_answers_4xx(
+    client: TestClient, method: str, path: str, body: Any, status: int, message: str
+) -> None:
+    sid = new(client, moves=["b2"])["id"]
+    url = path.replace("{id}", sid)
+    response = client.request(method.upper(), url, json=body)
+    assert response.status_code == status, response.text[:500]
+    assert message in response.text
+    # the session is unchanged by a rejected request
+    assert client.get(f"/api/sessions/{sid}").json()["moves"] == ["b2"]
+
+
+def test_malformed_json_is_a_4xx(client: TestClient) -> None:
+    response = client.post(
+        "/api/sessions", content=b"{not json", headers={"content-type": "application/json"}
+    )
+    assert response.status_code == 422
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    game=st.sampled_from(sorted(GAMES)),
+    position=st.none() | st.text(max_size=30),
+    moves=st.lists(st.text(max_size=6), max_size=4),
+)
+def test_never_a_500(client: TestClient, game: str, position: str | None, moves: list[str]) -> None:
+    response = client.post(
+        "/api/sessions", json={"game": game, "position": position, "moves": moves}
+    )
+    assert response.status_code in (201, 422), response.text
+    if response.status_code == 422:
+        assert response.json()["detail"]
+
+
+def test_finished_game_cannot_think(client: TestClient) -> None:
+    sid = new(client, position="xxx/oo./...")["id"]
+    response = client.post(f"/api/sessions/{sid}/think", json={})
+    assert response.status_code == 422 and "the game is over" in response.text
+    assert client.get(f"/api/sessions/{sid}/explain").status_code == 422
+
+
+def test_think_plays_the_move(client: TestClient) -> None:
+    state = new(client, moves=["b2", "a1", "c2"])
+    answer = client.post(f"/api/sessions/{state['id']}/think", json={"depth": 0, "play": True})
+    assert answer.status_code == 200, answer.text
+    data = answer.json()
+    result = data["result"]
+    # X threatens a2: every other move loses, so the perfect player blocks
+    assert result["best_moves"] == ["a2"] and result["solved"] and result["played"]
+    assert data["state"]["moves"] == ["b2", "a1", "c2", "a2"]
+    assert [info["depth"] for info in data["iterations"]] == sorted(
+        info["depth"] for info in data["iterations"]
+    )
+    wait_until_no_searches()
+
+
+def test_explain_matches_the_real_search(client: TestClient) -> None:
+    sid = new(client, "connect4", moves=["44"])["id"]
+    tree = client.get(f"/api/sessions/{sid}/explain", params={"depth": 3}).json()
+    game = get_game("connect4").from_position("44")
+    real = search(game, algorithm="alphabeta", limit=Limit(depth=3), table=False)
+    assert tree["value"] == real.value and tree["nodes"] == real.stats.nodes
+    assert tree["best_move"] == game.format_move(real.best_move)
+    root = tree["root"]
+    assert root["chosen"] and root["max"] and len(root["children"]) == 7
+    assert sum(child["chosen"] for child in root["children"]) == 1
+    minimax = client.get(f"/api/sessions/{sid}/explain?depth=3&algorithm=minimax").json()
+    assert minimax["value"] == tree["value"] and minimax["nodes"] == 1 + 7 + 49 + 343
+    assert minimax["cutoffs"] == 0 and tree["cutoffs"] > 0
+
+
+def test_openapi(client: TestClient) -> None:
+    schema = client.get("/openapi.json").json()
+    for path in (
+        "/api/games",
+        "/api/sessions",
+        "/api/sessions/{session_id}/moves",
+        "/api/sessions/{session_id}/undo",
+        "/api/sessions/{session_id}/load",
+        "/api/sessions/{session_id}/think",
+        "/api/sessions/{session_id}/explain",
+    ):
+        assert path in schema["paths"]
+    assert client.get("/").status_code == 200
+    assert client.get("/static/boards/index.js").status_code == 200
+
+
+# -- the websocket --------------------------------------------------------------------------
+
+
+def events_until_done(socket: Any) -> list[dict[str, Any]]:
+    events = []
+    while True:
+        event = socket.receive_json()
+        events.append(event)
+        if event["type"] in ("done", "error"):
+            return events
+
+
+def test_live_think_streams_iterations(client: TestClient) -> None:
+    sid = new(client, "connect4", moves=["4453"])["id"]
+    with client.websocket_connect(f"/api/sessions/{sid}/live") as socket:
+        socket.send_json({"action": "think", "depth": 5, "play": True, "seed": 1})
+        events = events_until_done(socket)
+    assert events[0] == {"type": "started", "action": "think"}
+    infos = [e for e in events if e["type"] == "info"]
+    assert [e["depth"] for e in infos] == [1, 2, 3, 4, 5]
+    for info in infos:
+        assert info["nodes"] > 0 and info["pv"] and "nps" in info and "value_text" in info
+    done = events[-1]
+    assert done["type"] == "done" and done["played"] and done["state"]["ply"] == 5
+    assert done["state"]["moves"][-1] == done["best_move"]
+    wait_until_no_searches()
+
+
+def test_live_compare_streams_rows(client: TestClient) -> None:
+    sid = new(client, moves=["b2"])["id"]
+    with client.websocket_connect(f"/api/sessions/{sid}/live") as socket:
+        socket.send_json({"action": "compare", "depth": 2})
+        events = events_until_done(socket)
+    rows = [e for e in events if e["type"] == "row"]
+    assert len(rows) == 2 * 16 and events[-1] == {"type": "done", "complete": True}
+    assert {row["depth"] for row in rows} == {1, 2}
+    wait_until_no_searches()
+
+
+def test_live_bad_messages_keep_the_socket(client: TestClient) -> None:
+    sid = new(client, position="xxx/oo./...")["id"]
+    with client.websocket_connect(f"/api/sessions/{sid}/live") as socket:
+        socket.send_text("not json")
+        assert "bad message" in socket.receive_json()["message"]
+        socket.send_json({"action": "fly"})
+        assert "bad message" in socket.receive_json()["message"]
+        socket.send_json({"action": "compare", "depth": 99})
+        assert "less than or equal to 12" in socket.receive_json()["message"]
+        socket.send_json({"action": "think"})
+        assert "the game is over" in socket.receive_json()["message"]
+    with client.websocket_connect("/api/sessions/nope/live") as socket:
+        assert "unknown session" in socket.receive_json()["message"]
+
+
+def test_stop_keeps_the_last_iteration(client: TestClient) -> None:
+    sid = new(client, "connect4")["id"]
+    with client.websocket_connect(f"/api/sessions/{sid}/live") as socket:
+        socket.send_json({"action": "think", "depth": 0, "time": 60})
+        assert socket.receive_json()["type"] == "started"
+        first = socket.receive_json()
+        assert first["type"] == "info"
+        socket.send_json({"action": "stop"})
+        events = events_until_done(socket)
+    done = events[-1]
+    assert done["type"] == "done" and not done["complete"] and done["best_move"]
+    assert "state" in done and done.get("played") is None  # not asked to play
+    wait_until_no_searches()
+
+
+def test_closing_the_socket_stops_its_search_and_the_server_stays_responsive(
+    client: TestClient,
+) -> None:
+    sids = [new(client, "connect4")["id"] for _ in range(2)]
+    with (
+        client.websocket_connect(f"/api/sessions/{sids[0]}/live") as first,
+        client.websocket_connect(f"/api/sessions/{sids[1]}/live") as second,
+    ):
+        for socket in (first, second):
+            socket.send_json({"action": "think", "depth": 0, "time": 60})
+            assert socket.receive_json()["type"] == "started"
+            assert socket.receive_json()["type"] == "info"
+        assert client.get("/api/health").json()["searches"] == 2
+        processes = [job.process for job in Job.running]
+        # two searches are running flat out; the server still answers at once
+        started = time.perf_counter()
+        for _ in range(5):
+            assert client.get("/api/games").status_code == 200
+        assert time.perf_counter() - started < 2.0
+    # the tabs are closed: both searches end within moments, not after their 60 s
+    wait_until_no_searches(timeout=5.0)
+    assert not any(process.is_alive() for process in processes)
+    assert client.get("/api/health").json()["searches"] == 0
+
+
+def test_compiled_engine_streams_too(client: TestClient) -> None:
+    sid = new(client, "connect4", moves=["4453"])["id"]
+    with client.websocket_connect(f"/api/sessions/{sid}/live") as socket:
+        socket.send_json({"action": "think", "depth": 12, "engine": "compiled", "time": 60})
+        events = events_until_done(socket)
+    infos = [e for e in events if e["type"] == "info"]
+    assert [e["depth"] for e in infos] == list(range(1, len(infos) + 1)) and len(infos) >= 10
+    assert events[-1]["type"] == "done" and events[-1]["best_move"] in "1234567"
+    wait_until_no_searches()
+    response = client.post(
+        f"/api/sessions/{new(client, 'tictactoe')['id']}/think", json={"engine": "gpu"}
+    )
+    assert response.status_code == 422
