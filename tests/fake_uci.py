@@ -3,8 +3,8 @@
 Run as ``python fake_uci.py``. Options: ``Choice`` (spin; which legal move to pick, so two
 engines differ), ``Sleep`` (spin, milliseconds to wait before each move: a slow engine) and
 ``Crash`` (check: exit instead of answering ``go``); the environment variable
-``FAKE_UCI_START_SECONDS`` delays its answer to ``uci`` (a slow start). Deterministic: the same position and
-options give the same move.
+``FAKE_UCI_START_SECONDS`` delays its answer to ``uci`` (a slow start). Deterministic: the same
+position and options give the same move.
 """
 
 from __future__ import annotations

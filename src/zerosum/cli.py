@@ -27,10 +27,13 @@ from zerosum.compiled import (
     check_compiled,
     has_kernel,
 )
+from zerosum.endgames import MAX_MEN
 from zerosum.game import WIN, Game, ZerosumError, is_proven, play_moves
 from zerosum.games import GAMES, GameSpec, get_game
+from zerosum.games.morris import Morris
 from zerosum.search import ALGORITHMS, Limit, SearchResult, get_algorithm, search, solve
 from zerosum.search.compare import compare
+from zerosum.search.probing import probe_root
 from zerosum.store import Store
 
 COMPILED_ENGINE = "compiled"
@@ -40,6 +43,7 @@ TACTICAL_ENGINE = "tactical"
 
 if TYPE_CHECKING:  # the compiled engine imports numba: commands that need it import it late
     from zerosum.compiled.solver import Exact, Solver
+    from zerosum.endgames.database import ClassInfo
     from zerosum.search.parallel import SearchPool
 
 EXIT_BAD_INPUT = 2
@@ -329,6 +333,16 @@ def cmd_analyze(args: argparse.Namespace) -> int:
 def cmd_solve(args: argparse.Namespace) -> int:
     spec, game = _load(args)
     algorithm = args.algorithm
+    if algorithm is None and args.cluster is None and isinstance(game, Morris):
+        from zerosum.endgames.morris import applies
+
+        if applies(game):
+            return _solve_endgame(args, spec, game)
+        if args.store:
+            raise UsageError(
+                "--store names the endgame store, and this position is outside the endgame "
+                "databases: expected nothing in hand and 3..4 men a side on the standard board"
+            )
     if algorithm is None:
         algorithm = spec.solver
     _check_algorithm(spec, algorithm)
@@ -441,6 +455,51 @@ def _solve_compiled(args: argparse.Namespace, spec: GameSpec, game: Game[Any]) -
     return 0
 
 
+def _endgame_note(info: ClassInfo) -> None:
+    """Reports a class built or found while building, on stderr (stdout may carry JSON)."""
+    how = f"built in {info.build_s:.1f} s" if info.built_now else "already stored"
+    print(f"endgames {info.name}: {info.entries:,} positions, {how}", file=sys.stderr)
+
+
+def _solve_endgame(args: argparse.Namespace, spec: GameSpec, game: Morris) -> int:
+    """``solve morris`` for a position the endgame databases decide (built on first use)."""
+    from zerosum.endgames.database import Endgames
+    from zerosum.endgames.morris import needed_class, score, solve_endgame
+
+    with Endgames(args.store) as endgames:
+        if not endgames.has(*needed_class(game)):
+            print(f"building the endgame databases in {endgames.path} (first use)", file=sys.stderr)
+            endgames.build(through=needed_class(game), on_class=_endgame_note)
+        solution = solve_endgame(game, endgames)
+        path = str(endgames.path)
+    result = solution.result
+    data: dict[str, Any] = {
+        "game": spec.name,
+        "position": game.position(),
+        "algorithm": "endgames",
+        "result": result.word,
+        "moves_to_end": result.moves_to_end,
+        "value": score(result),
+        "value_text": str(result),
+        "solved": True,
+        "best_moves": _names(game, solution.best_moves),
+        "moves": {
+            game.format_move(m): {"result": r.word, "moves_to_end": r.moves_to_end}
+            for m, r in solution.moves
+        },
+        "move_values": {game.format_move(m): score(r) for m, r in solution.moves},
+        "store": path,
+    }
+    lines = [
+        f"result {result} ({score(result)})",
+        f"best moves {' '.join(data['best_moves']) or '-'}",
+    ]
+    lines += [f"  {game.format_move(m):<10} {r}" for m, r in solution.moves]
+    lines.append(f"(exact, from the endgame databases in {path})")
+    _emit(args, data, "\n".join(lines))
+    return 0
+
+
 def _solve_distributed(args: argparse.Namespace, spec: GameSpec, game: Game[Any]) -> int:
     """``solve --cluster``: work units on a Ray cluster, every result kept in the store (an
     in-memory one without ``--store``), so a second run resumes an interrupted one."""
@@ -490,6 +549,26 @@ def _solve_distributed(args: argparse.Namespace, spec: GameSpec, game: Game[Any]
         f"nodes {found.nodes:,} in {found.time_s:.3f} s",
     ]
     _emit(args, data, "\n".join(lines))
+    return 0
+
+
+def cmd_build_endgames(args: argparse.Namespace) -> int:
+    if get_game(args.game).name != "morris":
+        raise UsageError(f"endgame databases exist for morris only, not {args.game!r}")
+    from zerosum.endgames.database import Endgames
+
+    started = time.perf_counter()
+    with Endgames(args.store) as endgames:  # Ctrl-C loses only the class in progress
+        infos = endgames.build(args.max_men, on_class=_endgame_note)
+    seconds = time.perf_counter() - started
+    data = {
+        "game": "morris",
+        "store": str(endgames.path),
+        "classes": [{**info.__dict__, "name": info.name} for info in infos],
+        "time_s": round(seconds, 3),
+    }
+    text = f"{len(infos)} classes in {endgames.path}; {seconds:.1f} s"
+    _emit(args, data, text)
     return 0
 
 
@@ -639,7 +718,12 @@ class _Computer:
         self.tactical = spec.analyzer == TACTICAL_ENGINE
 
     def best(self, game: Game[Any], *, depth: int) -> tuple[list[Any], str]:
-        """The best moves found at ``depth`` (0: all proven best moves) and their value."""
+        """The best moves found at ``depth`` (0: all proven best moves) and their value; every
+        best move when the game's probe (an endgame database) decides the position."""
+        probed = probe_root(game)
+        if probed is not None:
+            value, scored = probed
+            return [move for move, v in scored if v == value], describe(value, solved=True)
         if self.solver is not None and depth == 0:
             exact = self.solver.solve(game)
             text = _exact_text(exact, weak=False)
@@ -951,6 +1035,22 @@ def build_parser() -> argparse.ArgumentParser:
     book.add_argument("--hash", type=_megabytes, default=DEFAULT_HASH_MB, help="table size in MB")
     book.add_argument("--time", type=_seconds, help="stop after this many seconds")
     book.set_defaults(run=cmd_book)
+
+    endgames = commands.add_parser(
+        "build-endgames", help="build the morris endgame databases (resumable)"
+    )
+    endgames.add_argument("game", help="morris")
+    endgames.add_argument(
+        "--max-men",
+        type=_int,
+        default=MAX_MEN,
+        help=f"men a side, 3..{MAX_MEN} (default {MAX_MEN})",
+    )
+    endgames.add_argument(
+        "--store", metavar="PATH", help="the SQLite file (default: $ZEROSUM_ENDGAMES or the cache)"
+    )
+    endgames.add_argument("--json", action="store_true", help="print one JSON object")
+    endgames.set_defaults(run=cmd_build_endgames)
 
     compare = commands.add_parser("compare", help="compare the algorithms on one position")
     _position_options(compare)

@@ -18,9 +18,9 @@ Conventions (``mission.md``):
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from enum import IntEnum
-from typing import Final, Protocol, Self, TypeVar
+from typing import Any, Final, Protocol, Self, TypeVar
 
 Score = int
 """A score in centi-units from the side to move's point of view."""
@@ -148,6 +148,22 @@ class Game(Protocol[M]):
     def render(self) -> str:
         """A multi-line drawing of the board for a terminal."""
         ...
+
+
+Probe = Callable[[], tuple[Outcome, int] | None]
+"""An exact oracle for the position: its outcome for the side to move and the plies to the end
+(0 for a draw), or ``None`` when it does not know."""
+
+
+def probe_of(game: Game[Any]) -> Probe | None:
+    """The game's optional ``probe`` method, if it has one.
+
+    A game may offer ``probe()`` (an endgame database, say): the search then scores every
+    position it answers exactly instead of searching below it, as ``terminal_score`` scores a
+    finished one. It must be exact under the game's own rules, and cheap when it does not know.
+    """
+    probe = getattr(game, "probe", None)
+    return probe if callable(probe) else None
 
 
 def play_moves(game: Game[M], texts: Sequence[str]) -> None:

@@ -161,6 +161,15 @@ class Morris:
         """Moves in a row in the movement phase without a removal."""
         return self._quiet
 
+    def probe(self) -> tuple[Outcome, int] | None:
+        """The endgame databases' exact result, if they decide the position (the search's
+        optional probe: see :func:`zerosum.endgames.morris.probe`)."""
+        if self._hand[0] or self._hand[1] or (self._men[0] | self._men[1]).bit_count() > 8:
+            return None  # the usual case, answered before the import
+        from zerosum.endgames.morris import probe  # the databases are optional and heavy
+
+        return probe(self)
+
     def _drawn(self) -> bool:
         rules = self.rules
         if rules.repetition is not None and self._quiet >= 2 * (rules.repetition - 1):

@@ -24,7 +24,7 @@ from __future__ import annotations
 from typing import Any, TypeVar
 
 from zerosum.game import INFINITY, Score, terminal_score
-from zerosum.search.core import Context, from_table, to_table
+from zerosum.search.core import Context, from_table, probed_score, to_table
 from zerosum.search.table import Bound
 
 M = TypeVar("M")
@@ -34,7 +34,8 @@ MEMO_LIMIT = 1 << 20
 
 
 def leaf(ctx: Context[Any], depth: int, ply: int) -> Score | None:
-    """The score of a finished position or one at the horizon; ``None`` for an inner node.
+    """The score of a finished position, one the game's probe decides (an endgame database)
+    or one at the horizon; ``None`` for an inner node.
 
     Also counts the node, clears its principal variation and polls the limit.
     """
@@ -47,6 +48,10 @@ def leaf(ctx: Context[Any], depth: int, ply: int) -> Score | None:
     outcome = ctx.game.outcome()
     if outcome is not None:
         return terminal_score(outcome, ply)
+    if ctx.probe is not None:
+        exact = ctx.probe()
+        if exact is not None:
+            return probed_score(*exact, ply)
     if depth <= 0:
         ctx.evaluations += 1
         return ctx.game.evaluate()

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Final, Generic, TypeVar
 
-from zerosum.game import MAX_PLY, WIN, Game, Score, ZerosumError
+from zerosum.game import MAX_PLY, WIN, Game, Outcome, Score, ZerosumError
 from zerosum.search.table import TranspositionTable
 
 M = TypeVar("M")
@@ -147,6 +147,9 @@ class Context(Generic[M]):
     pv: list[tuple[M, ...]] = field(default_factory=lambda: [()] * (MAX_PLY + 2))
     killers: list[list[M]] = field(default_factory=lambda: [[] for _ in range(MAX_PLY + 2)])
     history: dict[M, int] = field(default_factory=dict)
+    probe: Callable[[], tuple[Outcome, int] | None] | None = None
+    """The game's optional ``probe`` (see :func:`zerosum.game.probe_of`): an exact result and
+    the plies to the end, or ``None`` when it does not know the position."""
 
     def __post_init__(self) -> None:
         if self.limit.nodes is not None:
@@ -175,6 +178,12 @@ class Context(Generic[M]):
             evaluations=self.evaluations,
             time_s=time.perf_counter() - self.started,
         )
+
+
+def probed_score(outcome: Outcome, plies: int, ply: int) -> Score:
+    """The score of a position ``ply`` plies below the root that ends ``plies`` plies later
+    with ``outcome`` for its side to move (a probed exact result)."""
+    return int(outcome) * (WIN - ply - plies)
 
 
 def to_table(score: Score, ply: int) -> Score:

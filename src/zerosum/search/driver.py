@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from zerosum.game import INFINITY, Game, Score, ZerosumError, terminal_score
+from zerosum.game import INFINITY, Game, Score, ZerosumError, probe_of, terminal_score
 from zerosum.search import algorithms
 from zerosum.search.core import Context, Limit, SearchResult, SearchStopped
 from zerosum.search.table import DEFAULT_ENTRIES, Bound, TranspositionTable
@@ -233,7 +233,7 @@ def iterate(
     """
     chosen = get_algorithm(algorithm)
     limit = limit or Limit()
-    ctx: Context[M] = Context(game=game, limit=limit)
+    ctx: Context[M] = Context(game=game, limit=limit, probe=probe_of(game))
     parallel = pool is not None or workers != 1
     if table and chosen.table_kind == "memo" and not parallel:
         ctx.memo = {}

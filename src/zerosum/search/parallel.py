@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from typing import TYPE_CHECKING, Any, Final, TypeVar
 
-from zerosum.game import INFINITY, MAX_PLY, Game, Score
+from zerosum.game import INFINITY, MAX_PLY, Game, Score, probe_of
 from zerosum.search.core import Context, Limit, SearchStopped
 from zerosum.search.table import TranspositionTable
 
@@ -125,6 +125,7 @@ class _WorkerSearch:
             memo=self.memo,
             killers=self.killers,
             history=self.history,
+            probe=probe_of(game),
         )
         stopped = False
         value, pv = -INFINITY, (task.move,)

@@ -1,0 +1,370 @@
+"""Morris endgame databases in the embedded store: build once, probe any time.
+
+Each class ``x-y`` (the side to move with ``x`` men, its opponent with ``y``, nothing in hand)
+is one row of the ``endgames`` table of an SQLite file: its byte table (see
+:mod:`zerosum.endgames.retro`) as a zlib-compressed blob, with its counts and build time (all
+four classes up to 4-4 take about 2 MB). The file may be the
+same one ``zerosum.store.Store`` keeps proven results in; the two tables do not meet.
+
+Building is resumable: the classes are built in dependency order, a class already stored is
+skipped, and each pair ``x-y``/``y-x`` (solved together) is committed in one transaction, so a
+killed build loses only the pair in progress.
+
+The default file is ``$ZEROSUM_ENDGAMES`` if set, else ``endgames.sqlite`` in
+``$XDG_CACHE_HOME/zerosum`` (``~/.cache/zerosum``).
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import time
+import zlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from math import comb
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Final, Self
+
+import numpy as np
+
+from zerosum.endgames import MAX_MEN
+from zerosum.endgames.board import NINE_MENS_MORRIS, NINE_POINTS, Board
+from zerosum.game import Outcome, PositionError, ZerosumError
+
+GAME: Final = "morris"
+ENV_STORE: Final = "ZEROSUM_ENDGAMES"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS endgames (
+    game TEXT NOT NULL,
+    mover INTEGER NOT NULL,
+    other INTEGER NOT NULL,
+    entries INTEGER NOT NULL,
+    wins INTEGER NOT NULL,
+    losses INTEGER NOT NULL,
+    draws INTEGER NOT NULL,
+    longest_win INTEGER NOT NULL,
+    longest_loss INTEGER NOT NULL,
+    build_s REAL NOT NULL,
+    data BLOB NOT NULL,
+    PRIMARY KEY (game, mover, other)
+)
+"""
+
+
+class EndgameError(ZerosumError, OSError):
+    """An endgame store that cannot be opened or does not hold a class it should."""
+
+
+def default_path() -> Path:
+    """Where the databases live unless told otherwise (see the module docstring)."""
+    if os.environ.get(ENV_STORE):
+        return Path(os.environ[ENV_STORE])
+    cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(cache) / "zerosum" / "endgames.sqlite"
+
+
+@dataclass(frozen=True)
+class EndgameResult:
+    """The exact result of a position for the side to move."""
+
+    outcome: Outcome
+    moves_to_end: int | None
+    """Moves (one move = one turn) until the loser is down to two men or blocked, the winner
+    hurrying and the loser delaying; ``None`` for a draw."""
+
+    @classmethod
+    def from_code(cls, code: int) -> EndgameResult:
+        if code == 0:
+            return cls(Outcome.DRAW, None)
+        distance = code - 1
+        return cls(Outcome.WIN if distance % 2 else Outcome.LOSS, distance)
+
+    @property
+    def word(self) -> str:
+        return {Outcome.WIN: "win", Outcome.LOSS: "loss", Outcome.DRAW: "draw"}[self.outcome]
+
+    def __str__(self) -> str:
+        if self.moves_to_end is None:
+            return "draw"
+        moves = self.moves_to_end
+        return f"{self.word} in {moves} {'move' if moves == 1 else 'moves'}"
+
+
+@dataclass(frozen=True)
+class ClassInfo:
+    """What one stored class holds."""
+
+    mover: int
+    other: int
+    entries: int
+    wins: int
+    losses: int
+    draws: int
+    longest_win: int
+    longest_loss: int
+    build_s: float
+    built_now: bool = False
+    """Built by this call rather than found in the store."""
+
+    @property
+    def name(self) -> str:
+        return f"{self.mover}-{self.other}"
+
+
+@dataclass(frozen=True)
+class Setup:
+    """A morris position as the database sees it."""
+
+    white: int
+    black: int
+    white_to_move: bool
+    in_hand: tuple[int, int]
+
+    @property
+    def mover(self) -> int:
+        return self.white if self.white_to_move else self.black
+
+    @property
+    def other(self) -> int:
+        return self.black if self.white_to_move else self.white
+
+
+def parse_position(text: str) -> Setup:
+    """The morris position format ``<24 of W/B/.> <w|b> <white in hand> <black in hand>``
+    (optional counters after it are ignored)."""
+    fields = text.split()
+    expected = "expected '<24 of W, B or .> <w|b> <white men in hand> <black men in hand>'"
+    if len(fields) < 4:
+        raise PositionError(f"morris position {text!r} is incomplete: {expected}")
+    board, side, white_hand, black_hand = fields[:4]
+    if len(board) != len(NINE_POINTS) or set(board) - set("WB."):
+        raise PositionError(f"morris board {board!r} is malformed: {expected}")
+    if side not in ("w", "b"):
+        raise PositionError(f"side to move {side!r} is malformed: {expected}")
+    if not (white_hand.isdigit() and black_hand.isdigit()):
+        raise PositionError(f"men in hand {white_hand!r} {black_hand!r} are malformed: {expected}")
+    white = sum(1 << p for p, c in enumerate(board) if c == "W")
+    black = sum(1 << p for p, c in enumerate(board) if c == "B")
+    return Setup(white, black, side == "w", (int(white_hand), int(black_hand)))
+
+
+def covered(setup: Setup, *, max_men: int = MAX_MEN) -> bool:
+    """Whether the databases (up to ``max_men`` a side) decide this position."""
+    return setup.in_hand == (0, 0) and all(
+        3 <= men.bit_count() <= max_men for men in (setup.white, setup.black)
+    )
+
+
+_BINOM: Final = [[comb(n, k) for k in range(32)] for n in range(32)]
+
+
+def _rank(men: int, taken: int) -> int:
+    """The colex rank of ``men`` renumbered onto the points not in ``taken``."""
+    rank = 0
+    i = 1
+    rest = men
+    while rest:
+        low = rest & -rest
+        rank += _BINOM[((low - 1) & ~taken).bit_count()][i]
+        i += 1
+        rest ^= low
+    return rank
+
+
+def _counts(table: np.ndarray[Any, Any]) -> tuple[int, int, int, int, int]:
+    distance = table.astype(np.int64) - 1
+    decided = table > 0
+    wins = decided & (distance % 2 == 1)
+    losses = decided & (distance % 2 == 0)
+    return (
+        int(wins.sum()),
+        int(losses.sum()),
+        int((~decided).sum()),
+        int(distance[wins].max()) if wins.any() else -1,
+        int(distance[losses].max()) if losses.any() else -1,
+    )
+
+
+class Endgames:
+    """The morris endgame databases in the SQLite file at ``path``.
+
+    Tables are read from the file when first needed and kept in memory. ``create=False``
+    opens an existing file only (for probing from a search, which must never build).
+    """
+
+    def __init__(
+        self,
+        path: str | Path | None = None,
+        *,
+        board: Board = NINE_MENS_MORRIS,
+        create: bool = True,
+    ) -> None:
+        self.path = Path(path) if path is not None else default_path()
+        self.board = board
+        self._tables: dict[tuple[int, int], np.ndarray[Any, Any]] = {}
+        self._stored: set[tuple[int, int]] | None = None
+        if not create and not self.path.exists():
+            raise EndgameError(
+                f"no endgame store at {self.path}: build it with 'zerosum build-endgames morris'"
+            )
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(self.path, timeout=30)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute(_SCHEMA)
+            self._db.commit()
+        except (sqlite3.DatabaseError, OSError) as error:
+            raise EndgameError(
+                f"{self.path} cannot be used as an endgame store ({error}): expected a zerosum "
+                "store file or a new path"
+            ) from None
+
+    # -- what is stored -----------------------------------------------------------------
+
+    def classes(self) -> list[ClassInfo]:
+        """The stored classes, smallest first."""
+        rows = self._db.execute(
+            "SELECT mover, other, entries, wins, losses, draws, longest_win, longest_loss, "
+            "build_s FROM endgames WHERE game = ? ORDER BY mover + other, mover",
+            (GAME,),
+        ).fetchall()
+        return [ClassInfo(*row) for row in rows]
+
+    def has(self, mover: int, other: int) -> bool:
+        """Whether the class ``mover-other`` is stored (read once, then kept up to date)."""
+        if self._stored is None:
+            self._stored = {(info.mover, info.other) for info in self.classes()}
+        return (mover, other) in self._stored
+
+    def table(self, mover: int, other: int) -> np.ndarray[Any, Any]:
+        """The byte table of the class ``mover-other`` (raises if it is not stored)."""
+        key = (mover, other)
+        if key not in self._tables:
+            row = self._db.execute(
+                "SELECT data FROM endgames WHERE game = ? AND mover = ? AND other = ?",
+                (GAME, mover, other),
+            ).fetchone()
+            if row is None:
+                raise EndgameError(
+                    f"class {mover}-{other} is not in {self.path}: build it with "
+                    f"'zerosum build-endgames morris --store {self.path}'"
+                )
+            self._tables[key] = np.frombuffer(zlib.decompress(row[0]), dtype=np.uint8)
+        return self._tables[key]
+
+    # -- building -----------------------------------------------------------------------
+
+    def build(
+        self,
+        max_men: int = MAX_MEN,
+        *,
+        through: tuple[int, int] | None = None,
+        on_class: Callable[[ClassInfo], None] | None = None,
+    ) -> list[ClassInfo]:
+        """Build every class up to ``max_men`` a side that is not stored yet, in dependency
+        order (with ``through``, only up to that class and what it needs); ``on_class`` hears
+        of each class as soon as it is stored (or found in the store)."""
+        from zerosum.endgames.retro import class_pairs, solve_pair
+
+        if not 3 <= max_men <= MAX_MEN:
+            raise EndgameError(f"{max_men} men a side is out of range: expected 3..{MAX_MEN}")
+        done: list[ClassInfo] = []
+        stored = {(info.mover, info.other): info for info in self.classes()}
+        pairs = class_pairs(max_men)
+        if through is not None:
+            pairs = pairs[: pairs.index((min(through), max(through))) + 1]
+        for x, y in pairs:
+            wanted = [(x, y)] if x == y else [(x, y), (y, x)]
+            if all(key in stored for key in wanted):
+                for key in wanted:
+                    done.append(stored[key])
+                    if on_class is not None:
+                        on_class(stored[key])
+                continue
+            needed = {(y - 1, x), (x - 1, y)}
+            inputs = {key: self.table(*key) for key in needed if min(key) >= 3}
+            started = time.perf_counter()
+            tables = solve_pair(self.board, x, y, inputs)
+            seconds = (time.perf_counter() - started) / len(tables)
+            infos = [
+                ClassInfo(key[0], key[1], len(table), *_counts(table), seconds, built_now=True)
+                for key, table in tables.items()
+            ]
+            with self._db:
+                for info, table in zip(infos, tables.values(), strict=True):
+                    self._db.execute(
+                        "INSERT OR REPLACE INTO endgames VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        (
+                            GAME,
+                            info.mover,
+                            info.other,
+                            info.entries,
+                            info.wins,
+                            info.losses,
+                            info.draws,
+                            info.longest_win,
+                            info.longest_loss,
+                            info.build_s,
+                            zlib.compress(table.tobytes()),
+                        ),
+                    )
+            self._stored = None
+            for info, (key, table) in zip(infos, tables.items(), strict=True):
+                self._tables[key] = table
+                stored[key] = info
+                done.append(info)
+                if on_class is not None:
+                    on_class(info)
+        return done
+
+    # -- probing ------------------------------------------------------------------------
+
+    def _index(self, mover: int, other: int) -> int:
+        """The table index of :func:`zerosum.endgames.retro.index_of`, in plain Python (so
+        probing needs no compiler)."""
+        n = self.board.size
+        return _rank(mover, 0) * _BINOM[n - mover.bit_count()][other.bit_count()] + _rank(
+            other, mover
+        )
+
+    def code(self, mover: int, other: int) -> int | None:
+        """The byte entry of a position (see :mod:`zerosum.endgames.retro`), or ``None`` when
+        its class is not stored; the fast path of :meth:`probe`."""
+        key = (mover.bit_count(), other.bit_count())
+        table = self._tables.get(key)
+        if table is None:
+            if not self.has(*key):
+                return None
+            table = self.table(*key)
+        return int(table[self._index(mover, other)])
+
+    def lookup(self, mover: int, other: int) -> EndgameResult:
+        """The result for the side to move with the men ``mover`` against ``other`` (both
+        within the databases' reach; their classes must be stored)."""
+        table = self.table(mover.bit_count(), other.bit_count())
+        return EndgameResult.from_code(int(table[self._index(mover, other)]))
+
+    def probe(self, setup: Setup) -> EndgameResult | None:
+        """The exact result, or ``None`` when the position is outside the stored classes."""
+        if not covered(setup):
+            return None
+        if not self.has(setup.mover.bit_count(), setup.other.bit_count()):
+            return None
+        return self.lookup(setup.mover, setup.other)
+
+    def close(self) -> None:
+        self._db.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        self.close()
