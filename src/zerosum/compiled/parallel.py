@@ -60,6 +60,7 @@ from zerosum.compiled.engine import (
 )
 from zerosum.compiled.runner import Found, Solution, compiled
 from zerosum.search.core import Limit, Stats
+from zerosum.search.parallel import Activity
 
 _POLL_S: Final = 0.01
 SERIAL_NODES: Final = 200_000
@@ -136,6 +137,8 @@ class ParallelEngine:
         self._nodes = 0
         self._counts = [0] * (EVALUATIONS + 1)
         self._node_limit: int | None = None
+        self.activity = Activity(workers)
+        """Busy time and nodes per worker since the last solve or search started."""
         context = multiprocessing.get_context("spawn")
         self._pipes: list[Connection] = []
         self._processes = []
@@ -195,6 +198,7 @@ class ParallelEngine:
         self.generation += 1
         self._nodes = 0
         self._node_limit = None if limit is None else limit.nodes
+        self.activity.reset()
         # Most solves are small: try here first, on the shared table, with a small budget.
         io = self._fresh()
         io[NODE_LIMIT] = min(int(io[NODE_LIMIT]), SERIAL_NODES)
@@ -259,6 +263,7 @@ class ParallelEngine:
         self._nodes = 0
         self._counts = [0] * (EVALUATIONS + 1)
         self._node_limit = None if limit is None or limit.nodes is None else limit.nodes
+        self.activity.reset()
         decided = int(kernel.decided(root))
         if decided != NO_SCORE:
             return Found(decided, -1, Stats(nodes=1, time_s=time.perf_counter() - started))
@@ -321,6 +326,7 @@ class ParallelEngine:
                 top = beta if full or best_at < 0 else alpha + 1
                 self.ios[worker] = self._fresh()
                 busy[worker] = (index, alpha, full or best_at < 0)
+                self.activity.begin(worker)
                 self._pipes[worker].send((moves[index][1], -top, -alpha, depth - 1))
 
         fill()
@@ -331,6 +337,7 @@ class ParallelEngine:
                     score = self._pipes[worker].recv()
                     index, alpha, full = busy.pop(worker)
                     self._nodes += int(self.ios[worker, NODES])
+                    self.activity.end(worker, int(self.ios[worker, NODES]))
                     for slot in range(EVALUATIONS + 1):
                         self._counts[slot] += int(self.ios[worker, slot])
                     if stopping:
@@ -391,6 +398,7 @@ class ParallelEngine:
             self.ios[worker] = self._fresh()
             self.ios[worker, VARIANT] = variant
             busy[worker] = child
+            self.activity.begin(worker)
             self._pipes[worker].send((children[child], -beta, -alpha, DEPTH_INF))
 
         def fill() -> None:
@@ -410,6 +418,7 @@ class ParallelEngine:
                     score = self._pipes[worker].recv()
                     child = busy.pop(worker)
                     self._nodes += int(self.ios[worker, NODES])
+                    self.activity.end(worker, int(self.ios[worker, NODES]))
                     if stopping or child in answered:
                         continue
                     if self.ios[worker, ABORTED] != 0:  # not stopped by us: its node budget

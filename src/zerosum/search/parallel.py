@@ -61,6 +61,37 @@ def resolve_workers(workers: int) -> int:
     return workers or os.cpu_count() or 1
 
 
+class Activity:
+    """What each worker of a pool did since :meth:`reset`: seconds busy with a task and nodes
+    searched. ``utilization`` is the share of the workers' time spent searching: together with
+    the node counts it tells how the split would scale on dedicated cores (see
+    ``benchmarks/parallel.py``)."""
+
+    def __init__(self, workers: int) -> None:
+        self.workers = workers
+        self.reset()
+
+    def reset(self) -> None:
+        self.busy_s = [0.0] * self.workers
+        self.nodes = [0] * self.workers
+        self.tasks = 0
+        self.started = time.perf_counter()
+        self._since: dict[int, float] = {}
+
+    def begin(self, worker: int) -> None:
+        self._since[worker] = time.perf_counter()
+        self.tasks += 1
+
+    def end(self, worker: int, nodes: int) -> None:
+        self.busy_s[worker] += time.perf_counter() - self._since.pop(worker)
+        self.nodes[worker] += nodes
+
+    def utilization(self) -> float:
+        """Busy worker-seconds over ``workers`` times the wall-clock seconds since the reset."""
+        elapsed = time.perf_counter() - self.started
+        return sum(self.busy_s) / (self.workers * elapsed) if elapsed > 0 else 0.0
+
+
 @dataclass(frozen=True)
 class _Task:
     """One root move to search, sent to a worker."""
@@ -178,6 +209,8 @@ class SearchPool:
         self._order: dict[Any, Score] = {}
         self._order_search = -1
         self.closed = False
+        self.activity = Activity(self.workers)
+        """Busy time and nodes per worker since the last search started."""
         for index in range(self.workers):
             mine, theirs = context.Pipe()
             process = context.Process(
@@ -231,6 +264,7 @@ class SearchPool:
         ctx.nodes += 1
         if self._order_search != search_id:
             self._order, self._order_search = {}, search_id
+            self.activity.reset()
         # Step 1. Order the root moves by the previous iteration's values.
         moves = sorted(game.legal_moves(), key=lambda move: -self._order.get(move, -INFINITY))
         root = game.copy()
@@ -249,6 +283,7 @@ class SearchPool:
                 budget = max((limit.nodes - ctx.nodes) // self.workers, 1)
             self._stop[worker] = 0
             busy[worker] = index
+            self.activity.begin(worker)
             self._pipes[worker].send(
                 _Task(
                     search_id,
@@ -289,6 +324,7 @@ class SearchPool:
                     answer: _Answer = self._pipes[worker].recv()
                     index = busy.pop(worker)
                     self._count(ctx, answer)
+                    self.activity.end(worker, answer.counts[0])
                     if answer.stopped:
                         stopping = True
                         halt()
