@@ -11,6 +11,13 @@ and must give the same value):
 3. Scaling with more workers than cores: 2, 3 and 4 workers on the pure-Python searches and on
    two compiled solves.
 4. Chess at a fixed depth: a hook, run when a ``chess`` game is registered.
+5. A simulated run of root splitting for the compiled exact solves with 1 to 8 workers, from
+   node counts (the critical path): the null-window tests are replayed serially, each root
+   move searched on its own; each test is then scheduled on ``W`` workers (moves in order, a
+   move's cost its node count, the first refuting move ending the test) and the simulated
+   speed-up is the serial nodes over the sum of the tests' schedule lengths. It ignores what
+   the shared table gives or costs in parallel and the idle workers' help on a running move,
+   and shows where root splitting alone stops scaling.
 
 Timings on a machine that other programs also load are noisy, and a parallel search suffers
 most from it (it needs every core at once), so every parallel row also prints what the run
@@ -34,6 +41,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from zerosum.compiled.engine import DEPTH_INF, narrowed, next_test, score_of_rank
 from zerosum.compiled.parallel import ParallelEngine
 from zerosum.compiled.solver import Solver
 from zerosum.games import GAMES, get_game
@@ -176,12 +184,70 @@ def chess_fixed_depth(workers: int) -> None:
         print(total(f"total {workers}w", rows))
 
 
+def simulated_root_splitting(hash_mb: float, positions: tuple[str, ...]) -> None:
+    """Section 5 (see the module docstring)."""
+    solver = Solver("connect4", hash_mb=hash_mb)
+    engine, kernel = solver.engine, solver.compiled.kernel
+    counts = (1, 2, 3, 4, 8)
+    print(
+        f"{'position':<10} {'tests':>5} {'nodes':>12} {'largest move':>12}  "
+        + " ".join(f"{f'{w} workers':>9}" for w in counts)
+    )
+    for moves in positions:
+        engine.clear()
+        state = solver.state(Connect4.from_position(moves))
+        kernel.decided(state)
+        children = [engine.state(child) for _, child in ParallelEngine._moves_of(kernel, state)]
+        lo, hi = (int(end) for end in kernel.rank_range(state))
+        tests: list[tuple[list[int], int | None]] = []  # node counts, refuting move
+        while lo < hi:
+            middle = int(next_test(lo, hi))
+            alpha, beta = int(score_of_rank(middle)), int(score_of_rank(middle + 1))
+            costs, refuter, best = [], None, -(1 << 40)
+            for index, child in enumerate(children):
+                found = engine.search(child, DEPTH_INF, alpha=-beta, beta=-alpha)
+                costs.append(found.stats.nodes)
+                best = max(best, -found.score)
+                if best >= beta:
+                    refuter = index
+                    break
+            tests.append((costs, refuter))
+            lo, hi = (int(end) for end in narrowed(lo, hi, middle, best))
+        total_nodes = sum(sum(costs) for costs, _ in tests)
+        largest = max(max(costs) for costs, _ in tests) / total_nodes
+        speedups = []
+        for workers in counts:
+            length = sum(_schedule(costs, refuter, workers) for costs, refuter in tests)
+            speedups.append(total_nodes / length)
+        print(
+            f"{moves:<10} {len(tests):>5} {total_nodes:>12,} {largest:>12.0%}  "
+            + " ".join(f"{speedup:>9.2f}" for speedup in speedups)
+        )
+
+
+def _schedule(costs: list[int], refuter: int | None, workers: int) -> int:
+    """The length of one null-window test on ``workers`` workers: the moves start in order
+    on the first free worker; the test ends when the refuting move (if any) ends, else when
+    the last one does."""
+    free = [0] * workers
+    ends = []
+    for cost in costs:
+        start = min(free)
+        slot = free.index(start)
+        free[slot] = start + cost
+        ends.append(start + cost)
+    return ends[refuter] if refuter is not None else max(ends)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 2)
     parser.add_argument("--hash", type=float, default=64.0, help="table size in MB")
     parser.add_argument("--sample", type=int, default=100, help="Test_L1_R1 positions")
     parser.add_argument("--quick", action="store_true", help="fewer and shorter searches")
+    parser.add_argument(
+        "--sections", default="12345", help="which sections to run, e.g. 15 (default all)"
+    )
     args = parser.parse_args()
     print(f"$ {' '.join([os.path.basename(sys.executable), *sys.argv])}")
     print(
@@ -191,22 +257,26 @@ def main() -> None:
     hard = HARD[1:3] if args.quick else HARD
     python = tuple((moves, depth - 2) for moves, depth in PYTHON) if args.quick else PYTHON
 
-    print("\n== 1. compiled exact solves, connect four ==")
-    compiled_solves(args.workers, args.hash, hard)
-    compiled_sample(args.workers, args.hash, args.sample)
-
-    print("\n== 2. pure-Python engine at a fixed depth, connect four ==")
-    with SearchPool(args.workers) as pool:
-        python_searches(pool, python)
-
-    print("\n== 3. more workers than cores ==")
-    for workers in (3, 4):
-        with SearchPool(workers) as pool:
+    if "1" in args.sections:
+        print("\n== 1. compiled exact solves, connect four ==")
+        compiled_solves(args.workers, args.hash, hard)
+        compiled_sample(args.workers, args.hash, args.sample)
+    if "2" in args.sections:
+        print("\n== 2. pure-Python engine at a fixed depth, connect four ==")
+        with SearchPool(args.workers) as pool:
             python_searches(pool, python)
-        compiled_solves(workers, args.hash, SCALING_COMPILED)
-
-    print("\n== 4. chess at a fixed depth ==")
-    chess_fixed_depth(args.workers)
+    if "3" in args.sections:
+        print("\n== 3. more workers than cores ==")
+        for workers in (3, 4):
+            with SearchPool(workers) as pool:
+                python_searches(pool, python)
+            compiled_solves(workers, args.hash, SCALING_COMPILED)
+    if "4" in args.sections:
+        print("\n== 4. chess at a fixed depth ==")
+        chess_fixed_depth(args.workers)
+    if "5" in args.sections:
+        print("\n== 5. simulated root splitting of the compiled exact solves (node counts) ==")
+        simulated_root_splitting(args.hash, hard)
     print(f"\nload average {os.getloadavg()[0]:.2f} at the end")
 
 

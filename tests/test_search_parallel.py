@@ -13,6 +13,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from synthetic import RandomGame
 from test_compiled import read_set
 from test_search_exhaustive import ORACLE, POSITIONS
 
@@ -55,6 +58,36 @@ def test_depth_limited_values_equal_the_serial_ones(pool: SearchPool, algorithm:
             assert parallel.depth == serial.depth
             one = search(game, algorithm=algorithm, limit=limit, pool=pool)
             assert one.value == serial.value and one.best_move in serial.best_moves
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(seed=st.integers(0, 2**32), depth=st.integers(1, 5), width=st.integers(2, 6))
+def test_random_trees_give_the_serial_values(
+    pool: SearchPool, seed: int, depth: int, width: int
+) -> None:
+    game = RandomGame(seed, width=width)
+    for algorithm in ("engine", "alphabeta"):
+        limit = Limit(depth=depth)
+        serial = search(game, algorithm=algorithm, limit=limit, all_best=True)
+        parallel = search(game, algorithm=algorithm, limit=limit, all_best=True, pool=pool)
+        assert parallel.value == serial.value and parallel.depth == serial.depth
+        assert set(parallel.best_moves) == set(serial.best_moves)
+
+
+class BrokenTicTacToe(TicTacToe):
+    """A game with a bug: its evaluation raises."""
+
+    def evaluate(self) -> int:
+        raise ValueError("broken evaluation")
+
+
+def test_a_failing_worker_is_reported_and_the_pool_stays_usable(pool: SearchPool) -> None:
+    with pytest.raises(RuntimeError, match="a search worker failed: ValueError: broken"):
+        search(BrokenTicTacToe(), limit=Limit(depth=2), pool=pool)
+    game = TicTacToe.from_position("x../.o./...")
+    assert solve(game, pool=pool).value == solve(game).value
 
 
 def test_connect_four_depth_limited_and_solved(pool: SearchPool, data_dir: Path) -> None:

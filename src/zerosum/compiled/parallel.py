@@ -237,7 +237,11 @@ class ParallelEngine:
 
     def _moves(self, root: np.ndarray[Any, Any]) -> list[tuple[int, list[int]]]:
         """Each move the kernel offers at ``root`` with the state after it, best first."""
-        kernel = self.kernel
+        return self._moves_of(self.kernel, root)
+
+    @staticmethod
+    def _moves_of(kernel: Kernel, root: np.ndarray[Any, Any]) -> list[tuple[int, list[int]]]:
+        """:meth:`_moves` for any kernel (the benchmark replays solves with it)."""
         moves = np.zeros(kernel.max_moves, np.int64)
         children = []
         for move in moves[: kernel.moves(root, moves)].copy():

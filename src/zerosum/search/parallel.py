@@ -190,9 +190,13 @@ def _serve(index: int, pipe: Connection, stop: Any) -> None:
             break
         if task is None:
             break
-        if current is None or current.search_id != task.search_id:
-            current = _WorkerSearch(task)
-        pipe.send(current.run(task, stop, index))
+        try:
+            if current is None or current.search_id != task.search_id:
+                current = _WorkerSearch(task)
+            answer: _Answer | str = current.run(task, stop, index)
+        except Exception as error:  # a bug in a game or an algorithm: tell the parent
+            answer, current = f"{type(error).__name__}: {error}", None
+        pipe.send(answer)
 
 
 class SearchPool:
@@ -321,8 +325,10 @@ class SearchPool:
             while busy:
                 for ready in wait([self._pipes[worker] for worker in busy], timeout=_POLL_S):
                     worker = next(w for w in busy if self._pipes[w] is ready)
-                    answer: _Answer = self._pipes[worker].recv()
+                    answer: _Answer | str = self._pipes[worker].recv()
                     index = busy.pop(worker)
+                    if isinstance(answer, str):
+                        raise RuntimeError(f"a search worker failed: {answer}")
                     self._count(ctx, answer)
                     self.activity.end(worker, answer.counts[0])
                     if answer.stopped:
