@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -77,3 +78,16 @@ def test_a_cluster_without_ray_is_a_clear_error(monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setattr(zerosum.cluster.importlib, "import_module", missing)
     with pytest.raises(ClusterError, match=r"pip install zerosum\[ray\]"):
         open_executor("auto")
+
+
+def test_shutting_the_local_pool_without_waiting_ends_its_workers() -> None:
+    pool = LocalExecutor(1)
+    pool.submit(time.sleep, 60)
+    time.sleep(0.5)  # the worker has started the task
+    processes = list(pool._pool._processes.values())
+    started = time.perf_counter()
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        process.join(timeout=5)
+    assert not any(process.is_alive() for process in processes)
+    assert time.perf_counter() - started < 5

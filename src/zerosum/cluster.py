@@ -71,7 +71,13 @@ class LocalExecutor(Executor):
         return self._pool.submit(fn, *args, **kwargs)
 
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        """As the standard pool's; with ``wait=False`` the workers are also ended at once, so
+        a long task still running does not keep this process from exiting."""
+        running = list((self._pool._processes or {}).values())
         self._pool.shutdown(wait=wait, cancel_futures=cancel_futures)
+        if not wait:
+            for process in running:
+                process.terminate()
 
 
 _CONNECT_S = 5.0
