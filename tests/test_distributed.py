@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -9,10 +10,13 @@ from typing import Any
 
 import pytest
 from test_compiled import read_set
+from test_search_exhaustive import POSITIONS
 
 from zerosum.cluster import ClusterError, LocalExecutor, open_executor
+from zerosum.compiled.solver import Solver
 from zerosum.distributed import solve_distributed
 from zerosum.games.connect4 import Connect4
+from zerosum.games.tictactoe import TicTacToe
 from zerosum.search import Limit
 from zerosum.store import Store
 
@@ -33,6 +37,16 @@ def test_units_give_the_known_scores(executor: LocalExecutor, data_dir: Path) ->
             assert found.rank == score, moves
             weak = solve_distributed(game, executor=executor, store=store, weak=True)
             assert weak.rank == (score > 0) - (score < 0), moves
+
+
+def test_tic_tac_toe_units_give_the_serial_ranks(executor: LocalExecutor) -> None:
+    serial = Solver("tictactoe")
+    inner = [game for game in POSITIONS if game.outcome() is None and game.ply() < 6]
+    games = [TicTacToe(), *random.Random(3).sample(inner, 12)]
+    for game in games:
+        with Store(":memory:") as store:
+            found = solve_distributed(game, executor=executor, store=store, split=2)
+            assert found.rank == serial.solve(game).rank, game.position()
 
 
 def test_an_interrupted_solve_resumes_from_the_store(
