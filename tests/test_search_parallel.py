@@ -182,29 +182,83 @@ def _alive(pid: int) -> bool:
     return state != "Z"
 
 
-@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux /proc")
-def test_ctrl_c_stops_the_command_and_its_workers() -> None:
-    command = [sys.executable, "-m", "zerosum.cli", "analyze", "connect4", "--workers", "2"]
-    process = subprocess.Popen(
-        [*command, "--time", "60"],
+def _interrupt(process: subprocess.Popen[str], workers: set[int], expected: str) -> None:
+    """Ctrl-C to ``process``'s group; it must stop at once, print ``expected`` and leave none
+    of ``workers`` alive."""
+    os.killpg(process.pid, signal.SIGINT)  # Ctrl-C reaches the whole foreground group
+    started = time.perf_counter()
+    out, err = process.communicate(timeout=10)
+    assert time.perf_counter() - started < 3, "the search did not stop promptly"
+    assert process.returncode == 0, err
+    assert expected in out, out
+    deadline = time.perf_counter() + 3
+    while any(_alive(pid) for pid in workers) and time.perf_counter() < deadline:
+        time.sleep(0.05)
+    assert not any(_alive(pid) for pid in workers)
+
+
+def _start(*argv: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "zerosum.cli", *argv],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,  # its own process group, as a terminal's foreground job
     )
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux /proc")
+def test_ctrl_c_stops_the_command_and_its_workers() -> None:
+    process = _start("analyze", "connect4", "--workers", "2", "--time", "60")
     assert process.stdout is not None
     line = process.stdout.readline()  # the first iteration: the workers are searching
     assert line.startswith("depth"), line
     time.sleep(0.5)
     workers = _descendants(process.pid)
     assert len(workers) >= 2
-    os.killpg(process.pid, signal.SIGINT)  # Ctrl-C reaches the whole foreground group
-    started = time.perf_counter()
-    out, err = process.communicate(timeout=10)
-    assert time.perf_counter() - started < 3, "the search did not stop promptly"
-    assert process.returncode == 0, err
-    assert "stopped early" in out and "best move" in out
+    _interrupt(process, workers, "stopped early")
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux /proc")
+def test_ctrl_c_stops_a_compiled_solve_and_its_workers() -> None:
+    process = _start("solve", "connect4", "--moves", "4453", "--workers", "2")
+    # Wait until the workers have loaded the compiled search and searched for a while.
+    deadline = time.perf_counter() + 60
+    workers: set[int] = set()
+    while time.perf_counter() < deadline:
+        time.sleep(0.2)
+        workers = _descendants(process.pid)
+        if len(workers) >= 2 and _cpu_seconds(workers) > 4:
+            break
+    assert len(workers) >= 2
+    _interrupt(process, workers, "not solved")
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux /proc")
+def test_ctrl_c_while_the_workers_start_ends_them_and_frees_the_memory() -> None:
+    process = _start("solve", "connect4", "--moves", "4453", "--workers", "2")
+    deadline = time.perf_counter() + 30
+    workers: set[int] = set()
+    while len(workers) < 2 and time.perf_counter() < deadline:
+        time.sleep(0.05)
+        workers = _descendants(process.pid)
+    os.killpg(process.pid, signal.SIGINT)
+    _, err = process.communicate(timeout=15)
+    assert process.returncode in (0, 130), err  # 130: interrupted before the solve began
+    assert "Traceback" not in err and "leaked" not in err, err
     deadline = time.perf_counter() + 3
     while any(_alive(pid) for pid in workers) and time.perf_counter() < deadline:
         time.sleep(0.05)
     assert not any(_alive(pid) for pid in workers)
+
+
+def _cpu_seconds(pids: set[int]) -> float:
+    """User and system CPU seconds used by the processes ``pids``, from /proc."""
+    ticks = 0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        ticks += int(fields[11]) + int(fields[12])  # utime, stime
+    return ticks / os.sysconf("SC_CLK_TCK")

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import contextlib
 import multiprocessing
-import signal
 import time
 from multiprocessing.connection import Connection, wait
 from multiprocessing.shared_memory import SharedMemory
@@ -60,7 +59,7 @@ from zerosum.compiled.engine import (
 )
 from zerosum.compiled.runner import Found, Solution, compiled
 from zerosum.search.core import Limit, Stats
-from zerosum.search.parallel import Activity
+from zerosum.search.parallel import Activity, ignore_sigint, sigint_held
 
 _POLL_S: Final = 0.01
 SERIAL_NODES: Final = 200_000
@@ -84,7 +83,7 @@ def _worker(
     pipe: Connection,
 ) -> None:
     """A worker's life: attach to the shared arrays, then solve whatever the pipe sends."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and stops us
+    ignore_sigint()  # the parent handles Ctrl-C and stops us
     from zerosum.compiled.solver import compiled_game
 
     kernel = compiled_game(game).kernel
@@ -141,7 +140,16 @@ class ParallelEngine:
         """Busy time and nodes per worker since the last solve or search started."""
         context = multiprocessing.get_context("spawn")
         self._pipes: list[Connection] = []
-        self._processes = []
+        self._processes: list[Any] = []
+        try:
+            self._start(context, game, entries)
+        except BaseException:  # Ctrl-C while the workers load: end them, free the memory
+            self.close(kill=True)
+            raise
+
+    def _start(self, context: Any, game: str, entries: int) -> None:
+        """Start the workers and wait until each has loaded the compiled search."""
+        workers = self.workers
         for index in range(workers):
             mine, theirs = context.Pipe()
             process = context.Process(
@@ -158,7 +166,8 @@ class ParallelEngine:
                 daemon=True,
                 name=f"zerosum-worker-{index}",
             )
-            process.start()
+            with sigint_held():
+                process.start()
             self._pipes.append(mine)
             self._processes.append(process)
         for pipe in self._pipes:
@@ -167,7 +176,6 @@ class ParallelEngine:
             except EOFError:
                 ready = None
             if ready != "ready":
-                self.close()
                 raise RuntimeError("a search worker failed to start (see its error above)")
 
     @property
@@ -458,15 +466,19 @@ class ParallelEngine:
             fresh[NODE_LIMIT] = max((self._node_limit - self._nodes) // self.workers, 1)
         return fresh
 
-    def close(self) -> None:
-        """Stop the workers and free the shared memory."""
+    def close(self, *, kill: bool = False) -> None:
+        """Stop the workers (``kill``: at once, without letting them finish) and free the
+        shared memory."""
         for pipe in self._pipes:
             with contextlib.suppress(BrokenPipeError, OSError):
                 pipe.send(None)
         for process in self._processes:
+            if kill:
+                process.kill()
             process.join(timeout=5)
             if process.is_alive():
                 process.kill()
+                process.join()
         del self.table, self.ios
         self._table_memory.close()
         self._table_memory.unlink()

@@ -38,6 +38,7 @@ import multiprocessing
 import os
 import signal
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from typing import TYPE_CHECKING, Any, Final, TypeVar
@@ -52,6 +53,29 @@ if TYPE_CHECKING:  # the driver imports this module lazily; these names only typ
 M = TypeVar("M")
 
 _POLL_S: Final = 0.01
+
+
+@contextlib.contextmanager
+def sigint_held() -> Iterator[None]:
+    """Block SIGINT while worker processes are started. They inherit the blocked signal, so a
+    Ctrl-C cannot kill one half-way through Python's start-up (with a trace on the terminal);
+    each worker then ignores SIGINT and unblocks it (:func:`ignore_sigint`). In the parent, a
+    Ctrl-C that came meanwhile is delivered as soon as the block ends: none is lost."""
+    if not hasattr(signal, "pthread_sigmask"):  # not POSIX
+        yield
+        return
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
+def ignore_sigint() -> None:
+    """A worker's first step: Ctrl-C is the parent's to handle (it stops the workers)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
 def resolve_workers(workers: int) -> int:
@@ -180,7 +204,7 @@ class _WorkerSearch:
 def _serve(index: int, pipe: Connection, stop: Any) -> None:
     """A worker's life: search whatever root move the pipe sends until it sends ``None`` or
     closes."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and stops us
+    ignore_sigint()
     current: _WorkerSearch | None = None
     pipe.send("ready")
     while True:
@@ -215,26 +239,30 @@ class SearchPool:
         self.closed = False
         self.activity = Activity(self.workers)
         """Busy time and nodes per worker since the last search started."""
-        for index in range(self.workers):
-            mine, theirs = context.Pipe()
-            process = context.Process(
-                target=_serve,
-                args=(index, theirs, self._stop),
-                daemon=True,
-                name=f"zerosum-search-{index}",
-            )
-            process.start()
-            theirs.close()
-            self._pipes.append(mine)
-            self._processes.append(process)
-        for pipe in self._pipes:
-            try:
-                ready = pipe.recv()
-            except EOFError:
-                ready = None
-            if ready != "ready":
-                self.close()
-                raise RuntimeError("a search worker failed to start (see its error above)")
+        try:
+            for index in range(self.workers):
+                mine, theirs = context.Pipe()
+                process = context.Process(
+                    target=_serve,
+                    args=(index, theirs, self._stop),
+                    daemon=True,
+                    name=f"zerosum-search-{index}",
+                )
+                with sigint_held():
+                    process.start()
+                theirs.close()
+                self._pipes.append(mine)
+                self._processes.append(process)
+            for pipe in self._pipes:
+                try:
+                    ready = pipe.recv()
+                except EOFError:
+                    ready = None
+                if ready != "ready":
+                    raise RuntimeError("a search worker failed to start (see its error above)")
+        except BaseException:  # Ctrl-C while the workers start, or one failed: end them all
+            self.close(kill=True)
+            raise
 
     @property
     def pids(self) -> list[int]:
@@ -382,8 +410,8 @@ class SearchPool:
                 return
             del busy[worker]
 
-    def close(self) -> None:
-        """Stop the workers; the pool cannot be used afterwards."""
+    def close(self, *, kill: bool = False) -> None:
+        """Stop the workers (``kill``: at once); the pool cannot be used afterwards."""
         if self.closed:
             return
         self.closed = True
@@ -392,6 +420,8 @@ class SearchPool:
             with contextlib.suppress(BrokenPipeError, OSError):
                 pipe.send(None)
         for process in self._processes:
+            if kill:
+                process.kill()
             process.join(timeout=2)
             if process.is_alive():
                 process.kill()
