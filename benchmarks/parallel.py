@@ -3,6 +3,11 @@
 Sections (each serial search and its parallel twin run back to back, on the same positions,
 and must give the same value):
 
+0. What the machine allows now: one fixed serial search alone, then ``--workers`` copies of
+   it in as many processes at once; ``workers x alone / together`` is the speed-up that
+   perfectly parallel work gets at this moment (2.0 on two idle cores). No parallel search
+   can do better, so read the other measured speed-ups against it.
+
 1. Compiled exact solves of connect four (worker processes sharing one table,
    :mod:`zerosum.compiled.parallel`): hard positions (``4453`` and its continuations) and a
    sample of ``Test_L1_R1``. Each solve gets a fresh table of the same size; worker start-up is
@@ -98,6 +103,30 @@ def total(label: str, rows: list[tuple[float, float, float]]) -> str:
 
 def _estimate(activity: Activity, serial_nodes: int, parallel_nodes: int) -> float:
     return activity.workers * activity.utilization() * serial_nodes / max(parallel_nodes, 1)
+
+
+def _calibration_search(_: int = 0) -> float:
+    """Seconds for one fixed pure-Python search (section 0)."""
+    started = time.perf_counter()
+    search(Connect4(), limit=Limit(depth=11))
+    return time.perf_counter() - started
+
+
+def machine_allows(workers: int) -> None:
+    """Section 0 (see the module docstring)."""
+    import multiprocessing
+
+    alone = _calibration_search()
+    with multiprocessing.get_context("spawn").Pool(workers) as pool:
+        pool.map(_calibration_search, range(workers))  # start the processes and warm them
+        started = time.perf_counter()
+        pool.map(_calibration_search, range(workers))
+        together = time.perf_counter() - started
+    print(
+        f"one search alone {alone:.2f} s; {workers} at once in {workers} processes "
+        f"{together:.2f} s: independent work runs {workers * alone / together:.2f}x faster "
+        f"in parallel right now (the ceiling for every speed-up below)"
+    )
 
 
 def compiled_solves(workers: int, hash_mb: float, positions: tuple[str, ...]) -> None:
@@ -246,7 +275,7 @@ def main() -> None:
     parser.add_argument("--sample", type=int, default=100, help="Test_L1_R1 positions")
     parser.add_argument("--quick", action="store_true", help="fewer and shorter searches")
     parser.add_argument(
-        "--sections", default="12345", help="which sections to run, e.g. 15 (default all)"
+        "--sections", default="012345", help="which sections to run, e.g. 05 (default all)"
     )
     args = parser.parse_args()
     print(f"$ {' '.join([os.path.basename(sys.executable), *sys.argv])}")
@@ -257,6 +286,9 @@ def main() -> None:
     hard = HARD[1:3] if args.quick else HARD
     python = tuple((moves, depth - 2) for moves, depth in PYTHON) if args.quick else PYTHON
 
+    if "0" in args.sections:
+        print("\n== 0. what the machine allows now ==")
+        machine_allows(args.workers)
     if "1" in args.sections:
         print("\n== 1. compiled exact solves, connect four ==")
         compiled_solves(args.workers, args.hash, hard)
