@@ -1,14 +1,40 @@
-"""Speed-up of parallel exact solves (worker processes sharing one table) over serial ones.
+"""Speed-up of parallel search over serial search, in one run, and how it scales.
 
-Solves the same connect four positions serially (one process) and with ``--workers`` worker
-processes (lazy SMP, :mod:`zerosum.compiled.parallel`), in one run, and prints time, nodes and
-the speed-up per position and in total. Each solve gets a fresh table of the same size; worker
-start-up is timed separately and left out of the speed-up. The target of the parallel issue is a
-speed-up of at least 1.6 on 2 cores.
+Sections (each serial search and its parallel twin run back to back, on the same positions,
+and must give the same value):
+
+0. What the machine allows now: one fixed serial search alone, then ``--workers`` copies of
+   it in as many processes at once; ``workers x alone / together`` is the speed-up that
+   perfectly parallel work gets at this moment (2.0 on two idle cores). No parallel search
+   can do better, so read the other measured speed-ups against it.
+
+1. Compiled exact solves of connect four (worker processes sharing one table,
+   :mod:`zerosum.compiled.parallel`): hard positions (``4453`` and its continuations) and a
+   sample of ``Test_L1_R1``. Each solve gets a fresh table of the same size; worker start-up is
+   timed once and left out of the speed-up.
+2. The pure-Python engine at a fixed depth (root splitting over a :class:`SearchPool`).
+3. Scaling with more workers than cores: 2, 3 and 4 workers on the pure-Python searches and on
+   two compiled solves.
+4. Chess at a fixed depth: a hook, run when a ``chess`` game is registered.
+5. A simulated run of root splitting for the compiled exact solves with 1 to 8 workers, from
+   node counts (the critical path): the null-window tests are replayed serially, each root
+   move searched on its own; each test is then scheduled on ``W`` workers (moves in order, a
+   move's cost its node count, the first refuting move ending the test) and the simulated
+   speed-up is the serial nodes over the sum of the tests' schedule lengths. It ignores what
+   the shared table gives or costs in parallel and the idle workers' help on a running move,
+   and shows where root splitting alone stops scaling.
+
+Timings on a machine that other programs also load are noisy, and a parallel search suffers
+most from it (it needs every core at once), so every parallel row also prints what the run
+measured about the split itself: ``util`` is the share of the workers' time spent searching
+(busy worker-seconds over workers x wall seconds) and ``est`` the speed-up that the split
+would give on dedicated cores, ``workers x util x serial nodes / parallel nodes``. The load
+average before and after is printed too. The target of the parallel issue is a speed-up of at
+least 1.6 on 2 cores.
 
 Run from the repository root::
 
-    .venv/bin/python benchmarks/parallel.py [--workers N] [--hash MB] [--sample N]
+    .venv/bin/python benchmarks/parallel.py [--workers N] [--hash MB] [--sample N] [--quick]
 """
 
 from __future__ import annotations
@@ -18,13 +44,228 @@ import os
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
+from zerosum.compiled.engine import DEPTH_INF, narrowed, next_test, score_of_rank
+from zerosum.compiled.parallel import ParallelEngine
 from zerosum.compiled.solver import Solver
+from zerosum.games import GAMES, get_game
 from zerosum.games.connect4 import Connect4
+from zerosum.search import Limit, search
+from zerosum.search.parallel import Activity, SearchPool
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "connect4"
-HARD = ("4453", "44534", "4453444", "445344", "3344")
-"""Positions that take seconds: where parallel search can pay for its overhead."""
+HARD = ("4453", "44534", "4453444", "445344")
+"""Compiled solves that take seconds: where parallel search can pay for its overhead."""
+PYTHON = (("", 12), ("4453", 12), ("44", 12))
+"""Pure-Python engine searches (position, depth) of a few seconds each."""
+SCALING_COMPILED = ("44534", "4453444")
+CHESS = (
+    ("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3", 4),
+    ("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1", 3),
+)
+"""Hook for the chess game (another branch): positions and depths for the fixed-depth rows."""
+
+HEADER = (
+    f"{'position':<10} {'depth':>5} {'value':>8} {'serial s':>9} {'nodes':>11} "
+    f"{'parallel s':>10} {'nodes':>11} {'speed-up':>8} {'util':>5} {'est':>5}"
+)
+
+
+def row(
+    label: str,
+    depth: str,
+    value: int,
+    serial: tuple[float, int],
+    parallel: tuple[float, int],
+    activity: Activity,
+) -> str:
+    (one_s, one_nodes), (many_s, many_nodes) = serial, parallel
+    utilization = activity.utilization()
+    estimate = activity.workers * utilization * one_nodes / max(many_nodes, 1)
+    return (
+        f"{label or '(start)':<10} {depth:>5} {value:>8} {one_s:>9.2f} {one_nodes:>11,} "
+        f"{many_s:>10.2f} {many_nodes:>11,} {one_s / many_s:>8.2f} {utilization:>5.2f} "
+        f"{estimate:>5.2f}"
+    )
+
+
+def total(label: str, rows: list[tuple[float, float, float]]) -> str:
+    """The total speed-up, and the estimate weighted by serial time."""
+    serial = sum(one for one, _, _ in rows)
+    parallel = sum(many for _, many, _ in rows)
+    weighted = serial / sum(one / estimate for one, _, estimate in rows if estimate > 0)
+    return (
+        f"{label:<10} {'':>5} {'':>8} {serial:>9.2f} {'':>11} {parallel:>10.2f} {'':>11} "
+        f"{serial / parallel:>8.2f} {'':>5} {weighted:>5.2f}"
+    )
+
+
+def _estimate(activity: Activity, serial_nodes: int, parallel_nodes: int) -> float:
+    return activity.workers * activity.utilization() * serial_nodes / max(parallel_nodes, 1)
+
+
+def _calibration_search(_: int = 0) -> float:
+    """Seconds for one fixed pure-Python search (section 0)."""
+    started = time.perf_counter()
+    search(Connect4(), limit=Limit(depth=11))
+    return time.perf_counter() - started
+
+
+def machine_allows(workers: int) -> None:
+    """Section 0 (see the module docstring)."""
+    import multiprocessing
+
+    alone = _calibration_search()
+    with multiprocessing.get_context("spawn").Pool(workers) as pool:
+        pool.map(_calibration_search, range(workers))  # start the processes and warm them
+        started = time.perf_counter()
+        pool.map(_calibration_search, range(workers))
+        together = time.perf_counter() - started
+    print(
+        f"one search alone {alone:.2f} s; {workers} at once in {workers} processes "
+        f"{together:.2f} s: independent work runs {workers * alone / together:.2f}x faster "
+        f"in parallel right now (the ceiling for every speed-up below)"
+    )
+
+
+def compiled_solves(workers: int, hash_mb: float, positions: tuple[str, ...]) -> None:
+    started = time.perf_counter()
+    parallel = Solver("connect4", hash_mb=hash_mb, workers=workers)
+    print(f"worker start-up: {time.perf_counter() - started:.2f} s (once, not in the figures)")
+    serial = Solver("connect4", hash_mb=hash_mb)
+    serial.solve(Connect4.from_position(HARD[0] + "444"))  # load the compiled code
+    engine = parallel.exact
+    assert isinstance(engine, ParallelEngine)
+    print(HEADER)
+    rows = []
+    for moves in positions:
+        game = Connect4.from_position(moves)
+        serial.engine.clear()
+        one = serial.solve(game)
+        engine.table[:] = 0  # a fresh shared table
+        many = parallel.solve(game)
+        assert one.rank == many.rank, moves
+        one_run = (one.stats.time_s, one.stats.nodes)
+        many_run = (many.stats.time_s, many.stats.nodes)
+        print(row(moves, "exact", one.rank, one_run, many_run, engine.activity))
+        estimate = _estimate(engine.activity, one.stats.nodes, many.stats.nodes)
+        rows.append((one.stats.time_s, many.stats.time_s, estimate))
+    print(total(f"total {workers}w", rows))
+    parallel.close()
+
+
+def compiled_sample(workers: int, hash_mb: float, sample: int) -> None:
+    lines = (DATA / "Test_L1_R1").read_text().split("\n")[:sample]
+    games = [Connect4.from_position(line.split()[0]) for line in lines if line]
+    with Solver("connect4", hash_mb=hash_mb, workers=workers) as parallel:
+        serial = Solver("connect4", hash_mb=hash_mb)
+        for label, solver in (("serial", serial), (f"{workers} workers", parallel)):
+            clock = time.perf_counter()
+            for game in games:
+                solver.solve(game)
+            seconds = time.perf_counter() - clock
+            print(
+                f"Test_L1_R1[:{len(games)}] {label:<10} "
+                f"{seconds / len(games) * 1e3:8.3f} ms/position"
+            )
+    print("(small solves run in the calling process: the workers cost nothing there)")
+
+
+def python_searches(pool: SearchPool, searches: tuple[tuple[str, int], ...]) -> None:
+    print(HEADER)
+    rows = []
+    for moves, depth in searches:
+        game = Connect4.from_position(moves)
+        limit = Limit(depth=depth)
+        one = search(game, limit=limit)
+        many = search(game, limit=limit, pool=pool)
+        assert one.value == many.value, moves
+        one_run = (one.stats.time_s, one.stats.nodes)
+        many_run = (many.stats.time_s, many.stats.nodes)
+        print(row(moves, str(depth), one.value, one_run, many_run, pool.activity))
+        estimate = _estimate(pool.activity, one.stats.nodes, many.stats.nodes)
+        rows.append((one.stats.time_s, many.stats.time_s, estimate))
+        nodes = ", ".join(f"{count:,}" for count in pool.activity.nodes)
+        print(f"{'':<10} nodes per worker: {nodes}")
+    print(total(f"total {pool.workers}w", rows))
+
+
+def chess_fixed_depth(workers: int) -> None:
+    """Chess at a fixed depth: serial against ``workers`` processes (needs the chess game)."""
+    if "chess" not in GAMES:
+        print("chess: NOT RUN: no chess game is registered on this branch (hook: CHESS)")
+        return
+    spec = get_game("chess")
+    with SearchPool(workers) as pool:
+        print(HEADER)
+        rows = []
+        for fen, depth in CHESS:
+            game: Any = spec.from_position(fen)
+            one = search(game, limit=Limit(depth=depth))
+            many = search(game, limit=Limit(depth=depth), pool=pool)
+            one_run = (one.stats.time_s, one.stats.nodes)
+            many_run = (many.stats.time_s, many.stats.nodes)
+            same = "" if one.value == many.value else "  (differ: chess repeats positions)"
+            print(row(fen[:10], str(depth), one.value, one_run, many_run, pool.activity) + same)
+            estimate = _estimate(pool.activity, one.stats.nodes, many.stats.nodes)
+            rows.append((one.stats.time_s, many.stats.time_s, estimate))
+        print(total(f"total {workers}w", rows))
+
+
+def simulated_root_splitting(hash_mb: float, positions: tuple[str, ...]) -> None:
+    """Section 5 (see the module docstring)."""
+    solver = Solver("connect4", hash_mb=hash_mb)
+    engine, kernel = solver.engine, solver.compiled.kernel
+    counts = (1, 2, 3, 4, 8)
+    print(
+        f"{'position':<10} {'tests':>5} {'nodes':>12} {'largest move':>12}  "
+        + " ".join(f"{f'{w} workers':>9}" for w in counts)
+    )
+    for moves in positions:
+        engine.clear()
+        state = solver.state(Connect4.from_position(moves))
+        kernel.decided(state)
+        children = [engine.state(child) for _, child in ParallelEngine._moves_of(kernel, state)]
+        lo, hi = (int(end) for end in kernel.rank_range(state))
+        tests: list[tuple[list[int], int | None]] = []  # node counts, refuting move
+        while lo < hi:
+            middle = int(next_test(lo, hi))
+            alpha, beta = int(score_of_rank(middle)), int(score_of_rank(middle + 1))
+            costs, refuter, best = [], None, -(1 << 40)
+            for index, child in enumerate(children):
+                found = engine.search(child, DEPTH_INF, alpha=-beta, beta=-alpha)
+                costs.append(found.stats.nodes)
+                best = max(best, -found.score)
+                if best >= beta:
+                    refuter = index
+                    break
+            tests.append((costs, refuter))
+            lo, hi = (int(end) for end in narrowed(lo, hi, middle, best))
+        total_nodes = sum(sum(costs) for costs, _ in tests)
+        largest = max(max(costs) for costs, _ in tests) / total_nodes
+        speedups = []
+        for workers in counts:
+            length = sum(_schedule(costs, refuter, workers) for costs, refuter in tests)
+            speedups.append(total_nodes / length)
+        print(
+            f"{moves:<10} {len(tests):>5} {total_nodes:>12,} {largest:>12.0%}  "
+            + " ".join(f"{speedup:>9.2f}" for speedup in speedups)
+        )
+
+
+def _schedule(costs: list[int], refuter: int | None, workers: int) -> int:
+    """The length of one null-window test on ``workers`` workers: the moves start in order
+    on the first free worker; the test ends when the refuting move (if any) ends, else when
+    the last one does."""
+    free = [0] * workers
+    ends = []
+    for cost in costs:
+        start = min(free)
+        slot = free.index(start)
+        free[slot] = start + cost
+        ends.append(start + cost)
+    return ends[refuter] if refuter is not None else max(ends)
 
 
 def main() -> None:
@@ -32,50 +273,43 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 2)
     parser.add_argument("--hash", type=float, default=64.0, help="table size in MB")
     parser.add_argument("--sample", type=int, default=100, help="Test_L1_R1 positions")
+    parser.add_argument("--quick", action="store_true", help="fewer and shorter searches")
+    parser.add_argument(
+        "--sections", default="012345", help="which sections to run, e.g. 05 (default all)"
+    )
     args = parser.parse_args()
     print(f"$ {' '.join([os.path.basename(sys.executable), *sys.argv])}")
-    print(f"{os.cpu_count()} cores; {args.workers} workers; {args.hash:g} MB table per solve\n")
-
-    started = time.perf_counter()
-    parallel = Solver("connect4", hash_mb=args.hash, workers=args.workers)
-    print(f"worker start-up: {time.perf_counter() - started:.2f} s (once, not in the figures)\n")
-    serial = Solver("connect4", hash_mb=args.hash)
-    serial.solve(Connect4.from_position(HARD[0] + "444"))  # load the compiled code
-
-    header = f"{'position':<10} {'score':>5} {'serial s':>9} {'nodes':>12} {'parallel s':>10}"
-    print(header + f" {'nodes':>12} {'speed-up':>8}")
-    totals = [0.0, 0.0]
-    for moves in HARD:
-        game = Connect4.from_position(moves)
-        serial.engine.clear()
-        one = serial.solve(game)
-        parallel.exact.table[:] = 0  # type: ignore[union-attr]  # a fresh shared table
-        many = parallel.solve(game)
-        assert one.rank == many.rank, moves
-        totals[0] += one.stats.time_s
-        totals[1] += many.stats.time_s
-        print(
-            f"{moves:<10} {one.rank:>5} {one.stats.time_s:>9.2f} {one.stats.nodes:>12,} "
-            f"{many.stats.time_s:>10.2f} {many.stats.nodes:>12,} "
-            f"{one.stats.time_s / many.stats.time_s:>8.2f}"
-        )
     print(
-        f"{'total':<10} {'':>5} {totals[0]:>9.2f} {'':>12} {totals[1]:>10.2f} {'':>12} "
-        f"{totals[0] / totals[1]:>8.2f}"
+        f"{os.cpu_count()} cores; {args.workers} workers; {args.hash:g} MB table per solve; "
+        f"load average {os.getloadavg()[0]:.2f} at the start"
     )
+    hard = HARD[1:3] if args.quick else HARD
+    python = tuple((moves, depth - 2) for moves, depth in PYTHON) if args.quick else PYTHON
 
-    lines = (DATA / "Test_L1_R1").read_text().split("\n")[: args.sample]
-    games = [Connect4.from_position(line.split()[0]) for line in lines if line]
-    for label, solver in (("serial", serial), (f"{args.workers} workers", parallel)):
-        clock = time.perf_counter()
-        for game in games:
-            solver.solve(game)
-        seconds = time.perf_counter() - clock
-        print(
-            f"Test_L1_R1[:{len(games)}] {label:<10} {seconds / len(games) * 1e3:8.3f} ms/position"
-        )
-    print("(the easy set shows the cost of handing each small solve to the workers)")
-    parallel.close()
+    if "0" in args.sections:
+        print("\n== 0. what the machine allows now ==")
+        machine_allows(args.workers)
+    if "1" in args.sections:
+        print("\n== 1. compiled exact solves, connect four ==")
+        compiled_solves(args.workers, args.hash, hard)
+        compiled_sample(args.workers, args.hash, args.sample)
+    if "2" in args.sections:
+        print("\n== 2. pure-Python engine at a fixed depth, connect four ==")
+        with SearchPool(args.workers) as pool:
+            python_searches(pool, python)
+    if "3" in args.sections:
+        print("\n== 3. more workers than cores ==")
+        for workers in (3, 4):
+            with SearchPool(workers) as pool:
+                python_searches(pool, python)
+            compiled_solves(workers, args.hash, SCALING_COMPILED)
+    if "4" in args.sections:
+        print("\n== 4. chess at a fixed depth ==")
+        chess_fixed_depth(args.workers)
+    if "5" in args.sections:
+        print("\n== 5. simulated root splitting of the compiled exact solves (node counts) ==")
+        simulated_root_splitting(args.hash, hard)
+    print(f"\nload average {os.getloadavg()[0]:.2f} at the end")
 
 
 if __name__ == "__main__":

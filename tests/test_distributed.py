@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import random
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from test_compiled import read_set
+from test_search_exhaustive import POSITIONS
 
 from zerosum.cluster import ClusterError, LocalExecutor, open_executor
+from zerosum.compiled.solver import Solver
 from zerosum.distributed import solve_distributed
 from zerosum.games.connect4 import Connect4
+from zerosum.games.tictactoe import TicTacToe
 from zerosum.search import Limit
 from zerosum.store import Store
 
@@ -32,6 +37,16 @@ def test_units_give_the_known_scores(executor: LocalExecutor, data_dir: Path) ->
             assert found.rank == score, moves
             weak = solve_distributed(game, executor=executor, store=store, weak=True)
             assert weak.rank == (score > 0) - (score < 0), moves
+
+
+def test_tic_tac_toe_units_give_the_serial_ranks(executor: LocalExecutor) -> None:
+    serial = Solver("tictactoe")
+    inner = [game for game in POSITIONS if game.outcome() is None and game.ply() < 6]
+    games = [TicTacToe(), *random.Random(3).sample(inner, 12)]
+    for game in games:
+        with Store(":memory:") as store:
+            found = solve_distributed(game, executor=executor, store=store, split=2)
+            assert found.rank == serial.solve(game).rank, game.position()
 
 
 def test_an_interrupted_solve_resumes_from_the_store(
@@ -77,3 +92,16 @@ def test_a_cluster_without_ray_is_a_clear_error(monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setattr(zerosum.cluster.importlib, "import_module", missing)
     with pytest.raises(ClusterError, match=r"pip install zerosum\[ray\]"):
         open_executor("auto")
+
+
+def test_shutting_the_local_pool_without_waiting_ends_its_workers() -> None:
+    pool = LocalExecutor(1)
+    pool.submit(time.sleep, 60)
+    time.sleep(0.5)  # the worker has started the task
+    processes = list(pool._pool._processes.values())
+    started = time.perf_counter()
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        process.join(timeout=5)
+    assert not any(process.is_alive() for process in processes)
+    assert time.perf_counter() - started < 5

@@ -13,6 +13,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from synthetic import RandomGame
 from test_compiled import read_set
 from test_search_exhaustive import ORACLE, POSITIONS
 
@@ -33,7 +36,7 @@ def pool() -> Iterator[SearchPool]:
 
 def test_solves_of_the_first_plies_and_a_sample_equal_the_serial_ones(pool: SearchPool) -> None:
     sample = [game for game in INNER if game.ply() <= 2]
-    sample += random.Random(6).sample([game for game in INNER if game.ply() > 2], 150)
+    sample += random.Random(6).sample([game for game in INNER if game.ply() > 2], 100)
     for game in sample:
         serial, parallel = solve(game), solve(game, pool=pool)
         assert parallel.value == serial.value == ORACLE[game.position()][0], game.position()
@@ -55,6 +58,36 @@ def test_depth_limited_values_equal_the_serial_ones(pool: SearchPool, algorithm:
             assert parallel.depth == serial.depth
             one = search(game, algorithm=algorithm, limit=limit, pool=pool)
             assert one.value == serial.value and one.best_move in serial.best_moves
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(seed=st.integers(0, 2**32), depth=st.integers(1, 5), width=st.integers(2, 6))
+def test_random_trees_give_the_serial_values(
+    pool: SearchPool, seed: int, depth: int, width: int
+) -> None:
+    game = RandomGame(seed, width=width)
+    for algorithm in ("engine", "alphabeta"):
+        limit = Limit(depth=depth)
+        serial = search(game, algorithm=algorithm, limit=limit, all_best=True)
+        parallel = search(game, algorithm=algorithm, limit=limit, all_best=True, pool=pool)
+        assert parallel.value == serial.value and parallel.depth == serial.depth
+        assert set(parallel.best_moves) == set(serial.best_moves)
+
+
+class BrokenTicTacToe(TicTacToe):
+    """A game with a bug: its evaluation raises."""
+
+    def evaluate(self) -> int:
+        raise ValueError("broken evaluation")
+
+
+def test_a_failing_worker_is_reported_and_the_pool_stays_usable(pool: SearchPool) -> None:
+    with pytest.raises(RuntimeError, match="a search worker failed: ValueError: broken"):
+        search(BrokenTicTacToe(), limit=Limit(depth=2), pool=pool)
+    game = TicTacToe.from_position("x../.o./...")
+    assert solve(game, pool=pool).value == solve(game).value
 
 
 def test_connect_four_depth_limited_and_solved(pool: SearchPool, data_dir: Path) -> None:
@@ -149,29 +182,83 @@ def _alive(pid: int) -> bool:
     return state != "Z"
 
 
-@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux /proc")
-def test_ctrl_c_stops_the_command_and_its_workers() -> None:
-    command = [sys.executable, "-m", "zerosum.cli", "analyze", "connect4", "--workers", "2"]
-    process = subprocess.Popen(
-        [*command, "--time", "60"],
+def _interrupt(process: subprocess.Popen[str], workers: set[int], expected: str) -> None:
+    """Ctrl-C to ``process``'s group; it must stop at once, print ``expected`` and leave none
+    of ``workers`` alive."""
+    os.killpg(process.pid, signal.SIGINT)  # Ctrl-C reaches the whole foreground group
+    started = time.perf_counter()
+    out, err = process.communicate(timeout=10)
+    assert time.perf_counter() - started < 3, "the search did not stop promptly"
+    assert process.returncode == 0, err
+    assert expected in out, out
+    deadline = time.perf_counter() + 3
+    while any(_alive(pid) for pid in workers) and time.perf_counter() < deadline:
+        time.sleep(0.05)
+    assert not any(_alive(pid) for pid in workers)
+
+
+def _start(*argv: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "zerosum.cli", *argv],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,  # its own process group, as a terminal's foreground job
     )
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux /proc")
+def test_ctrl_c_stops_the_command_and_its_workers() -> None:
+    process = _start("analyze", "connect4", "--workers", "2", "--time", "60")
     assert process.stdout is not None
     line = process.stdout.readline()  # the first iteration: the workers are searching
     assert line.startswith("depth"), line
     time.sleep(0.5)
     workers = _descendants(process.pid)
     assert len(workers) >= 2
-    os.killpg(process.pid, signal.SIGINT)  # Ctrl-C reaches the whole foreground group
-    started = time.perf_counter()
-    out, err = process.communicate(timeout=10)
-    assert time.perf_counter() - started < 3, "the search did not stop promptly"
-    assert process.returncode == 0, err
-    assert "stopped early" in out and "best move" in out
+    _interrupt(process, workers, "stopped early")
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux /proc")
+def test_ctrl_c_stops_a_compiled_solve_and_its_workers() -> None:
+    process = _start("solve", "connect4", "--moves", "4453", "--workers", "2")
+    # Wait until the workers have loaded the compiled search and searched for a while.
+    deadline = time.perf_counter() + 60
+    workers: set[int] = set()
+    while time.perf_counter() < deadline:
+        time.sleep(0.2)
+        workers = _descendants(process.pid)
+        if len(workers) >= 2 and _cpu_seconds(workers) > 3:
+            break
+    assert len(workers) >= 2
+    _interrupt(process, workers, "not solved")
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux /proc")
+def test_ctrl_c_while_the_workers_start_ends_them_and_frees_the_memory() -> None:
+    process = _start("solve", "connect4", "--moves", "4453", "--workers", "2")
+    deadline = time.perf_counter() + 30
+    workers: set[int] = set()
+    while len(workers) < 2 and time.perf_counter() < deadline:
+        time.sleep(0.05)
+        workers = _descendants(process.pid)
+    os.killpg(process.pid, signal.SIGINT)
+    _, err = process.communicate(timeout=15)
+    assert process.returncode in (0, 130), err  # 130: interrupted before the solve began
+    assert "Traceback" not in err and "leaked" not in err, err
     deadline = time.perf_counter() + 3
     while any(_alive(pid) for pid in workers) and time.perf_counter() < deadline:
         time.sleep(0.05)
     assert not any(_alive(pid) for pid in workers)
+
+
+def _cpu_seconds(pids: set[int]) -> float:
+    """User and system CPU seconds used by the processes ``pids``, from /proc."""
+    ticks = 0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        ticks += int(fields[11]) + int(fields[12])  # utime, stime
+    return ticks / os.sysconf("SC_CLK_TCK")

@@ -245,11 +245,7 @@ def _tactical(
 
 
 def _solver(
-    game: str,
-    *,
-    hash_mb: float = DEFAULT_HASH_MB,
-    store: Store | None = None,
-    workers: int = 1,
+    game: str, *, hash_mb: float = DEFAULT_HASH_MB, store: Store | None = None, workers: int = 1
 ) -> Solver:
     from zerosum.compiled.solver import Solver
 
@@ -348,7 +344,10 @@ def cmd_solve(args: argparse.Namespace) -> int:
     _check_algorithm(spec, algorithm)
     if args.cluster is not None:
         if algorithm != COMPILED_ENGINE or args.all:
-            raise UsageError("--cluster solves with the compiled engine, without --all")
+            raise UsageError(
+                "--cluster solves with the compiled engine and without --all: expected "
+                "--algorithm compiled (the default for connect four) and no --all"
+            )
         return _solve_distributed(args, spec, game)
     if algorithm == COMPILED_ENGINE:
         return _solve_compiled(args, spec, game)

@@ -20,12 +20,12 @@ import concurrent.futures
 import importlib
 import multiprocessing
 import os
-import signal
 import socket
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 from zerosum.game import ZerosumError
+from zerosum.search.parallel import ignore_sigint, sigint_held
 
 T = TypeVar("T")
 
@@ -50,10 +50,6 @@ class Executor(concurrent.futures.Executor):
         future.cancel()
 
 
-def _ignore_sigint() -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
 class LocalExecutor(Executor):
     """``workers`` processes on this machine (0: one per core)."""
 
@@ -62,16 +58,23 @@ class LocalExecutor(Executor):
         self._pool = concurrent.futures.ProcessPoolExecutor(
             max_workers=self.workers,
             mp_context=multiprocessing.get_context("spawn"),
-            initializer=_ignore_sigint,
+            initializer=ignore_sigint,
         )
 
     def submit(
         self, fn: Callable[..., T], /, *args: Any, **kwargs: Any
     ) -> concurrent.futures.Future[T]:
-        return self._pool.submit(fn, *args, **kwargs)
+        with sigint_held():  # the first submit starts the workers
+            return self._pool.submit(fn, *args, **kwargs)
 
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        """As the standard pool's; with ``wait=False`` the workers are also ended at once, so
+        a long task still running does not keep this process from exiting."""
+        running = list((self._pool._processes or {}).values())
         self._pool.shutdown(wait=wait, cancel_futures=cancel_futures)
+        if not wait:
+            for process in running:
+                process.terminate()
 
 
 _CONNECT_S = 5.0

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import contextlib
 import multiprocessing
-import signal
 import time
 from multiprocessing.connection import Connection, wait
 from multiprocessing.shared_memory import SharedMemory
@@ -60,6 +59,7 @@ from zerosum.compiled.engine import (
 )
 from zerosum.compiled.runner import Found, Solution, compiled
 from zerosum.search.core import Limit, Stats
+from zerosum.search.parallel import Activity, ignore_sigint, sigint_held
 
 _POLL_S: Final = 0.01
 SERIAL_NODES: Final = 200_000
@@ -83,7 +83,7 @@ def _worker(
     pipe: Connection,
 ) -> None:
     """A worker's life: attach to the shared arrays, then solve whatever the pipe sends."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and stops us
+    ignore_sigint()  # the parent handles Ctrl-C and stops us
     from zerosum.compiled.solver import compiled_game
 
     kernel = compiled_game(game).kernel
@@ -136,9 +136,20 @@ class ParallelEngine:
         self._nodes = 0
         self._counts = [0] * (EVALUATIONS + 1)
         self._node_limit: int | None = None
+        self.activity = Activity(workers)
+        """Busy time and nodes per worker since the last solve or search started."""
         context = multiprocessing.get_context("spawn")
         self._pipes: list[Connection] = []
-        self._processes = []
+        self._processes: list[Any] = []
+        try:
+            self._start(context, game, entries)
+        except BaseException:  # Ctrl-C while the workers load: end them, free the memory
+            self.close(kill=True)
+            raise
+
+    def _start(self, context: Any, game: str, entries: int) -> None:
+        """Start the workers and wait until each has loaded the compiled search."""
+        workers = self.workers
         for index in range(workers):
             mine, theirs = context.Pipe()
             process = context.Process(
@@ -155,7 +166,8 @@ class ParallelEngine:
                 daemon=True,
                 name=f"zerosum-worker-{index}",
             )
-            process.start()
+            with sigint_held():
+                process.start()
             self._pipes.append(mine)
             self._processes.append(process)
         for pipe in self._pipes:
@@ -164,7 +176,6 @@ class ParallelEngine:
             except EOFError:
                 ready = None
             if ready != "ready":
-                self.close()
                 raise RuntimeError("a search worker failed to start (see its error above)")
 
     @property
@@ -195,6 +206,7 @@ class ParallelEngine:
         self.generation += 1
         self._nodes = 0
         self._node_limit = None if limit is None else limit.nodes
+        self.activity.reset()
         # Most solves are small: try here first, on the shared table, with a small budget.
         io = self._fresh()
         io[NODE_LIMIT] = min(int(io[NODE_LIMIT]), SERIAL_NODES)
@@ -233,7 +245,11 @@ class ParallelEngine:
 
     def _moves(self, root: np.ndarray[Any, Any]) -> list[tuple[int, list[int]]]:
         """Each move the kernel offers at ``root`` with the state after it, best first."""
-        kernel = self.kernel
+        return self._moves_of(self.kernel, root)
+
+    @staticmethod
+    def _moves_of(kernel: Kernel, root: np.ndarray[Any, Any]) -> list[tuple[int, list[int]]]:
+        """:meth:`_moves` for any kernel (the benchmark replays solves with it)."""
         moves = np.zeros(kernel.max_moves, np.int64)
         children = []
         for move in moves[: kernel.moves(root, moves)].copy():
@@ -259,6 +275,7 @@ class ParallelEngine:
         self._nodes = 0
         self._counts = [0] * (EVALUATIONS + 1)
         self._node_limit = None if limit is None or limit.nodes is None else limit.nodes
+        self.activity.reset()
         decided = int(kernel.decided(root))
         if decided != NO_SCORE:
             return Found(decided, -1, Stats(nodes=1, time_s=time.perf_counter() - started))
@@ -321,6 +338,7 @@ class ParallelEngine:
                 top = beta if full or best_at < 0 else alpha + 1
                 self.ios[worker] = self._fresh()
                 busy[worker] = (index, alpha, full or best_at < 0)
+                self.activity.begin(worker)
                 self._pipes[worker].send((moves[index][1], -top, -alpha, depth - 1))
 
         fill()
@@ -331,6 +349,7 @@ class ParallelEngine:
                     score = self._pipes[worker].recv()
                     index, alpha, full = busy.pop(worker)
                     self._nodes += int(self.ios[worker, NODES])
+                    self.activity.end(worker, int(self.ios[worker, NODES]))
                     for slot in range(EVALUATIONS + 1):
                         self._counts[slot] += int(self.ios[worker, slot])
                     if stopping:
@@ -391,6 +410,7 @@ class ParallelEngine:
             self.ios[worker] = self._fresh()
             self.ios[worker, VARIANT] = variant
             busy[worker] = child
+            self.activity.begin(worker)
             self._pipes[worker].send((children[child], -beta, -alpha, DEPTH_INF))
 
         def fill() -> None:
@@ -410,6 +430,7 @@ class ParallelEngine:
                     score = self._pipes[worker].recv()
                     child = busy.pop(worker)
                     self._nodes += int(self.ios[worker, NODES])
+                    self.activity.end(worker, int(self.ios[worker, NODES]))
                     if stopping or child in answered:
                         continue
                     if self.ios[worker, ABORTED] != 0:  # not stopped by us: its node budget
@@ -445,15 +466,19 @@ class ParallelEngine:
             fresh[NODE_LIMIT] = max((self._node_limit - self._nodes) // self.workers, 1)
         return fresh
 
-    def close(self) -> None:
-        """Stop the workers and free the shared memory."""
+    def close(self, *, kill: bool = False) -> None:
+        """Stop the workers (``kill``: at once, without letting them finish) and free the
+        shared memory."""
         for pipe in self._pipes:
             with contextlib.suppress(BrokenPipeError, OSError):
                 pipe.send(None)
         for process in self._processes:
+            if kill:
+                process.kill()
             process.join(timeout=5)
             if process.is_alive():
                 process.kill()
+                process.join()
         del self.table, self.ios
         self._table_memory.close()
         self._table_memory.unlink()

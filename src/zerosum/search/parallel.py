@@ -38,6 +38,7 @@ import multiprocessing
 import os
 import signal
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from typing import TYPE_CHECKING, Any, Final, TypeVar
@@ -54,11 +55,65 @@ M = TypeVar("M")
 _POLL_S: Final = 0.01
 
 
+@contextlib.contextmanager
+def sigint_held() -> Iterator[None]:
+    """Block SIGINT while worker processes are started. They inherit the blocked signal, so a
+    Ctrl-C cannot kill one half-way through Python's start-up (with a trace on the terminal);
+    each worker then ignores SIGINT and unblocks it (:func:`ignore_sigint`). In the parent, a
+    Ctrl-C that came meanwhile is delivered as soon as the block ends: none is lost."""
+    if not hasattr(signal, "pthread_sigmask"):  # not POSIX
+        yield
+        return
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
+def ignore_sigint() -> None:
+    """A worker's first step: Ctrl-C is the parent's to handle (it stops the workers)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
 def resolve_workers(workers: int) -> int:
     """``workers`` as a process count: 0 means one per core."""
     if workers < 0:
         raise ValueError(f"{workers} workers: expected 0 (every core) or more")
     return workers or os.cpu_count() or 1
+
+
+class Activity:
+    """What each worker of a pool did since :meth:`reset`: seconds busy with a task and nodes
+    searched. ``utilization`` is the share of the workers' time spent searching: together with
+    the node counts it tells how the split would scale on dedicated cores (see
+    ``benchmarks/parallel.py``)."""
+
+    def __init__(self, workers: int) -> None:
+        self.workers = workers
+        self.reset()
+
+    def reset(self) -> None:
+        self.busy_s = [0.0] * self.workers
+        self.nodes = [0] * self.workers
+        self.tasks = 0
+        self.started = time.perf_counter()
+        self._since: dict[int, float] = {}
+
+    def begin(self, worker: int) -> None:
+        self._since[worker] = time.perf_counter()
+        self.tasks += 1
+
+    def end(self, worker: int, nodes: int) -> None:
+        self.busy_s[worker] += time.perf_counter() - self._since.pop(worker)
+        self.nodes[worker] += nodes
+
+    def utilization(self) -> float:
+        """Busy worker-seconds over ``workers`` times the wall-clock seconds since the reset."""
+        elapsed = time.perf_counter() - self.started
+        return sum(self.busy_s) / (self.workers * elapsed) if elapsed > 0 else 0.0
 
 
 @dataclass(frozen=True)
@@ -150,7 +205,7 @@ class _WorkerSearch:
 def _serve(index: int, pipe: Connection, stop: Any) -> None:
     """A worker's life: search whatever root move the pipe sends until it sends ``None`` or
     closes."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and stops us
+    ignore_sigint()
     current: _WorkerSearch | None = None
     pipe.send("ready")
     while True:
@@ -160,9 +215,13 @@ def _serve(index: int, pipe: Connection, stop: Any) -> None:
             break
         if task is None:
             break
-        if current is None or current.search_id != task.search_id:
-            current = _WorkerSearch(task)
-        pipe.send(current.run(task, stop, index))
+        try:
+            if current is None or current.search_id != task.search_id:
+                current = _WorkerSearch(task)
+            answer: _Answer | str = current.run(task, stop, index)
+        except Exception as error:  # a bug in a game or an algorithm: tell the parent
+            answer, current = f"{type(error).__name__}: {error}", None
+        pipe.send(answer)
 
 
 class SearchPool:
@@ -179,26 +238,32 @@ class SearchPool:
         self._order: dict[Any, Score] = {}
         self._order_search = -1
         self.closed = False
-        for index in range(self.workers):
-            mine, theirs = context.Pipe()
-            process = context.Process(
-                target=_serve,
-                args=(index, theirs, self._stop),
-                daemon=True,
-                name=f"zerosum-search-{index}",
-            )
-            process.start()
-            theirs.close()
-            self._pipes.append(mine)
-            self._processes.append(process)
-        for pipe in self._pipes:
-            try:
-                ready = pipe.recv()
-            except EOFError:
-                ready = None
-            if ready != "ready":
-                self.close()
-                raise RuntimeError("a search worker failed to start (see its error above)")
+        self.activity = Activity(self.workers)
+        """Busy time and nodes per worker since the last search started."""
+        try:
+            for index in range(self.workers):
+                mine, theirs = context.Pipe()
+                process = context.Process(
+                    target=_serve,
+                    args=(index, theirs, self._stop),
+                    daemon=True,
+                    name=f"zerosum-search-{index}",
+                )
+                with sigint_held():
+                    process.start()
+                theirs.close()
+                self._pipes.append(mine)
+                self._processes.append(process)
+            for pipe in self._pipes:
+                try:
+                    ready = pipe.recv()
+                except EOFError:
+                    ready = None
+                if ready != "ready":
+                    raise RuntimeError("a search worker failed to start (see its error above)")
+        except BaseException:  # Ctrl-C while the workers start, or one failed: end them all
+            self.close(kill=True)
+            raise
 
     @property
     def pids(self) -> list[int]:
@@ -232,6 +297,7 @@ class SearchPool:
         ctx.nodes += 1
         if self._order_search != search_id:
             self._order, self._order_search = {}, search_id
+            self.activity.reset()
         # Step 1. Order the root moves by the previous iteration's values.
         moves = sorted(game.legal_moves(), key=lambda move: -self._order.get(move, -INFINITY))
         root = game.copy()
@@ -250,6 +316,7 @@ class SearchPool:
                 budget = max((limit.nodes - ctx.nodes) // self.workers, 1)
             self._stop[worker] = 0
             busy[worker] = index
+            self.activity.begin(worker)
             self._pipes[worker].send(
                 _Task(
                     search_id,
@@ -287,9 +354,12 @@ class SearchPool:
             while busy:
                 for ready in wait([self._pipes[worker] for worker in busy], timeout=_POLL_S):
                     worker = next(w for w in busy if self._pipes[w] is ready)
-                    answer: _Answer = self._pipes[worker].recv()
+                    answer: _Answer | str = self._pipes[worker].recv()
                     index = busy.pop(worker)
+                    if isinstance(answer, str):
+                        raise RuntimeError(f"a search worker failed: {answer}")
                     self._count(ctx, answer)
+                    self.activity.end(worker, answer.counts[0])
                     if answer.stopped:
                         stopping = True
                         halt()
@@ -341,8 +411,8 @@ class SearchPool:
                 return
             del busy[worker]
 
-    def close(self) -> None:
-        """Stop the workers; the pool cannot be used afterwards."""
+    def close(self, *, kill: bool = False) -> None:
+        """Stop the workers (``kill``: at once); the pool cannot be used afterwards."""
         if self.closed:
             return
         self.closed = True
@@ -351,6 +421,8 @@ class SearchPool:
             with contextlib.suppress(BrokenPipeError, OSError):
                 pipe.send(None)
         for process in self._processes:
+            if kill:
+                process.kill()
             process.join(timeout=2)
             if process.is_alive():
                 process.kill()
