@@ -44,6 +44,9 @@ from playwright.sync_api import Browser, Page, expect, sync_playwright  # noqa: 
 from zerosum.games import GAMES, get_game  # noqa: E402
 from zerosum.web.app import create_app  # noqa: E402
 
+# The machine running the tests may be busy: every assertion waits up to 20 s, not Playwright's 5 s.
+expect.set_options(timeout=20_000)
+
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[str]:
