@@ -320,3 +320,20 @@ def test_zerosum_uci_plays_a_match() -> None:
     played = result.play()
     assert played.names[1] == "FakeEngine 1.0"
     assert all(record.moves for record in played.games)
+
+
+def test_an_engine_that_cannot_restart_forfeits(tmp_path: Path) -> None:
+    # Game 1: the engine starts, then crashes; games 2 and 3: it cannot start again.
+    once = f"FAKE_UCI_ONCE={tmp_path / 'started'}"
+    crashing = parse_player(f"uci:env {once} {sys.executable} {FAKE}", ["Crash=true"])
+    match = Match("chess", crashing, fake(), games=3)
+    result = match.play(names=("crashing", "fake"))  # given names: no engine started to ask
+    reasons = [record.ending.reason for record in result.games]
+    assert [record.winner for record in result.games] == ["B", "B", "B"]
+    assert (
+        reasons[0]
+        == "player failed: A: engine error: engine process died unexpectedly (exit code: 3)"
+    )
+    assert all(
+        reason.startswith("player failed: A: cannot start UCI engine") for reason in reasons[1:]
+    )

@@ -101,6 +101,8 @@ def _serve(
             batch, index, function, item = job
             try:
                 results.put((batch, index, True, function(item)))
+            except ZerosumError as error:  # bad input: its message says it all
+                results.put((batch, index, False, str(error)))
             except Exception:
                 results.put((batch, index, False, traceback.format_exc()))
     finally:
@@ -170,7 +172,7 @@ class ProcessExecutor:
             if got_batch != batch:
                 continue  # left over from an abandoned earlier map
             if not ok:
-                raise WorkerError(f"a task failed in a worker process:\n{value}")
+                raise WorkerError(f"a task failed in a worker process: {value}")
             pending -= 1
             yield index, value
         self._busy = False
