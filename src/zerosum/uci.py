@@ -169,6 +169,7 @@ class UciEngine:
         self.table: TranspositionTable[chess.Move] = TranspositionTable(self._entries())
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
+        self._active = threading.Event()
         self._pondering = threading.Event()
         self._clock_start = 0.0
         self._soft: float | None = None
@@ -186,7 +187,9 @@ class UciEngine:
 
     @property
     def searching(self) -> bool:
-        return self._thread is not None and self._thread.is_alive()
+        """A search runs and has not sent its bestmove yet (the thread may still be ending:
+        the GUI may send the next command as soon as it reads bestmove)."""
+        return self._active.is_set()
 
     # -- commands -----------------------------------------------------------------------
 
@@ -338,6 +341,8 @@ class UciEngine:
                 roots.append(game.parse_move(text))
             except MoveError as error:
                 self.info(f"go searchmoves: {error}; ignored")
+        if self._thread is not None:  # the last search sent its bestmove: let it end
+            self._thread.join()
         soft, hard = plan_time(params, game.board.turn, self.overhead_ms)
         self._soft, self._hard = soft, hard
         self._stop.clear()
@@ -346,6 +351,7 @@ class UciEngine:
             self._pondering.set()
         else:
             self._pondering.clear()
+        self._active.set()
         self._thread = threading.Thread(
             target=self._search, args=(game, params, roots), name="zerosum-search", daemon=True
         )
@@ -410,11 +416,14 @@ class UciEngine:
         while (params.infinite or self._pondering.is_set()) and not self._stop.is_set():
             self._stop.wait(0.01)
         if best is None:
-            self.send("bestmove (none)")
+            line = "bestmove (none)"
         elif ponder is not None:
-            self.send(f"bestmove {best.uci()} ponder {ponder.uci()}")
+            line = f"bestmove {best.uci()} ponder {ponder.uci()}"
         else:
-            self.send(f"bestmove {best.uci()}")
+            line = f"bestmove {best.uci()}"
+        with self._lock:
+            self._active.clear()
+            self._send_raw(line)
 
     def _done(self, report: Report[chess.Move], params: GoParams) -> bool:
         """Whether to stop after this finished iteration."""

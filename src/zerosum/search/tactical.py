@@ -257,10 +257,11 @@ class TacticalSearch(Generic[M]):
         *,
         soft_time: float | None = None,
         on_report: Callable[[Report[M]], None] | None = None,
+        root_moves: Sequence[M] = (),
     ) -> SearchResult[M]:
         """Run :meth:`iterate` to the end and return its last report as a ``SearchResult``."""
         last: Report[M] | None = None
-        for report in self.iterate(limit, soft_time=soft_time):
+        for report in self.iterate(limit, soft_time=soft_time, root_moves=root_moves):
             if on_report is not None:
                 on_report(report)
             if report.line == 1:
