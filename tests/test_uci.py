@@ -142,7 +142,7 @@ def test_go_parameters_and_the_clock() -> None:
     for left in (10, 100, 1000):
         soft, hard = plan_time(GoParams(wtime=left, btime=left), True, 50)
         assert hard is not None and hard <= max(left / 1000 / 5, 0.005)
-    assert plan_time(GoParams(movetime=500), True, 50) == (0.45, 0.45)
+    assert plan_time(GoParams(movetime=500), True, 50) == (None, 0.45)
     assert plan_time(GoParams(infinite=True), True, 50) == (None, None)
     assert score_text(999_997) == "mate 2" and score_text(-999_996) == "mate -2"
     assert score_text(-35) == "cp -35"
