@@ -28,9 +28,13 @@ def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> Any:
 
 
 def test_games_and_algorithms(capsys: pytest.CaptureFixture[str]) -> None:
-    assert [g["name"] for g in run_json(capsys, "games")["games"]] == ["tictactoe", "connect4"]
+    assert [g["name"] for g in run_json(capsys, "games")["games"]] == [
+        "tictactoe",
+        "connect4",
+        "chess",
+    ]
     names = [a["name"] for a in run_json(capsys, "algorithms")["algorithms"]]
-    assert names == ["minimax", "negamax", "alphabeta", "engine", "compiled"]
+    assert names == ["minimax", "negamax", "alphabeta", "engine", "compiled", "tactical"]
 
 
 def test_legal(capsys: pytest.CaptureFixture[str]) -> None:
@@ -93,7 +97,7 @@ def test_compare(capsys: pytest.CaptureFixture[str]) -> None:
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["legal", "chess"], "unknown game 'chess': expected one of connect4, tictactoe"),
+        (["legal", "go"], "unknown game 'go': expected one of chess, connect4, tictactoe"),
         (["legal", "tictactoe", "--moves", "b2", "b2"], "move 2 ('b2'): b2 is already taken"),
         (["legal", "tictactoe", "--moves", "d4"], "'d4' is not a tic-tac-toe cell: expected"),
         (["legal", "tictactoe", "--position", "xxxx"], "is not a tic-tac-toe position"),

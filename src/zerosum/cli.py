@@ -28,6 +28,8 @@ from zerosum.store import Store
 
 COMPILED_ENGINE = "compiled"
 """The algorithm name of the compiled engine (games with a kernel only)."""
+TACTICAL_ENGINE = "tactical"
+"""The algorithm name of the tactical engine (``zerosum.search.tactical``)."""
 
 if TYPE_CHECKING:  # the compiled engine imports numba: commands that need it import it late
     from zerosum.compiled.solver import Exact, Solver
@@ -163,6 +165,13 @@ def cmd_algorithms(args: argparse.Namespace) -> int:
             + ", ".join(sorted(KERNEL_GAMES)),
         )
     )
+    rows.append(
+        (
+            TACTICAL_ENGINE,
+            "iterative deepening PVS with quiescence, check extension, null move and late-move "
+            "reductions (chess's engine)",
+        )
+    )
     data = {"algorithms": [{"name": name, "summary": summary} for name, summary in rows]}
     text = "\n".join(f"{name:<10} {summary}" for name, summary in rows)
     _emit(args, data, text)
@@ -202,6 +211,20 @@ def _limit(args: argparse.Namespace, stop: Callable[[], bool]) -> Limit:
     return Limit(depth=args.depth, nodes=args.nodes, time=args.time, stop=stop)
 
 
+def _tactical(
+    game: Game[Any], limit: Limit, report: Callable[[SearchResult[Any]], None] | None = None
+) -> SearchResult[Any]:
+    from zerosum.search.tactical import TacticalSearch
+
+    searcher = TacticalSearch(game)
+
+    def on_report(found: Any) -> None:
+        if report is not None and found.complete:
+            report(searcher.result(found))
+
+    return searcher.search(limit, on_report=on_report)
+
+
 def _solver(
     game: str, *, hash_mb: float = DEFAULT_HASH_MB, store: Store | None = None, workers: int = 1
 ) -> Solver:
@@ -223,12 +246,13 @@ def _workers(text: str) -> int:
 def _check_algorithm(spec: GameSpec, name: str) -> None:
     if name == COMPILED_ENGINE:
         check_compiled(spec.name)
-    else:
+    elif name != TACTICAL_ENGINE:
         get_algorithm(name)
 
 
 def cmd_analyze(args: argparse.Namespace) -> int:
     spec, game = _load(args)
+    args.algorithm = args.algorithm or spec.analyzer
     _check_algorithm(spec, args.algorithm)
 
     def report(result: SearchResult[Any]) -> None:
@@ -240,10 +264,12 @@ def cmd_analyze(args: argparse.Namespace) -> int:
         if args.algorithm == COMPILED_ENGINE:
             solver = _solver(spec.name, hash_mb=args.hash)
             result = solver.search(game, limit=_limit(args, stop), on_iteration=report)
+        elif args.algorithm == TACTICAL_ENGINE and game.outcome() is None:
+            result = _tactical(game, _limit(args, stop), report)
         else:
             result = search(
                 game,
-                algorithm=args.algorithm,
+                algorithm="engine" if args.algorithm == TACTICAL_ENGINE else args.algorithm,
                 limit=_limit(args, stop),
                 table=not args.no_table,
                 all_best=args.all_best,
@@ -508,6 +534,7 @@ class _Computer:
         self.depth = depth
         self.rng = rng
         self.solver = _solver(spec.name, store=store) if spec.name in KERNEL_GAMES else None
+        self.tactical = spec.analyzer == TACTICAL_ENGINE
 
     def best(self, game: Game[Any], *, depth: int) -> tuple[list[Any], str]:
         """The best moves found at ``depth`` (0: all proven best moves) and their value."""
@@ -517,6 +544,8 @@ class _Computer:
             return self.solver.best_moves(game, exact.rank), text
         if self.solver is not None:
             result = self.solver.search(game, limit=Limit(depth=depth))
+        elif self.tactical:
+            result = _tactical(game, Limit(depth=depth))
         elif depth == 0:
             result = solve(game, seed=self.rng.randrange(1 << 30))
         else:
@@ -727,6 +756,12 @@ def cmd_match(args: argparse.Namespace) -> int:
     return 130 if interrupted else 0
 
 
+def cmd_uci(args: argparse.Namespace) -> int:
+    from zerosum.uci import main as uci_main  # the chess engine: only when asked for
+
+    return uci_main()
+
+
 # -- the parser -----------------------------------------------------------------------------
 
 
@@ -755,7 +790,9 @@ def build_parser() -> argparse.ArgumentParser:
     analyze.add_argument("--depth", type=_positive_int, help="deepest iteration in plies")
     analyze.add_argument("--time", type=_seconds, help="seconds to think (default 10)")
     analyze.add_argument("--nodes", type=_positive_int, help="node budget")
-    analyze.add_argument("--algorithm", default="engine", help="see 'zerosum algorithms'")
+    analyze.add_argument(
+        "--algorithm", help="see 'zerosum algorithms' (default: engine; tactical for chess)"
+    )
     analyze.add_argument("--no-table", action="store_true", help="no memo or table")
     analyze.add_argument("--all-best", action="store_true", help="find every best move")
     analyze.add_argument("--seed", type=_int, help="pick the best move at random with this seed")
@@ -853,6 +890,9 @@ def build_parser() -> argparse.ArgumentParser:
     match.add_argument("--pgn", metavar="FILE", help="write the chess games to this PGN file")
     match.add_argument("--json", action="store_true", help="print one JSON object")
     match.set_defaults(run=cmd_match)
+
+    uci = commands.add_parser("uci", help="the chess engine over UCI (for GUIs and python-chess)")
+    uci.set_defaults(run=cmd_uci)
     return parser
 
 

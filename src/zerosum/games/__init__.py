@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from zerosum.game import Game, ZerosumError
+from zerosum.games.chess import Chess
 from zerosum.games.connect4 import Connect4, split_moves
 from zerosum.games.tictactoe import TicTacToe
 
@@ -44,6 +45,8 @@ class GameSpec:
     """The level ``play`` starts at (1-based; 0 means the top level)."""
     solver: str = "engine"
     """The algorithm ``zerosum solve`` uses unless told otherwise."""
+    analyzer: str = "engine"
+    """The algorithm ``zerosum analyze`` and ``play`` use unless told otherwise."""
     """Every move a position may offer, for tables that also show the unavailable ones."""
 
 
@@ -71,6 +74,19 @@ GAMES: dict[str, GameSpec] = {
             solver="compiled",
             split_moves=split_moves,
             move_names=tuple("1234567"),
+        ),
+        GameSpec(
+            name="chess",
+            title="Chess",
+            new=Chess,
+            from_position=Chess.from_position,
+            position_format=(
+                "FEN, e.g. 'rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1'"
+            ),
+            sides=("White", "Black"),
+            levels=(1, 2, 3, 4, 5),
+            default_level=4,
+            analyzer="tactical",
         ),
     )
 }

@@ -1,0 +1,7 @@
+"""``python -m zerosum``: the command line."""
+
+import sys
+
+from zerosum.cli import main
+
+sys.exit(main())

@@ -1,0 +1,540 @@
+"""Chess on python-chess, with zerosum's own incremental evaluation and Zobrist key.
+
+python-chess (``chess``) supplies the rules: move generation, make/unmake, FEN. On top of its
+board this module keeps, as seeds 000 and 001 do around Chess.jl, what the search asks at every
+node in O(1):
+
+* the evaluation: material plus piece-square tables, a middlegame and an endgame sum tapered
+  by the material left on the board (the *phase*), updated by ``make`` from the moved,
+  captured and promoted pieces and restored by ``undo``; ``compute_evaluation`` adds the same
+  tables up from scratch;
+* the Zobrist key: the Polyglot key (python-chess's ``chess.polyglot.zobrist_hash`` computes the
+  same number from scratch, so the oracle is independent of this module), updated by ``make``
+  from the same pieces plus the changes of castling rights, en passant file and side to move;
+* the keys since the last irreversible move, for repetitions.
+
+Draws: stalemate, too little material to mate, the fifty-move rule (100 plies without a capture
+or pawn move) and threefold repetition end the game (``outcome``), as a player claiming them
+would. The search capability :meth:`Chess.drawn` counts a position as drawn once it repeats
+(the usual engine practice: a line that repeats can be repeated again).
+
+Trade-off: python-chess's ``push``/``pop`` and its legal move generator cost most of a node; the
+incremental bookkeeping here adds a few dictionary-free list lookups per move.
+
+Moves are ``chess.Move`` values written in UCI notation (``e2e4``, ``e7e8q``); ``parse_move``
+also reads SAN (``Nf3``, ``exd5``, ``O-O``). Positions are FEN.
+"""
+
+from __future__ import annotations
+
+from typing import Final, Self
+
+import chess
+import chess.polyglot
+
+from zerosum.game import MoveError, Outcome, PositionError, Score
+
+Move = chess.Move
+"""A chess move (python-chess's ``Move``)."""
+
+PIECE_SYMBOLS: Final = {
+    (chess.WHITE, chess.KING): "\u2654",
+    (chess.WHITE, chess.QUEEN): "\u2655",
+    (chess.WHITE, chess.ROOK): "\u2656",
+    (chess.WHITE, chess.BISHOP): "\u2657",
+    (chess.WHITE, chess.KNIGHT): "\u2658",
+    (chess.WHITE, chess.PAWN): "\u2659",
+    (chess.BLACK, chess.KING): "\u265a",
+    (chess.BLACK, chess.QUEEN): "\u265b",
+    (chess.BLACK, chess.ROOK): "\u265c",
+    (chess.BLACK, chess.BISHOP): "\u265d",
+    (chess.BLACK, chess.KNIGHT): "\u265e",
+    (chess.BLACK, chess.PAWN): "\u265f",
+}
+
+# -- evaluation tables ----------------------------------------------------------------------
+
+MATERIAL_MG: Final = (0, 90, 320, 335, 480, 960, 0)
+"""Middlegame worth of each piece type (index: python-chess piece type, 1 = pawn .. 6 = king)."""
+MATERIAL_EG: Final = (0, 110, 290, 310, 530, 950, 0)
+"""Endgame worth of each piece type."""
+PHASE_WEIGHT: Final = (0, 0, 1, 1, 2, 4, 0)
+"""How much each piece type counts towards the middlegame phase."""
+GAIN_CEILING: Final = MATERIAL_MG[chess.QUEEN] * 2 - MATERIAL_MG[chess.PAWN]
+"""No single move gains more than a queen captured by a pawn promoting to a queen."""
+FULL_PHASE: Final = 24
+"""The phase of the starting material; more (after promotions) counts as this."""
+
+
+def _closeness(square: int) -> int:
+    """0 on the corners' rims up to 6 on the four centre squares."""
+    file, rank = square & 7, square >> 3
+    return 7 - int(abs(file - 3.5) + abs(rank - 3.5))
+
+
+def _pst(piece: int, square: int) -> tuple[int, int]:
+    """The (middlegame, endgame) square bonus of a white ``piece`` on ``square``.
+
+    Hand-written shapes: knights and bishops want the centre, rooks the seventh rank and the
+    centre files, the queen stays central, pawns gain as they advance (much more in the
+    endgame), the king hides on its back rank in the middlegame and centralizes in the endgame.
+    """
+    file, rank = square & 7, square >> 3
+    centre = _closeness(square)
+    if piece == chess.PAWN:
+        central = 12 if file in (3, 4) and rank in (3, 4) else 4 if file in (2, 5) else 0
+        return rank * 4 + central - (10 if file in (3, 4) and rank == 1 else 0), (
+            0,
+            0,
+            5,
+            12,
+            24,
+            42,
+            70,
+            0,
+        )[rank]
+    if piece == chess.KNIGHT:
+        return centre * 7 - 24 - (8 if rank == 0 else 0), centre * 5 - 16
+    if piece == chess.BISHOP:
+        return centre * 4 - 10 - (6 if rank == 0 else 0), centre * 3 - 9
+    if piece == chess.ROOK:
+        return (20 if rank == 6 else 0) + (6 if file in (3, 4) else 0), 10 if rank == 6 else 0
+    if piece == chess.QUEEN:
+        return centre * 2 - 6, centre * 4 - 12
+    shelter = (18, 24, 8, -6, -6, 4, 28, 14)[file] if rank == 0 else -14 * min(rank, 4) - 10
+    return shelter, centre * 9 - 30
+
+
+def _signed_tables() -> tuple[list[list[int]], list[list[int]]]:
+    """``MG[code][square]`` and ``EG[code][square]`` for ``code = piece + 8 * white``: a
+    piece's material plus square bonus, positive for White and negative for Black."""
+    mg = [[0] * 64 for _ in range(16)]
+    eg = [[0] * 64 for _ in range(16)]
+    for piece in chess.PIECE_TYPES:
+        for square in chess.SQUARES:
+            white_mg, white_eg = _pst(piece, square)
+            black_mg, black_eg = _pst(piece, chess.square_mirror(square))
+            mg[piece + 8][square] = MATERIAL_MG[piece] + white_mg
+            eg[piece + 8][square] = MATERIAL_EG[piece] + white_eg
+            mg[piece][square] = -(MATERIAL_MG[piece] + black_mg)
+            eg[piece][square] = -(MATERIAL_EG[piece] + black_eg)
+    return mg, eg
+
+
+MG, EG = _signed_tables()
+
+# -- Zobrist keys (Polyglot's numbers, so python-chess computes the same key from scratch) --
+
+_RANDOM: Final = chess.polyglot.POLYGLOT_RANDOM_ARRAY
+
+
+def _piece_keys() -> list[list[int]]:
+    keys = [[0] * 64 for _ in range(16)]
+    for piece in chess.PIECE_TYPES:
+        for white in (0, 1):
+            index = (piece - 1) * 2 + white
+            keys[piece + 8 * white] = [_RANDOM[64 * index + sq] for sq in chess.SQUARES]
+    return keys
+
+
+PIECE_KEYS: Final = _piece_keys()
+CASTLING_KEYS: Final = (
+    (chess.H1, _RANDOM[768]),
+    (chess.A1, _RANDOM[769]),
+    (chess.H8, _RANDOM[770]),
+    (chess.A8, _RANDOM[771]),
+)
+"""The key of each castling right, by the square of its rook."""
+EP_KEYS: Final = tuple(_RANDOM[772 + file] for file in range(8))
+WHITE_TO_MOVE_KEY: Final = _RANDOM[780]
+
+_PAWN_ATTACKS: Final = chess.BB_PAWN_ATTACKS
+_BB: Final = chess.BB_SQUARES
+_NULL: Final = chess.Move.null()
+
+
+def ep_key(board: chess.Board) -> int:
+    """The en passant part of the key: the file of the en passant square, counted only when a
+    pawn of the side to move stands ready to capture there (Polyglot's rule)."""
+    ep = board.ep_square
+    if ep is None:
+        return 0
+    turn = board.turn
+    if _PAWN_ATTACKS[not turn][ep] & board.pawns & board.occupied_co[turn]:
+        return EP_KEYS[ep & 7]
+    return 0
+
+
+class Chess:
+    """A chess position with its history (the protocol of ``zerosum.game``).
+
+    Besides the protocol it offers the search capabilities of
+    ``zerosum.search.tactical``: ``in_check``, ``tactical_moves``/``quiet_moves``,
+    ``is_legal``, ``drawn`` and the null move.
+    """
+
+    name = "chess"
+
+    __slots__ = ("_eg", "_key", "_keys", "_legal", "_mg", "_phase", "_stack", "_start", "board")
+
+    def __init__(self, fen: str = chess.STARTING_FEN) -> None:
+        try:
+            board = chess.Board(fen)
+        except ValueError as error:
+            raise PositionError(
+                f"{fen!r} is not a FEN position ({error}): expected six fields such as "
+                f"'{chess.STARTING_FEN}'"
+            ) from None
+        status = board.status() & ~chess.STATUS_IMPOSSIBLE_CHECK
+        if status:
+            problems = ", ".join(
+                (flag.name or "").lower().replace("_", " ")
+                for flag in chess.Status
+                if flag & status
+            )
+            raise PositionError(f"{fen!r} is impossible ({problems}): expected a legal position")
+        self.board = board
+        """The python-chess board (read it freely; change it only through make/undo)."""
+        self._mg = self._eg = self._phase = 0
+        self._refresh()
+        self._key = self.compute_key()
+        self._keys = [self._key]
+        """The key after every move made here (the starting position's first)."""
+        self._start = 0
+        """The index in ``_keys`` of the first position a repetition may look back to."""
+        self._stack: list[tuple[int, int, int, int, int]] = []
+        """(key, middlegame sum, endgame sum, phase, start) before each move, for undo."""
+        self._legal: tuple[int, int, frozenset[Move]] | None = None
+
+    @classmethod
+    def from_position(cls, text: str) -> Chess:
+        """The position written in FEN (the move counters may be left out)."""
+        fields = text.split()
+        if len(fields) == 4:
+            fields += ["0", "1"]
+        return cls(" ".join(fields) if fields else text)
+
+    def _refresh(self) -> None:
+        self._mg, self._eg, self._phase = self._sums()
+
+    def _sums(self) -> tuple[int, int, int]:
+        mg = eg = phase = 0
+        board = self.board
+        for square, piece in board.piece_map().items():
+            code = piece.piece_type + 8 * piece.color
+            mg += MG[code][square]
+            eg += EG[code][square]
+            phase += PHASE_WEIGHT[piece.piece_type]
+        return mg, eg, phase
+
+    # -- the search protocol --------------------------------------------------------------
+
+    def side_to_move(self) -> int:
+        return 0 if self.board.turn else 1
+
+    def ply(self) -> int:
+        return len(self._stack)
+
+    def outcome(self) -> Outcome | None:
+        board = self.board
+        if not any(board.generate_legal_moves()):
+            return Outcome.LOSS if board.is_check() else Outcome.DRAW
+        if self._draw_by_rule(3):
+            return Outcome.DRAW
+        return None
+
+    def legal_moves(self) -> list[Move]:
+        moves = list(self.board.generate_legal_moves())
+        if moves and self._draw_by_rule(3):
+            return []
+        return moves
+
+    def make(self, move: Move) -> None:
+        board = self.board
+        source, target = move.from_square, move.to_square
+        white = board.turn
+        mine = 8 if white else 0
+        theirs = 8 - mine
+        mg, eg, phase, key = self._mg, self._eg, self._phase, self._key
+        self._stack.append((key, mg, eg, phase, self._start))
+        piece = board.piece_type_at(source)
+        assert piece is not None, f"make expects a legal move, got {move} in {board.fen()}"
+        code = piece + mine
+        mg -= MG[code][source]
+        eg -= EG[code][source]
+        key ^= PIECE_KEYS[code][source]
+        promotion = move.promotion
+        if promotion:
+            code = promotion + mine
+            phase += PHASE_WEIGHT[promotion]
+        mg += MG[code][target]
+        eg += EG[code][target]
+        key ^= PIECE_KEYS[code][target]
+        captured = board.piece_type_at(target)
+        if captured:
+            code = captured + theirs
+            mg -= MG[code][target]
+            eg -= EG[code][target]
+            key ^= PIECE_KEYS[code][target]
+            phase -= PHASE_WEIGHT[captured]
+        elif piece == chess.PAWN and target == board.ep_square and (target - source) & 7:
+            square = target - 8 if white else target + 8
+            code = chess.PAWN + theirs
+            mg -= MG[code][square]
+            eg -= EG[code][square]
+            key ^= PIECE_KEYS[code][square]
+        elif piece == chess.KING and abs(target - source) == 2:
+            rook_from, rook_to = (
+                (source + 3, source + 1) if target > source else (source - 4, source - 1)
+            )
+            code = chess.ROOK + mine
+            mg += MG[code][rook_to] - MG[code][rook_from]
+            eg += EG[code][rook_to] - EG[code][rook_from]
+            key ^= PIECE_KEYS[code][rook_to] ^ PIECE_KEYS[code][rook_from]
+        rights = board.castling_rights
+        key ^= ep_key(board)
+        board.push(move)
+        key ^= ep_key(board) ^ WHITE_TO_MOVE_KEY
+        if rights != board.castling_rights:
+            lost = rights ^ board.castling_rights
+            for square, value in CASTLING_KEYS:
+                if lost & _BB[square]:
+                    key ^= value
+        self._mg, self._eg, self._phase, self._key = mg, eg, phase, key
+        if board.halfmove_clock == 0:
+            self._start = len(self._keys)
+        self._keys.append(key)
+
+    def undo(self) -> None:
+        self.board.pop()
+        self._keys.pop()
+        self._key, self._mg, self._eg, self._phase, self._start = self._stack.pop()
+
+    def evaluate(self) -> Score:
+        phase = min(self._phase, FULL_PHASE)
+        value = (self._mg * phase + self._eg * (FULL_PHASE - phase)) // FULL_PHASE
+        return value if self.board.turn else -value
+
+    def compute_evaluation(self) -> Score:
+        mg, eg, phase = self._sums()
+        phase = min(phase, FULL_PHASE)
+        value = (mg * phase + eg * (FULL_PHASE - phase)) // FULL_PHASE
+        return value if self.board.turn else -value
+
+    def key(self) -> int:
+        return self._key
+
+    def compute_key(self) -> int:
+        return chess.polyglot.zobrist_hash(self.board)
+
+    def copy(self) -> Self:
+        other = object.__new__(type(self))
+        other.board = self.board.copy()
+        other._mg, other._eg, other._phase = self._mg, self._eg, self._phase
+        other._key, other._start = self._key, self._start
+        other._keys = list(self._keys)
+        other._stack = list(self._stack)
+        other._legal = None
+        return other
+
+    # -- rules beyond the board -----------------------------------------------------------
+
+    def repetitions(self) -> int:
+        """How many times the current position has occurred since the last irreversible move,
+        this time included (null moves count as irreversible)."""
+        keys, key = self._keys, self._key
+        count = 1
+        for index in range(len(keys) - 3, self._start - 1, -2):
+            if keys[index] == key:
+                count += 1
+        return count
+
+    def _draw_by_rule(self, repetitions: int) -> bool:
+        board = self.board
+        if board.halfmove_clock >= 100:
+            return True
+        if board.occupied.bit_count() <= 4 and board.is_insufficient_material():
+            return True
+        if len(self._keys) - self._start <= 4:
+            return False
+        return self.repetitions() >= repetitions
+
+    # -- search capabilities (zerosum.search.tactical) ------------------------------------
+
+    def drawn(self) -> bool:
+        """A draw whatever follows: fifty moves, too little material, or a repetition."""
+        return self._draw_by_rule(2)
+
+    def in_check(self) -> bool:
+        return self.board.is_check()
+
+    def tactical_moves(self) -> list[Move]:
+        """The legal captures and queen promotions, most valuable victim first and, among
+        equal victims, least valuable attacker first (MVV-LVA)."""
+        board = self.board
+        theirs = board.occupied_co[not board.turn]
+        piece_at = board.piece_type_at
+        scored = []
+        for move in board.generate_legal_moves(chess.BB_ALL, theirs):
+            victim = piece_at(move.to_square) or 0
+            attacker = piece_at(move.from_square) or 0
+            order = victim * 8 - attacker + (40 if move.promotion == chess.QUEEN else 0)
+            scored.append((order, move))
+        ep = board.ep_square
+        if ep is not None:
+            for move in board.generate_legal_ep(board.pawns, _BB[ep]):
+                scored.append((7, move))
+        pawns = board.pawns & board.occupied_co[board.turn]
+        pawns &= chess.BB_RANK_7 if board.turn else chess.BB_RANK_2
+        if pawns:
+            for move in board.generate_legal_moves(pawns, ~board.occupied):
+                if move.promotion == chess.QUEEN:
+                    scored.append((36, move))
+        scored.sort(key=_first, reverse=True)
+        return [move for _, move in scored]
+
+    def quiescence_moves(self, margin: int) -> list[Move]:
+        """The tactical moves worth a look when the side to move must gain at least
+        ``margin`` over its evaluation: captures of a piece worth at least ``margin`` (and
+        queen promotions), except those that give a more valuable piece for a defended one;
+        MVV-LVA order."""
+        if margin > GAIN_CEILING:
+            return []
+        board = self.board
+        turn = board.turn
+        targets = 0
+        for piece in (chess.PAWN, chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN):
+            if MATERIAL_MG[piece] >= margin:
+                targets |= board.pieces_mask(piece, not turn)
+        piece_at = board.piece_type_at
+        attacked = board.is_attacked_by
+        scored = []
+        if targets:
+            for move in board.generate_legal_moves(chess.BB_ALL, targets):
+                victim = piece_at(move.to_square) or 0
+                attacker = piece_at(move.from_square) or 0
+                if (
+                    MATERIAL_MG[attacker] > MATERIAL_MG[victim] + 50
+                    and attacker != chess.KING
+                    and attacked(not turn, move.to_square)
+                ):
+                    continue
+                order = victim * 8 - attacker + (40 if move.promotion == chess.QUEEN else 0)
+                scored.append((order, move))
+        pawns = (
+            board.pawns & board.occupied_co[turn] & (chess.BB_RANK_7 if turn else chess.BB_RANK_2)
+        )
+        if pawns:
+            for move in board.generate_legal_moves(pawns, ~board.occupied):
+                if move.promotion == chess.QUEEN:
+                    scored.append((36, move))
+        scored.sort(key=_first, reverse=True)
+        return [move for _, move in scored]
+
+    def quiet_moves(self) -> list[Move]:
+        """The legal moves that :meth:`tactical_moves` leaves out, in generation order."""
+        board = self.board
+        ep = board.ep_square
+        pawns = board.pawns
+        moves = []
+        for move in board.generate_legal_moves(chess.BB_ALL, ~board.occupied_co[not board.turn]):
+            if move.promotion == chess.QUEEN or (
+                move.to_square == ep and _BB[move.from_square] & pawns
+            ):
+                continue
+            moves.append(move)
+        return moves
+
+    def is_legal(self, move: Move) -> bool:
+        return self.board.is_legal(move)
+
+    def is_quiet(self, move: Move) -> bool:
+        """Whether ``move`` (legal here) is one of :meth:`quiet_moves`."""
+        board = self.board
+        if move.promotion == chess.QUEEN:
+            return False
+        if _BB[move.to_square] & board.occupied:
+            return False
+        return not (move.to_square == board.ep_square and _BB[move.from_square] & board.pawns)
+
+    def null_move_allowed(self) -> bool:
+        """Passing is a fair probe unless only king and pawns are left (zugzwang)."""
+        board = self.board
+        return bool(board.occupied_co[board.turn] & ~(board.pawns | board.kings))
+
+    def make_null(self) -> None:
+        """Pass the move (search only: never legal in chess)."""
+        board = self.board
+        key = self._key
+        self._stack.append((key, self._mg, self._eg, self._phase, self._start))
+        key ^= ep_key(board)
+        board.push(_NULL)
+        self._key = key ^ WHITE_TO_MOVE_KEY
+        self._start = len(self._keys)
+        self._keys.append(self._key)
+
+    def undo_null(self) -> None:
+        self.undo()
+
+    # -- notation -------------------------------------------------------------------------
+
+    def parse_move(self, text: str) -> Move:
+        word = text.strip()
+        board = self.board
+        legal = self._legal_set()
+        move: Move | None
+        try:
+            move = chess.Move.from_uci(word.lower())
+        except ValueError:
+            try:
+                move = board.parse_san(word)
+            except ValueError:
+                move = None
+        else:
+            if move not in legal:
+                raise MoveError(
+                    f"{word} is not legal in {board.fen()}: expected one of "
+                    f"{' '.join(sorted(m.uci() for m in legal)) or '(none)'}"
+                )
+        if move is None or not move:
+            raise MoveError(
+                f"{text!r} is not a chess move: expected UCI notation (e2e4, e7e8q) or SAN (Nf3)"
+            )
+        if self._draw_by_rule(3):  # a legal move exists: only a rule can have ended the game
+            raise MoveError(f"{word} cannot be played: the game is over (a draw)")
+        return move
+
+    def _legal_set(self) -> frozenset[Move]:
+        """The legal moves of the board, kept while the position stays (for parse_move)."""
+        cached = self._legal
+        if cached is None or cached[0] != len(self._keys) or cached[1] != self._key:
+            moves = frozenset(self.board.generate_legal_moves())
+            cached = self._legal = (len(self._keys), self._key, moves)
+        return cached[2]
+
+    def format_move(self, move: Move) -> str:
+        return move.uci()
+
+    def position(self) -> str:
+        return self.board.fen()
+
+    def render(self) -> str:
+        board = self.board
+        rows = []
+        for rank in range(7, -1, -1):
+            cells = []
+            for file in range(8):
+                piece = board.piece_at(chess.square(file, rank))
+                cells.append(
+                    "\u00b7" if piece is None else PIECE_SYMBOLS[piece.color, piece.piece_type]
+                )
+            rows.append(f" {rank + 1}  {' '.join(cells)}")
+        rows.append("")
+        rows.append("    a b c d e f g h")
+        side = "White" if board.turn else "Black"
+        rows.append(f"    {side} to move" + ("  (check)" if board.is_check() else ""))
+        return "\n".join(rows)
+
+
+def _first(pair: tuple[int, Move]) -> int:
+    return pair[0]

@@ -1,0 +1,629 @@
+"""The tactical engine: iterative deepening PVS for games with captures, checks and zugzwang.
+
+It is the same negamax from the side to move as ``algorithms.pvs``, with the techniques a game
+like chess needs to see far enough in a second of Python:
+
+* quiescence search: at the horizon, the side to move may stand pat on the evaluation or try
+  its tactical moves (captures and promotions, in the game's order: MVV-LVA for chess), so the
+  evaluation is only read in quiet positions;
+* check extension: a node whose side to move is in check searches one ply deeper;
+* null-move pruning: away from the principal variation, if passing the move still fails high
+  on a reduced search, the node fails high (not in check, and only where the game says a pass
+  is a fair probe: zugzwang makes it unsound with only king and pawns in chess);
+* late-move reductions: quiet moves late in the order, not in or giving check, are searched
+  one or two plies shallower first, and again at full depth if they beat alpha;
+* move ordering in stages, generated lazily: the table move, tactical moves, two killer moves,
+  then the quiet moves by history score;
+* mate-distance pruning and depth-adjusted mate scores (the shortest mate scores highest);
+* repetitions and other rule draws through the game's ``drawn``, scored 0.
+
+Search knows no game: everything game-specific comes from optional capabilities of the game
+(:class:`Capabilities`: ``in_check``, ``tactical_moves``, ``quiescence_moves``,
+``quiet_moves``, ``is_legal``,
+``is_quiet``, ``drawn``, ``null_move_allowed``, ``make_null``, ``undo_null``). A game without
+them is searched as by ``algorithms.pvs`` (no quiescence, extension, null move or reductions:
+its values at a fixed depth are the reference minimax's), and with every option of
+:class:`Options` off the same holds for a game with them, which the tests check on chess.
+
+The search never prints: :meth:`TacticalSearch.iterate` yields a :class:`Report` per finished
+iteration (one per line with MultiPV) and the caller owns time through a
+:class:`~zerosum.search.core.Limit` (``time`` is the hard limit, ``stop`` is polled every few
+hundred nodes) plus an optional soft time after which no new iteration starts.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, Final, Generic, TypeVar
+
+from zerosum.game import (
+    HEURISTIC_LIMIT,
+    INFINITY,
+    WIN,
+    Game,
+    Outcome,
+    Score,
+    terminal_score,
+)
+from zerosum.search.core import Limit, SearchResult, SearchStopped, Stats, from_table, to_table
+from zerosum.search.table import Bound, TranspositionTable
+
+M = TypeVar("M")
+
+MAX_DEPTH: Final = 100
+"""The deepest iteration."""
+MAX_SEARCH_PLY: Final = 128
+"""No line goes deeper than this (quiescence included); the evaluation is returned there."""
+CHECK_EVERY: Final = 256
+"""Nodes between two polls of the clock and the stop callback."""
+ASPIRATION: Final = 40
+"""Half-width of the first window around the previous iteration's score."""
+DELTA_MARGIN: Final = 150
+"""Quiescence asks only for moves that may gain what it needs to reach alpha less this."""
+
+
+@dataclass(frozen=True)
+class Options:
+    """Which of the engine's selective techniques are on (all by default)."""
+
+    quiescence: bool = True
+    """Search tactical moves past the horizon."""
+    check_extension: bool = True
+    """Search one ply deeper when the side to move is in check."""
+    null_move: bool = True
+    """Null-move pruning at non-PV nodes (where the game allows a pass)."""
+    reductions: bool = True
+    """Late-move reductions of quiet moves."""
+    aspiration: bool = True
+    """Search each iteration first in a narrow window around the last score."""
+
+
+EXACT_OPTIONS: Final = Options(
+    quiescence=False, check_extension=False, null_move=False, reductions=False, aspiration=False
+)
+"""Nothing selective: the value at a fixed depth is the minimax value (the tests' setting)."""
+
+
+@dataclass(frozen=True)
+class Report(Generic[M]):
+    """One finished iteration (or one line of it, with MultiPV)."""
+
+    depth: int
+    """The nominal depth of the iteration, in plies."""
+    seldepth: int
+    """The deepest ply any line reached, quiescence included."""
+    value: Score
+    """The score from the side to move (mate scores: ``WIN - plies``)."""
+    pv: tuple[M, ...]
+    """The principal variation."""
+    nodes: int
+    """Nodes searched so far in this search."""
+    time_s: float
+    """Seconds since the search started."""
+    line: int = 1
+    """Which line, 1 = best (MultiPV)."""
+    complete: bool = True
+    """False for the last report of a search stopped in the middle of an iteration."""
+
+
+class Capabilities(Generic[M]):
+    """The optional methods of a game the engine uses, with plain fallbacks for a game that
+    lacks them (resolved once per search, so each node calls a bound method directly)."""
+
+    def __init__(self, game: Game[M]) -> None:
+        self.game = game
+        get = getattr
+        self.in_check: Callable[[], bool] = get(game, "in_check", _false)
+        self.tactical_moves: Callable[[], list[M]] = get(game, "tactical_moves", _no_moves)
+        self.quiescence_moves: Callable[[int], list[M]] = get(
+            game, "quiescence_moves", self._all_tactical
+        )
+        self.quiet_moves: Callable[[], list[M]] = get(game, "quiet_moves", game.legal_moves)
+        self.is_legal: Callable[[M], bool] = get(game, "is_legal", self._listed)
+        self.is_quiet: Callable[[M], bool] = get(game, "is_quiet", _always)
+        self.knows_quiet = hasattr(game, "is_quiet")
+        """Only a game that tells quiet moves from tactical ones gets late-move reductions."""
+        self.drawn: Callable[[], bool] = get(game, "drawn", _false)
+        self.null_move_allowed: Callable[[], bool] = get(game, "null_move_allowed", _false)
+        self.make_null: Callable[[], None] | None = get(game, "make_null", None)
+        self.undo_null: Callable[[], None] | None = get(game, "undo_null", None)
+        self.outcome_each_node = not hasattr(game, "drawn")
+        """A game without ``drawn`` may end in other ways than by running out of moves: ask
+        its ``outcome`` at every node, as the reference search does."""
+
+    def _all_tactical(self, margin: int) -> list[M]:
+        return self.tactical_moves()
+
+    def _listed(self, move: M) -> bool:
+        return move in self.game.legal_moves()
+
+    @property
+    def has_null_move(self) -> bool:
+        return self.make_null is not None and self.undo_null is not None
+
+
+def _false() -> bool:
+    return False
+
+
+def _always(move: Any) -> bool:
+    return True
+
+
+def _no_moves() -> list[Any]:
+    return []
+
+
+class TacticalSearch(Generic[M]):
+    """A search of one game position; keep it (and its table) between moves of a game.
+
+    ``table`` is shared across searches (a player's table); history scores and killers are
+    kept too and aged at each new search.
+    """
+
+    def __init__(
+        self,
+        game: Game[M],
+        *,
+        table: TranspositionTable[M] | None = None,
+        options: Options | None = None,
+    ) -> None:
+        self.game = game
+        self.table: TranspositionTable[M] = table if table is not None else TranspositionTable()
+        self.options = options or Options()
+        self.history: dict[M, int] = {}
+        self.killers: list[list[M | None]] = [[None, None] for _ in range(MAX_SEARCH_PLY + 2)]
+        self._caps = Capabilities(game)
+        self._pv: list[tuple[M, ...]] = [()] * (MAX_SEARCH_PLY + 2)
+        self.nodes = 0
+        self.seldepth = 0
+        self.cutoffs = 0
+        self.tt_probes = 0
+        self.tt_hits = 0
+        self.tt_stores = 0
+        self.evaluations = 0
+        self._limit = Limit()
+        self._started = 0.0
+        self._next_check = CHECK_EVERY
+
+    # -- driver -------------------------------------------------------------------------
+
+    def iterate(
+        self,
+        limit: Limit | None = None,
+        *,
+        multipv: int = 1,
+        soft_time: float | None = None,
+        root_moves: Sequence[M] = (),
+    ) -> Iterator[Report[M]]:
+        """Deepen iteratively and yield a report per finished iteration and line.
+
+        Stops at ``limit`` (the last report then has ``complete=False`` and carries the best
+        move found so far: the previous iteration's, or a move of the interrupted iteration
+        that was proven better), when an iteration proves a mate or a draw, at ``MAX_DEPTH``,
+        or before starting an iteration when more than about half of ``soft_time`` is spent.
+        ``root_moves``, if given, restricts the moves searched at the root. Raises
+        ``ValueError`` when there is no legal move. The game is left as it was.
+        """
+        game, caps = self.game, self._caps
+        moves = caps.tactical_moves() + caps.quiet_moves()
+        if root_moves:
+            moves = [move for move in moves if move in root_moves] or moves
+        if not moves:
+            raise ValueError("the game is over: there is no move to search")
+        self._start(limit or Limit())
+        table_entry = self.table.probe(game.key())
+        if table_entry is not None and table_entry.move in moves:
+            moves.remove(table_entry.move)
+            moves.insert(0, table_entry.move)
+        lines = max(1, min(multipv, len(moves)))
+        last: list[Report[M]] = []
+        ply_at_start = game.ply()
+        max_depth = min(self._limit.max_depth, MAX_DEPTH)
+        for depth in range(1, max_depth + 1):
+            reports: list[Report[M]] = []
+            excluded: list[M] = []
+            try:
+                for line in range(1, lines + 1):
+                    candidates = [move for move in moves if move not in excluded]
+                    previous = last[line - 1].value if len(last) >= line else None
+                    value, pv = self._root(depth, candidates, previous, use_window=lines == 1)
+                    excluded.append(pv[0])
+                    reports.append(self._report(depth, value, pv, line))
+            except SearchStopped:
+                while game.ply() > ply_at_start:
+                    game.undo()
+                if reports or self._partial is not None:
+                    yield from self._stopped_reports(depth, reports, last)
+                elif last:
+                    yield _incomplete(last[0], self.nodes, self._elapsed())
+                else:
+                    yield Report(
+                        0,
+                        self.seldepth,
+                        game.evaluate(),
+                        (moves[0],),
+                        self.nodes,
+                        self._elapsed(),
+                        complete=False,
+                    )
+                return
+            yield from reports
+            last = reports
+            best = reports[0]
+            moves.remove(best.pv[0])
+            moves.insert(0, best.pv[0])
+            if abs(best.value) >= HEURISTIC_LIMIT and lines == 1 and WIN - abs(best.value) <= depth:
+                return
+            if soft_time is not None and self._elapsed() > 0.55 * soft_time:
+                return
+
+    def search(
+        self,
+        limit: Limit | None = None,
+        *,
+        soft_time: float | None = None,
+        on_report: Callable[[Report[M]], None] | None = None,
+        root_moves: Sequence[M] = (),
+    ) -> SearchResult[M]:
+        """Run :meth:`iterate` to the end and return its last report as a ``SearchResult``."""
+        last: Report[M] | None = None
+        for report in self.iterate(limit, soft_time=soft_time, root_moves=root_moves):
+            if on_report is not None:
+                on_report(report)
+            if report.line == 1:
+                last = report
+        assert last is not None  # iterate always yields at least once
+        return self.result(last)
+
+    def result(self, report: Report[M]) -> SearchResult[M]:
+        """A report as the ``SearchResult`` every front end shows (statistics so far)."""
+        return SearchResult(
+            value=report.value,
+            best_move=report.pv[0],
+            best_moves=(report.pv[0],),
+            pv=report.pv,
+            depth=report.depth,
+            stats=self.stats(),
+            complete=report.complete,
+            solved=False,
+        )
+
+    def stats(self) -> Stats:
+        return Stats(
+            nodes=self.nodes,
+            cutoffs=self.cutoffs,
+            tt_probes=self.tt_probes,
+            tt_hits=self.tt_hits,
+            tt_stores=self.tt_stores,
+            evaluations=self.evaluations,
+            time_s=self._elapsed(),
+        )
+
+    def _start(self, limit: Limit) -> None:
+        self._limit = limit
+        self._started = time.perf_counter()
+        self.nodes = self.seldepth = self.cutoffs = 0
+        self.tt_probes = self.tt_hits = self.tt_stores = self.evaluations = 0
+        self._next_check = CHECK_EVERY if limit.nodes is None else min(CHECK_EVERY, limit.nodes)
+        self._partial: tuple[Score, tuple[M, ...]] | None = None
+        self.table.new_search()
+        for move in self.history:
+            self.history[move] >>= 2
+        for pair in self.killers:
+            pair[0] = pair[1] = None
+
+    def _elapsed(self) -> float:
+        return time.perf_counter() - self._started
+
+    def _check(self) -> None:
+        limit = self._limit
+        if limit.nodes is not None and self.nodes >= limit.nodes:
+            raise SearchStopped
+        if limit.time is not None and self._elapsed() >= limit.time:
+            raise SearchStopped
+        if limit.stop is not None and limit.stop():
+            raise SearchStopped
+        self._next_check = self.nodes + CHECK_EVERY
+        if limit.nodes is not None:
+            self._next_check = min(self._next_check, limit.nodes)
+
+    def _report(self, depth: int, value: Score, pv: tuple[M, ...], line: int) -> Report[M]:
+        return Report(
+            depth, self.seldepth, value, self._extend(pv), self.nodes, self._elapsed(), line
+        )
+
+    def _stopped_reports(
+        self, depth: int, reports: list[Report[M]], last: list[Report[M]]
+    ) -> Iterator[Report[M]]:
+        """The final report of an interrupted iteration: finished lines of it first, else the
+        move the interrupted iteration proved better than the last iteration's best."""
+        if reports:
+            best = reports[0]
+        elif self._partial is not None and (not last or self._partial[1][:1] != last[0].pv[:1]):
+            value, pv = self._partial
+            best = Report(depth, self.seldepth, value, pv, self.nodes, self._elapsed())
+        else:
+            best = last[0]
+        yield _incomplete(best, self.nodes, self._elapsed())
+
+    def _extend(self, pv: tuple[M, ...]) -> tuple[M, ...]:
+        """Follow table moves past the end of ``pv`` (cut short by table hits), legally."""
+        game, caps = self.game, self._caps
+        line = list(pv)
+        for move in line:
+            game.make(move)
+        while len(line) < MAX_DEPTH and not caps.drawn():
+            entry = self.table.probe(game.key())
+            if entry is None or entry.move is None or not caps.is_legal(entry.move):
+                break
+            game.make(entry.move)
+            line.append(entry.move)
+        for _ in line:
+            game.undo()
+        return tuple(line)
+
+    # -- the root -----------------------------------------------------------------------
+
+    def _root(
+        self, depth: int, moves: list[M], previous: Score | None, *, use_window: bool
+    ) -> tuple[Score, tuple[M, ...]]:
+        """Search ``moves`` at the root to ``depth``; returns the value and the PV.
+
+        With a previous score and ``use_window``, first in an aspiration window around it,
+        widened on failure until the value lies inside.
+        """
+        self._partial = None
+        if (
+            use_window
+            and self.options.aspiration
+            and previous is not None
+            and depth >= 4
+            and abs(previous) < HEURISTIC_LIMIT
+        ):
+            delta = ASPIRATION
+            alpha, beta = previous - delta, previous + delta
+            while True:
+                value, pv = self._root_window(depth, moves, alpha, beta)
+                if alpha < value < beta:
+                    return value, pv
+                delta *= 4
+                if value <= alpha:
+                    alpha = max(value - delta, -INFINITY) if delta < 1000 else -INFINITY
+                else:
+                    beta = min(value + delta, INFINITY) if delta < 1000 else INFINITY
+        return self._root_window(depth, moves, -INFINITY, INFINITY)
+
+    def _root_window(
+        self, depth: int, moves: list[M], alpha: Score, beta: Score
+    ) -> tuple[Score, tuple[M, ...]]:
+        game, pv = self.game, self._pv
+        self.nodes += 1
+        best: Score = -INFINITY
+        best_pv: tuple[M, ...] = (moves[0],)
+        for index, move in enumerate(moves):
+            game.make(move)
+            if index == 0:
+                value = -self._node(depth - 1, -beta, -alpha, 1, True)
+            else:
+                value = -self._node(depth - 1, -alpha - 1, -alpha, 1, True)
+                if alpha < value < beta:
+                    value = -self._node(depth - 1, -beta, -alpha, 1, True)
+            game.undo()
+            if value > best:
+                best, best_pv = value, (move, *pv[1])
+                if value > alpha:
+                    alpha = value
+                    self._partial = (value, best_pv)
+                    if value >= beta:
+                        break
+        bound = Bound.LOWER if best >= beta else Bound.EXACT
+        if self.table.store(game.key(), depth, best, bound, best_pv[0]):
+            self.tt_stores += 1
+        return best, best_pv
+
+    # -- the tree -----------------------------------------------------------------------
+
+    def _node(self, depth: int, alpha: Score, beta: Score, ply: int, allow_null: bool) -> Score:
+        """Fail-soft PVS below the root: the value of the position from the side to move,
+        with the contract of ``algorithms.alphabeta`` for the window ``(alpha, beta)`` (up to
+        the selective techniques that are on)."""
+        # Step 1. Count, poll the limit, rule draws and the mate-distance window.
+        self.nodes += 1
+        if self.nodes >= self._next_check:
+            self._check()
+        caps, game, pv = self._caps, self.game, self._pv
+        pv[ply] = ()
+        if ply > self.seldepth:
+            self.seldepth = ply
+        if caps.drawn():
+            return 0
+        if caps.outcome_each_node:
+            outcome = game.outcome()
+            if outcome is not None:
+                return terminal_score(outcome, ply)
+        if ply >= MAX_SEARCH_PLY:
+            self.evaluations += 1
+            return game.evaluate()
+        if alpha < -(WIN - ply):
+            alpha = -(WIN - ply)
+            if alpha >= beta:
+                return alpha
+        if beta > WIN - ply - 1:
+            beta = WIN - ply - 1
+            if alpha >= beta:
+                return beta
+        options = self.options
+        in_check = caps.in_check()
+        if in_check and options.check_extension:
+            depth += 1
+        # Step 2. The horizon: quiescence search (or the evaluation).
+        if depth <= 0:
+            if options.quiescence:
+                self.nodes -= 1
+                return self._quiesce(alpha, beta, ply)
+            outcome = game.outcome()  # as the reference does at its horizon
+            if outcome is not None:
+                return terminal_score(outcome, ply)
+            self.evaluations += 1
+            return game.evaluate()
+        # Step 3. Transposition table lookup (no cutoffs on the principal variation).
+        pv_node = beta - alpha > 1
+        key = game.key()
+        self.tt_probes += 1
+        entry = self.table.probe(key)
+        table_move = None
+        if entry is not None:
+            self.tt_hits += 1
+            table_move = entry.move
+            if entry.depth >= depth and not pv_node:
+                score = from_table(entry.score, ply)
+                bound = entry.bound
+                if (
+                    bound == Bound.EXACT
+                    or (bound == Bound.LOWER and score >= beta)
+                    or (bound == Bound.UPPER and score <= alpha)
+                ):
+                    return score
+        # Step 4. Null move: if passing still fails high on a shallower search, so does this.
+        if (
+            allow_null
+            and options.null_move
+            and not pv_node
+            and not in_check
+            and depth >= 3
+            and -HEURISTIC_LIMIT < beta < HEURISTIC_LIMIT
+            and caps.make_null is not None
+            and caps.undo_null is not None
+            and caps.null_move_allowed()
+            and game.evaluate() >= beta
+        ):
+            reduction = 3 if depth >= 6 else 2
+            caps.make_null()
+            value = -self._node(depth - 1 - reduction, -beta, -beta + 1, ply + 1, False)
+            caps.undo_null()
+            if value >= beta:
+                return beta if value >= HEURISTIC_LIMIT else value
+        # Step 5. The moves, best first; later moves get a null window, late quiet ones less depth.
+        alpha_on_entry = alpha
+        best, best_move = -INFINITY, None
+        searched = 0
+        reduce = options.reductions and caps.knows_quiet and not in_check and depth >= 3
+        for move, quiet in self._ordered(table_move, ply):
+            game.make(move)
+            if searched == 0:
+                value = -self._node(depth - 1, -beta, -alpha, ply + 1, True)
+            else:
+                reduction = 0
+                if reduce and quiet and searched >= 3 and not caps.in_check():
+                    reduction = 1 if searched < 8 or depth < 5 else 2
+                value = -self._node(depth - 1 - reduction, -alpha - 1, -alpha, ply + 1, True)
+                if reduction and value > alpha:
+                    value = -self._node(depth - 1, -alpha - 1, -alpha, ply + 1, True)
+                if alpha < value < beta:
+                    value = -self._node(depth - 1, -beta, -alpha, ply + 1, True)
+            game.undo()
+            searched += 1
+            if value > best:
+                best, best_move = value, move
+                if value > alpha:
+                    alpha = value
+                    if pv_node:
+                        pv[ply] = (move, *pv[ply + 1])
+                    if value >= beta:
+                        # Step 6. A cutoff: remember a quiet refutation for move ordering.
+                        self.cutoffs += 1
+                        if quiet:
+                            self._reward(move, depth, ply)
+                        break
+        # Step 7. No legal move: the game says whether this is a loss or a draw.
+        if searched == 0:
+            outcome = game.outcome()
+            return terminal_score(outcome if outcome is not None else Outcome.DRAW, ply)
+        # Step 8. Store the result with its bound.
+        bound = (
+            Bound.LOWER if best >= beta else Bound.EXACT if best > alpha_on_entry else Bound.UPPER
+        )
+        if self.table.store(key, depth, to_table(best, ply), bound, best_move):
+            self.tt_stores += 1
+        return best
+
+    def _ordered(self, table_move: M | None, ply: int) -> Iterator[tuple[M, bool]]:
+        """The moves in stages, each generated only when the earlier ones did not cut off:
+        ``(move, quiet)`` for the table move, the tactical moves, the killers, the rest."""
+        caps = self._caps
+        if table_move is not None and caps.is_legal(table_move):
+            yield table_move, caps.is_quiet(table_move)
+        else:
+            table_move = None
+        for move in caps.tactical_moves():
+            if move != table_move:
+                yield move, False
+        killers = self.killers[ply]
+        first, second = killers
+        for killer in (first, second):
+            if (
+                killer is not None
+                and killer != table_move
+                and caps.is_legal(killer)
+                and caps.is_quiet(killer)
+            ):
+                yield killer, True
+        quiets = caps.quiet_moves()
+        history = self.history
+        if history and len(quiets) > 1:
+            quiets.sort(key=lambda move: history.get(move, 0), reverse=True)
+        for move in quiets:
+            if move != table_move and move != first and move != second:
+                yield move, True
+
+    def _reward(self, move: M, depth: int, ply: int) -> None:
+        killers = self.killers[ply]
+        if killers[0] != move:
+            killers[1] = killers[0]
+            killers[0] = move
+        self.history[move] = self.history.get(move, 0) + depth * depth
+
+    def _quiesce(self, alpha: Score, beta: Score, ply: int) -> Score:
+        """Fail-soft quiescence: the side to move stands pat on the evaluation or plays a
+        tactical move; the value of the position once no capture is worth making."""
+        self.nodes += 1
+        if self.nodes >= self._next_check:
+            self._check()
+        self._pv[ply] = ()
+        if ply > self.seldepth:
+            self.seldepth = ply
+        game = self.game
+        self.evaluations += 1
+        best = game.evaluate()
+        if best >= beta or ply >= MAX_SEARCH_PLY:
+            return best
+        if best > alpha:
+            alpha = best
+        for move in self._caps.quiescence_moves(alpha - best - DELTA_MARGIN):
+            game.make(move)
+            value = -self._quiesce(-beta, -alpha, ply + 1)
+            game.undo()
+            if value > best:
+                best = value
+                if value > alpha:
+                    alpha = value
+                    if value >= beta:
+                        self.cutoffs += 1
+                        break
+        return best
+
+
+def _incomplete(report: Report[M], nodes: int, seconds: float) -> Report[M]:
+    return Report(
+        report.depth,
+        report.seldepth,
+        report.value,
+        report.pv,
+        nodes,
+        seconds,
+        report.line,
+        complete=False,
+    )

@@ -1,0 +1,469 @@
+"""``zerosum uci``: the chess engine over the Universal Chess Interface.
+
+The front end owns the clock and the protocol; the search (``zerosum.search.tactical``) only
+polls a stop condition. Commands are read on the main thread while a search runs in a worker
+thread, so ``isready``, ``stop`` and ``quit`` are answered at once during a search.
+
+Robustness: a malformed or illegal command is answered with ``info string`` naming what was
+wrong and what was expected, and changes nothing (a ``position`` with a bad FEN or an illegal
+move keeps the previous position; a bad ``setoption`` keeps the old value). ``bestmove`` is
+always a legal move of the position searched (``(none)`` when there is none).
+
+Time management: with ``movetime`` the search uses all that time less the ``Move Overhead``
+option; with a clock it plans ``remaining / moves_to_go + 3/4 increment`` (moves to go: the
+GUI's ``movestogo`` or 30) as a soft target after which no new iteration starts, and a hard
+limit of three times that, never more than a fifth of the clock left (less the overhead),
+so the engine does not lose on time.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Final, TextIO
+
+import chess
+
+from zerosum import __version__
+from zerosum.game import HEURISTIC_LIMIT, WIN, MoveError, PositionError, Score
+from zerosum.games.chess import Chess
+from zerosum.search.core import Limit
+from zerosum.search.table import TranspositionTable
+from zerosum.search.tactical import MAX_DEPTH, Report, TacticalSearch
+
+ENGINE_NAME: Final = f"zerosum {__version__}"
+ENTRY_BYTES: Final = 256
+"""Approximate memory of one table entry in CPython, to turn the Hash option into entries."""
+HASH_DEFAULT, HASH_MAX = 16, 1024
+MULTIPV_MAX: Final = 64
+OVERHEAD_DEFAULT: Final = 50
+"""Move Overhead (ms): the time kept back per move for the GUI and the pipe."""
+MOVES_TO_GO: Final = 30
+"""Moves assumed left on the clock when the GUI does not say."""
+COMMANDS: Final = (
+    "uci isready ucinewgame setoption position go stop ponderhit quit debug register d"
+)
+
+
+class UciError(ValueError):
+    """A command the engine cannot obey; the message goes back as ``info string``."""
+
+
+@dataclass
+class GoParams:
+    """The parameters of one ``go`` command."""
+
+    wtime: int | None = None
+    btime: int | None = None
+    winc: int = 0
+    binc: int = 0
+    movestogo: int | None = None
+    movetime: int | None = None
+    depth: int | None = None
+    nodes: int | None = None
+    mate: int | None = None
+    infinite: bool = False
+    ponder: bool = False
+    searchmoves: list[str] = field(default_factory=list)
+
+
+GO_NUMBERS: Final = (
+    "wtime",
+    "btime",
+    "winc",
+    "binc",
+    "movestogo",
+    "movetime",
+    "depth",
+    "nodes",
+    "mate",
+)
+
+
+def parse_go(words: list[str]) -> tuple[GoParams, list[str]]:
+    """The parameters of ``go``, and a message for each word that was not understood."""
+    params = GoParams()
+    problems: list[str] = []
+    index = 0
+    while index < len(words):
+        word = words[index]
+        index += 1
+        if word in GO_NUMBERS:
+            text = words[index] if index < len(words) else ""
+            try:
+                value = int(text)
+            except ValueError:
+                problems.append(f"go {word} {text!r} ignored: expected a whole number")
+                continue
+            index += 1
+            if value < 0 and word not in ("wtime", "btime"):
+                problems.append(f"go {word} {value} ignored: expected 0 or more")
+                continue
+            setattr(params, word, value)
+        elif word == "infinite":
+            params.infinite = True
+        elif word == "ponder":
+            params.ponder = True
+        elif word == "searchmoves":
+            while index < len(words) and words[index] not in (*GO_NUMBERS, "infinite", "ponder"):
+                params.searchmoves.append(words[index])
+                index += 1
+        else:
+            problems.append(
+                f"go: unknown word {word!r} ignored: expected wtime, btime, winc, binc, "
+                "movestogo, movetime, depth, nodes, mate, infinite, ponder or searchmoves"
+            )
+    for name in ("depth", "nodes", "mate", "movetime"):
+        if getattr(params, name) == 0 and name != "movetime":
+            problems.append(f"go {name} 0 ignored: expected 1 or more")
+            setattr(params, name, None)
+    return params, problems
+
+
+def plan_time(params: GoParams, white: bool, overhead_ms: int) -> tuple[float | None, float | None]:
+    """``(soft, hard)`` seconds for this move from ``go``'s parameters (``None``: no limit).
+
+    Soft: after it no new iteration starts; hard: the search stops at once.
+    """
+    overhead = overhead_ms / 1000
+    if params.movetime is not None:  # the whole time is for this move: no soft stop
+        return None, max(0.005, params.movetime / 1000 - overhead)
+    left = params.wtime if white else params.btime
+    if left is None:
+        return None, None
+    increment = (params.winc if white else params.binc) / 1000
+    remaining = max(0.0, left / 1000 - overhead)
+    moves = max(1, params.movestogo if params.movestogo else MOVES_TO_GO)
+    soft = remaining / moves + 0.75 * increment
+    hard = min(3 * soft, remaining / 5 + 0.75 * increment, max(remaining - overhead, 0.0))
+    hard = max(hard, 0.005)
+    return min(soft, hard), hard
+
+
+def score_text(value: Score) -> str:
+    """``cp N`` or ``mate N`` (moves, negative when the side to move is mated)."""
+    if abs(value) >= HEURISTIC_LIMIT:
+        plies = WIN - abs(value)
+        moves = (plies + 1) // 2
+        return f"mate {moves if value > 0 else -moves}"
+    return f"cp {value}"
+
+
+class UciEngine:
+    """The protocol state machine; ``handle`` takes one line, ``send`` writes one line.
+
+    The position and the options change only through complete, valid commands.
+    """
+
+    def __init__(self, send: Callable[[str], None]) -> None:
+        self._send_raw = send
+        self._lock = threading.Lock()
+        self.game = Chess()
+        self.hash_mb = HASH_DEFAULT
+        self.multipv = 1
+        self.overhead_ms = OVERHEAD_DEFAULT
+        self.table: TranspositionTable[chess.Move] = TranspositionTable(self._entries())
+        self._thread: threading.Thread | None = None
+        self._stop = threading.Event()
+        self._active = threading.Event()
+        self._pondering = threading.Event()
+        self._clock_start = 0.0
+        self._soft: float | None = None
+        self._hard: float | None = None
+
+    def send(self, line: str) -> None:
+        with self._lock:
+            self._send_raw(line)
+
+    def info(self, text: str) -> None:
+        self.send(f"info string {text}")
+
+    def _entries(self) -> int:
+        return max(1024, self.hash_mb * (1 << 20) // ENTRY_BYTES)
+
+    @property
+    def searching(self) -> bool:
+        """A search runs and has not sent its bestmove yet (the thread may still be ending:
+        the GUI may send the next command as soon as it reads bestmove)."""
+        return self._active.is_set()
+
+    # -- commands -----------------------------------------------------------------------
+
+    def handle(self, line: str) -> bool:
+        """Obey one command line; returns False after ``quit``. Never raises."""
+        words = line.split()
+        if not words:
+            return True
+        command, rest = words[0], words[1:]
+        try:
+            if command == "quit":
+                self.stop()
+                return False
+            handler = getattr(self, f"cmd_{command}", None) if command in COMMANDS.split() else None
+            if handler is None:
+                raise UciError(f"unknown command {command!r}: expected one of {COMMANDS}")
+            handler(rest)
+        except (UciError, MoveError, PositionError) as error:
+            self.info(str(error))
+        except Exception as error:  # the front end's last line of defence: stay alive
+            self.info(f"internal error on {line.strip()!r}: {type(error).__name__}: {error}")
+        return True
+
+    def cmd_uci(self, words: list[str]) -> None:
+        self.send(f"id name {ENGINE_NAME}")
+        self.send("id author the zerosum developers")
+        self.send(f"option name Hash type spin default {HASH_DEFAULT} min 1 max {HASH_MAX}")
+        self.send("option name Threads type spin default 1 min 1 max 1")
+        self.send(f"option name MultiPV type spin default 1 min 1 max {MULTIPV_MAX}")
+        self.send(f"option name Move Overhead type spin default {OVERHEAD_DEFAULT} min 0 max 5000")
+        self.send("option name Ponder type check default false")
+        self.send("option name Clear Hash type button")
+        self.send("uciok")
+
+    def cmd_isready(self, words: list[str]) -> None:
+        self.send("readyok")
+
+    def cmd_debug(self, words: list[str]) -> None:
+        pass
+
+    def cmd_register(self, words: list[str]) -> None:
+        pass
+
+    def cmd_d(self, words: list[str]) -> None:
+        for row in self.game.render().splitlines():
+            self.info(row)
+        self.info(f"fen {self.game.position()}")
+
+    def cmd_ucinewgame(self, words: list[str]) -> None:
+        self._busy("ucinewgame")
+        self.table.clear()
+        self.game = Chess()
+
+    def cmd_setoption(self, words: list[str]) -> None:
+        if not words or words[0] != "name":
+            raise UciError("setoption: expected 'setoption name <name> [value <value>]'")
+        if "value" in words:
+            at = words.index("value")
+            name, value = " ".join(words[1:at]), " ".join(words[at + 1 :])
+        else:
+            name, value = " ".join(words[1:]), ""
+        key = name.lower()
+        if key in ("hash", "threads", "multipv", "move overhead"):
+            limits = {
+                "hash": (1, HASH_MAX),
+                "threads": (1, 1 << 10),
+                "multipv": (1, MULTIPV_MAX),
+                "move overhead": (0, 5000),
+            }[key]
+            try:
+                number = int(value)
+            except ValueError:
+                raise UciError(
+                    f"setoption {name}: {value!r} is not a whole number: expected "
+                    f"{limits[0]}..{limits[1]}; kept the old value"
+                ) from None
+            if not limits[0] <= number <= limits[1]:
+                raise UciError(
+                    f"setoption {name}: {number} is out of range: expected "
+                    f"{limits[0]}..{limits[1]}; kept the old value"
+                )
+            if key == "hash":
+                self._busy("setoption Hash")
+                self.hash_mb = number
+                self.table = TranspositionTable(self._entries())
+            elif key == "threads":
+                if number != 1:
+                    self.info(f"Threads {number}: this engine searches with one thread for now")
+            elif key == "multipv":
+                self.multipv = number
+            else:
+                self.overhead_ms = number
+        elif key == "clear hash":
+            self._busy("Clear Hash")
+            self.table.clear()
+        elif key == "ponder":
+            pass
+        else:
+            raise UciError(
+                f"setoption: unknown option {name!r}: expected Hash, Threads, MultiPV, "
+                "Move Overhead, Ponder or Clear Hash"
+            )
+
+    def cmd_position(self, words: list[str]) -> None:
+        if not words or words[0] not in ("startpos", "fen"):
+            raise UciError(
+                "position: expected 'position startpos [moves ...]' or "
+                "'position fen <FEN> [moves ...]'; kept the previous position"
+            )
+        at = words.index("moves") if "moves" in words else len(words)
+        if words[0] == "startpos":
+            if at != 1:
+                raise UciError(
+                    f"position startpos: unexpected {' '.join(words[1:at])!r}: expected 'moves' "
+                    "or nothing; kept the previous position"
+                )
+            game = Chess()
+        else:
+            try:
+                game = Chess.from_position(" ".join(words[1:at]))
+            except PositionError as error:
+                raise UciError(f"position: {error}; kept the previous position") from None
+        for number, text in enumerate(words[at + 1 :], start=1):
+            try:
+                move = chess.Move.from_uci(text)
+            except ValueError:
+                raise UciError(
+                    f"position: move {number} {text!r} is not UCI notation: expected e.g. e2e4 "
+                    "or e7e8q; kept the previous position"
+                ) from None
+            if not move or not game.is_legal(move):
+                raise UciError(
+                    f"position: move {number} {text} is illegal in {game.position()}; "
+                    "kept the previous position"
+                )
+            game.make(move)
+        self.game = game
+
+    def cmd_go(self, words: list[str]) -> None:
+        if self.searching:
+            raise UciError("go: a search is running: expected 'stop' first")
+        params, problems = parse_go(words)
+        for problem in problems:
+            self.info(problem)
+        game = self.game.copy()
+        roots = []
+        for text in params.searchmoves:
+            try:
+                roots.append(game.parse_move(text))
+            except MoveError as error:
+                self.info(f"go searchmoves: {error}; ignored")
+        if self._thread is not None:  # the last search sent its bestmove: let it end
+            self._thread.join()
+        soft, hard = plan_time(params, game.board.turn, self.overhead_ms)
+        self._soft, self._hard = soft, hard
+        self._stop.clear()
+        self._clock_start = time.perf_counter()
+        if params.ponder:
+            self._pondering.set()
+        else:
+            self._pondering.clear()
+        self._active.set()
+        self._thread = threading.Thread(
+            target=self._search, args=(game, params, roots), name="zerosum-search", daemon=True
+        )
+        self._thread.start()
+
+    def cmd_stop(self, words: list[str]) -> None:
+        self.stop()
+
+    def cmd_ponderhit(self, words: list[str]) -> None:
+        self._clock_start = time.perf_counter()
+        self._pondering.clear()
+
+    def stop(self) -> None:
+        """Stop the running search (it then sends its bestmove) and wait for it."""
+        self._stop.set()
+        self._pondering.clear()
+        thread = self._thread
+        if thread is not None:
+            thread.join()
+            self._thread = None
+
+    def _busy(self, what: str) -> None:
+        if self.searching:
+            raise UciError(f"{what}: a search is running: expected 'stop' first")
+
+    # -- the search thread ---------------------------------------------------------------
+
+    def _should_stop(self) -> bool:
+        if self._stop.is_set():
+            return True
+        if self._pondering.is_set() or self._hard is None:
+            return False
+        return time.perf_counter() - self._clock_start >= self._hard
+
+    def _search(self, game: Chess, params: GoParams, roots: list[chess.Move]) -> None:
+        best: chess.Move | None = None
+        ponder: chess.Move | None = None
+        try:
+            moves = game.tactical_moves() + game.quiet_moves()
+            if not moves:
+                self.send("info depth 0 score " + ("mate 0" if game.in_check() else "cp 0"))
+            else:
+                best = moves[0]
+                depth = None if params.depth is None else min(params.depth, MAX_DEPTH)
+                if params.mate is not None:
+                    depth = min(2 * params.mate + 1, 100) if depth is None else depth
+                limit = Limit(depth=depth, nodes=params.nodes, stop=self._should_stop)
+                searcher = TacticalSearch(game, table=self.table)
+                sent: Report[chess.Move] | None = None
+                for report in searcher.iterate(limit, multipv=self.multipv, root_moves=roots):
+                    if report.complete or sent is None or report.pv != sent.pv:
+                        self.send(self._info(report))
+                    sent = report
+                    if report.line == 1:
+                        best = report.pv[0]
+                        ponder = report.pv[1] if len(report.pv) > 1 else None
+                    if report.line == min(self.multipv, len(moves)) and self._done(report, params):
+                        break
+        except Exception as error:  # keep the protocol going whatever happened
+            self.info(f"search failed: {type(error).__name__}: {error}")
+        # In infinite and ponder mode the GUI expects bestmove only after stop (or ponderhit).
+        while (params.infinite or self._pondering.is_set()) and not self._stop.is_set():
+            self._stop.wait(0.01)
+        if best is None:
+            line = "bestmove (none)"
+        elif ponder is not None:
+            line = f"bestmove {best.uci()} ponder {ponder.uci()}"
+        else:
+            line = f"bestmove {best.uci()}"
+        with self._lock:
+            self._active.clear()
+            self._send_raw(line)
+
+    def _done(self, report: Report[chess.Move], params: GoParams) -> bool:
+        """Whether to stop after this finished iteration."""
+        mate = params.mate
+        if (
+            mate is not None
+            and report.value >= HEURISTIC_LIMIT
+            and (WIN - report.value + 1) // 2 <= mate
+        ):
+            return True
+        if self._pondering.is_set() or self._soft is None:
+            return False
+        return time.perf_counter() - self._clock_start > 0.55 * self._soft
+
+    def _info(self, report: Report[chess.Move]) -> str:
+        milliseconds = max(1, round(report.time_s * 1000))
+        nps = round(report.nodes / (milliseconds / 1000))
+        multipv = f" multipv {report.line}" if self.multipv > 1 else ""
+        pv = " ".join(move.uci() for move in report.pv)
+        return (
+            f"info depth {max(report.depth, 1)} seldepth {max(report.seldepth, report.depth, 1)}"
+            f"{multipv} score {score_text(report.value)} nodes {report.nodes} nps {nps} "
+            f"time {milliseconds} pv {pv}"
+        )
+
+
+def run(lines: Iterable[str], out: TextIO) -> int:
+    """Serve UCI on ``lines`` until ``quit`` or the end of input."""
+
+    def send(line: str) -> None:
+        out.write(line + "\n")
+        out.flush()
+
+    engine = UciEngine(send)
+    for line in lines:
+        if not engine.handle(line):
+            return 0
+    engine.stop()
+    return 0
+
+
+def main() -> int:
+    """``zerosum uci``: serve the protocol on standard input and output."""
+    return run(sys.stdin, sys.stdout)
