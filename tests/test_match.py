@@ -337,3 +337,15 @@ def test_an_engine_that_cannot_restart_forfeits(tmp_path: Path) -> None:
     assert all(
         reason.startswith("player failed: A: cannot start UCI engine") for reason in reasons[1:]
     )
+
+
+def test_zerosum_plays_chess_in_process_against_a_uci_engine() -> None:
+    match = Match("chess", parse_player("depth=1"), fake(), games=2, max_plies=24)
+    result = match.play()
+    assert result.names == ("zerosum depth=1", "FakeEngine 1.0")
+    for record in result.games:
+        board = chess.Board()
+        for text in record.moves:
+            board.push_uci(text)  # every move legal
+        assert len(record.moves) <= 24
+        assert record.pgn is not None and "[Round" in record.pgn
