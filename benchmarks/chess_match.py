@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 from pathlib import Path
 
@@ -59,7 +60,12 @@ def player(text: str, sunfish: str) -> PlayerSpec:
     return parse_player(text)
 
 
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
 def main() -> None:
+    signal.signal(signal.SIGTERM, _interrupt)  # a kill stops the engines and keeps the games
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--a", default="zerosum", help="player A (default zerosum)")
     parser.add_argument("--b", default="sunfish", help="player B (default sunfish)")
@@ -118,6 +124,8 @@ def main() -> None:
         f" ({100 * elo.score:.1f}%)  Elo A - B: {elo.describe()}  LOS {100 * elo.los:.1f}%"
     )
     print(f"PGN: {args.pgn}")
+    if interrupted:
+        sys.exit(130)
 
 
 if __name__ == "__main__":

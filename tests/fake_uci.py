@@ -2,9 +2,10 @@
 
 Run as ``python fake_uci.py``. Options: ``Choice`` (spin; which legal move to pick, so two
 engines differ), ``Sleep`` (spin, milliseconds to wait before each move: a slow engine) and
-``Crash`` (check: exit instead of answering ``go``); the environment variable
-``FAKE_UCI_START_SECONDS`` delays its answer to ``uci`` (a slow start). Deterministic: the same
-position and options give the same move.
+``Crash`` (check: exit instead of answering ``go``). Environment: ``FAKE_UCI_START_SECONDS``
+delays the answer to ``uci`` (a slow start); ``FAKE_UCI_ONCE=PATH`` lets the engine start only
+while PATH does not exist, and creates it (an engine that cannot start again after a crash).
+Deterministic: the same position and options give the same move.
 """
 
 from __future__ import annotations
@@ -17,6 +18,11 @@ import chess
 
 
 def main() -> None:
+    once = os.environ.get("FAKE_UCI_ONCE")
+    if once:
+        if os.path.exists(once):
+            sys.exit(4)
+        open(once, "w").close()
     board = chess.Board()
     options = {"Choice": 0, "Sleep": 0, "Crash": False}
     for line in sys.stdin:

@@ -320,3 +320,32 @@ def test_zerosum_uci_plays_a_match() -> None:
     played = result.play()
     assert played.names[1] == "FakeEngine 1.0"
     assert all(record.moves for record in played.games)
+
+
+def test_an_engine_that_cannot_restart_forfeits(tmp_path: Path) -> None:
+    # Game 1: the engine starts, then crashes; games 2 and 3: it cannot start again.
+    once = f"FAKE_UCI_ONCE={tmp_path / 'started'}"
+    crashing = parse_player(f"uci:env {once} {sys.executable} {FAKE}", ["Crash=true"])
+    match = Match("chess", crashing, fake(), games=3)
+    result = match.play(names=("crashing", "fake"))  # given names: no engine started to ask
+    reasons = [record.ending.reason for record in result.games]
+    assert [record.winner for record in result.games] == ["B", "B", "B"]
+    assert (
+        reasons[0]
+        == "player failed: A: engine error: engine process died unexpectedly (exit code: 3)"
+    )
+    assert all(
+        reason.startswith("player failed: A: cannot start UCI engine") for reason in reasons[1:]
+    )
+
+
+def test_zerosum_plays_chess_in_process_against_a_uci_engine() -> None:
+    match = Match("chess", parse_player("depth=1"), fake(), games=2, max_plies=24)
+    result = match.play()
+    assert result.names == ("zerosum depth=1", "FakeEngine 1.0")
+    for record in result.games:
+        board = chess.Board()
+        for text in record.moves:
+            board.push_uci(text)  # every move legal
+        assert len(record.moves) <= 24
+        assert record.pgn is not None and "[Round" in record.pgn

@@ -163,7 +163,7 @@ def test_stopping_a_match_leaves_no_process_behind(workers: int, signum: int) ->
         if process.poll() is None:
             process.kill()
     assert process.returncode == 130, err
-    assert "interrupted after" in out
+    assert "stopped after" in out
     deadline = time.monotonic() + 5
     while _survivors(value) and time.monotonic() < deadline:
         time.sleep(0.1)

@@ -916,23 +916,26 @@ def cmd_match(args: argparse.Namespace) -> int:
         print(line, flush=True)
 
     interrupted = False
+    failure: ZerosumError | None = None
     with _terminate_as_interrupt():
         try:
             match.play(workers=args.workers, on_game=show, names=names)
         except KeyboardInterrupt:
             interrupted = True
+        except ZerosumError as error:  # reported after the games finished so far
+            failure = error
     records.sort(key=lambda record: record.index)
     result = MatchResult(args.game, names, control, tuple(records))
     if args.pgn and records:
         with open(args.pgn, "w", encoding="utf-8") as out:
             out.write(result.pgn())
     elo = result.elo
-    data = {**result.as_dict(), "complete": not interrupted}
+    data = {**result.as_dict(), "complete": not (interrupted or failure)}
     lines = []
     if args.game == "chess" and not args.pgn and records:
         lines += ["", result.pgn().rstrip()]
-    if interrupted:
-        lines.append(f"interrupted after {len(records)} of {args.games} games")
+    if interrupted or failure:
+        lines.append(f"stopped after {len(records)} of {args.games} games")
     lines += [
         f"A: +{elo.wins} ={elo.draws} -{elo.losses}  score {elo.points:g}/{elo.games}"
         f" ({100 * elo.score:.1f}%)",
@@ -941,6 +944,8 @@ def cmd_match(args: argparse.Namespace) -> int:
     if args.pgn and records:
         lines.append(f"PGN of {len(records)} games written to {args.pgn}")
     _emit(args, data, "\n".join(lines))
+    if failure is not None:
+        raise failure
     return 130 if interrupted else 0
 
 
@@ -1113,6 +1118,7 @@ def build_parser() -> argparse.ArgumentParser:
     match.add_argument("--pgn", metavar="FILE", help="write the chess games to this PGN file")
     match.add_argument("--json", action="store_true", help="print one JSON object")
     match.set_defaults(run=cmd_match)
+
     uci = commands.add_parser("uci", help="the chess engine over UCI (for GUIs and python-chess)")
     uci.set_defaults(run=cmd_uci)
     return parser

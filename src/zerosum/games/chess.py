@@ -60,6 +60,8 @@ MATERIAL_EG: Final = (0, 110, 290, 310, 530, 950, 0)
 """Endgame worth of each piece type."""
 PHASE_WEIGHT: Final = (0, 0, 1, 1, 2, 4, 0)
 """How much each piece type counts towards the middlegame phase."""
+GAIN_CEILING: Final = MATERIAL_MG[chess.QUEEN] * 2 - MATERIAL_MG[chess.PAWN]
+"""No single move gains more than a queen captured by a pawn promoting to a queen."""
 FULL_PHASE: Final = 24
 """The phase of the starting material; more (after promotions) counts as this."""
 
@@ -384,6 +386,44 @@ class Chess:
                 scored.append((7, move))
         pawns = board.pawns & board.occupied_co[board.turn]
         pawns &= chess.BB_RANK_7 if board.turn else chess.BB_RANK_2
+        if pawns:
+            for move in board.generate_legal_moves(pawns, ~board.occupied):
+                if move.promotion == chess.QUEEN:
+                    scored.append((36, move))
+        scored.sort(key=_first, reverse=True)
+        return [move for _, move in scored]
+
+    def quiescence_moves(self, margin: int) -> list[Move]:
+        """The tactical moves worth a look when the side to move must gain at least
+        ``margin`` over its evaluation: captures of a piece worth at least ``margin`` (and
+        queen promotions), except those that give a more valuable piece for a defended one;
+        MVV-LVA order."""
+        if margin > GAIN_CEILING:
+            return []
+        board = self.board
+        turn = board.turn
+        targets = 0
+        for piece in (chess.PAWN, chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN):
+            if MATERIAL_MG[piece] >= margin:
+                targets |= board.pieces_mask(piece, not turn)
+        piece_at = board.piece_type_at
+        attacked = board.is_attacked_by
+        scored = []
+        if targets:
+            for move in board.generate_legal_moves(chess.BB_ALL, targets):
+                victim = piece_at(move.to_square) or 0
+                attacker = piece_at(move.from_square) or 0
+                if (
+                    MATERIAL_MG[attacker] > MATERIAL_MG[victim] + 50
+                    and attacker != chess.KING
+                    and attacked(not turn, move.to_square)
+                ):
+                    continue
+                order = victim * 8 - attacker + (40 if move.promotion == chess.QUEEN else 0)
+                scored.append((order, move))
+        pawns = (
+            board.pawns & board.occupied_co[turn] & (chess.BB_RANK_7 if turn else chess.BB_RANK_2)
+        )
         if pawns:
             for move in board.generate_legal_moves(pawns, ~board.occupied):
                 if move.promotion == chess.QUEEN:

@@ -6,7 +6,9 @@ hands them to an executor and orders the results itself, so the executor decides
 the work runs. :class:`SerialExecutor` runs it here, in order (the twin that tests compare
 against); :class:`ProcessExecutor` in local worker processes; a Ray executor only has to offer
 the same two methods (``map_unordered`` and ``close``), e.g. over Ray actors that keep their
-players between tasks.
+players between tasks: the match maps :func:`zerosum.match.runner.run_task`, and each process
+that ran it should call :func:`zerosum.match.runner.close_players` before it stops, as the
+local workers do, so that no engine outlives the match.
 
 Process hygiene (:class:`ProcessExecutor`): each worker leads its own process group and
 ignores SIGINT, so a Ctrl-C in the terminal reaches only the parent, which then stops the
@@ -101,6 +103,8 @@ def _serve(
             batch, index, function, item = job
             try:
                 results.put((batch, index, True, function(item)))
+            except ZerosumError as error:  # bad input: its message says it all
+                results.put((batch, index, False, str(error)))
             except Exception:
                 results.put((batch, index, False, traceback.format_exc()))
     finally:
@@ -170,7 +174,7 @@ class ProcessExecutor:
             if got_batch != batch:
                 continue  # left over from an abandoned earlier map
             if not ok:
-                raise WorkerError(f"a task failed in a worker process:\n{value}")
+                raise WorkerError(f"a task failed in a worker process: {value}")
             pending -= 1
             yield index, value
         self._busy = False

@@ -13,7 +13,8 @@ Text syntax (:func:`parse_player`, used by ``zerosum match --a/--b``):
 * ``KEY=VALUE[,KEY=VALUE...]`` -- zerosum's search with these settings: ``level`` (1 = weakest,
   as ``zerosum play``), ``depth`` (plies; 0 = perfect play by an exact solve), ``time`` (seconds
   per move), ``nodes``, ``algorithm`` (see ``zerosum algorithms``; default: the compiled engine
-  for games that have one, else ``engine``), ``hash`` (MB, compiled engine) and ``seed``.
+  for games that have one, else the game's own choice, e.g. ``tactical`` for chess), ``hash``
+  (MB, compiled engine) and ``seed``.
   ``zerosum`` alone (or an empty string) takes the defaults.
 
 How a zerosum player limits its search: ``depth``/``level``, ``nodes`` and ``time`` as given;
@@ -43,9 +44,12 @@ if TYPE_CHECKING:
     import chess.engine
 
     from zerosum.compiled.solver import Solver
+    from zerosum.search.tactical import TacticalSearch
 
 COMPILED = "compiled"
 """The algorithm name of the compiled engine."""
+TACTICAL = "tactical"
+"""The algorithm name of the tactical engine (:mod:`zerosum.search.tactical`: chess's)."""
 
 UCI_PREFIX = "uci:"
 DEFAULT_UCI_MOVE_TIME = 1.0
@@ -237,14 +241,16 @@ def check_player(spec: PlayerSpec, game: str) -> None:
     algorithm = _algorithm(spec, game)
     if algorithm == COMPILED:
         check_compiled(game)
-    else:
+    elif algorithm != TACTICAL:
         get_algorithm(algorithm)
 
 
 def _algorithm(spec: EngineSettings, game: str) -> str:
+    """The player's algorithm: as given, else the compiled engine for games that have one,
+    else the one ``zerosum analyze`` uses for the game."""
     if spec.algorithm is not None:
         return spec.algorithm
-    return COMPILED if game in KERNEL_GAMES else "engine"
+    return COMPILED if game in KERNEL_GAMES else get_game(game).analyzer
 
 
 def open_player(spec: PlayerSpec, game: str, *, isolate: bool = True) -> Player:
@@ -281,10 +287,16 @@ class ZerosumPlayer:
         self.position: Game[Any] = self.spec.new()
         self.rng = random.Random(0)
         self.solver: Solver | None = None
+        self.tactical: TacticalSearch[Any] | None = None
 
     def new_game(self, game: str, seed: str) -> None:
         self.position = self.spec.new()
         self.rng = random.Random(f"{self.settings.seed}/{seed}")
+        if self.algorithm == TACTICAL:
+            from zerosum.search.tactical import TacticalSearch
+
+            # Its table and move-ordering history live for one game, as the solver's below.
+            self.tactical = TacticalSearch(self.position)
         if self.algorithm == COMPILED:
             # A fresh table per game: a game's moves do not depend on the games played before.
             from zerosum.compiled.solver import Solver
@@ -328,6 +340,8 @@ class ZerosumPlayer:
         limit = Limit(depth=depth or None, time=seconds, nodes=settings.nodes)
         if self.solver is not None:
             found = self.solver.search(position, limit=limit)
+        elif self.tactical is not None:
+            found = self.tactical.search(limit)
         else:
             found = search(position, algorithm=self.algorithm, limit=limit, all_best=True)
         if found.best_moves:

@@ -211,19 +211,22 @@ class MatchResult:
 def play_game(task: GameTask, a: Player, b: Player) -> GameRecord:
     """Play ``task`` between the live players ``a`` and ``b``, keeping the clocks.
 
-    A player that raises :class:`PlayerFailure`, answers with an illegal move or oversteps its
-    clock loses the game; a game longer than ``task.max_plies`` is a draw."""
+    A player that cannot start, raises :class:`PlayerFailure`, answers with an illegal move or
+    oversteps its clock loses the game; a game longer than ``task.max_plies`` is a draw."""
     referee = referee_for(task.game)
     for text in task.opening.moves:
         referee.play(text)
     seats = (a, b) if task.a_first else (b, a)
     roles = ("A", "B") if task.a_first else ("B", "A")
-    for player in seats:
-        player.new_game(task.game, f"{task.seed}/{task.index}")
+    ending = referee.ending()
+    for side, player in enumerate(seats):
+        try:
+            player.new_game(task.game, f"{task.seed}/{task.index}")
+        except PlayerError as error:  # an engine that cannot start again after a crash
+            ending = ending or Ending(1 - side, f"player failed: {roles[side]}: {error}")
     control = task.time_control
     clocks = None if control.base is None else [control.base, control.base]
     used = [0.0, 0.0]
-    ending = referee.ending()
     while ending is None:
         if len(referee.moves) >= task.max_plies:
             ending = Ending(None, f"move limit: {task.max_plies} plies")
@@ -405,7 +408,7 @@ class Match:
             names = self.names()
         tasks = self.tasks(names)
         own = executor is None
-        runner = worker_executor(workers) if executor is None else executor
+        runner = worker_executor(min(workers, len(tasks))) if executor is None else executor
         records: dict[int, GameRecord] = {}
         try:
             for index, record in runner.map_unordered(run_task, tasks):

@@ -18,7 +18,8 @@ like chess needs to see far enough in a second of Python:
 * repetitions and other rule draws through the game's ``drawn``, scored 0.
 
 Search knows no game: everything game-specific comes from optional capabilities of the game
-(:class:`Capabilities`: ``in_check``, ``tactical_moves``, ``quiet_moves``, ``is_legal``,
+(:class:`Capabilities`: ``in_check``, ``tactical_moves``, ``quiescence_moves``,
+``quiet_moves``, ``is_legal``,
 ``is_quiet``, ``drawn``, ``null_move_allowed``, ``make_null``, ``undo_null``). A game without
 them is searched as by ``algorithms.pvs`` (no quiescence, extension, null move or reductions:
 its values at a fixed depth are the reference minimax's), and with every option of
@@ -59,6 +60,8 @@ CHECK_EVERY: Final = 256
 """Nodes between two polls of the clock and the stop callback."""
 ASPIRATION: Final = 40
 """Half-width of the first window around the previous iteration's score."""
+DELTA_MARGIN: Final = 150
+"""Quiescence asks only for moves that may gain what it needs to reach alpha less this."""
 
 
 @dataclass(frozen=True)
@@ -114,6 +117,9 @@ class Capabilities(Generic[M]):
         get = getattr
         self.in_check: Callable[[], bool] = get(game, "in_check", _false)
         self.tactical_moves: Callable[[], list[M]] = get(game, "tactical_moves", _no_moves)
+        self.quiescence_moves: Callable[[int], list[M]] = get(
+            game, "quiescence_moves", self._all_tactical
+        )
         self.quiet_moves: Callable[[], list[M]] = get(game, "quiet_moves", game.legal_moves)
         self.is_legal: Callable[[M], bool] = get(game, "is_legal", self._listed)
         self.is_quiet: Callable[[M], bool] = get(game, "is_quiet", _always)
@@ -126,6 +132,9 @@ class Capabilities(Generic[M]):
         self.outcome_each_node = not hasattr(game, "drawn")
         """A game without ``drawn`` may end in other ways than by running out of moves: ask
         its ``outcome`` at every node, as the reference search does."""
+
+    def _all_tactical(self, margin: int) -> list[M]:
+        return self.tactical_moves()
 
     def _listed(self, move: M) -> bool:
         return move in self.game.legal_moves()
@@ -257,10 +266,11 @@ class TacticalSearch(Generic[M]):
         *,
         soft_time: float | None = None,
         on_report: Callable[[Report[M]], None] | None = None,
+        root_moves: Sequence[M] = (),
     ) -> SearchResult[M]:
         """Run :meth:`iterate` to the end and return its last report as a ``SearchResult``."""
         last: Report[M] | None = None
-        for report in self.iterate(limit, soft_time=soft_time):
+        for report in self.iterate(limit, soft_time=soft_time, root_moves=root_moves):
             if on_report is not None:
                 on_report(report)
             if report.line == 1:
@@ -592,7 +602,7 @@ class TacticalSearch(Generic[M]):
             return best
         if best > alpha:
             alpha = best
-        for move in self._caps.tactical_moves():
+        for move in self._caps.quiescence_moves(alpha - best - DELTA_MARGIN):
             game.make(move)
             value = -self._quiesce(-beta, -alpha, ply + 1)
             game.undo()
