@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
 import sys
 from typing import Any
@@ -190,3 +192,21 @@ def test_bench_signature_is_repeatable(capsys: pytest.CaptureFixture[str]) -> No
     assert first["signature"] == sum(row["nodes"] for row in first["rows"])
     status, out, _ = run(capsys, "bench", "tictactoe", "--algorithm", "alphabeta")
     assert status == 0 and "signature" in out
+
+
+def test_a_closed_pipe_ends_quietly() -> None:
+    """``zerosum legal ... | head -0``: the reader has gone; no traceback is printed."""
+    reader, writer = os.pipe()
+    os.close(reader)  # before the child writes: its first write fails with EPIPE
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "zerosum", "legal", "connect4"],
+            stdout=writer,
+            stderr=subprocess.PIPE,
+            timeout=60,
+        )
+    finally:
+        os.close(writer)
+    assert done.returncode == 128 + signal.SIGPIPE
+    errors = done.stderr.decode()
+    assert "Traceback" not in errors and "Exception" not in errors

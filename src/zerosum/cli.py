@@ -1129,6 +1129,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = parser.parse_args(argv)
         status: int = args.run(args)
+        sys.stdout.flush()  # a closed pipe shows here, inside the handler below
+    except BrokenPipeError:
+        # The reader went away (``zerosum analyze ... | head``): stop quietly, as a shell
+        # tool would, and keep Python's exit-time flush from printing a traceback.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 128 + signal.SIGPIPE
     except ZerosumError as error:
         print(f"zerosum: error: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
