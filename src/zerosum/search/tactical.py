@@ -12,6 +12,9 @@ like chess needs to see far enough in a second of Python:
   is a fair probe: zugzwang makes it unsound with only king and pawns in chess);
 * late-move reductions: quiet moves late in the order, not in or giving check, are searched
   one or two plies shallower first, and again at full depth if they beat alpha;
+* futility pruning within three plies of the horizon, away from the principal variation and
+  out of check: a static evaluation a margin above beta fails high at once, one a margin below
+  alpha skips the quiet moves that do not give check;
 * move ordering in stages, generated lazily: the table move, tactical moves, two killer moves,
   then the quiet moves by history score;
 * mate-distance pruning and depth-adjusted mate scores (the shortest mate scores highest);
@@ -60,6 +63,13 @@ CHECK_EVERY: Final = 256
 """Nodes between two polls of the clock and the stop callback."""
 ASPIRATION: Final = 40
 """Half-width of the first window around the previous iteration's score."""
+FUTILITY_DEPTH: Final = 3
+FUTILITY_MARGIN: Final = (0, 150, 300, 450)
+"""By remaining depth: how far the static evaluation may be from the window before the node is
+judged on it (reverse futility) or its quiet moves are skipped (futility)."""
+NULL_MOVE_DEPTH: Final = 4
+"""The shallowest node that tries a null move: its reduced search keeps at least one full ply
+(a pass answered by quiescence alone misses quiet mate threats)."""
 DELTA_MARGIN: Final = 150
 """Quiescence asks only for moves that may gain what it needs to reach alpha less this."""
 
@@ -78,10 +88,17 @@ class Options:
     """Late-move reductions of quiet moves."""
     aspiration: bool = True
     """Search each iteration first in a narrow window around the last score."""
+    futility: bool = True
+    """Futility and reverse futility pruning near the horizon (games with quiet moves)."""
 
 
 EXACT_OPTIONS: Final = Options(
-    quiescence=False, check_extension=False, null_move=False, reductions=False, aspiration=False
+    quiescence=False,
+    check_extension=False,
+    null_move=False,
+    reductions=False,
+    aspiration=False,
+    futility=False,
 )
 """Nothing selective: the value at a fixed depth is the minimax value (the tests' setting)."""
 
@@ -487,13 +504,22 @@ class TacticalSearch(Generic[M]):
                     or (bound == Bound.UPPER and score <= alpha)
                 ):
                     return score
-        # Step 4. Null move: if passing still fails high on a shallower search, so does this.
+        # Step 4. Near the horizon, a static evaluation far above beta fails high (reverse
+        # futility), and one far below alpha lets quiet moves go unsearched (futility).
+        selective = options.futility and caps.knows_quiet and not pv_node and not in_check
+        futile = False
+        if selective and depth <= FUTILITY_DEPTH and -HEURISTIC_LIMIT < alpha < HEURISTIC_LIMIT:
+            static = game.evaluate()
+            if static - FUTILITY_MARGIN[depth] >= beta:
+                return static
+            futile = static + FUTILITY_MARGIN[depth] <= alpha
+        # Step 5. Null move: if passing still fails high on a shallower search, so does this.
         if (
             allow_null
             and options.null_move
             and not pv_node
             and not in_check
-            and depth >= 3
+            and depth >= NULL_MOVE_DEPTH
             and -HEURISTIC_LIMIT < beta < HEURISTIC_LIMIT
             and caps.make_null is not None
             and caps.undo_null is not None
@@ -506,13 +532,16 @@ class TacticalSearch(Generic[M]):
             caps.undo_null()
             if value >= beta:
                 return beta if value >= HEURISTIC_LIMIT else value
-        # Step 5. The moves, best first; later moves get a null window, late quiet ones less depth.
+        # Step 6. The moves, best first; later moves get a null window, late quiet ones less depth.
         alpha_on_entry = alpha
         best, best_move = -INFINITY, None
         searched = 0
         reduce = options.reductions and caps.knows_quiet and not in_check and depth >= 3
         for move, quiet in self._ordered(table_move, ply):
             game.make(move)
+            if futile and quiet and searched and not caps.in_check():
+                game.undo()
+                continue
             if searched == 0:
                 value = -self._node(depth - 1, -beta, -alpha, ply + 1, True)
             else:
@@ -533,16 +562,16 @@ class TacticalSearch(Generic[M]):
                     if pv_node:
                         pv[ply] = (move, *pv[ply + 1])
                     if value >= beta:
-                        # Step 6. A cutoff: remember a quiet refutation for move ordering.
+                        # Step 7. A cutoff: remember a quiet refutation for move ordering.
                         self.cutoffs += 1
                         if quiet:
                             self._reward(move, depth, ply)
                         break
-        # Step 7. No legal move: the game says whether this is a loss or a draw.
+        # Step 8. No legal move: the game says whether this is a loss or a draw.
         if searched == 0:
             outcome = game.outcome()
             return terminal_score(outcome if outcome is not None else Outcome.DRAW, ply)
-        # Step 8. Store the result with its bound.
+        # Step 9. Store the result with its bound.
         bound = (
             Bound.LOWER if best >= beta else Bound.EXACT if best > alpha_on_entry else Bound.UPPER
         )
