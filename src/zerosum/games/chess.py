@@ -457,6 +457,40 @@ class Chess:
             return False
         return not (move.to_square == board.ep_square and _BB[move.from_square] & board.pawns)
 
+    def gives_check(self, move: Move) -> bool:
+        """Whether the legal ``move`` checks the opponent, from bitboards without playing it
+        (python-chess's ``Board.gives_check``, which plays it, is the test oracle)."""
+        board = self.board
+        source, target = move.from_square, move.to_square
+        piece = board.piece_type_at(source)
+        if piece is None or piece == chess.KING or move.promotion or target == board.ep_square:
+            return board.gives_check(move)  # castling, promotions, en passant: rare
+        turn = board.turn
+        king_mask = board.kings & board.occupied_co[not turn]
+        if not king_mask:
+            return False
+        king = king_mask.bit_length() - 1
+        occupied = (board.occupied & ~_BB[source]) | _BB[target]
+        # A direct check by the moved piece.
+        if piece == chess.PAWN:
+            if _PAWN_ATTACKS[turn][target] & king_mask:
+                return True
+        elif piece == chess.KNIGHT:
+            if chess.BB_KNIGHT_ATTACKS[target] & king_mask:
+                return True
+        elif _slides_to(piece, target, king, occupied):
+            return True
+        # A discovered check by a slider behind the moved piece.
+        ours = board.occupied_co[turn]
+        for slider, sliders in (
+            (chess.ROOK, board.rooks | board.queens),
+            (chess.BISHOP, board.bishops | board.queens),
+        ):
+            for square in chess.scan_reversed(sliders & ours & ~_BB[source]):
+                if _slides_to(slider, square, king, occupied):
+                    return True
+        return False
+
     def null_move_allowed(self) -> bool:
         """Passing is a fair probe unless only king and pawns are left (zugzwang)."""
         board = self.board
@@ -534,6 +568,20 @@ class Chess:
         side = "White" if board.turn else "Black"
         rows.append(f"    {side} to move" + ("  (check)" if board.is_check() else ""))
         return "\n".join(rows)
+
+
+def _slides_to(piece: int, square: int, king: int, occupied: int) -> bool:
+    """Whether a rook, bishop or queen (``piece``) on ``square`` attacks ``king`` through
+    ``occupied``."""
+    same_line = (square & 7) == (king & 7) or (square >> 3) == (king >> 3)
+    same_diagonal = abs((square & 7) - (king & 7)) == abs((square >> 3) - (king >> 3))
+    if piece == chess.ROOK:
+        aligned = same_line
+    elif piece == chess.BISHOP:
+        aligned = same_diagonal
+    else:
+        aligned = same_line or same_diagonal
+    return aligned and not chess.between(square, king) & occupied
 
 
 def _first(pair: tuple[int, Move]) -> int:

@@ -14,7 +14,7 @@ like chess needs to see far enough in a second of Python:
   one or two plies shallower first, and again at full depth if they beat alpha;
 * futility pruning within three plies of the horizon, away from the principal variation and
   out of check: a static evaluation a margin above beta fails high at once, one a margin below
-  alpha skips the quiet moves that do not give check;
+  alpha skips the quiet moves that do not give check once one move has been searched;
 * move ordering in stages, generated lazily: the table move, tactical moves, two killer moves,
   then the quiet moves by history score;
 * mate-distance pruning and depth-adjusted mate scores (the shortest mate scores highest);
@@ -22,7 +22,7 @@ like chess needs to see far enough in a second of Python:
 
 Search knows no game: everything game-specific comes from optional capabilities of the game
 (:class:`Capabilities`: ``in_check``, ``tactical_moves``, ``quiescence_moves``,
-``quiet_moves``, ``is_legal``,
+``quiet_moves``, ``gives_check``, ``is_legal``,
 ``is_quiet``, ``drawn``, ``null_move_allowed``, ``make_null``, ``undo_null``). A game without
 them is searched as by ``algorithms.pvs`` (no quiescence, extension, null move or reductions:
 its values at a fixed depth are the reference minimax's), and with every option of
@@ -143,6 +143,7 @@ class Capabilities(Generic[M]):
         self.knows_quiet = hasattr(game, "is_quiet")
         """Only a game that tells quiet moves from tactical ones gets late-move reductions."""
         self.drawn: Callable[[], bool] = get(game, "drawn", _false)
+        self.gives_check: Callable[[M], bool] = get(game, "gives_check", _never)
         self.null_move_allowed: Callable[[], bool] = get(game, "null_move_allowed", _false)
         self.make_null: Callable[[], None] | None = get(game, "make_null", None)
         self.undo_null: Callable[[], None] | None = get(game, "undo_null", None)
@@ -167,6 +168,10 @@ def _false() -> bool:
 
 def _always(move: Any) -> bool:
     return True
+
+
+def _never(move: Any) -> bool:
+    return False
 
 
 def _no_moves() -> list[Any]:
@@ -538,10 +543,9 @@ class TacticalSearch(Generic[M]):
         searched = 0
         reduce = options.reductions and caps.knows_quiet and not in_check and depth >= 3
         for move, quiet in self._ordered(table_move, ply):
-            game.make(move)
-            if futile and quiet and searched and not caps.in_check():
-                game.undo()
+            if futile and quiet and searched and not caps.gives_check(move):
                 continue
+            game.make(move)
             if searched == 0:
                 value = -self._node(depth - 1, -beta, -alpha, ply + 1, True)
             else:
