@@ -175,7 +175,18 @@ class Chess:
 
     name = "chess"
 
-    __slots__ = ("_eg", "_key", "_keys", "_legal", "_mg", "_phase", "_stack", "_start", "board")
+    __slots__ = (
+        "_eg",
+        "_fen",
+        "_key",
+        "_keys",
+        "_legal",
+        "_mg",
+        "_phase",
+        "_stack",
+        "_start",
+        "board",
+    )
 
     def __init__(self, fen: str = chess.STARTING_FEN) -> None:
         try:
@@ -204,7 +215,11 @@ class Chess:
         """The index in ``_keys`` of the first position a repetition may look back to."""
         self._stack: list[tuple[int, int, int, int, int]] = []
         """(key, middlegame sum, endgame sum, phase, start) before each move, for undo."""
-        self._legal: tuple[int, int, frozenset[Move]] | None = None
+        self._legal: tuple[int, int, tuple[Move, ...], frozenset[Move] | None] | None = None
+        """The legal moves of the last position asked about, by (plies, key): the same plies
+        from the same start and the same key mean the same position."""
+        self._fen: tuple[int, int, int, str] | None = None
+        """The FEN of the last position asked about, by (plies, key, halfmove clock)."""
 
     @classmethod
     def from_position(cls, text: str) -> Chess:
@@ -244,10 +259,17 @@ class Chess:
         return None
 
     def legal_moves(self) -> list[Move]:
-        moves = list(self.board.generate_legal_moves())
+        moves = self._legal_tuple()
         if moves and self._draw_by_rule(3):
             return []
-        return moves
+        return list(moves)
+
+    def _legal_tuple(self) -> tuple[Move, ...]:
+        cached = self._legal
+        if cached is None or cached[0] != len(self._keys) or cached[1] != self._key:
+            moves = tuple(self.board.generate_legal_moves())
+            cached = self._legal = (len(self._keys), self._key, moves, None)
+        return cached[2]
 
     def make(self, move: Move) -> None:
         board = self.board
@@ -334,7 +356,7 @@ class Chess:
         other._key, other._start = self._key, self._start
         other._keys = list(self._keys)
         other._stack = list(self._stack)
-        other._legal = None
+        other._legal = other._fen = None
         return other
 
     # -- rules beyond the board -----------------------------------------------------------
@@ -539,18 +561,29 @@ class Chess:
         return move
 
     def _legal_set(self) -> frozenset[Move]:
-        """The legal moves of the board, kept while the position stays (for parse_move)."""
+        """The legal moves as a set, for parse_move."""
+        moves = self._legal_tuple()
         cached = self._legal
-        if cached is None or cached[0] != len(self._keys) or cached[1] != self._key:
-            moves = frozenset(self.board.generate_legal_moves())
-            cached = self._legal = (len(self._keys), self._key, moves)
-        return cached[2]
+        assert cached is not None
+        if cached[3] is None:
+            cached = self._legal = (cached[0], cached[1], moves, frozenset(moves))
+        assert cached[3] is not None
+        return cached[3]
 
     def format_move(self, move: Move) -> str:
         return move.uci()
 
     def position(self) -> str:
-        return self.board.fen()
+        board = self.board
+        cached = self._fen
+        if (
+            cached is None
+            or cached[0] != len(self._keys)
+            or cached[1] != self._key
+            or cached[2] != board.halfmove_clock
+        ):
+            cached = self._fen = (len(self._keys), self._key, board.halfmove_clock, board.fen())
+        return cached[3]
 
     def render(self) -> str:
         board = self.board
