@@ -5,7 +5,8 @@ like chess needs to see far enough in a second of Python:
 
 * quiescence search: at the horizon, the side to move may stand pat on the evaluation or try
   its tactical moves (captures and promotions, in the game's order: MVV-LVA for chess), so the
-  evaluation is only read in quiet positions;
+  evaluation is only read in quiet positions; in check there is no standing pat: every
+  evasion is tried, so a mate at the end of a capture sequence is seen;
 * check extension: a node whose side to move is in check searches one ply deeper;
 * null-move pruning: away from the principal variation, if passing the move still fails high
   on a reduced search, the node fails high (not in check, and only where the game says a pass
@@ -70,6 +71,8 @@ judged on it (reverse futility) or its quiet moves are skipped (futility)."""
 NULL_MOVE_DEPTH: Final = 4
 """The shallowest node that tries a null move: its reduced search keeps at least one full ply
 (a pass answered by quiescence alone misses quiet mate threats)."""
+QUIESCENCE_EVASION_PLY: Final = MAX_SEARCH_PLY - 8
+"""Quiescence answers a check with every evasion (no standing pat) below this ply."""
 DELTA_MARGIN: Final = 150
 """Quiescence asks only for moves that may gain what it needs to reach alpha less this."""
 
@@ -628,14 +631,16 @@ class TacticalSearch(Generic[M]):
         self._pv[ply] = ()
         if ply > self.seldepth:
             self.seldepth = ply
-        game = self.game
+        game, caps = self.game, self._caps
+        if ply < QUIESCENCE_EVASION_PLY and caps.in_check():
+            return self._evade(alpha, beta, ply)
         self.evaluations += 1
         best = game.evaluate()
         if best >= beta or ply >= MAX_SEARCH_PLY:
             return best
         if best > alpha:
             alpha = best
-        for move in self._caps.quiescence_moves(alpha - best - DELTA_MARGIN):
+        for move in caps.quiescence_moves(alpha - best - DELTA_MARGIN):
             game.make(move)
             value = -self._quiesce(-beta, -alpha, ply + 1)
             game.undo()
@@ -646,6 +651,26 @@ class TacticalSearch(Generic[M]):
                     if value >= beta:
                         self.cutoffs += 1
                         break
+        return best
+
+    def _evade(self, alpha: Score, beta: Score, ply: int) -> Score:
+        """Quiescence in check: no standing pat, every legal move is tried (a mate scores)."""
+        game, caps = self.game, self._caps
+        best = -INFINITY
+        for move in caps.tactical_moves() + caps.quiet_moves():
+            game.make(move)
+            value = -self._quiesce(-beta, -alpha, ply + 1)
+            game.undo()
+            if value > best:
+                best = value
+                if value > alpha:
+                    alpha = value
+                    if value >= beta:
+                        self.cutoffs += 1
+                        break
+        if best == -INFINITY:
+            outcome = game.outcome()
+            return terminal_score(outcome if outcome is not None else Outcome.DRAW, ply)
         return best
 
 
