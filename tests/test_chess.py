@@ -207,3 +207,21 @@ def test_quiescence_moves_are_the_promising_tactical_moves() -> None:
                 assert set(chosen) <= set(tactical)
             assert game.quiescence_moves(5000) == []
             game.make(rng.choice(moves))
+
+
+def test_gives_check_matches_python_chess() -> None:
+    rng = random.Random(13)
+    for fen in (
+        chess.STARTING_FEN,
+        "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+        "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+    ):
+        for _ in range(6):
+            game = Chess(fen)
+            for _ply in range(60):
+                moves = game.legal_moves()
+                if not moves:
+                    break
+                for move in moves:
+                    assert game.gives_check(move) == game.board.gives_check(move), move
+                game.make(rng.choice(moves))

@@ -45,6 +45,7 @@ def test_analyze_finds_the_mate(capsys: pytest.CaptureFixture[str]) -> None:
         (["legal", "chess", "--position", "8/8/8 w"], "is not a FEN position"),
         (["legal", "chess", "--moves", "e5"], "move 1 ('e5')"),
         (["analyze", "chess", "--moves", "e2e5"], "e2e5 is not legal"),
+        (["analyze", "chess", "--all-best"], "--all-best is not available with the tactical"),
     ],
 )
 def test_bad_chess_input(capsys: pytest.CaptureFixture[str], argv: list[str], message: str) -> None:

@@ -130,6 +130,24 @@ def test_stop_answers_at_once_and_no_legal_move() -> None:
     assert out.lines[-1] == "bestmove (none)"
 
 
+def test_ponder_then_ponderhit_moves_on_the_clock() -> None:
+    out = Recorder()
+    engine = UciEngine(out)
+    engine.handle("position startpos moves e2e4")
+    engine.handle("go ponder wtime 3000 btime 3000")
+    time.sleep(0.5)
+    assert not any(line.startswith("bestmove") for line in out.lines), "pondering until told"
+    started = time.perf_counter()
+    engine.handle("ponderhit")
+    while not out.lines[-1].startswith("bestmove"):
+        assert time.perf_counter() - started < 1.0, "3 s on the clock: answer well within it"
+        time.sleep(0.01)
+    engine.stop()
+    board = chess.Board()
+    board.push_uci("e2e4")
+    assert chess.Move.from_uci(out.lines[-1].split()[1]) in board.legal_moves
+
+
 def test_go_parameters_and_the_clock() -> None:
     params, problems = parse_go(
         ["wtime", "60000", "btime", "30000", "winc", "1000", "movestogo", "20", "bogus"]

@@ -396,9 +396,10 @@ class UciEngine:
                 best = moves[0]
                 depth = None if params.depth is None else min(params.depth, MAX_DEPTH)
                 if params.mate is not None:
-                    depth = min(2 * params.mate + 1, 100) if depth is None else depth
+                    depth = min(2 * params.mate + 1, MAX_DEPTH) if depth is None else depth
                 limit = Limit(depth=depth, nodes=params.nodes, stop=self._should_stop)
                 searcher = TacticalSearch(game, table=self.table)
+                lines = min(self.multipv, len(roots) or len(moves))
                 sent: Report[chess.Move] | None = None
                 for report in searcher.iterate(limit, multipv=self.multipv, root_moves=roots):
                     if report.complete or sent is None or report.pv != sent.pv:
@@ -407,7 +408,7 @@ class UciEngine:
                     if report.line == 1:
                         best = report.pv[0]
                         ponder = report.pv[1] if len(report.pv) > 1 else None
-                    if report.line == min(self.multipv, len(moves)) and self._done(report, params):
+                    if report.line == lines and self._done(report, params):
                         break
         except Exception as error:  # keep the protocol going whatever happened
             self.info(f"search failed: {type(error).__name__}: {error}")
