@@ -434,3 +434,77 @@ def test_the_file_can_also_be_a_store_of_proven_results(store: Path, tmp_path: P
     with Store(path) as results:
         assert results.get("connect4", 12345) == -2
         assert results.count() == 1
+
+
+# -- the compiled engine's probe ----------------------------------------------------------
+
+
+@pytest.fixture
+def compiled_store(store: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The session store as the default one, for the compiled engine and the pure search."""
+    monkeypatch.setenv("ZEROSUM_ENDGAMES", str(store))
+    monkeypatch.setattr(endgames_morris, "_OPENED", {})
+    return store
+
+
+def test_the_compiled_probe_reads_what_the_databases_store(
+    compiled_store: Path, endgames: Endgames
+) -> None:
+    from zerosum.compiled import morris as kernel
+    from zerosum.compiled.engine import NO_SCORE
+    from zerosum.compiled.solver import rank_of
+
+    aux = kernel.endgame_tables()
+    assert list(aux[:4]) == [1, 1, 1, 0]  # 3-3, 3-4, 4-3 stored; 4-4 not
+    rng = random.Random(11)
+    for mover, other in [(3, 3), (3, 4), (4, 3), (4, 4), (3, 5)] * 40:
+        game = random_position(rng, mover, other)
+        state = np.array(kernel.state_of(game), np.int64)
+        found = kernel.probe(state, aux)
+        exact = probe(game, endgames)
+        if exact is None:
+            assert found == NO_SCORE
+        else:
+            # A game that ends at game ply p ranks RANK_BASE - p; this one starts at ply 0.
+            rank = rank_of(found)
+            moves = kernel.RANK_BASE - abs(rank) if rank else 0
+            assert (int(np.sign(rank)), moves) == (int(exact[0]), exact[1])
+    # Under a move limit a result that would end after it is left to the search.
+    near_limit = Morris.from_position("WWW...............BBB... b 0 0 98")
+    assert kernel.probe(np.array(kernel.state_of(near_limit), np.int64), aux) == NO_SCORE
+    flying_off = get_game("morris:flying=off").from_position("WWW...............BBB... b 0 0")
+    state = np.array(kernel.state_of(flying_off), np.int64)  # type: ignore[arg-type]
+    assert kernel.probe(state, aux) == NO_SCORE
+
+
+def test_the_compiled_search_scores_database_positions_exactly(
+    compiled_store: Path, monkeypatch: pytest.MonkeyPatch, endgames: Endgames
+) -> None:
+    from zerosum.compiled.solver import Solver
+
+    table = endgames.table(3, 3)
+    longest = position_at(table, int(np.flatnonzero(table == 26)[0]), 3, 3)
+    four = endgames.table(3, 4)
+    slow = position_at(four, int(np.flatnonzero(four == four.max())[0]), 3, 4)
+    for game, depth in [(longest, 1), (slow, 2)]:
+        result = Solver("morris").search(game, limit=Limit(depth=depth))
+        assert result.solved
+        assert result.value == score(endgames.lookup(*(game.men(0), game.men(1))))
+    monkeypatch.setenv("ZEROSUM_ENDGAMES", str(compiled_store.parent / "none.sqlite"))
+    unprobed = Solver("morris").search(longest, limit=Limit(depth=1))
+    assert not unprobed.solved  # a heuristic value, as before the databases
+
+
+def test_the_compiled_search_agrees_with_the_probing_search(compiled_store: Path) -> None:
+    from zerosum.compiled.solver import Solver
+
+    rng = random.Random(3)
+    games = [random_position(rng, *men) for men in [(3, 3), (3, 4), (4, 3), (4, 4)] * 3]
+    games.append(Morris.from_position("WWW...............BBB... b 0 0 97"))
+    solver = Solver("morris")
+    for game in games:
+        for depth in (1, 2):
+            expected = search(game, limit=Limit(depth=depth))
+            found = solver.search(game, limit=Limit(depth=depth))
+            assert found.value == expected.value, (game.position(), depth)
+            assert found.solved == expected.solved

@@ -86,6 +86,16 @@ _SCORE_BIAS: Final = 1 << 22
 _GOLDEN: Final = -7046029254386353131  # 0x9E3779B97F4A7C15 as a signed 64-bit integer
 
 
+@njit(cache=True, nogil=True)
+def _no_probe(st: Any, aux: Any) -> int:
+    return NO_SCORE
+
+
+def no_aux() -> np.ndarray[Any, Any]:
+    """The ``aux`` array of a kernel that probes nothing."""
+    return np.zeros(0, np.uint8)
+
+
 @dataclass(frozen=True)
 class Kernel:
     """A game's compiled functions; every one takes the state array ``st`` first.
@@ -115,6 +125,12 @@ class Kernel:
     no_moves: Callable[..., Any]
     play: Callable[..., Any]
     undo: Callable[..., Any]
+    probe: Callable[..., Any] = _no_probe
+    """``probe(st, aux)``: the exact score of a position below the root that the read-only
+    array ``aux`` decides (an endgame database, say), else ``NO_SCORE``."""
+    load_aux: Callable[[], np.ndarray[Any, Any]] = no_aux
+    """Plain Python: the ``aux`` array the search passes to ``probe`` (the caller loads it
+    once; empty when there is nothing to probe)."""
 
 
 @njit(cache=True, nogil=True)
@@ -273,10 +289,10 @@ class Compiled:
 
     kernel: Kernel
     negamax: Callable[..., int]
-    """``negamax(st, alpha, beta, depth, keys, data, io, buf) -> score``, fail-soft; ``buf`` is
-    the search stack from :func:`new_stack`."""
+    """``negamax(st, alpha, beta, depth, keys, data, io, buf, aux) -> score``, fail-soft;
+    ``buf`` is the search stack from :func:`new_stack`, ``aux`` the kernel's ``load_aux()``."""
     solve: Callable[..., int]
-    """``solve(st, lo, hi, keys, data, io, buf) -> rank``: the exact rank, clamped to ``[lo,
+    """``solve(st, lo, hi, keys, data, io, buf, aux) -> rank``: the exact rank, clamped to ``[lo,
     hi]`` (a weak solve passes ``(-1, 1)``, a full one ``(-INF, INF)``)."""
 
 
@@ -300,9 +316,13 @@ class _KernelCache(FunctionCache):
 def _fingerprint(kernel: Kernel) -> str:
     modules = {sys.modules[__name__]}
     for function in _kernel_functions(kernel):
-        module = inspect.getmodule(function)
-        if module is not None:
-            modules.add(module)
+        # The kernel's modules and those of the compiled functions it calls by name (the
+        # cached search inlines them too).
+        called = [function.__globals__.get(name) for name in function.__code__.co_names]
+        for source in [function, *(c.py_func for c in called if hasattr(c, "py_func"))]:
+            module = inspect.getmodule(source)
+            if module is not None:
+                modules.add(module)
     digest = hashlib.sha256()
     for module in sorted(modules, key=lambda module: module.__name__):
         digest.update(inspect.getsource(module).encode())
@@ -335,9 +355,18 @@ def build(kernel: Kernel) -> Compiled:
     no_moves = kernel.no_moves
     play = kernel.play
     undo = kernel.undo
+    probe_at = kernel.probe
 
     def negamax(
-        st: Any, alpha: int, beta: int, depth: int, keys: Any, data: Any, io: Any, buf: Any
+        st: Any,
+        alpha: int,
+        beta: int,
+        depth: int,
+        keys: Any,
+        data: Any,
+        io: Any,
+        buf: Any,
+        aux: Any,
     ) -> int:
         """Fail-soft negamax alpha-beta with PVS: a result ``<= alpha`` is an upper bound, one
         ``>= beta`` a lower bound, anything between exact.
@@ -362,8 +391,11 @@ def build(kernel: Kernel) -> Compiled:
                 if (io[NODES] & 1023) == 0 and (io[STOP] != 0 or io[NODES] >= io[NODE_LIMIT]):
                     io[ABORTED] = 1
                     return 0
-                # Step 2. Positions decided at a glance, and the horizon.
+                # Step 2. Positions decided at a glance or by the kernel's probe (below the
+                # root, which must search a move), and the horizon.
                 value = quick(st) if ply > 0 else decided_at(st)
+                if value == NO_SCORE and ply > 0:
+                    value = probe_at(st, aux)
                 if value == NO_SCORE and depth <= 0:
                     io[EVALUATIONS] += 1
                     value = evaluate(st)
@@ -491,7 +523,7 @@ def build(kernel: Kernel) -> Compiled:
             value = best
             ply -= 1
 
-    def solve(st: Any, lo: int, hi: int, keys: Any, data: Any, io: Any, buf: Any) -> int:
+    def solve(st: Any, lo: int, hi: int, keys: Any, data: Any, io: Any, buf: Any, aux: Any) -> int:
         """The exact rank by null-window searches that halve ``[lo, hi]`` (narrowed to the
         kernel's ``rank_range``), probing near zero
         first (most positions are close games). A rank outside ``[lo, hi]`` comes back as the
@@ -505,7 +537,15 @@ def build(kernel: Kernel) -> Compiled:
         while lo < hi:
             middle = next_test(lo, hi)
             value = search(
-                st, score_of_rank(middle), score_of_rank(middle + 1), DEPTH_INF, keys, data, io, buf
+                st,
+                score_of_rank(middle),
+                score_of_rank(middle + 1),
+                DEPTH_INF,
+                keys,
+                data,
+                io,
+                buf,
+                aux,
             )
             if io[ABORTED] != 0:
                 break

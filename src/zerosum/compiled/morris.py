@@ -14,16 +14,29 @@ block an open mill of the opponent's, moves that make an open mill, then the res
 Proven scores: a game that ends at game ply ``p`` ranks ``RANK_BASE - p`` (sooner ends rank
 higher). Draws by repetition look back at most ``WINDOW`` moves: further back the rings may
 already hold the positions of the current search line.
+
+Below the root the search probes the endgame databases of :mod:`zerosum.endgames` in the
+default store (:func:`endgame_tables` loads every stored class into one array, never building
+one), with the pure-Python probe's policy (:func:`zerosum.endgames.morris.probe`): nothing in
+hand, 3..4 men a side, the databases' rules, and under a move limit only a result whose end
+comes within it. A result ``d`` moves from game ply ``p`` ends at ply ``p + d`` and ranks as
+the kernel's own ends do.
 """
 
 from __future__ import annotations
 
+from math import comb
 from typing import Any, Final
 
 import numpy as np
 from numba import njit
 
 from zerosum.compiled.engine import INF, NO_SCORE, Kernel, popcount, score_of_rank
+from zerosum.endgames import MAX_MEN
+from zerosum.endgames.board import NINE_MENS_MORRIS
+from zerosum.endgames.database import EndgameError, Endgames, default_path
+from zerosum.endgames.morris import MIN_MEN, solved_rules
+from zerosum.endgames.retro import binomials, class_size, index_of
 from zerosum.games import morris as game
 from zerosum.games.morris_rules import Rules
 
@@ -35,6 +48,8 @@ REPETITION: Final = 3
 MOVE_LIMIT: Final = 4
 FULL_DRAW: Final = 5
 MILL_COUNT: Final = 6
+ENDGAMES: Final = 7
+"""1 when the rules are those the endgame databases were solved for (see :func:`probe`)."""
 ADJ: Final = 8
 MILLS: Final = ADJ + 24
 MILLS_AT: Final = MILLS + 20
@@ -87,6 +102,7 @@ def rules_header(rules: Rules) -> list[int]:
     header[MOVE_LIMIT] = rules.move_limit or 0
     header[FULL_DRAW] = int(rules.full_board_draw)
     header[MILL_COUNT] = len(rules.mills)
+    header[ENDGAMES] = int(solved_rules(rules))
     for point in range(rules.size):
         header[ADJ + point] = rules.adjacent[point]
         for slot, mill in enumerate(rules.mills_at(point)):
@@ -398,6 +414,83 @@ def undo(st: Any, move: int) -> None:
     st[KEY] = st[KEYS + ply % RING]
 
 
+# -- the endgame databases -------------------------------------------------------------------
+
+ENDGAME_CLASSES: Final = [
+    (x, y) for x in range(MIN_MEN, MAX_MEN + 1) for y in range(MIN_MEN, MAX_MEN + 1)
+]
+"""The classes in the order :func:`endgame_tables` lays them out."""
+ENDGAME_HEADER: Final = 16
+"""The first bytes of the array: one per class of ``ENDGAME_CLASSES``, 1 if it is there."""
+_SIDE_MEN: Final = MAX_MEN - MIN_MEN + 1
+CLASS_SIZES: Final = np.array(
+    [class_size(NINE_MENS_MORRIS, x, y) for x, y in ENDGAME_CLASSES], dtype=np.int64
+)
+OTHER_COUNTS: Final = np.array(
+    [comb(NINE_MENS_MORRIS.size - x, y) for x, y in ENDGAME_CLASSES], dtype=np.int64
+)
+"""``C(n - x, y)``: the ways to place the opponent's men, as :func:`index_of` takes it."""
+BINOM: Final = binomials(NINE_MENS_MORRIS.size)
+assert len(ENDGAME_CLASSES) <= ENDGAME_HEADER
+_TABLES: dict[str, np.ndarray[Any, Any]] = {}
+
+
+def endgame_tables() -> np.ndarray[Any, Any]:
+    """Every class stored in the default store (:func:`zerosum.endgames.database.default_path`)
+    in one read-only ``uint8`` array: ``ENDGAME_HEADER`` presence bytes, then the byte tables of
+    the classes there, in the order of ``ENDGAME_CLASSES``. Empty when there is no store or it
+    holds no class. Loaded once per process and store path; nothing is ever built."""
+    path = str(default_path())
+    if path not in _TABLES:
+        try:
+            with Endgames(path, create=False) as endgames:
+                present = [endgames.has(x, y) for x, y in ENDGAME_CLASSES]
+                tables = [
+                    endgames.table(*c)
+                    for c, there in zip(ENDGAME_CLASSES, present, strict=True)
+                    if there
+                ]
+        except EndgameError:
+            present, tables = [], []
+        if tables:
+            header = np.zeros(ENDGAME_HEADER, np.uint8)
+            header[: len(present)] = present
+            joined = np.concatenate([header, *tables])
+        else:
+            joined = np.zeros(0, np.uint8)
+        joined.flags.writeable = False
+        _TABLES[path] = joined
+    return _TABLES[path]
+
+
+@njit(cache=True, nogil=True)
+def probe(st: Any, aux: Any) -> int:
+    """The databases' exact score of the position (the array of :func:`endgame_tables`), or
+    ``NO_SCORE`` where they do not decide it under the state's rules."""
+    if aux.shape[0] == 0 or st[ENDGAMES] == 0 or st[HAND] != 0 or st[HAND + 1] != 0:
+        return NO_SCORE
+    side = st[SIDE]
+    mine, theirs = st[MEN + side], st[MEN + 1 - side]
+    x, y = popcount(mine), popcount(theirs)
+    if x < MIN_MEN or x > MAX_MEN or y < MIN_MEN or y > MAX_MEN:
+        return NO_SCORE
+    kind = (x - MIN_MEN) * _SIDE_MEN + y - MIN_MEN
+    if aux[kind] == 0:
+        return NO_SCORE
+    offset = ENDGAME_HEADER
+    for earlier in range(kind):
+        if aux[earlier] != 0:
+            offset += CLASS_SIZES[earlier]
+    code = int(aux[offset + index_of(mine, theirs, OTHER_COUNTS[kind], BINOM)])
+    if code == 0:
+        return 0
+    moves = code - 1
+    if st[MOVE_LIMIT] != 0 and st[QUIET] + moves > st[MOVE_LIMIT]:
+        return NO_SCORE
+    rank = max(RANK_BASE - st[PLY] - moves, 1)
+    return score_of_rank(rank if moves % 2 == 1 else -rank)
+
+
 KERNEL: Final = Kernel(
     name="morris",
     state_size=STATE_SIZE,
@@ -413,5 +506,7 @@ KERNEL: Final = Kernel(
     no_moves=no_moves,
     play=play,
     undo=undo,
+    probe=probe,
+    load_aux=endgame_tables,
 )
 assert score_of_rank.py_func(RANK_BASE) < INF

@@ -94,7 +94,8 @@ def _worker(
     io = ios[index]
     stack = new_stack(kernel)
     state = np.zeros(kernel.state_size, np.int64)
-    search.negamax(state, -INF, INF, 1, table[0], table[1], new_io(), stack)  # load the code
+    aux = kernel.load_aux()  # each worker loads its own copy, as the parent does
+    search.negamax(state, -INF, INF, 1, table[0], table[1], new_io(), stack, aux)  # load
     pipe.send("ready")
     while True:
         task = pipe.recv()
@@ -102,7 +103,7 @@ def _worker(
             break
         values, alpha, beta, depth = task  # a search of one position in a window
         state[:] = values
-        score = search.negamax(state, alpha, beta, depth, table[0], table[1], io, stack)
+        score = search.negamax(state, alpha, beta, depth, table[0], table[1], io, stack, aux)
         pipe.send(int(score))
     del table, ios, io
     table_memory.close()
@@ -133,6 +134,7 @@ class ParallelEngine:
         )
         self.generation = 0
         self._stack = new_stack(kernel)
+        self._aux = kernel.load_aux()
         self._nodes = 0
         self._counts = [0] * (EVALUATIONS + 1)
         self._node_limit: int | None = None
@@ -211,7 +213,7 @@ class ParallelEngine:
         io = self._fresh()
         io[NODE_LIMIT] = min(int(io[NODE_LIMIT]), SERIAL_NODES)
         search = compiled(kernel)
-        rank = search.solve(root, lo, hi, self.table[0], self.table[1], io, self._stack)
+        rank = search.solve(root, lo, hi, self.table[0], self.table[1], io, self._stack, self._aux)
         self._nodes = int(io[NODES])
         if io[ABORTED] == 0:
             return Solution(

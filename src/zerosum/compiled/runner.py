@@ -83,6 +83,8 @@ class Engine:
         self.compiled = compiled(kernel)
         self.keys, self.data = new_table(hash_mb)
         self.buf = new_stack(kernel)
+        self.aux = kernel.load_aux()
+        """What the kernel's ``probe`` reads (its endgame databases, say)."""
         self.generation = 0
         self._fresh_io = new_io()
         self.io = new_io()
@@ -118,7 +120,7 @@ class Engine:
         work = state.copy()
         started = time.perf_counter()
         rank = self._run(
-            lambda: self.compiled.solve(work, lo, hi, self.keys, self.data, io, self.buf),
+            lambda: self.compiled.solve(work, lo, hi, self.keys, self.data, io, self.buf, self.aux),
             io,
             limit,
         )
@@ -139,7 +141,7 @@ class Engine:
         started = time.perf_counter()
         score = self._run(
             lambda: self.compiled.negamax(
-                work, alpha, beta, depth, self.keys, self.data, io, self.buf
+                work, alpha, beta, depth, self.keys, self.data, io, self.buf, self.aux
             ),
             io,
             limit,

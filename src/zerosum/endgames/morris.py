@@ -38,6 +38,11 @@ def standard_rules(game: Morris) -> bool:
 
 
 def _standard(rules: Rules) -> bool:
+    return solved_rules(rules)
+
+
+def solved_rules(rules: Rules) -> bool:
+    """Whether ``rules`` are those the databases were built for (the board, flying on)."""
     return (
         rules.flying
         and rules.points == NINE_MENS_MORRIS.points
