@@ -245,6 +245,7 @@ class ParallelTacticalSearch(Generic[M]):
         self.nodes = self.seldepth = self.cutoffs = 0
         self.tt_probes = self.tt_hits = self.tt_stores = self.evaluations = 0
         self._search_id = self.pool.new_search()
+        self.pool.activity.reset()
 
     def _elapsed(self) -> float:
         return time.perf_counter() - self._started
