@@ -186,3 +186,42 @@ def test_registered_and_rendered() -> None:
     assert game.side_to_move() == 1
     drawing = game.render()
     assert "\u265a" in drawing and "\u2654" in drawing and "Black to move" in drawing
+
+
+def test_quiescence_moves_are_the_promising_tactical_moves() -> None:
+    # White's queen may take a pawn defended by a pawn (losing) or a loose knight.
+    game = Chess("4k3/8/2p5/1p6/3n4/8/1Q6/4K3 w - - 0 1")
+    assert [game.format_move(m) for m in game.tactical_moves()] == ["b2d4", "b2b5"]
+    assert [game.format_move(m) for m in game.quiescence_moves(0)] == ["b2d4"]
+    assert game.quiescence_moves(400) == []  # a knight is not worth 400
+    rng = random.Random(9)
+    for _ in range(5):
+        game = Chess("r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1")
+        for _ply in range(30):
+            moves = game.legal_moves()
+            if not moves:
+                break
+            tactical = game.tactical_moves()
+            for margin in (-1000, 0, 200, 400, 2000):
+                chosen = game.quiescence_moves(margin)
+                assert set(chosen) <= set(tactical)
+            assert game.quiescence_moves(5000) == []
+            game.make(rng.choice(moves))
+
+
+def test_gives_check_matches_python_chess() -> None:
+    rng = random.Random(13)
+    for fen in (
+        chess.STARTING_FEN,
+        "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+        "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+    ):
+        for _ in range(6):
+            game = Chess(fen)
+            for _ply in range(60):
+                moves = game.legal_moves()
+                if not moves:
+                    break
+                for move in moves:
+                    assert game.gives_check(move) == game.board.gives_check(move), move
+                game.make(rng.choice(moves))

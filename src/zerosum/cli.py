@@ -289,6 +289,13 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     spec, game = _load(args)
     args.algorithm = args.algorithm or spec.analyzer
     _check_algorithm(spec, args.algorithm)
+    if args.algorithm == TACTICAL_ENGINE:
+        for option, given in (("--all-best", args.all_best), ("--no-table", args.no_table)):
+            if given:
+                raise UsageError(
+                    f"{option} is not available with the tactical engine: expected "
+                    "--algorithm engine"
+                )
 
     def report(result: SearchResult[Any]) -> None:
         if not args.json and result.complete:

@@ -9,7 +9,7 @@ wrong and what was expected, and changes nothing (a ``position`` with a bad FEN 
 move keeps the previous position; a bad ``setoption`` keeps the old value). ``bestmove`` is
 always a legal move of the position searched (``(none)`` when there is none).
 
-Time management: with ``movetime`` the search uses that time less the ``Move Overhead``
+Time management: with ``movetime`` the search uses all that time less the ``Move Overhead``
 option; with a clock it plans ``remaining / moves_to_go + 3/4 increment`` (moves to go: the
 GUI's ``movestogo`` or 30) as a soft target after which no new iteration starts, and a hard
 limit of three times that, never more than a fifth of the clock left (less the overhead),
@@ -34,7 +34,7 @@ from zerosum.games.chess import Chess
 from zerosum.search.core import Limit
 from zerosum.search.parallel import SearchPool
 from zerosum.search.table import TranspositionTable
-from zerosum.search.tactical import Report
+from zerosum.search.tactical import MAX_DEPTH, Report
 from zerosum.search.tactical_parallel import resize_pool, tactical_search
 
 ENGINE_NAME: Final = f"zerosum {__version__}"
@@ -134,9 +134,8 @@ def plan_time(params: GoParams, white: bool, overhead_ms: int) -> tuple[float | 
     Soft: after it no new iteration starts; hard: the search stops at once.
     """
     overhead = overhead_ms / 1000
-    if params.movetime is not None:
-        hard = max(0.005, params.movetime / 1000 - overhead)
-        return hard, hard
+    if params.movetime is not None:  # the whole time is for this move: no soft stop
+        return None, max(0.005, params.movetime / 1000 - overhead)
     left = params.wtime if white else params.btime
     if left is None:
         return None, None
@@ -176,6 +175,7 @@ class UciEngine:
         """Worker processes for Threads > 1, started by setoption and closed by quit."""
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
+        self._active = threading.Event()
         self._pondering = threading.Event()
         self._clock_start = 0.0
         self._soft: float | None = None
@@ -193,7 +193,9 @@ class UciEngine:
 
     @property
     def searching(self) -> bool:
-        return self._thread is not None and self._thread.is_alive()
+        """A search runs and has not sent its bestmove yet (the thread may still be ending:
+        the GUI may send the next command as soon as it reads bestmove)."""
+        return self._active.is_set()
 
     # -- commands -----------------------------------------------------------------------
 
@@ -346,6 +348,8 @@ class UciEngine:
                 roots.append(game.parse_move(text))
             except MoveError as error:
                 self.info(f"go searchmoves: {error}; ignored")
+        if self._thread is not None:  # the last search sent its bestmove: let it end
+            self._thread.join()
         soft, hard = plan_time(params, game.board.turn, self.overhead_ms)
         self._soft, self._hard = soft, hard
         self._stop.clear()
@@ -354,6 +358,7 @@ class UciEngine:
             self._pondering.set()
         else:
             self._pondering.clear()
+        self._active.set()
         self._thread = threading.Thread(
             target=self._search, args=(game, params, roots), name="zerosum-search", daemon=True
         )
@@ -401,11 +406,12 @@ class UciEngine:
                 self.send("info depth 0 score " + ("mate 0" if game.in_check() else "cp 0"))
             else:
                 best = moves[0]
-                depth = params.depth
+                depth = None if params.depth is None else min(params.depth, MAX_DEPTH)
                 if params.mate is not None:
-                    depth = min(2 * params.mate + 1, 100) if depth is None else depth
+                    depth = min(2 * params.mate + 1, MAX_DEPTH) if depth is None else depth
                 limit = Limit(depth=depth, nodes=params.nodes, stop=self._should_stop)
                 searcher = tactical_search(game, table=self.table, pool=self.pool)
+                lines = min(self.multipv, len(roots) or len(moves))
                 sent: Report[chess.Move] | None = None
                 for report in searcher.iterate(limit, multipv=self.multipv, root_moves=roots):
                     if report.complete or sent is None or report.pv != sent.pv:
@@ -414,7 +420,7 @@ class UciEngine:
                     if report.line == 1:
                         best = report.pv[0]
                         ponder = report.pv[1] if len(report.pv) > 1 else None
-                    if report.line == min(self.multipv, len(moves)) and self._done(report, params):
+                    if report.line == lines and self._done(report, params):
                         break
         except Exception as error:  # keep the protocol going whatever happened
             self.info(f"search failed: {type(error).__name__}: {error}")
@@ -422,11 +428,14 @@ class UciEngine:
         while (params.infinite or self._pondering.is_set()) and not self._stop.is_set():
             self._stop.wait(0.01)
         if best is None:
-            self.send("bestmove (none)")
+            line = "bestmove (none)"
         elif ponder is not None:
-            self.send(f"bestmove {best.uci()} ponder {ponder.uci()}")
+            line = f"bestmove {best.uci()} ponder {ponder.uci()}"
         else:
-            self.send(f"bestmove {best.uci()}")
+            line = f"bestmove {best.uci()}"
+        with self._lock:
+            self._active.clear()
+            self._send_raw(line)
 
     def _done(self, report: Report[chess.Move], params: GoParams) -> bool:
         """Whether to stop after this finished iteration."""

@@ -60,6 +60,8 @@ MATERIAL_EG: Final = (0, 110, 290, 310, 530, 950, 0)
 """Endgame worth of each piece type."""
 PHASE_WEIGHT: Final = (0, 0, 1, 1, 2, 4, 0)
 """How much each piece type counts towards the middlegame phase."""
+GAIN_CEILING: Final = MATERIAL_MG[chess.QUEEN] * 2 - MATERIAL_MG[chess.PAWN]
+"""No single move gains more than a queen captured by a pawn promoting to a queen."""
 FULL_PHASE: Final = 24
 """The phase of the starting material; more (after promotions) counts as this."""
 
@@ -173,7 +175,18 @@ class Chess:
 
     name = "chess"
 
-    __slots__ = ("_eg", "_key", "_keys", "_legal", "_mg", "_phase", "_stack", "_start", "board")
+    __slots__ = (
+        "_eg",
+        "_fen",
+        "_key",
+        "_keys",
+        "_legal",
+        "_mg",
+        "_phase",
+        "_stack",
+        "_start",
+        "board",
+    )
 
     def __init__(self, fen: str = chess.STARTING_FEN) -> None:
         try:
@@ -202,7 +215,11 @@ class Chess:
         """The index in ``_keys`` of the first position a repetition may look back to."""
         self._stack: list[tuple[int, int, int, int, int]] = []
         """(key, middlegame sum, endgame sum, phase, start) before each move, for undo."""
-        self._legal: tuple[int, int, frozenset[Move]] | None = None
+        self._legal: tuple[int, int, tuple[Move, ...], frozenset[Move] | None] | None = None
+        """The legal moves of the last position asked about, by (plies, key): the same plies
+        from the same start and the same key mean the same position."""
+        self._fen: tuple[int, int, int, str] | None = None
+        """The FEN of the last position asked about, by (plies, key, halfmove clock)."""
 
     @classmethod
     def from_position(cls, text: str) -> Chess:
@@ -242,10 +259,17 @@ class Chess:
         return None
 
     def legal_moves(self) -> list[Move]:
-        moves = list(self.board.generate_legal_moves())
+        moves = self._legal_tuple()
         if moves and self._draw_by_rule(3):
             return []
-        return moves
+        return list(moves)
+
+    def _legal_tuple(self) -> tuple[Move, ...]:
+        cached = self._legal
+        if cached is None or cached[0] != len(self._keys) or cached[1] != self._key:
+            moves = tuple(self.board.generate_legal_moves())
+            cached = self._legal = (len(self._keys), self._key, moves, None)
+        return cached[2]
 
     def make(self, move: Move) -> None:
         board = self.board
@@ -332,7 +356,7 @@ class Chess:
         other._key, other._start = self._key, self._start
         other._keys = list(self._keys)
         other._stack = list(self._stack)
-        other._legal = None
+        other._legal = other._fen = None
         return other
 
     # -- rules beyond the board -----------------------------------------------------------
@@ -391,6 +415,44 @@ class Chess:
         scored.sort(key=_first, reverse=True)
         return [move for _, move in scored]
 
+    def quiescence_moves(self, margin: int) -> list[Move]:
+        """The tactical moves worth a look when the side to move must gain at least
+        ``margin`` over its evaluation: captures of a piece worth at least ``margin`` (and
+        queen promotions), except those that give a more valuable piece for a defended one;
+        MVV-LVA order."""
+        if margin > GAIN_CEILING:
+            return []
+        board = self.board
+        turn = board.turn
+        targets = 0
+        for piece in (chess.PAWN, chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN):
+            if MATERIAL_MG[piece] >= margin:
+                targets |= board.pieces_mask(piece, not turn)
+        piece_at = board.piece_type_at
+        attacked = board.is_attacked_by
+        scored = []
+        if targets:
+            for move in board.generate_legal_moves(chess.BB_ALL, targets):
+                victim = piece_at(move.to_square) or 0
+                attacker = piece_at(move.from_square) or 0
+                if (
+                    MATERIAL_MG[attacker] > MATERIAL_MG[victim] + 50
+                    and attacker != chess.KING
+                    and attacked(not turn, move.to_square)
+                ):
+                    continue
+                order = victim * 8 - attacker + (40 if move.promotion == chess.QUEEN else 0)
+                scored.append((order, move))
+        pawns = (
+            board.pawns & board.occupied_co[turn] & (chess.BB_RANK_7 if turn else chess.BB_RANK_2)
+        )
+        if pawns:
+            for move in board.generate_legal_moves(pawns, ~board.occupied):
+                if move.promotion == chess.QUEEN:
+                    scored.append((36, move))
+        scored.sort(key=_first, reverse=True)
+        return [move for _, move in scored]
+
     def quiet_moves(self) -> list[Move]:
         """The legal moves that :meth:`tactical_moves` leaves out, in generation order."""
         board = self.board
@@ -416,6 +478,40 @@ class Chess:
         if _BB[move.to_square] & board.occupied:
             return False
         return not (move.to_square == board.ep_square and _BB[move.from_square] & board.pawns)
+
+    def gives_check(self, move: Move) -> bool:
+        """Whether the legal ``move`` checks the opponent, from bitboards without playing it
+        (python-chess's ``Board.gives_check``, which plays it, is the test oracle)."""
+        board = self.board
+        source, target = move.from_square, move.to_square
+        piece = board.piece_type_at(source)
+        if piece is None or piece == chess.KING or move.promotion or target == board.ep_square:
+            return board.gives_check(move)  # castling, promotions, en passant: rare
+        turn = board.turn
+        king_mask = board.kings & board.occupied_co[not turn]
+        if not king_mask:
+            return False
+        king = king_mask.bit_length() - 1
+        occupied = (board.occupied & ~_BB[source]) | _BB[target]
+        # A direct check by the moved piece.
+        if piece == chess.PAWN:
+            if _PAWN_ATTACKS[turn][target] & king_mask:
+                return True
+        elif piece == chess.KNIGHT:
+            if chess.BB_KNIGHT_ATTACKS[target] & king_mask:
+                return True
+        elif _slides_to(piece, target, king, occupied):
+            return True
+        # A discovered check by a slider behind the moved piece.
+        ours = board.occupied_co[turn]
+        for slider, sliders in (
+            (chess.ROOK, board.rooks | board.queens),
+            (chess.BISHOP, board.bishops | board.queens),
+        ):
+            for square in chess.scan_reversed(sliders & ours & ~_BB[source]):
+                if _slides_to(slider, square, king, occupied):
+                    return True
+        return False
 
     def null_move_allowed(self) -> bool:
         """Passing is a fair probe unless only king and pawns are left (zugzwang)."""
@@ -465,18 +561,29 @@ class Chess:
         return move
 
     def _legal_set(self) -> frozenset[Move]:
-        """The legal moves of the board, kept while the position stays (for parse_move)."""
+        """The legal moves as a set, for parse_move."""
+        moves = self._legal_tuple()
         cached = self._legal
-        if cached is None or cached[0] != len(self._keys) or cached[1] != self._key:
-            moves = frozenset(self.board.generate_legal_moves())
-            cached = self._legal = (len(self._keys), self._key, moves)
-        return cached[2]
+        assert cached is not None
+        if cached[3] is None:
+            cached = self._legal = (cached[0], cached[1], moves, frozenset(moves))
+        assert cached[3] is not None
+        return cached[3]
 
     def format_move(self, move: Move) -> str:
         return move.uci()
 
     def position(self) -> str:
-        return self.board.fen()
+        board = self.board
+        cached = self._fen
+        if (
+            cached is None
+            or cached[0] != len(self._keys)
+            or cached[1] != self._key
+            or cached[2] != board.halfmove_clock
+        ):
+            cached = self._fen = (len(self._keys), self._key, board.halfmove_clock, board.fen())
+        return cached[3]
 
     def render(self) -> str:
         board = self.board
@@ -494,6 +601,20 @@ class Chess:
         side = "White" if board.turn else "Black"
         rows.append(f"    {side} to move" + ("  (check)" if board.is_check() else ""))
         return "\n".join(rows)
+
+
+def _slides_to(piece: int, square: int, king: int, occupied: int) -> bool:
+    """Whether a rook, bishop or queen (``piece``) on ``square`` attacks ``king`` through
+    ``occupied``."""
+    same_line = (square & 7) == (king & 7) or (square >> 3) == (king >> 3)
+    same_diagonal = abs((square & 7) - (king & 7)) == abs((square >> 3) - (king >> 3))
+    if piece == chess.ROOK:
+        aligned = same_line
+    elif piece == chess.BISHOP:
+        aligned = same_diagonal
+    else:
+        aligned = same_line or same_diagonal
+    return aligned and not chess.between(square, king) & occupied
 
 
 def _first(pair: tuple[int, Move]) -> int:

@@ -5,20 +5,25 @@ like chess needs to see far enough in a second of Python:
 
 * quiescence search: at the horizon, the side to move may stand pat on the evaluation or try
   its tactical moves (captures and promotions, in the game's order: MVV-LVA for chess), so the
-  evaluation is only read in quiet positions;
+  evaluation is only read in quiet positions; in check there is no standing pat: every
+  evasion is tried, so a mate at the end of a capture sequence is seen;
 * check extension: a node whose side to move is in check searches one ply deeper;
 * null-move pruning: away from the principal variation, if passing the move still fails high
   on a reduced search, the node fails high (not in check, and only where the game says a pass
   is a fair probe: zugzwang makes it unsound with only king and pawns in chess);
 * late-move reductions: quiet moves late in the order, not in or giving check, are searched
   one or two plies shallower first, and again at full depth if they beat alpha;
+* futility pruning within three plies of the horizon, away from the principal variation and
+  out of check: a static evaluation a margin above beta fails high at once, one a margin below
+  alpha skips the quiet moves that do not give check once one move has been searched;
 * move ordering in stages, generated lazily: the table move, tactical moves, two killer moves,
   then the quiet moves by history score;
 * mate-distance pruning and depth-adjusted mate scores (the shortest mate scores highest);
 * repetitions and other rule draws through the game's ``drawn``, scored 0.
 
 Search knows no game: everything game-specific comes from optional capabilities of the game
-(:class:`Capabilities`: ``in_check``, ``tactical_moves``, ``quiet_moves``, ``is_legal``,
+(:class:`Capabilities`: ``in_check``, ``tactical_moves``, ``quiescence_moves``,
+``quiet_moves``, ``gives_check``, ``is_legal``,
 ``is_quiet``, ``drawn``, ``null_move_allowed``, ``make_null``, ``undo_null``). A game without
 them is searched as by ``algorithms.pvs`` (no quiescence, extension, null move or reductions:
 its values at a fixed depth are the reference minimax's), and with every option of
@@ -59,6 +64,17 @@ CHECK_EVERY: Final = 256
 """Nodes between two polls of the clock and the stop callback."""
 ASPIRATION: Final = 40
 """Half-width of the first window around the previous iteration's score."""
+FUTILITY_DEPTH: Final = 3
+FUTILITY_MARGIN: Final = (0, 150, 300, 450)
+"""By remaining depth: how far the static evaluation may be from the window before the node is
+judged on it (reverse futility) or its quiet moves are skipped (futility)."""
+NULL_MOVE_DEPTH: Final = 4
+"""The shallowest node that tries a null move: its reduced search keeps at least one full ply
+(a pass answered by quiescence alone misses quiet mate threats)."""
+QUIESCENCE_EVASION_PLY: Final = MAX_SEARCH_PLY - 8
+"""Quiescence answers a check with every evasion (no standing pat) below this ply."""
+DELTA_MARGIN: Final = 150
+"""Quiescence asks only for moves that may gain what it needs to reach alpha less this."""
 
 
 @dataclass(frozen=True)
@@ -75,10 +91,17 @@ class Options:
     """Late-move reductions of quiet moves."""
     aspiration: bool = True
     """Search each iteration first in a narrow window around the last score."""
+    futility: bool = True
+    """Futility and reverse futility pruning near the horizon (games with quiet moves)."""
 
 
 EXACT_OPTIONS: Final = Options(
-    quiescence=False, check_extension=False, null_move=False, reductions=False, aspiration=False
+    quiescence=False,
+    check_extension=False,
+    null_move=False,
+    reductions=False,
+    aspiration=False,
+    futility=False,
 )
 """Nothing selective: the value at a fixed depth is the minimax value (the tests' setting)."""
 
@@ -114,18 +137,25 @@ class Capabilities(Generic[M]):
         get = getattr
         self.in_check: Callable[[], bool] = get(game, "in_check", _false)
         self.tactical_moves: Callable[[], list[M]] = get(game, "tactical_moves", _no_moves)
+        self.quiescence_moves: Callable[[int], list[M]] = get(
+            game, "quiescence_moves", self._all_tactical
+        )
         self.quiet_moves: Callable[[], list[M]] = get(game, "quiet_moves", game.legal_moves)
         self.is_legal: Callable[[M], bool] = get(game, "is_legal", self._listed)
         self.is_quiet: Callable[[M], bool] = get(game, "is_quiet", _always)
         self.knows_quiet = hasattr(game, "is_quiet")
         """Only a game that tells quiet moves from tactical ones gets late-move reductions."""
         self.drawn: Callable[[], bool] = get(game, "drawn", _false)
+        self.gives_check: Callable[[M], bool] = get(game, "gives_check", _never)
         self.null_move_allowed: Callable[[], bool] = get(game, "null_move_allowed", _false)
         self.make_null: Callable[[], None] | None = get(game, "make_null", None)
         self.undo_null: Callable[[], None] | None = get(game, "undo_null", None)
         self.outcome_each_node = not hasattr(game, "drawn")
         """A game without ``drawn`` may end in other ways than by running out of moves: ask
         its ``outcome`` at every node, as the reference search does."""
+
+    def _all_tactical(self, margin: int) -> list[M]:
+        return self.tactical_moves()
 
     def _listed(self, move: M) -> bool:
         return move in self.game.legal_moves()
@@ -141,6 +171,10 @@ def _false() -> bool:
 
 def _always(move: Any) -> bool:
     return True
+
+
+def _never(move: Any) -> bool:
+    return False
 
 
 def _no_moves() -> list[Any]:
@@ -257,10 +291,11 @@ class TacticalSearch(Generic[M]):
         *,
         soft_time: float | None = None,
         on_report: Callable[[Report[M]], None] | None = None,
+        root_moves: Sequence[M] = (),
     ) -> SearchResult[M]:
         """Run :meth:`iterate` to the end and return its last report as a ``SearchResult``."""
         last: Report[M] | None = None
-        for report in self.iterate(limit, soft_time=soft_time):
+        for report in self.iterate(limit, soft_time=soft_time, root_moves=root_moves):
             if on_report is not None:
                 on_report(report)
             if report.line == 1:
@@ -477,13 +512,22 @@ class TacticalSearch(Generic[M]):
                     or (bound == Bound.UPPER and score <= alpha)
                 ):
                     return score
-        # Step 4. Null move: if passing still fails high on a shallower search, so does this.
+        # Step 4. Near the horizon, a static evaluation far above beta fails high (reverse
+        # futility), and one far below alpha lets quiet moves go unsearched (futility).
+        selective = options.futility and caps.knows_quiet and not pv_node and not in_check
+        futile = False
+        if selective and depth <= FUTILITY_DEPTH and -HEURISTIC_LIMIT < alpha < HEURISTIC_LIMIT:
+            static = game.evaluate()
+            if static - FUTILITY_MARGIN[depth] >= beta:
+                return static
+            futile = static + FUTILITY_MARGIN[depth] <= alpha
+        # Step 5. Null move: if passing still fails high on a shallower search, so does this.
         if (
             allow_null
             and options.null_move
             and not pv_node
             and not in_check
-            and depth >= 3
+            and depth >= NULL_MOVE_DEPTH
             and -HEURISTIC_LIMIT < beta < HEURISTIC_LIMIT
             and caps.make_null is not None
             and caps.undo_null is not None
@@ -496,12 +540,14 @@ class TacticalSearch(Generic[M]):
             caps.undo_null()
             if value >= beta:
                 return beta if value >= HEURISTIC_LIMIT else value
-        # Step 5. The moves, best first; later moves get a null window, late quiet ones less depth.
+        # Step 6. The moves, best first; later moves get a null window, late quiet ones less depth.
         alpha_on_entry = alpha
         best, best_move = -INFINITY, None
         searched = 0
         reduce = options.reductions and caps.knows_quiet and not in_check and depth >= 3
         for move, quiet in self._ordered(table_move, ply):
+            if futile and quiet and searched and not caps.gives_check(move):
+                continue
             game.make(move)
             if searched == 0:
                 value = -self._node(depth - 1, -beta, -alpha, ply + 1, True)
@@ -523,16 +569,16 @@ class TacticalSearch(Generic[M]):
                     if pv_node:
                         pv[ply] = (move, *pv[ply + 1])
                     if value >= beta:
-                        # Step 6. A cutoff: remember a quiet refutation for move ordering.
+                        # Step 7. A cutoff: remember a quiet refutation for move ordering.
                         self.cutoffs += 1
                         if quiet:
                             self._reward(move, depth, ply)
                         break
-        # Step 7. No legal move: the game says whether this is a loss or a draw.
+        # Step 8. No legal move: the game says whether this is a loss or a draw.
         if searched == 0:
             outcome = game.outcome()
             return terminal_score(outcome if outcome is not None else Outcome.DRAW, ply)
-        # Step 8. Store the result with its bound.
+        # Step 9. Store the result with its bound.
         bound = (
             Bound.LOWER if best >= beta else Bound.EXACT if best > alpha_on_entry else Bound.UPPER
         )
@@ -585,14 +631,16 @@ class TacticalSearch(Generic[M]):
         self._pv[ply] = ()
         if ply > self.seldepth:
             self.seldepth = ply
-        game = self.game
+        game, caps = self.game, self._caps
+        if ply < QUIESCENCE_EVASION_PLY and caps.in_check():
+            return self._evade(alpha, beta, ply)
         self.evaluations += 1
         best = game.evaluate()
         if best >= beta or ply >= MAX_SEARCH_PLY:
             return best
         if best > alpha:
             alpha = best
-        for move in self._caps.tactical_moves():
+        for move in caps.quiescence_moves(alpha - best - DELTA_MARGIN):
             game.make(move)
             value = -self._quiesce(-beta, -alpha, ply + 1)
             game.undo()
@@ -603,6 +651,26 @@ class TacticalSearch(Generic[M]):
                     if value >= beta:
                         self.cutoffs += 1
                         break
+        return best
+
+    def _evade(self, alpha: Score, beta: Score, ply: int) -> Score:
+        """Quiescence in check: no standing pat, every legal move is tried (a mate scores)."""
+        game, caps = self.game, self._caps
+        best = -INFINITY
+        for move in caps.tactical_moves() + caps.quiet_moves():
+            game.make(move)
+            value = -self._quiesce(-beta, -alpha, ply + 1)
+            game.undo()
+            if value > best:
+                best = value
+                if value > alpha:
+                    alpha = value
+                    if value >= beta:
+                        self.cutoffs += 1
+                        break
+        if best == -INFINITY:
+            outcome = game.outcome()
+            return terminal_score(outcome if outcome is not None else Outcome.DRAW, ply)
         return best
 
 

@@ -1,0 +1,174 @@
+"""``zerosum uci``: a scripted session through python-chess, and bad input."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+
+import chess
+import chess.engine
+import pytest
+
+from zerosum.uci import GoParams, UciEngine, parse_go, plan_time, score_text
+
+COMMAND = [sys.executable, "-m", "zerosum", "uci"]
+WAC_001 = "2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - - 0 1"
+
+
+def test_python_chess_session() -> None:
+    with chess.engine.SimpleEngine.popen_uci(COMMAND, timeout=20) as engine:
+        assert engine.id["name"].startswith("zerosum")
+        assert {"Hash", "MultiPV", "Threads"} <= set(engine.options)
+        # analyse: a mate found at fixed depth
+        board = chess.Board(WAC_001)
+        info = engine.analyse(board, chess.engine.Limit(depth=4))
+        assert info["score"].relative == chess.engine.Mate(2)
+        assert info["pv"][0] == chess.Move.from_uci("g3g6")
+        # multipv
+        lines = engine.analyse(chess.Board(), chess.engine.Limit(depth=2), multipv=3)
+        assert len({line["pv"][0] for line in lines}) == 3
+        # play a few moves on a clock: legal moves, and well inside the time
+        board = chess.Board()
+        for _ in range(4):
+            started = time.perf_counter()
+            limit = chess.engine.Limit(white_clock=1.0, black_clock=1.0, white_inc=0.05)
+            played = engine.play(board, limit)
+            assert time.perf_counter() - started < 0.6
+            assert played.move in board.legal_moves
+            board.push(played.move)
+        # infinite analysis, stopped by the GUI
+        with engine.analysis(chess.Board(), chess.engine.Limit()) as analysis:
+            for info in analysis:
+                if info.get("depth", 0) >= 2:
+                    break
+        assert analysis.info.get("pv")
+        engine.ping()
+        # go mate
+        found = engine.analyse(chess.Board(WAC_001), chess.engine.Limit(mate=2))
+        assert found["score"].relative == chess.engine.Mate(2)
+
+
+def test_malformed_input_keeps_the_engine_alive() -> None:
+    script = "\n".join(
+        [
+            "uci",
+            "position fen 8/8/8/8/8/8/8/8 w - - 0 1",
+            "position fen not/a/fen w KQ",
+            "position startpos moves e2e4 e7e5 g1f3",
+            "position startpos moves e2e4 e2e4",
+            "position sideways",
+            "setoption name Hash value banana",
+            "setoption name Hash value 0",
+            "setoption name Nonsense value 3",
+            "setoption name Threads value 999",
+            "frobnicate",
+            "go depth banana",
+            "isready",
+            "quit",
+        ]
+    )
+    done = subprocess.run(COMMAND, input=script, capture_output=True, text=True, timeout=30)
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    lines = done.stdout.splitlines()
+    errors = [line for line in lines if line.startswith("info string")]
+    assert len(errors) >= 10
+    assert any("Hash" in line and "banana" in line for line in errors)
+    assert any("unknown command 'frobnicate'" in line for line in errors)
+    assert any("Threads" in line and "999 is out of range" in line for line in errors)
+    assert "readyok" in lines
+    # the search ran on the last good position (after 1.e4 e5 2.Nf3: Black to move)
+    best = [line for line in lines if line.startswith("bestmove")]
+    assert len(best) == 1
+    board = chess.Board()
+    for text in ("e2e4", "e7e5", "g1f3"):
+        board.push_uci(text)
+    assert chess.Move.from_uci(best[0].split()[1]) in board.legal_moves
+
+
+class Recorder:
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+
+    def __call__(self, line: str) -> None:
+        self.lines.append(line)
+
+
+def test_state_survives_bad_commands_in_process() -> None:
+    out = Recorder()
+    engine = UciEngine(out)
+    engine.handle("position startpos moves d2d4")
+    fen = engine.game.position()
+    for bad in ("position fen garbage", "position startpos moves d7d5 d7d5", "position"):
+        engine.handle(bad)
+        assert engine.game.position() == fen
+    engine.handle("setoption name MultiPV value 99")
+    assert engine.multipv == 1
+    engine.handle("setoption name MultiPV value 2")
+    assert engine.multipv == 2
+    engine.handle("go depth 2")
+    engine.stop()
+    assert out.lines[-1].startswith("bestmove")
+    assert any(" multipv 2 " in line for line in out.lines)
+
+
+def test_stop_answers_at_once_and_no_legal_move() -> None:
+    out = Recorder()
+    engine = UciEngine(out)
+    engine.handle("go infinite")
+    time.sleep(0.3)
+    engine.handle("isready")
+    assert "readyok" in out.lines
+    started = time.perf_counter()
+    engine.handle("stop")
+    assert time.perf_counter() - started < 0.5
+    assert out.lines[-1].startswith("bestmove")
+    engine.handle("position fen 7k/6Q1/6K1/8/8/8/8/8 b - - 0 1")
+    engine.handle("go depth 3")
+    engine.stop()
+    assert out.lines[-1] == "bestmove (none)"
+
+
+def test_ponder_then_ponderhit_moves_on_the_clock() -> None:
+    out = Recorder()
+    engine = UciEngine(out)
+    engine.handle("position startpos moves e2e4")
+    engine.handle("go ponder wtime 3000 btime 3000")
+    time.sleep(0.5)
+    assert not any(line.startswith("bestmove") for line in out.lines), "pondering until told"
+    started = time.perf_counter()
+    engine.handle("ponderhit")
+    while not out.lines[-1].startswith("bestmove"):
+        assert time.perf_counter() - started < 1.0, "3 s on the clock: answer well within it"
+        time.sleep(0.01)
+    engine.stop()
+    board = chess.Board()
+    board.push_uci("e2e4")
+    assert chess.Move.from_uci(out.lines[-1].split()[1]) in board.legal_moves
+
+
+def test_go_parameters_and_the_clock() -> None:
+    params, problems = parse_go(
+        ["wtime", "60000", "btime", "30000", "winc", "1000", "movestogo", "20", "bogus"]
+    )
+    assert (params.wtime, params.btime, params.winc, params.movestogo) == (60000, 30000, 1000, 20)
+    assert len(problems) == 1 and "bogus" in problems[0]
+    soft, hard = plan_time(params, True, 50)
+    assert soft is not None and hard is not None and 0 < soft <= hard < 60
+    # a nearly empty clock: the engine still answers within what is left
+    for left in (10, 100, 1000):
+        soft, hard = plan_time(GoParams(wtime=left, btime=left), True, 50)
+        assert hard is not None and hard <= max(left / 1000 / 5, 0.005)
+    assert plan_time(GoParams(movetime=500), True, 50) == (None, 0.45)
+    assert plan_time(GoParams(infinite=True), True, 50) == (None, None)
+    assert score_text(999_997) == "mate 2" and score_text(-999_996) == "mate -2"
+    assert score_text(-35) == "cp -35"
+
+
+@pytest.mark.parametrize("argv", [["uci", "extra"]])
+def test_cli_usage_error(argv: list[str]) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "zerosum", *argv], capture_output=True, text=True, timeout=30
+    )
+    assert done.returncode == 2 and done.stderr.startswith("zerosum: error:")
