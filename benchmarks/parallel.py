@@ -59,11 +59,11 @@ PYTHON = (("", 12), ("4453", 12), ("44", 12))
 """Pure-Python engine searches (position, depth) of a few seconds each."""
 SCALING_COMPILED = ("44534", "4453444")
 CHESS = (
-    ("start", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", 6),
-    ("italian", "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3", 6),
-    ("BK.03", "", 5),
-    ("BK.05", "", 5),
-    ("BK.12", "", 5),
+    ("start", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", 7),
+    ("italian", "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3", 7),
+    ("BK.03", "", 6),
+    ("BK.05", "", 6),
+    ("BK.12", "", 6),
 )
 """Chess at a fixed depth with the tactical engine: (label, FEN, depth); an empty FEN is the
 position of that id in ``shared/data/chess/bratko_kopec_test.epd`` (middlegames)."""

@@ -157,6 +157,8 @@ class ParallelTacticalSearch(Generic[M]):
         self._started = 0.0
         self._search_id = 0
         self._partial: tuple[Score, tuple[M, ...]] | None = None
+        self._owner: dict[M, int] = {}
+        """Which worker searched each root move last: its table knows that subtree best."""
 
     def iterate(
         self,
@@ -245,6 +247,7 @@ class ParallelTacticalSearch(Generic[M]):
         self.nodes = self.seldepth = self.cutoffs = 0
         self.tt_probes = self.tt_hits = self.tt_stores = self.evaluations = 0
         self._search_id = self.pool.new_search()
+        self._owner = {}
         self.pool.activity.reset()
 
     def _elapsed(self) -> float:
@@ -307,6 +310,7 @@ class ParallelTacticalSearch(Generic[M]):
             if limit.nodes is not None:
                 budget = max((limit.nodes - self.nodes) // pool.workers, 1)
             busy[worker] = index
+            self._owner[moves[index]] = worker
             pool.activity.begin(worker)
             task = TacticalTask(
                 self._search_id,
@@ -329,7 +333,12 @@ class ParallelTacticalSearch(Generic[M]):
                     continue
                 if not done_first and (busy or queue[0] != 0):
                     return  # young brothers wait for the first move
-                send(worker, queue.pop(0))
+                # After the first move, a worker takes the first waiting move it searched in
+                # the last iteration, if any: its own table then orders that subtree.
+                mine = (
+                    [i for i in queue if self._owner.get(moves[i]) == worker] if done_first else []
+                )
+                send(worker, queue.pop(queue.index(mine[0]) if mine else 0))
 
         try:
             if self._stopping():
