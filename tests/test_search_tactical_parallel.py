@@ -110,3 +110,35 @@ def test_uci_threads_in_a_session() -> None:
     while any(map(_alive, workers)) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not any(map(_alive, workers))
+
+
+def test_uci_stop_is_prompt_with_threads() -> None:
+    engine = chess.engine.SimpleEngine.popen_uci([sys.executable, "-m", "zerosum", "uci"])
+    try:
+        engine.configure({"Threads": 2})
+        board = chess.Board(POSITIONS[1])
+        with engine.analysis(board) as analysis:  # go infinite
+            time.sleep(1.0)
+            started = time.monotonic()
+            analysis.stop()
+            analysis.wait()
+        assert time.monotonic() - started < 1.5
+        assert board.is_legal(analysis.info["pv"][0])
+    finally:
+        engine.quit()
+
+
+def test_analyze_chess_with_workers(capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from zerosum.cli import main
+
+    assert (
+        main(["analyze", "chess", "--position", POSITIONS[2], "--depth", "3", "--workers", "2"])
+        == 0
+    )
+    text = capsys.readouterr().out
+    assert "d1d8" in text
+    assert main(["analyze", "chess", "--depth", "3", "--workers", "2", "--json"]) == 0
+    found = json.loads(capsys.readouterr().out)
+    assert chess.Board().is_legal(chess.Move.from_uci(found["best_move"]))

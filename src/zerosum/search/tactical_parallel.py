@@ -15,6 +15,8 @@ How one iteration runs (once per line with MultiPV):
    as the serial root does. A move that raises the best value tightens the window of every
    move sent after it; a move sent earlier with a lower bound that comes back below the new
    best is discarded, as the serial root would have discarded it.
+   A free worker takes first the waiting move it searched in the last iteration, if any, so
+   that its own table orders that subtree again.
 4. The best value and its principal variation (extended through the worker's table) make the
    iteration's report.
 
