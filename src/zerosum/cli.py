@@ -231,11 +231,14 @@ def _limit(args: argparse.Namespace, stop: Callable[[], bool]) -> Limit:
 
 
 def _tactical(
-    game: Game[Any], limit: Limit, report: Callable[[SearchResult[Any]], None] | None = None
+    game: Game[Any],
+    limit: Limit,
+    report: Callable[[SearchResult[Any]], None] | None = None,
+    pool: SearchPool | None = None,
 ) -> SearchResult[Any]:
-    from zerosum.search.tactical import TacticalSearch
+    from zerosum.search.tactical_parallel import tactical_search
 
-    searcher = TacticalSearch(game)
+    searcher = tactical_search(game, pool=pool)
 
     def on_report(found: Any) -> None:
         if report is not None and found.complete:
@@ -304,7 +307,8 @@ def cmd_analyze(args: argparse.Namespace) -> int:
             with _solver(spec.name, hash_mb=args.hash, workers=args.workers) as solver:
                 result = solver.search(game, limit=_limit(args, stop), on_iteration=report)
         elif args.algorithm == TACTICAL_ENGINE and game.outcome() is None:
-            result = _tactical(game, _limit(args, stop), report)
+            with _pool(args.workers) as pool:
+                result = _tactical(game, _limit(args, stop), report, pool)
         else:
             with _pool(args.workers) as pool:
                 result = search(
@@ -737,7 +741,7 @@ class _Computer:
         if self.solver is not None:
             result = self.solver.search(game, limit=Limit(depth=depth))
         elif self.tactical:
-            result = _tactical(game, Limit(depth=depth))
+            result = _tactical(game, Limit(depth=depth), pool=self.pool)
         elif depth == 0:
             result = solve(game, seed=self.rng.randrange(1 << 30), pool=self.pool)
         else:

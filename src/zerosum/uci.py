@@ -18,6 +18,7 @@ so the engine does not lose on time.
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
 import time
@@ -31,14 +32,18 @@ from zerosum import __version__
 from zerosum.game import HEURISTIC_LIMIT, WIN, MoveError, PositionError, Score
 from zerosum.games.chess import Chess
 from zerosum.search.core import Limit
+from zerosum.search.parallel import SearchPool
 from zerosum.search.table import TranspositionTable
-from zerosum.search.tactical import MAX_DEPTH, Report, TacticalSearch
+from zerosum.search.tactical import MAX_DEPTH, Report
+from zerosum.search.tactical_parallel import resize_pool, tactical_search
 
 ENGINE_NAME: Final = f"zerosum {__version__}"
 ENTRY_BYTES: Final = 256
 """Approximate memory of one table entry in CPython, to turn the Hash option into entries."""
 HASH_DEFAULT, HASH_MAX = 16, 1024
 MULTIPV_MAX: Final = 64
+THREADS_MAX: Final = os.cpu_count() or 1
+"""Threads: search processes (root splitting, ``zerosum.search.tactical_parallel``)."""
 OVERHEAD_DEFAULT: Final = 50
 """Move Overhead (ms): the time kept back per move for the GUI and the pipe."""
 MOVES_TO_GO: Final = 30
@@ -166,6 +171,8 @@ class UciEngine:
         self.multipv = 1
         self.overhead_ms = OVERHEAD_DEFAULT
         self.table: TranspositionTable[chess.Move] = TranspositionTable(self._entries())
+        self.pool: SearchPool | None = None
+        """Worker processes for Threads > 1, started by setoption and closed by quit."""
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
         self._active = threading.Event()
@@ -201,6 +208,7 @@ class UciEngine:
         try:
             if command == "quit":
                 self.stop()
+                self.close()
                 return False
             handler = getattr(self, f"cmd_{command}", None) if command in COMMANDS.split() else None
             if handler is None:
@@ -216,7 +224,7 @@ class UciEngine:
         self.send(f"id name {ENGINE_NAME}")
         self.send("id author the zerosum developers")
         self.send(f"option name Hash type spin default {HASH_DEFAULT} min 1 max {HASH_MAX}")
-        self.send("option name Threads type spin default 1 min 1 max 1")
+        self.send(f"option name Threads type spin default 1 min 1 max {THREADS_MAX}")
         self.send(f"option name MultiPV type spin default 1 min 1 max {MULTIPV_MAX}")
         self.send(f"option name Move Overhead type spin default {OVERHEAD_DEFAULT} min 0 max 5000")
         self.send("option name Ponder type check default false")
@@ -254,7 +262,7 @@ class UciEngine:
         if key in ("hash", "threads", "multipv", "move overhead"):
             limits = {
                 "hash": (1, HASH_MAX),
-                "threads": (1, 1 << 10),
+                "threads": (1, THREADS_MAX),
                 "multipv": (1, MULTIPV_MAX),
                 "move overhead": (0, 5000),
             }[key]
@@ -275,8 +283,8 @@ class UciEngine:
                 self.hash_mb = number
                 self.table = TranspositionTable(self._entries())
             elif key == "threads":
-                if number != 1:
-                    self.info(f"Threads {number}: this engine searches with one thread for now")
+                self._busy("setoption Threads")
+                self.pool = resize_pool(self.pool, number)
             elif key == "multipv":
                 self.multipv = number
             else:
@@ -372,6 +380,10 @@ class UciEngine:
             thread.join()
             self._thread = None
 
+    def close(self) -> None:
+        """Stop the Threads worker processes (after ``quit``)."""
+        self.pool = resize_pool(self.pool, 1)
+
     def _busy(self, what: str) -> None:
         if self.searching:
             raise UciError(f"{what}: a search is running: expected 'stop' first")
@@ -398,7 +410,7 @@ class UciEngine:
                 if params.mate is not None:
                     depth = min(2 * params.mate + 1, MAX_DEPTH) if depth is None else depth
                 limit = Limit(depth=depth, nodes=params.nodes, stop=self._should_stop)
-                searcher = TacticalSearch(game, table=self.table)
+                searcher = tactical_search(game, table=self.table, pool=self.pool)
                 lines = min(self.multipv, len(roots) or len(moves))
                 sent: Report[chess.Move] | None = None
                 for report in searcher.iterate(limit, multipv=self.multipv, root_moves=roots):
@@ -462,6 +474,7 @@ def run(lines: Iterable[str], out: TextIO) -> int:
         if not engine.handle(line):
             return 0
     engine.stop()
+    engine.close()
     return 0
 
 

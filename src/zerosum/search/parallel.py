@@ -133,6 +133,11 @@ class _Task:
     time_s: float | None
     nodes: int | None
 
+    def start(self) -> _WorkerSearch:
+        """What the worker keeps for this task's search (another kind of task, such as the
+        tactical engine's, brings its own)."""
+        return _WorkerSearch(self)
+
 
 @dataclass(frozen=True)
 class _Answer:
@@ -217,7 +222,7 @@ def _serve(index: int, pipe: Connection, stop: Any) -> None:
             break
         try:
             if current is None or current.search_id != task.search_id:
-                current = _WorkerSearch(task)
+                current = task.start()
             answer: _Answer | str = current.run(task, stop, index)
         except Exception as error:  # a bug in a game or an algorithm: tell the parent
             answer, current = f"{type(error).__name__}: {error}", None
@@ -269,6 +274,25 @@ class SearchPool:
     def pids(self) -> list[int]:
         """The worker processes' ids."""
         return [process.pid for process in self._processes]
+
+    def submit(self, worker: int, task: Any) -> None:
+        """Send ``task`` (an object with ``search_id`` and ``start()``, whose ``start()`` gives an
+        object with ``search_id`` and ``run(task, stop, index)``) to an idle ``worker``."""
+        self._stop[worker] = 0
+        self._pipes[worker].send(task)
+
+    def connection(self, worker: int) -> Connection:
+        """The pipe on which ``worker`` answers (to ``wait`` on)."""
+        return self._pipes[worker]
+
+    def halt(self, workers: Iterator[int] | list[int] | dict[int, int]) -> None:
+        """Raise the stop flags of ``workers``: their searches stop at their next poll."""
+        for worker in workers:
+            self._stop[worker] = 1
+
+    def drain(self, busy: dict[int, int]) -> None:
+        """Wait for the answers of the halted ``busy`` workers, so the pool is idle again."""
+        self._drain(busy)
 
     def new_search(self) -> int:
         """A fresh search id: workers start it with empty tables."""

@@ -1,0 +1,144 @@
+"""Root splitting of the tactical engine: its serial twin is the oracle."""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import chess
+import chess.engine
+import pytest
+
+from zerosum.games.chess import Chess
+from zerosum.search import Limit
+from zerosum.search.parallel import SearchPool
+from zerosum.search.tactical import EXACT_OPTIONS, TacticalSearch
+from zerosum.search.tactical_parallel import ParallelTacticalSearch, tactical_search
+
+POSITIONS = (
+    "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3",
+    "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+    "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1",  # mate in one
+    "8/8/8/4k3/8/8/4P3/4K3 w - - 0 1",
+)
+
+
+@pytest.fixture(scope="module")
+def pool() -> Iterator[SearchPool]:
+    with SearchPool(2) as pool:
+        yield pool
+
+
+@pytest.mark.parametrize("fen", POSITIONS)
+def test_parallel_equals_serial_without_pruning(pool: SearchPool, fen: str) -> None:
+    for depth in (1, 2, 3):
+        serial = TacticalSearch(Chess.from_position(fen), options=EXACT_OPTIONS)
+        one = serial.search(Limit(depth=depth))
+        game = Chess.from_position(fen)
+        many = ParallelTacticalSearch(game, pool, options=EXACT_OPTIONS).search(Limit(depth=depth))
+        assert many.value == one.value, (fen, depth)
+        assert many.depth == one.depth and many.complete  # a proven mate ends the deepening
+        assert game.position() == Chess.from_position(fen).position()  # left as it was
+        board = chess.Board(fen)
+        for move in many.pv:  # the principal variation is a legal line
+            assert board.is_legal(move)
+            board.push(move)
+
+
+def test_pruned_parallel_search_is_sane(pool: SearchPool) -> None:
+    game = Chess.from_position(POSITIONS[1])
+    searcher = ParallelTacticalSearch(game, pool)
+    reports = list(searcher.iterate(Limit(depth=4), multipv=2))
+    assert [(r.depth, r.line) for r in reports[-2:]] == [(4, 1), (4, 2)]
+    assert reports[-1].pv[0] != reports[-2].pv[0]
+    assert reports[-2].value >= reports[-1].value
+    assert all(chess.Board(POSITIONS[1]).is_legal(r.pv[0]) for r in reports)
+    mate = ParallelTacticalSearch(Chess.from_position(POSITIONS[2]), pool).search(Limit(depth=6))
+    assert mate.best_move == chess.Move.from_uci("d1d8") and mate.depth == 1
+
+
+def test_stop_is_prompt_and_the_pool_is_reused(pool: SearchPool) -> None:
+    game = Chess.from_position(POSITIONS[1])
+    started = time.perf_counter()
+    result = ParallelTacticalSearch(game, pool).search(Limit(time=0.5))
+    assert time.perf_counter() - started < 2.0
+    assert not result.complete and chess.Board(POSITIONS[1]).is_legal(result.best_move)
+    again = ParallelTacticalSearch(game, pool).search(Limit(depth=2))  # every worker idle
+    assert again.complete and again.depth == 2
+
+
+def test_one_worker_is_the_serial_engine() -> None:
+    assert isinstance(tactical_search(Chess()), TacticalSearch)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().split()[2]
+    except (FileNotFoundError, IndexError):
+        return False
+    return state != "Z"
+
+
+def _children(pid: int) -> set[int]:
+    found: set[int] = set()
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            found.update(map(int, (task / "children").read_text().split()))
+        except OSError:
+            continue
+    return found
+
+
+def test_uci_threads_in_a_session() -> None:
+    engine = chess.engine.SimpleEngine.popen_uci([sys.executable, "-m", "zerosum", "uci"])
+    try:
+        assert engine.options["Threads"].max >= 1
+        engine.configure({"Threads": 2})
+        engine.ping()
+        workers = _children(engine.transport.get_pid())
+        assert len(workers) >= 2  # the workers (and multiprocessing's resource tracker)
+        board = chess.Board(POSITIONS[0])
+        info = engine.analyse(board, chess.engine.Limit(depth=3))
+        assert info["depth"] == 3 and board.is_legal(info["pv"][0])
+        played = engine.play(board, chess.engine.Limit(depth=3))
+        assert played.move is not None and board.is_legal(played.move)
+    finally:
+        engine.quit()
+    deadline = time.monotonic() + 5
+    while any(map(_alive, workers)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(map(_alive, workers))
+
+
+def test_uci_stop_is_prompt_with_threads() -> None:
+    engine = chess.engine.SimpleEngine.popen_uci([sys.executable, "-m", "zerosum", "uci"])
+    try:
+        engine.configure({"Threads": 2})
+        board = chess.Board(POSITIONS[1])
+        with engine.analysis(board) as analysis:  # go infinite
+            time.sleep(1.0)
+            started = time.monotonic()
+            analysis.stop()
+            analysis.wait()
+        assert time.monotonic() - started < 1.5
+        assert board.is_legal(analysis.info["pv"][0])
+    finally:
+        engine.quit()
+
+
+def test_analyze_chess_with_workers(capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from zerosum.cli import main
+
+    assert (
+        main(["analyze", "chess", "--position", POSITIONS[2], "--depth", "3", "--workers", "2"])
+        == 0
+    )
+    text = capsys.readouterr().out
+    assert "d1d8" in text
+    assert main(["analyze", "chess", "--depth", "3", "--workers", "2", "--json"]) == 0
+    found = json.loads(capsys.readouterr().out)
+    assert chess.Board().is_legal(chess.Move.from_uci(found["best_move"]))
