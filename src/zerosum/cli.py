@@ -413,6 +413,7 @@ def _solve_compiled(args: argparse.Namespace, spec: GameSpec, game: Game[Any]) -
 
         with _interruptible() as stop:
             limit = Limit(time=args.time, stop=stop)
+            started = time.perf_counter()
             exact = solver.solve(game, weak=args.weak, limit=limit)
             results: list[tuple[Any, Exact]] = []
             best: list[Any] = []
@@ -420,7 +421,11 @@ def _solve_compiled(args: argparse.Namespace, spec: GameSpec, game: Game[Any]) -
                 print(f"score {_exact_text(exact, weak=args.weak)}")
             if exact.complete and game.outcome() is None:
                 if args.all:
-                    results = solver.move_results(game, weak=args.weak, limit=limit, on_move=show)
+                    left = limit  # --time covers the score and every move's
+                    if args.time is not None:
+                        spent = time.perf_counter() - started
+                        left = Limit(time=max(args.time - spent, 1e-3), stop=stop)
+                    results = solver.move_results(game, weak=args.weak, limit=left, on_move=show)
                     best = [m for m, r in results if r.rank == exact.rank]
                 else:
                     best = solver.best_moves(game, exact.rank, weak=args.weak)
