@@ -136,3 +136,85 @@ def test_ctrl_c_keeps_what_the_store_already_holds(tmp_path: Path) -> None:
         assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
     with Store(path) as store:
         assert store.count("connect4") >= 2  # the position and at least one column
+
+
+@pytest.mark.parametrize("extra", [[], ["--weak"], ["--all"]])
+def test_a_stopped_solve_still_prints_plain_json(
+    capsys: pytest.CaptureFixture[str], extra: list[str]
+) -> None:
+    data = run_json(capsys, "solve", "connect4", "--moves", "4453", "--time", "0.2", *extra)
+    assert data["score"] is None and data["value_text"] is None
+    assert data["complete"] is False
+
+
+def test_a_finished_position_answers_from_the_game(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    for extra in ([], ["--all"]):
+        data = run_json(capsys, "solve", "connect4", "--moves", "1212121", *extra)
+        assert data["score"] == -18 and data["value"] == -1_000_000  # lost at stone 7
+        assert data["value_text"] == "loss in 0 plies"
+        assert data["best_moves"] == [] and data["complete"] is True
+    assert main(["solve", "connect4", "--moves", "1212121", "--all"]) == 0
+    out = capsys.readouterr().out
+    assert "the game is over" in out and "score -18 (loss in 0 plies)" in out
+    store = str(tmp_path / "t.sqlite")
+    assert main(["book", "connect4", "--moves", "1212121", "--plies", "2", "--store", store]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("zerosum: error: the game is over") and err.count("\n") == 1
+
+
+def test_a_stopped_solve_of_every_move_says_which_were_not_solved(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["solve", "connect4", "--moves", "4453", "--all", "--time", "0.2"]) == 0
+    out = capsys.readouterr().out
+    assert "not solved (stopped): " in out and "not playable" not in out
+    data = run_json(capsys, "solve", "connect4", "--moves", "4453", "--all", "--time", "0.2")
+    assert sorted(data["unsolved"]) == list("1234567")  # type: ignore[arg-type]
+    full = run_json(capsys, "solve", "connect4", "--moves", "111111222222333333", "--all")
+    assert full["unsolved"] == [] and full["complete"] is True
+
+
+@pytest.mark.parametrize(
+    ("game", "plies"), [("connect4", "-1"), ("connect4", "43"), ("tictactoe", "10")]
+)
+def test_book_plies_out_of_range_exit_2(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, game: str, plies: str
+) -> None:
+    store = str(tmp_path / "t.sqlite")
+    assert main(["book", game, "--plies", plies, "--store", store]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"zerosum: error: --plies {plies} is out of range: expected 0..")
+
+
+def test_book_time_limit_covers_listing_the_positions(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    store = str(tmp_path / "b.sqlite")
+    data = run_json(capsys, "book", "connect4", "--plies", "9", "--store", store, "--time", "0.3")
+    assert data["complete"] is False
+    assert data["time_s"] < 3  # listing every position 9 plies deep alone takes ~19 s
+
+
+@pytest.mark.parametrize("nodes", [1, 3000])
+def test_the_compiled_node_limit_overshoots_by_at_most_one_poll(
+    capsys: pytest.CaptureFixture[str], nodes: int
+) -> None:
+    data = run_json(capsys, "analyze", "connect4", "--algorithm", "compiled", "--nodes", str(nodes))
+    assert 0 < data["nodes"] <= nodes + 1024  # type: ignore[operator]
+
+
+def test_compiled_value_text_is_the_value_in_words(
+    capsys: pytest.CaptureFixture[str], data_dir: Path
+) -> None:
+    for moves, score in read_set(data_dir, "Test_L2_R1")[:5]:
+        data = run_json(capsys, "solve", "connect4", "--moves", moves)
+        assert data["score"] == score
+        text = data["value_text"]
+        assert isinstance(text, str)
+        if score == 0:
+            assert text == "draw"
+        else:
+            assert text.startswith("win in " if score > 0 else "loss in ")
+            assert text.endswith(" plies") or text.endswith(" ply")

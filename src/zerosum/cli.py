@@ -392,6 +392,14 @@ def _exact_text(exact: Exact, *, weak: bool) -> str:
     return f"{exact.rank:+d} ({describe(exact.value, solved=True)})" if exact.rank else "0 (draw)"
 
 
+def _value_text(exact: Exact, *, weak: bool) -> str:
+    """``value_text`` in JSON: the value in words (``draw``, ``win in 13 plies``), or only
+    ``win``, ``draw`` or ``loss`` after a weak solve."""
+    if weak:
+        return _exact_text(exact, weak=True)
+    return describe(exact.value, solved=True)
+
+
 def _solve_compiled(args: argparse.Namespace, spec: GameSpec, game: Game[Any]) -> int:
     """``solve`` with the compiled engine: the game's exact score, best moves, and with
     ``--all`` every move's score, each stored as soon as it is proven when a store is open."""
@@ -409,14 +417,19 @@ def _solve_compiled(args: argparse.Namespace, spec: GameSpec, game: Game[Any]) -
 
         with _interruptible() as stop:
             limit = Limit(time=args.time, stop=stop)
+            started = time.perf_counter()
             exact = solver.solve(game, weak=args.weak, limit=limit)
             results: list[tuple[Any, Exact]] = []
             best: list[Any] = []
+            if stream and exact.complete:
+                print(f"score {_exact_text(exact, weak=args.weak)}")
             if exact.complete and game.outcome() is None:
-                if stream:
-                    print(f"score {_exact_text(exact, weak=args.weak)}")
                 if args.all:
-                    results = solver.move_results(game, weak=args.weak, limit=limit, on_move=show)
+                    left = limit  # --time covers the score and every move's
+                    if args.time is not None:
+                        spent = time.perf_counter() - started
+                        left = Limit(time=max(args.time - spent, 1e-3), stop=stop)
+                    results = solver.move_results(game, weak=args.weak, limit=left, on_move=show)
                     best = [m for m, r in results if r.rank == exact.rank]
                 else:
                     best = solver.best_moves(game, exact.rank, weak=args.weak)
@@ -435,7 +448,7 @@ def _solve_compiled(args: argparse.Namespace, spec: GameSpec, game: Game[Any]) -
         "weak": args.weak,
         "score": exact.rank if exact.complete else None,
         "value": exact.value if exact.complete else None,
-        "value_text": _exact_text(exact, weak=args.weak) if exact.complete else None,
+        "value_text": _value_text(exact, weak=args.weak) if exact.complete else None,
         "best_moves": _names(game, best),
         "complete": complete,
         "stored": exact.stored,
@@ -446,8 +459,12 @@ def _solve_compiled(args: argparse.Namespace, spec: GameSpec, game: Game[Any]) -
         scores: dict[str, int | None] = dict.fromkeys(spec.move_names)
         scores.update({game.format_move(m): r.rank for m, r in results})
         data["scores"] = scores
+        solved = {m for m, _ in results}
+        data["unsolved"] = [game.format_move(m) for m in game.legal_moves() if m not in solved]
         data["move_values"] = {game.format_move(m): r.value for m, r in results}
     lines = []
+    if game.outcome() is not None:
+        lines.append("the game is over: no moves to play")
     if not exact.complete:
         lines.append("not solved: stopped before the score was proven")
     elif not stream:
@@ -455,9 +472,14 @@ def _solve_compiled(args: argparse.Namespace, spec: GameSpec, game: Game[Any]) -
     if exact.complete:
         lines.append(f"best moves {' '.join(data['best_moves']) or '-'}")
     if args.all:
-        full = [name for name, score in data["scores"].items() if score is None]
+        unsolved = data["unsolved"]
+        full = [
+            name for name, score in data["scores"].items() if score is None and name not in unsolved
+        ]
         if full and game.outcome() is None:
             lines.append(f"  not playable: {' '.join(full)}")
+        if unsolved and game.outcome() is None:
+            lines.append(f"  not solved (stopped): {' '.join(unsolved)}")
         if exact.complete and not complete:
             lines.append("  (stopped before every move was solved)")
     lines.append(f"nodes {nodes:,} in {seconds:.3f} s{' (from the store)' if exact.stored else ''}")
@@ -589,9 +611,29 @@ def compiled_value(game: str, rank: int, ply: int) -> int:
     return compiled_game(game).value(rank, ply)
 
 
+def compiled_plies(game: str) -> int:
+    """The most plies a game of ``game`` can last (its board's cells; else as many as its
+    kernel's stack holds)."""
+    from zerosum.compiled.solver import compiled_game
+
+    cells = {"connect4": 42, "tictactoe": 9}
+    return cells.get(game.partition(":")[0], compiled_game(game).kernel.max_ply)
+
+
 def cmd_book(args: argparse.Namespace) -> int:
     spec, game = _load(args)
     check_compiled(spec.name)
+    if game.outcome() is not None:
+        raise UsageError(
+            "the game is over at this position, so there is nothing to solve: "
+            "expected a position with moves to play"
+        )
+    most = compiled_plies(spec.name) - game.ply()
+    if not 0 <= args.plies <= most:
+        raise UsageError(
+            f"--plies {args.plies} is out of range: expected 0..{most} "
+            f"(the moves left in {spec.name} after {game.ply()} plies)"
+        )
     counts = {"positions": 0, "solved": 0, "stored_before": 0}
     started = time.perf_counter()
 

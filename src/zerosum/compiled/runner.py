@@ -124,7 +124,7 @@ class Engine:
             io,
             limit,
         )
-        return Solution(int(rank), self._stats(io, started), complete=io[ABORTED] == 0)
+        return Solution(int(rank), self._stats(io, started), complete=bool(io[ABORTED] == 0))
 
     def search(
         self,
@@ -150,7 +150,7 @@ class Engine:
             int(score),
             int(io[BEST_MOVE]),
             self._stats(io, started),
-            complete=io[ABORTED] == 0,
+            complete=bool(io[ABORTED] == 0),
         )
 
     def _io(self, limit: Limit | None) -> np.ndarray[Any, Any]:

@@ -195,6 +195,12 @@ class Solver:
     def solve(self, game: Game[Any], *, weak: bool = False, limit: Limit | None = None) -> Exact:
         """The exact result of ``game`` (``weak``: only win, draw or loss)."""
         self._check_exact()
+        outcome = game.outcome()
+        if outcome is not None:  # decided by the game: the loss (or draw) for the side to move
+            final = self._terminal_rank(game)
+            if weak:
+                final = (final > 0) - (final < 0)
+            return Exact(final, terminal_score(outcome, 0), Stats())
         key = self.compiled.canonical_key(game) if self.store is not None else 0
         if self.store is not None:
             rank = self.store.get(self.name, key, weak=weak)
@@ -309,11 +315,14 @@ class Solver:
         skipped, so an interrupted build resumes. Returns False if a limit stopped it."""
         if self.store is None:
             raise ValueError("building a book needs a store")
+        started = time.perf_counter()
         layers: list[list[Game[Any]]] = [[game.copy()]]
         seen = {self.compiled.canonical_key(game)}
         for _ in range(plies):
             layer = []
             for parent in layers[-1]:
+                if _remaining(limit, started) is None:
+                    return False
                 for move in parent.legal_moves():
                     child = parent.copy()
                     child.make(move)
@@ -324,7 +333,10 @@ class Solver:
             layers.append(layer)
         for layer in reversed(layers):
             for position in layer:
-                exact = self.solve(position, weak=weak, limit=limit)
+                remaining = _remaining(limit, started)
+                if remaining is None:
+                    return False
+                exact = self.solve(position, weak=weak, limit=remaining)
                 if not exact.complete:
                     return False
                 if on_position is not None:
@@ -359,6 +371,8 @@ class Solver:
                 remaining = limit.time - (time.perf_counter() - started)
                 if remaining <= 0:
                     break
+            if limit.nodes is not None and totals[0] >= limit.nodes:
+                break  # each iteration polls its own limit only every 1,024 nodes
             found = self.exact.search(
                 state,
                 depth,
@@ -452,3 +466,18 @@ class Solver:
         return Stats(
             nodes, cutoffs, probes, hits, stores, evaluations, time.perf_counter() - started
         )
+
+
+def _remaining(limit: Limit | None, started: float) -> Limit | None:
+    """What is left of ``limit`` (its time counted from ``started``), or None once it is spent:
+    time up or the stop callback raised."""
+    if limit is None:
+        return Limit()
+    if limit.stop is not None and limit.stop():
+        return None
+    if limit.time is None:
+        return limit
+    left = limit.time - (time.perf_counter() - started)
+    if left <= 0:
+        return None
+    return Limit(nodes=limit.nodes, time=left, stop=limit.stop)
