@@ -878,12 +878,26 @@ def _terminate_as_interrupt() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
 
 
+def _check_writable(path: str) -> None:
+    """Fail now if ``path`` cannot be written, leaving no new file behind."""
+    existed = os.path.exists(path)
+    try:
+        with open(path, "a", encoding="utf-8"):
+            pass
+    except OSError as error:
+        raise UsageError(f"cannot write {path}: {error.strerror or error}") from None
+    if not existed:
+        os.remove(path)
+
+
 def cmd_match(args: argparse.Namespace) -> int:
     from zerosum.match import Match, MatchResult, TimeControl, openings_for, parse_player
     from zerosum.match.runner import GameRecord
 
     if args.pgn and args.game != "chess":
         raise UsageError(f"--pgn is for chess: {args.game} games are printed as move lists")
+    if args.pgn:
+        _check_writable(args.pgn)  # before the first game, not after the last
     if args.time_per_move is not None and args.clock is not None:
         raise UsageError("give --time-per-move or --clock, not both")
     control = TimeControl(move_time=args.time_per_move)
@@ -933,13 +947,18 @@ def cmd_match(args: argparse.Namespace) -> int:
             failure = error
     records.sort(key=lambda record: record.index)
     result = MatchResult(args.game, names, control, tuple(records))
+    written, write_error = False, None
     if args.pgn and records:
-        with open(args.pgn, "w", encoding="utf-8") as out:
-            out.write(result.pgn())
+        try:
+            with open(args.pgn, "w", encoding="utf-8") as out:
+                out.write(result.pgn())
+            written = True
+        except OSError as error:  # the results are still printed below
+            write_error = UsageError(f"cannot write {args.pgn}: {error.strerror or error}")
     elo = result.elo
     data = {**result.as_dict(), "complete": not (interrupted or failure)}
     lines = []
-    if args.game == "chess" and not args.pgn and records:
+    if args.game == "chess" and not written and records:
         lines += ["", result.pgn().rstrip()]
     if interrupted or failure:
         lines.append(f"stopped after {len(records)} of {args.games} games")
@@ -948,11 +967,13 @@ def cmd_match(args: argparse.Namespace) -> int:
         f" ({100 * elo.score:.1f}%)",
         f"Elo A - B: {elo.describe()}  LOS {100 * elo.los:.1f}%",
     ]
-    if args.pgn and records:
+    if written:
         lines.append(f"PGN of {len(records)} games written to {args.pgn}")
     _emit(args, data, "\n".join(lines))
     if failure is not None:
         raise failure
+    if write_error is not None:
+        raise write_error
     return 130 if interrupted else 0
 
 
