@@ -210,3 +210,42 @@ def test_a_closed_pipe_ends_quietly() -> None:
     assert done.returncode == 128 + signal.SIGPIPE
     errors = done.stderr.decode()
     assert "Traceback" not in errors and "Exception" not in errors
+
+
+def _stopping_after_first_row(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Make ``compare`` raise Ctrl-C once its first row has been handed out."""
+    import zerosum.cli as cli
+
+    real = cli.compare
+    handed: list[str] = []
+
+    def stopping(*args: Any, **kwargs: Any) -> Any:
+        for row in real(*args, **kwargs):
+            handed.append(row.algorithm)
+            yield row
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "compare", stopping)
+    return handed
+
+
+def test_compare_streams_rows_and_keeps_them_on_ctrl_c(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    handed = _stopping_after_first_row(monkeypatch)
+    status, out, _ = run(capsys, "compare", "tictactoe", "--depth", "2")
+    assert status == 130 and len(handed) == 1
+    lines = out.splitlines()
+    assert "algorithm" in lines[1] and lines[3].startswith(handed[0])
+    assert lines[4] == "stopped after 1 row" and len(lines) == 5
+
+
+def test_compare_json_on_ctrl_c_says_incomplete(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _stopping_after_first_row(monkeypatch)
+    status, out, _ = run(capsys, "compare", "tictactoe", "--depth", "2", "--json")
+    data = json.loads(out)
+    assert status == 130 and data["complete"] is False and len(data["rows"]) == 1
+    monkeypatch.undo()
+    assert run_json(capsys, "compare", "tictactoe", "--depth", "1")["complete"] is True

@@ -627,10 +627,11 @@ def cmd_book(args: argparse.Namespace) -> int:
     return 0
 
 
-def compare_rows(game: Game[Any], depth: int) -> list[dict[str, Any]]:
-    """Every algorithm with and without its table, one best move and all best moves."""
-    return [
-        {
+def compare_rows(game: Game[Any], depth: int) -> Iterator[dict[str, Any]]:
+    """Every algorithm with and without its table, one best move and all best moves; each row
+    as soon as its search is done."""
+    for row in compare(game, [depth]):
+        yield {
             "algorithm": row.algorithm,
             "table": row.table,
             "best": row.best,
@@ -638,27 +639,38 @@ def compare_rows(game: Game[Any], depth: int) -> list[dict[str, Any]]:
             "best_moves": _names(game, row.best_moves),
             **row.stats.as_dict(),
         }
-        for row in compare(game, [depth])
-    ]
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
+    """Print each row as it is computed, so a Ctrl-C keeps the rows done so far."""
     spec, game = _load(args)
-    rows = compare_rows(game, args.depth)
     header = (
         f"{'algorithm':<10} {'table':<6} {'best':<4} {'value':>8} {'nodes':>10} "
         f"{'cutoffs':>8} {'probes':>8} {'hits':>8} {'time s':>8}  best moves"
     )
-    lines = [f"{spec.title}, depth {args.depth}", header, "-" * len(header)]
-    for row in rows:
-        lines.append(
-            f"{row['algorithm']:<10} {row['table']:<6} {row['best']:<4} {row['value']:>8} "
-            f"{row['nodes']:>10,} {row['cutoffs']:>8,} {row['tt_probes']:>8,} "
-            f"{row['tt_hits']:>8,} {row['time_s']:>8.3f}  {' '.join(row['best_moves'])}"
-        )
-    data = {"game": spec.name, "position": game.position(), "depth": args.depth, "rows": rows}
-    _emit(args, data, "\n".join(lines))
-    return 0
+    if not args.json:
+        print(f"{spec.title}, depth {args.depth}\n{header}\n{'-' * len(header)}", flush=True)
+    data = {"game": spec.name, "position": game.position(), "depth": args.depth}
+    rows: list[dict[str, Any]] = []
+    interrupted = False
+    try:
+        for row in compare_rows(game, args.depth):
+            rows.append(row)
+            if not args.json:
+                print(
+                    f"{row['algorithm']:<10} {row['table']:<6} {row['best']:<4} "
+                    f"{row['value']:>8} {row['nodes']:>10,} {row['cutoffs']:>8,} "
+                    f"{row['tt_probes']:>8,} {row['tt_hits']:>8,} {row['time_s']:>8.3f}  "
+                    f"{' '.join(row['best_moves'])}",
+                    flush=True,
+                )
+    except KeyboardInterrupt:
+        interrupted = True
+    if args.json:
+        print(json.dumps({**data, "rows": rows, "complete": not interrupted}), flush=True)
+    elif interrupted:
+        print(f"stopped after {len(rows)} row{'' if len(rows) == 1 else 's'}", flush=True)
+    return 130 if interrupted else 0
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
