@@ -105,6 +105,22 @@ def test_compare(capsys: pytest.CaptureFixture[str]) -> None:
         (["legal", "tictactoe", "--moves", "d4"], "'d4' is not a tic-tac-toe cell: expected"),
         (["legal", "tictactoe", "--position", "xxxx"], "is not a tic-tac-toe position"),
         (["analyze", "tictactoe", "--algorithm", "mcts"], "unknown algorithm 'mcts'"),
+        (
+            ["analyze", "tictactoe", "--algorithm", "bogus"],
+            "unknown algorithm 'bogus': expected one of minimax, negamax, alphabeta, engine, "
+            "compiled, tactical",
+        ),
+        (
+            ["solve", "tictactoe", "--algorithm", "tactical"],
+            "algorithm 'tactical' is not available for solve: expected one of minimax, negamax, "
+            "alphabeta, engine, compiled",
+        ),
+        (
+            ["bench", "tictactoe", "--algorithm", "tactical"],
+            "algorithm 'tactical' is not available for bench: expected one of minimax, negamax, "
+            "alphabeta, engine, compiled",
+        ),
+        (["bench", "tictactoe", "--algorithm", "nope"], "unknown algorithm 'nope': expected"),
         (["analyze", "tictactoe", "--depth", "0"], "0 is out of range: expected 1 or more"),
         (["analyze", "tictactoe", "--depth", "two"], "'two' is not a whole number"),
         (["analyze", "tictactoe", "--time", "-1"], "out of range: expected seconds > 0"),

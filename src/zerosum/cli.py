@@ -31,7 +31,7 @@ from zerosum.endgames import MAX_MEN
 from zerosum.game import WIN, Game, ZerosumError, is_proven, play_moves
 from zerosum.games import GAMES, GameSpec, get_game
 from zerosum.games.morris import Morris
-from zerosum.search import ALGORITHMS, Limit, SearchResult, get_algorithm, search, solve
+from zerosum.search import ALGORITHMS, Limit, SearchResult, search, solve
 from zerosum.search.compare import compare
 from zerosum.search.probing import probe_root
 from zerosum.store import Store
@@ -275,11 +275,22 @@ def _pool(workers: int) -> Iterator[SearchPool | None]:
         yield pool
 
 
-def _check_algorithm(spec: GameSpec, name: str) -> None:
-    if name == COMPILED_ENGINE:
+def _check_algorithm(spec: GameSpec | None, name: str, command: str = "analyze") -> None:
+    """Reject an algorithm ``command`` cannot run on ``spec`` (None: any game), listing the
+    ones it can."""
+    if name == COMPILED_ENGINE and spec is not None:
         check_compiled(spec.name)
-    elif name != TACTICAL_ENGINE:
-        get_algorithm(name)
+    available = [*ALGORITHMS, COMPILED_ENGINE]
+    if command == "analyze":
+        available.append(TACTICAL_ENGINE)
+    if name in available:
+        return
+    expected = ", ".join(available)
+    if name in (COMPILED_ENGINE, TACTICAL_ENGINE):
+        raise UsageError(
+            f"algorithm {name!r} is not available for {command}: expected one of {expected}"
+        )
+    raise UsageError(f"unknown algorithm {name!r}: expected one of {expected}")
 
 
 def cmd_analyze(args: argparse.Namespace) -> int:
@@ -348,7 +359,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
             )
     if algorithm is None:
         algorithm = spec.solver
-    _check_algorithm(spec, algorithm)
+    _check_algorithm(spec, algorithm, "solve")
     if args.cluster is not None:
         if algorithm != COMPILED_ENGINE or args.all:
             raise UsageError(
@@ -677,8 +688,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     if args.algorithm == COMPILED_ENGINE:
         for name in args.games:
             check_compiled(get_game(name).name)
-    else:
-        get_algorithm(args.algorithm)
+    _check_algorithm(None, args.algorithm, "bench")
     rows = list(bench(args.games or None, algorithm=args.algorithm))
     nodes = sum(row.nodes for row in rows)
     seconds = sum(row.time_s for row in rows)
