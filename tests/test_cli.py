@@ -123,6 +123,11 @@ def test_compare(capsys: pytest.CaptureFixture[str]) -> None:
         (["bench", "tictactoe", "--algorithm", "nope"], "unknown algorithm 'nope': expected"),
         (["analyze", "tictactoe", "--depth", "0"], "0 is out of range: expected 1 or more"),
         (["analyze", "tictactoe", "--depth", "two"], "'two' is not a whole number"),
+        (
+            ["analyze", "tictactoe", "--workers", "-1"],
+            "-1 workers is out of range: expected 0, auto or a positive number up to 256",
+        ),
+        (["solve", "tictactoe", "--workers", "300"], "expected 0, auto or a positive number"),
         (["analyze", "tictactoe", "--time", "-1"], "out of range: expected seconds > 0"),
         (["analyze", "tictactoe", "--depth", "5000"], "depth 5000 is out of range"),
         (["analyze", "tictactoe", "--frobnicate"], "unrecognized arguments: --frobnicate"),

@@ -256,9 +256,16 @@ def _workers(text: str) -> int:
     """``--workers``: a count, or ``0``/``auto`` for every core."""
     if text.strip().lower() in ("0", "auto"):
         return os.cpu_count() or 1
-    value = _positive_int(text)
-    if value > 256:
-        raise argparse.ArgumentTypeError(f"{value} workers is out of range: expected 1..256")
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a whole number: expected 0, auto or a number of workers 1..256"
+        ) from None
+    if not 1 <= value <= 256:
+        raise argparse.ArgumentTypeError(
+            f"{value} workers is out of range: expected 0, auto or a positive number up to 256"
+        )
     return value
 
 
