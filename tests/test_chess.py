@@ -225,3 +225,19 @@ def test_gives_check_matches_python_chess() -> None:
                 for move in moves:
                     assert game.gives_check(move) == game.board.gives_check(move), move
                 game.make(rng.choice(moves))
+
+
+def test_illegal_or_ambiguous_san_is_not_called_bad_notation() -> None:
+    game = Chess()
+    game.make(game.parse_move("e4"))
+    for text in ("e4", "Qh5", "Nbd2", "O-O"):  # well-formed SAN, not legal for black here
+        with pytest.raises(MoveError, match=rf"^{text} is not legal in .*: expected one of .*e7e5"):
+            game.parse_move(text)
+    with pytest.raises(MoveError, match="is not a chess move: expected UCI notation"):
+        game.parse_move("zz")
+    knights = Chess("k7/8/8/8/8/8/8/1N2KN2 w - - 0 1")
+    with pytest.raises(
+        MoveError, match=r"^Nd2 is ambiguous in .*: say which piece moves \(Nbd2, Nfd2\)"
+    ):
+        knights.parse_move("Nd2")
+    assert knights.format_move(knights.parse_move("Nbd2")) == "b1d2"

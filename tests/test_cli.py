@@ -105,8 +105,29 @@ def test_compare(capsys: pytest.CaptureFixture[str]) -> None:
         (["legal", "tictactoe", "--moves", "d4"], "'d4' is not a tic-tac-toe cell: expected"),
         (["legal", "tictactoe", "--position", "xxxx"], "is not a tic-tac-toe position"),
         (["analyze", "tictactoe", "--algorithm", "mcts"], "unknown algorithm 'mcts'"),
+        (
+            ["analyze", "tictactoe", "--algorithm", "bogus"],
+            "unknown algorithm 'bogus': expected one of minimax, negamax, alphabeta, engine, "
+            "compiled, tactical",
+        ),
+        (
+            ["solve", "tictactoe", "--algorithm", "tactical"],
+            "algorithm 'tactical' is not available for solve: expected one of minimax, negamax, "
+            "alphabeta, engine, compiled",
+        ),
+        (
+            ["bench", "tictactoe", "--algorithm", "tactical"],
+            "algorithm 'tactical' is not available for bench: expected one of minimax, negamax, "
+            "alphabeta, engine, compiled",
+        ),
+        (["bench", "tictactoe", "--algorithm", "nope"], "unknown algorithm 'nope': expected"),
         (["analyze", "tictactoe", "--depth", "0"], "0 is out of range: expected 1 or more"),
         (["analyze", "tictactoe", "--depth", "two"], "'two' is not a whole number"),
+        (
+            ["analyze", "tictactoe", "--workers", "-1"],
+            "-1 workers is out of range: expected 0, auto or a positive number up to 256",
+        ),
+        (["solve", "tictactoe", "--workers", "300"], "expected 0, auto or a positive number"),
         (["analyze", "tictactoe", "--time", "-1"], "out of range: expected seconds > 0"),
         (["analyze", "tictactoe", "--depth", "5000"], "depth 5000 is out of range"),
         (["analyze", "tictactoe", "--frobnicate"], "unrecognized arguments: --frobnicate"),
@@ -210,3 +231,42 @@ def test_a_closed_pipe_ends_quietly() -> None:
     assert done.returncode == 128 + signal.SIGPIPE
     errors = done.stderr.decode()
     assert "Traceback" not in errors and "Exception" not in errors
+
+
+def _stopping_after_first_row(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Make ``compare`` raise Ctrl-C once its first row has been handed out."""
+    import zerosum.cli as cli
+
+    real = cli.compare
+    handed: list[str] = []
+
+    def stopping(*args: Any, **kwargs: Any) -> Any:
+        for row in real(*args, **kwargs):
+            handed.append(row.algorithm)
+            yield row
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "compare", stopping)
+    return handed
+
+
+def test_compare_streams_rows_and_keeps_them_on_ctrl_c(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    handed = _stopping_after_first_row(monkeypatch)
+    status, out, _ = run(capsys, "compare", "tictactoe", "--depth", "2")
+    assert status == 130 and len(handed) == 1
+    lines = out.splitlines()
+    assert "algorithm" in lines[1] and lines[3].startswith(handed[0])
+    assert lines[4] == "stopped after 1 row" and len(lines) == 5
+
+
+def test_compare_json_on_ctrl_c_says_incomplete(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _stopping_after_first_row(monkeypatch)
+    status, out, _ = run(capsys, "compare", "tictactoe", "--depth", "2", "--json")
+    data = json.loads(out)
+    assert status == 130 and data["complete"] is False and len(data["rows"]) == 1
+    monkeypatch.undo()
+    assert run_json(capsys, "compare", "tictactoe", "--depth", "1")["complete"] is True

@@ -168,3 +168,28 @@ def test_stopping_a_match_leaves_no_process_behind(workers: int, signum: int) ->
     while _survivors(value) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert _survivors(value) == []
+
+
+def test_unwritable_pgn_is_refused_before_the_first_game(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    missing = tmp_path / "no" / "such" / "dir" / "x.pgn"
+    started = time.monotonic()
+    status, out, err = run(
+        capsys, "match", "chess", "--a", "depth=1", "--b", "depth=1", "--games", "2",
+        "--max-plies", "20", "--pgn", str(missing),
+    )  # fmt: skip
+    assert status == 2 and out == ""  # no game was played
+    assert err.startswith(f"zerosum: error: cannot write {missing}: ") and err.count("\n") == 1
+    assert time.monotonic() - started < 5
+
+
+def test_a_writable_pgn_check_leaves_no_stray_file(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    pgn = tmp_path / "games.pgn"
+    status, _, err = run(
+        capsys, "match", "chess", "--a", "depth=1", "--b", "depth=1", "--games", "1",
+        "--max-plies", "4", "--pgn", str(pgn), "--clock", "fast",
+    )  # fmt: skip
+    assert status == 2 and "bad clock" in err and not pgn.exists()

@@ -345,3 +345,23 @@ def test_evaluation_twins_agree_in_every_phase() -> None:
             while game.legal_moves():
                 assert game.evaluate() == game.compute_evaluation(), game.position()
                 game.make(rng.choice(game.legal_moves()))
+
+
+def test_a_bad_board_character_is_named_with_its_point() -> None:
+    with pytest.raises(PositionError, match=r"'Q' at point g7 \(3rd\) is not W, B or \."):
+        Morris.from_position("WBQ....W...............B b 7 7")
+    with pytest.raises(PositionError, match=r"'X' at point a1 \(22nd\)"):
+        Morris.from_position("WB...................XB. b 7 7")
+    with pytest.raises(PositionError, match="the board has 11 characters"):
+        Morris.from_position("WB.....W..B b 7 7")
+    assert Morris.from_position("WB.....W...............B b 7 7").position().startswith("WB.....W")
+
+
+@pytest.mark.parametrize(
+    "text", ["flying=on:flying=off", "moves=10,moves=10", "six:repetition=3:repetition=none"]
+)
+def test_a_repeated_option_is_rejected(text: str) -> None:
+    key = text.split(":")[-1].split(",")[-1].partition("=")[0]
+    with pytest.raises(OptionError, match=f"give {key} twice: expected it once"):
+        parse_options(text)
+    assert parse_options("six:flying=on:moves=none").flying

@@ -172,3 +172,17 @@ def test_cli_usage_error(argv: list[str]) -> None:
         [sys.executable, "-m", "zerosum", *argv], capture_output=True, text=True, timeout=30
     )
     assert done.returncode == 2 and done.stderr.startswith("zerosum: error:")
+
+
+def test_a_bad_go_value_gets_one_message_and_ranges_agree() -> None:
+    params, problems = parse_go(["depth", "abc", "nodes", "100"])
+    assert problems == ["go depth 'abc' ignored: expected a whole number"]
+    assert params.depth is None and params.nodes == 100
+    params, problems = parse_go(["depth", "movetime", "50"])  # the value is missing
+    assert len(problems) == 1 and params.movetime == 50
+    for value in ("0", "-2"):
+        params, problems = parse_go(["mate", value])
+        assert problems == [f"go mate {value} ignored: expected 1 or more"]
+        assert params.mate is None
+    params, problems = parse_go(["movetime", "0", "winc", "-1"])
+    assert params.movetime == 0 and problems == ["go winc -1 ignored: expected 0 or more"]

@@ -31,7 +31,7 @@ from zerosum.endgames import MAX_MEN
 from zerosum.game import WIN, Game, ZerosumError, is_proven, play_moves
 from zerosum.games import GAMES, GameSpec, get_game
 from zerosum.games.morris import Morris
-from zerosum.search import ALGORITHMS, Limit, SearchResult, get_algorithm, search, solve
+from zerosum.search import ALGORITHMS, Limit, SearchResult, search, solve
 from zerosum.search.compare import compare
 from zerosum.search.probing import probe_root
 from zerosum.store import Store
@@ -259,9 +259,16 @@ def _workers(text: str) -> int:
     """``--workers``: a count, or ``0``/``auto`` for every core."""
     if text.strip().lower() in ("0", "auto"):
         return os.cpu_count() or 1
-    value = _positive_int(text)
-    if value > 256:
-        raise argparse.ArgumentTypeError(f"{value} workers is out of range: expected 1..256")
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a whole number: expected 0, auto or a number of workers 1..256"
+        ) from None
+    if not 1 <= value <= 256:
+        raise argparse.ArgumentTypeError(
+            f"{value} workers is out of range: expected 0, auto or a positive number up to 256"
+        )
     return value
 
 
@@ -278,11 +285,22 @@ def _pool(workers: int) -> Iterator[SearchPool | None]:
         yield pool
 
 
-def _check_algorithm(spec: GameSpec, name: str) -> None:
-    if name == COMPILED_ENGINE:
+def _check_algorithm(spec: GameSpec | None, name: str, command: str = "analyze") -> None:
+    """Reject an algorithm ``command`` cannot run on ``spec`` (None: any game), listing the
+    ones it can."""
+    if name == COMPILED_ENGINE and spec is not None:
         check_compiled(spec.name)
-    elif name != TACTICAL_ENGINE:
-        get_algorithm(name)
+    available = [*ALGORITHMS, COMPILED_ENGINE]
+    if command == "analyze":
+        available.append(TACTICAL_ENGINE)
+    if name in available:
+        return
+    expected = ", ".join(available)
+    if name in (COMPILED_ENGINE, TACTICAL_ENGINE):
+        raise UsageError(
+            f"algorithm {name!r} is not available for {command}: expected one of {expected}"
+        )
+    raise UsageError(f"unknown algorithm {name!r}: expected one of {expected}")
 
 
 def cmd_analyze(args: argparse.Namespace) -> int:
@@ -352,7 +370,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
             )
     if algorithm is None:
         algorithm = spec.solver
-    _check_algorithm(spec, algorithm)
+    _check_algorithm(spec, algorithm, "solve")
     if args.cluster is not None:
         if algorithm != COMPILED_ENGINE or args.all:
             raise UsageError(
@@ -673,10 +691,11 @@ def cmd_book(args: argparse.Namespace) -> int:
     return 0
 
 
-def compare_rows(game: Game[Any], depth: int) -> list[dict[str, Any]]:
-    """Every algorithm with and without its table, one best move and all best moves."""
-    return [
-        {
+def compare_rows(game: Game[Any], depth: int) -> Iterator[dict[str, Any]]:
+    """Every algorithm with and without its table, one best move and all best moves; each row
+    as soon as its search is done."""
+    for row in compare(game, [depth]):
+        yield {
             "algorithm": row.algorithm,
             "table": row.table,
             "best": row.best,
@@ -684,35 +703,45 @@ def compare_rows(game: Game[Any], depth: int) -> list[dict[str, Any]]:
             "best_moves": _names(game, row.best_moves),
             **row.stats.as_dict(),
         }
-        for row in compare(game, [depth])
-    ]
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
+    """Print each row as it is computed, so a Ctrl-C keeps the rows done so far."""
     spec, game = _load(args)
-    rows = compare_rows(game, args.depth)
     header = (
         f"{'algorithm':<10} {'table':<6} {'best':<4} {'value':>8} {'nodes':>10} "
         f"{'cutoffs':>8} {'probes':>8} {'hits':>8} {'time s':>8}  best moves"
     )
-    lines = [f"{spec.title}, depth {args.depth}", header, "-" * len(header)]
-    for row in rows:
-        lines.append(
-            f"{row['algorithm']:<10} {row['table']:<6} {row['best']:<4} {row['value']:>8} "
-            f"{row['nodes']:>10,} {row['cutoffs']:>8,} {row['tt_probes']:>8,} "
-            f"{row['tt_hits']:>8,} {row['time_s']:>8.3f}  {' '.join(row['best_moves'])}"
-        )
-    data = {"game": spec.name, "position": game.position(), "depth": args.depth, "rows": rows}
-    _emit(args, data, "\n".join(lines))
-    return 0
+    if not args.json:
+        print(f"{spec.title}, depth {args.depth}\n{header}\n{'-' * len(header)}", flush=True)
+    data = {"game": spec.name, "position": game.position(), "depth": args.depth}
+    rows: list[dict[str, Any]] = []
+    interrupted = False
+    try:
+        for row in compare_rows(game, args.depth):
+            rows.append(row)
+            if not args.json:
+                print(
+                    f"{row['algorithm']:<10} {row['table']:<6} {row['best']:<4} "
+                    f"{row['value']:>8} {row['nodes']:>10,} {row['cutoffs']:>8,} "
+                    f"{row['tt_probes']:>8,} {row['tt_hits']:>8,} {row['time_s']:>8.3f}  "
+                    f"{' '.join(row['best_moves'])}",
+                    flush=True,
+                )
+    except KeyboardInterrupt:
+        interrupted = True
+    if args.json:
+        print(json.dumps({**data, "rows": rows, "complete": not interrupted}), flush=True)
+    elif interrupted:
+        print(f"stopped after {len(rows)} row{'' if len(rows) == 1 else 's'}", flush=True)
+    return 130 if interrupted else 0
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
     if args.algorithm == COMPILED_ENGINE:
         for name in args.games:
             check_compiled(get_game(name).name)
-    else:
-        get_algorithm(args.algorithm)
+    _check_algorithm(None, args.algorithm, "bench")
     rows = list(bench(args.games or None, algorithm=args.algorithm))
     nodes = sum(row.nodes for row in rows)
     seconds = sum(row.time_s for row in rows)
@@ -924,12 +953,26 @@ def _terminate_as_interrupt() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
 
 
+def _check_writable(path: str) -> None:
+    """Fail now if ``path`` cannot be written, leaving no new file behind."""
+    existed = os.path.exists(path)
+    try:
+        with open(path, "a", encoding="utf-8"):
+            pass
+    except OSError as error:
+        raise UsageError(f"cannot write {path}: {error.strerror or error}") from None
+    if not existed:
+        os.remove(path)
+
+
 def cmd_match(args: argparse.Namespace) -> int:
     from zerosum.match import Match, MatchResult, TimeControl, openings_for, parse_player
     from zerosum.match.runner import GameRecord
 
     if args.pgn and args.game != "chess":
         raise UsageError(f"--pgn is for chess: {args.game} games are printed as move lists")
+    if args.pgn:
+        _check_writable(args.pgn)  # before the first game, not after the last
     if args.time_per_move is not None and args.clock is not None:
         raise UsageError("give --time-per-move or --clock, not both")
     control = TimeControl(move_time=args.time_per_move)
@@ -979,13 +1022,18 @@ def cmd_match(args: argparse.Namespace) -> int:
             failure = error
     records.sort(key=lambda record: record.index)
     result = MatchResult(args.game, names, control, tuple(records))
+    written, write_error = False, None
     if args.pgn and records:
-        with open(args.pgn, "w", encoding="utf-8") as out:
-            out.write(result.pgn())
+        try:
+            with open(args.pgn, "w", encoding="utf-8") as out:
+                out.write(result.pgn())
+            written = True
+        except OSError as error:  # the results are still printed below
+            write_error = UsageError(f"cannot write {args.pgn}: {error.strerror or error}")
     elo = result.elo
     data = {**result.as_dict(), "complete": not (interrupted or failure)}
     lines = []
-    if args.game == "chess" and not args.pgn and records:
+    if args.game == "chess" and not written and records:
         lines += ["", result.pgn().rstrip()]
     if interrupted or failure:
         lines.append(f"stopped after {len(records)} of {args.games} games")
@@ -994,11 +1042,13 @@ def cmd_match(args: argparse.Namespace) -> int:
         f" ({100 * elo.score:.1f}%)",
         f"Elo A - B: {elo.describe()}  LOS {100 * elo.los:.1f}%",
     ]
-    if args.pgn and records:
+    if written:
         lines.append(f"PGN of {len(records)} games written to {args.pgn}")
     _emit(args, data, "\n".join(lines))
     if failure is not None:
         raise failure
+    if write_error is not None:
+        raise write_error
     return 130 if interrupted else 0
 
 

@@ -102,10 +102,13 @@ def parse_go(words: list[str]) -> tuple[GoParams, list[str]]:
                 value = int(text)
             except ValueError:
                 problems.append(f"go {word} {text!r} ignored: expected a whole number")
+                if text and text not in (*GO_NUMBERS, "infinite", "ponder", "searchmoves"):
+                    index += 1  # the bad value itself: one message is enough
                 continue
             index += 1
-            if value < 0 and word not in ("wtime", "btime"):
-                problems.append(f"go {word} {value} ignored: expected 0 or more")
+            least = 1 if word in ("depth", "nodes", "mate") else 0
+            if value < least and word not in ("wtime", "btime"):
+                problems.append(f"go {word} {value} ignored: expected {least} or more")
                 continue
             setattr(params, word, value)
         elif word == "infinite":
@@ -121,10 +124,6 @@ def parse_go(words: list[str]) -> tuple[GoParams, list[str]]:
                 f"go: unknown word {word!r} ignored: expected wtime, btime, winc, binc, "
                 "movestogo, movetime, depth, nodes, mate, infinite, ponder or searchmoves"
             )
-    for name in ("depth", "nodes", "mate", "movetime"):
-        if getattr(params, name) == 0 and name != "movetime":
-            problems.append(f"go {name} 0 ignored: expected 1 or more")
-            setattr(params, name, None)
     return params, problems
 
 

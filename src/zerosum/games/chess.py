@@ -544,15 +544,29 @@ class Chess:
         except ValueError:
             try:
                 move = board.parse_san(word)
+            except chess.AmbiguousMoveError:
+                target = word.rstrip("+#")[-2:]
+                piece = "pnbrqk".index(word[0].lower()) + 1 if word[0] in "NBRQK" else chess.PAWN
+                candidates = sorted(
+                    board.san(m)
+                    for m in legal
+                    if chess.square_name(m.to_square) == target
+                    and board.piece_type_at(m.from_square) == piece
+                )
+                raise MoveError(
+                    f"{word} is ambiguous in {board.fen()}: say which piece moves"
+                    + (f" ({', '.join(candidates)})" if candidates else "")
+                ) from None
+            except chess.IllegalMoveError:
+                move = chess.Move.null()  # well-formed but not legal here: reported below
             except ValueError:
                 move = None
-        else:
-            if move not in legal:
-                raise MoveError(
-                    f"{word} is not legal in {board.fen()}: expected one of "
-                    f"{' '.join(sorted(m.uci() for m in legal)) or '(none)'}"
-                )
-        if move is None or not move:
+        if move is not None and (not move or move not in legal):
+            raise MoveError(
+                f"{word} is not legal in {board.fen()}: expected one of "
+                f"{' '.join(sorted(m.uci() for m in legal)) or '(none)'}"
+            )
+        if move is None:
             raise MoveError(
                 f"{text!r} is not a chess move: expected UCI notation (e2e4, e7e8q) or SAN (Nf3)"
             )

@@ -100,6 +100,12 @@ def line_counts(rules: Rules, mine: int, theirs: int) -> tuple[int, int]:
     return closed, open_
 
 
+def _ordinal(n: int) -> str:
+    """1st, 2nd, 3rd, 4th, ..., 11th, ..., 21st."""
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
 class Morris:
     """A morris position with its move history (implements :class:`zerosum.game.Game`)."""
 
@@ -516,7 +522,13 @@ class Morris:
             raise PositionError(f"{text!r} is not a morris position: {expected}")
         board, side, *counts = words
         board = board.upper()
-        if len(board) != size or set(board) - set("WB."):
+        bad = next((i for i, symbol in enumerate(board[:size]) if symbol not in "WB."), None)
+        if bad is not None:
+            raise PositionError(
+                f"{text!r} is not a morris position: {board[bad]!r} at point "
+                f"{rules.points[bad]} ({_ordinal(bad + 1)}) is not W, B or .; {expected}"
+            )
+        if len(board) != size:
             raise PositionError(
                 f"{text!r} is not a morris position: the board has {len(board)} characters, "
                 f"{expected}"

@@ -234,10 +234,14 @@ def parse_options(text: str) -> Rules:
             f"morris options {text!r} name two variants: expected one of nine, six, twelve"
         )
     rules = VARIANTS[variants[0] if variants else "nine"]
+    given: set[str] = set()
     for word in words:
         if word in VARIANTS:
             continue
         key, sep, value = word.partition("=")
+        if key in given:
+            raise OptionError(f"morris options {text!r} give {key} twice: expected it once")
+        given.add(key)
         if key == "flying" and value in ("on", "off"):
             rules = replace(rules, flying=value == "on")
         elif key == "repetition" and sep:
