@@ -181,7 +181,76 @@ def _no_moves() -> list[Any]:
     return []
 
 
-class TacticalSearch(Generic[M]):
+class SearchDriver(Generic[M]):
+    """What the serial and the parallel tactical searches share: :meth:`search` runs
+    ``iterate`` to its end, and the statistics and the clock of the current search."""
+
+    nodes: int
+    seldepth: int
+    cutoffs: int
+    tt_probes: int
+    tt_hits: int
+    tt_stores: int
+    evaluations: int
+    _started: float
+
+    def iterate(
+        self,
+        limit: Limit | None = None,
+        *,
+        multipv: int = 1,
+        soft_time: float | None = None,
+        root_moves: Sequence[M] = (),
+    ) -> Iterator[Report[M]]:
+        raise NotImplementedError
+
+    def search(
+        self,
+        limit: Limit | None = None,
+        *,
+        soft_time: float | None = None,
+        on_report: Callable[[Report[M]], None] | None = None,
+        root_moves: Sequence[M] = (),
+    ) -> SearchResult[M]:
+        """Run :meth:`iterate` to the end and return its last report as a ``SearchResult``."""
+        last: Report[M] | None = None
+        for report in self.iterate(limit, soft_time=soft_time, root_moves=root_moves):
+            if on_report is not None:
+                on_report(report)
+            if report.line == 1:
+                last = report
+        assert last is not None  # iterate always yields at least once
+        return self.result(last)
+
+    def result(self, report: Report[M]) -> SearchResult[M]:
+        """A report as the ``SearchResult`` every front end shows (statistics so far)."""
+        return SearchResult(
+            value=report.value,
+            best_move=report.pv[0],
+            best_moves=(report.pv[0],),
+            pv=report.pv,
+            depth=report.depth,
+            stats=self.stats(),
+            complete=report.complete,
+            solved=False,
+        )
+
+    def stats(self) -> Stats:
+        return Stats(
+            nodes=self.nodes,
+            cutoffs=self.cutoffs,
+            tt_probes=self.tt_probes,
+            tt_hits=self.tt_hits,
+            tt_stores=self.tt_stores,
+            evaluations=self.evaluations,
+            time_s=self._elapsed(),
+        )
+
+    def _elapsed(self) -> float:
+        return time.perf_counter() - self._started
+
+
+class TacticalSearch(SearchDriver[M]):
     """A search of one game position; keep it (and its table) between moves of a game.
 
     ``table`` is shared across searches (a player's table); history scores and killers are
@@ -285,48 +354,6 @@ class TacticalSearch(Generic[M]):
             if soft_time is not None and self._elapsed() > 0.55 * soft_time:
                 return
 
-    def search(
-        self,
-        limit: Limit | None = None,
-        *,
-        soft_time: float | None = None,
-        on_report: Callable[[Report[M]], None] | None = None,
-        root_moves: Sequence[M] = (),
-    ) -> SearchResult[M]:
-        """Run :meth:`iterate` to the end and return its last report as a ``SearchResult``."""
-        last: Report[M] | None = None
-        for report in self.iterate(limit, soft_time=soft_time, root_moves=root_moves):
-            if on_report is not None:
-                on_report(report)
-            if report.line == 1:
-                last = report
-        assert last is not None  # iterate always yields at least once
-        return self.result(last)
-
-    def result(self, report: Report[M]) -> SearchResult[M]:
-        """A report as the ``SearchResult`` every front end shows (statistics so far)."""
-        return SearchResult(
-            value=report.value,
-            best_move=report.pv[0],
-            best_moves=(report.pv[0],),
-            pv=report.pv,
-            depth=report.depth,
-            stats=self.stats(),
-            complete=report.complete,
-            solved=False,
-        )
-
-    def stats(self) -> Stats:
-        return Stats(
-            nodes=self.nodes,
-            cutoffs=self.cutoffs,
-            tt_probes=self.tt_probes,
-            tt_hits=self.tt_hits,
-            tt_stores=self.tt_stores,
-            evaluations=self.evaluations,
-            time_s=self._elapsed(),
-        )
-
     def _start(self, limit: Limit) -> None:
         self._limit = limit
         self._started = time.perf_counter()
@@ -339,9 +366,6 @@ class TacticalSearch(Generic[M]):
             self.history[move] >>= 2
         for pair in self.killers:
             pair[0] = pair[1] = None
-
-    def _elapsed(self) -> float:
-        return time.perf_counter() - self._started
 
     def _check(self) -> None:
         limit = self._limit

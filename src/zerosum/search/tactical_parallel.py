@@ -35,13 +35,13 @@ last finished iteration, or a move of the interrupted one proven better.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from multiprocessing.connection import wait
-from typing import Any, Generic, TypeVar
+from typing import Any, TypeVar
 
 from zerosum.game import HEURISTIC_LIMIT, INFINITY, WIN, Game, Score
-from zerosum.search.core import Limit, SearchResult, SearchStopped, Stats
+from zerosum.search.core import Limit, SearchStopped
 from zerosum.search.parallel import SearchPool, _Answer, shared_pool
 from zerosum.search.table import TranspositionTable
 from zerosum.search.tactical import (
@@ -50,6 +50,7 @@ from zerosum.search.tactical import (
     Capabilities,
     Options,
     Report,
+    SearchDriver,
     TacticalSearch,
 )
 
@@ -135,7 +136,7 @@ class _TacticalWorker:
         return _Answer(value, pv, counts, engine.seldepth, 0, stopped)
 
 
-class ParallelTacticalSearch(Generic[M]):
+class ParallelTacticalSearch(SearchDriver[M]):
     """The tactical engine with its root split over ``pool`` (see the module docstring); the
     interface of :class:`~zerosum.search.tactical.TacticalSearch` (``iterate``, ``search``,
     ``result``, ``stats``)."""
@@ -202,47 +203,6 @@ class ParallelTacticalSearch(Generic[M]):
             if soft_time is not None and self._elapsed() > 0.55 * soft_time:
                 return
 
-    def search(
-        self,
-        limit: Limit | None = None,
-        *,
-        soft_time: float | None = None,
-        on_report: Callable[[Report[M]], None] | None = None,
-    ) -> SearchResult[M]:
-        """Run :meth:`iterate` to the end and return its last report as a ``SearchResult``."""
-        last: Report[M] | None = None
-        for report in self.iterate(limit, soft_time=soft_time):
-            if on_report is not None:
-                on_report(report)
-            if report.line == 1:
-                last = report
-        assert last is not None  # iterate always yields at least once
-        return self.result(last)
-
-    def result(self, report: Report[M]) -> SearchResult[M]:
-        """A report as the ``SearchResult`` every front end shows (statistics so far)."""
-        return SearchResult(
-            value=report.value,
-            best_move=report.pv[0],
-            best_moves=(report.pv[0],),
-            pv=report.pv,
-            depth=report.depth,
-            stats=self.stats(),
-            complete=report.complete,
-            solved=False,
-        )
-
-    def stats(self) -> Stats:
-        return Stats(
-            nodes=self.nodes,
-            cutoffs=self.cutoffs,
-            tt_probes=self.tt_probes,
-            tt_hits=self.tt_hits,
-            tt_stores=self.tt_stores,
-            evaluations=self.evaluations,
-            time_s=self._elapsed(),
-        )
-
     def _start(self, limit: Limit) -> None:
         self._limit = limit
         self._started = time.perf_counter()
@@ -251,9 +211,6 @@ class ParallelTacticalSearch(Generic[M]):
         self._search_id = self.pool.new_search()
         self._owner = {}
         self.pool.activity.reset()
-
-    def _elapsed(self) -> float:
-        return time.perf_counter() - self._started
 
     def _report(self, depth: int, value: Score, pv: tuple[M, ...], line: int) -> Report[M]:
         return Report(depth, self.seldepth, value, pv, self.nodes, self._elapsed(), line)
