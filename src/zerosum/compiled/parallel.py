@@ -59,7 +59,7 @@ from zerosum.compiled.engine import (
 )
 from zerosum.compiled.runner import Found, Solution, compiled
 from zerosum.search.core import Limit, Stats
-from zerosum.search.parallel import Activity, ignore_sigint, sigint_held
+from zerosum.search.parallel import Activity, ignore_sigint, sigint_held, wait_until_ready
 
 _POLL_S: Final = 0.01
 SERIAL_NODES: Final = 200_000
@@ -172,13 +172,7 @@ class ParallelEngine:
                 process.start()
             self._pipes.append(mine)
             self._processes.append(process)
-        for pipe in self._pipes:
-            try:
-                ready = pipe.recv()
-            except EOFError:
-                ready = None
-            if ready != "ready":
-                raise RuntimeError("a search worker failed to start (see its error above)")
+        wait_until_ready(self._pipes)
 
     @property
     def table_bytes(self) -> int:

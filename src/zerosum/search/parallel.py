@@ -38,7 +38,7 @@ import multiprocessing
 import os
 import signal
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from typing import TYPE_CHECKING, Any, Final, TypeVar
@@ -53,6 +53,17 @@ if TYPE_CHECKING:  # the driver imports this module lazily; these names only typ
 M = TypeVar("M")
 
 _POLL_S: Final = 0.01
+
+
+def wait_until_ready(pipes: Iterable[Connection]) -> None:
+    """Wait for every worker's ``"ready"``; raises if one died or said anything else."""
+    for pipe in pipes:
+        try:
+            ready = pipe.recv()
+        except EOFError:
+            ready = None
+        if ready != "ready":
+            raise RuntimeError("a search worker failed to start (see its error above)")
 
 
 @contextlib.contextmanager
@@ -259,13 +270,7 @@ class SearchPool:
                 theirs.close()
                 self._pipes.append(mine)
                 self._processes.append(process)
-            for pipe in self._pipes:
-                try:
-                    ready = pipe.recv()
-                except EOFError:
-                    ready = None
-                if ready != "ready":
-                    raise RuntimeError("a search worker failed to start (see its error above)")
+            wait_until_ready(self._pipes)
         except BaseException:  # Ctrl-C while the workers start, or one failed: end them all
             self.close(kill=True)
             raise

@@ -192,6 +192,7 @@ class SearchDriver(Generic[M]):
     tt_hits: int
     tt_stores: int
     evaluations: int
+    _limit: Limit
     _started: float
 
     def iterate(
@@ -248,6 +249,24 @@ class SearchDriver(Generic[M]):
 
     def _elapsed(self) -> float:
         return time.perf_counter() - self._started
+
+    def _reset(self, limit: Limit) -> None:
+        """Start the clock of a new search under ``limit`` and zero its statistics."""
+        self._limit = limit
+        self._started = time.perf_counter()
+        self.nodes = self.seldepth = self.cutoffs = 0
+        self.tt_probes = self.tt_hits = self.tt_stores = self.evaluations = 0
+
+    def _deepening_ends(
+        self, moves: list[M], best: Report[M], depth: int, lines: int, soft_time: float | None
+    ) -> bool:
+        """After an iteration: put its best move first in ``moves`` for the next one, and say
+        whether deepening stops (a mate found within the depth, or half the soft time spent)."""
+        moves.remove(best.pv[0])
+        moves.insert(0, best.pv[0])
+        if abs(best.value) >= HEURISTIC_LIMIT and lines == 1 and WIN - abs(best.value) <= depth:
+            return True
+        return soft_time is not None and self._elapsed() > 0.55 * soft_time
 
 
 class TacticalSearch(SearchDriver[M]):
@@ -346,19 +365,11 @@ class TacticalSearch(SearchDriver[M]):
                 return
             yield from reports
             last = reports
-            best = reports[0]
-            moves.remove(best.pv[0])
-            moves.insert(0, best.pv[0])
-            if abs(best.value) >= HEURISTIC_LIMIT and lines == 1 and WIN - abs(best.value) <= depth:
-                return
-            if soft_time is not None and self._elapsed() > 0.55 * soft_time:
+            if self._deepening_ends(moves, reports[0], depth, lines, soft_time):
                 return
 
     def _start(self, limit: Limit) -> None:
-        self._limit = limit
-        self._started = time.perf_counter()
-        self.nodes = self.seldepth = self.cutoffs = 0
-        self.tt_probes = self.tt_hits = self.tt_stores = self.evaluations = 0
+        self._reset(limit)
         self._next_check = CHECK_EVERY if limit.nodes is None else min(CHECK_EVERY, limit.nodes)
         self._partial: tuple[Score, tuple[M, ...]] | None = None
         self.table.new_search()

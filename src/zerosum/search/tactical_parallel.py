@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from multiprocessing.connection import wait
 from typing import Any, TypeVar
 
-from zerosum.game import HEURISTIC_LIMIT, INFINITY, WIN, Game, Score
+from zerosum.game import INFINITY, Game, Score
 from zerosum.search.core import Limit, SearchStopped
 from zerosum.search.parallel import SearchPool, _Answer, shared_pool
 from zerosum.search.table import TranspositionTable
@@ -195,19 +195,11 @@ class ParallelTacticalSearch(SearchDriver[M]):
                 return
             yield from reports
             last = reports
-            best = reports[0]
-            moves.remove(best.pv[0])
-            moves.insert(0, best.pv[0])
-            if abs(best.value) >= HEURISTIC_LIMIT and lines == 1 and WIN - abs(best.value) <= depth:
-                return
-            if soft_time is not None and self._elapsed() > 0.55 * soft_time:
+            if self._deepening_ends(moves, reports[0], depth, lines, soft_time):
                 return
 
     def _start(self, limit: Limit) -> None:
-        self._limit = limit
-        self._started = time.perf_counter()
-        self.nodes = self.seldepth = self.cutoffs = 0
-        self.tt_probes = self.tt_hits = self.tt_stores = self.evaluations = 0
+        self._reset(limit)
         self._search_id = self.pool.new_search()
         self._owner = {}
         self.pool.activity.reset()
