@@ -307,6 +307,8 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     spec, game = _load(args)
     args.algorithm = args.algorithm or spec.analyzer
     _check_algorithm(spec, args.algorithm)
+    if args.hash is not None and args.algorithm != COMPILED_ENGINE:
+        raise UsageError("--hash sizes the compiled engine's table: expected --algorithm compiled")
     if args.algorithm == TACTICAL_ENGINE:
         for option, given in (("--all-best", args.all_best), ("--no-table", args.no_table)):
             if given:
@@ -322,7 +324,8 @@ def cmd_analyze(args: argparse.Namespace) -> int:
 
     with _interruptible() as stop:
         if args.algorithm == COMPILED_ENGINE:
-            with _solver(spec.name, hash_mb=args.hash, workers=args.workers) as solver:
+            hash_mb = args.hash or DEFAULT_HASH_MB
+            with _solver(spec.name, hash_mb=hash_mb, workers=args.workers) as solver:
                 result = solver.search(game, limit=_limit(args, stop), on_iteration=report)
         elif args.algorithm == TACTICAL_ENGINE and game.outcome() is None:
             with _pool(args.workers) as pool:
@@ -1103,7 +1106,9 @@ def build_parser() -> argparse.ArgumentParser:
     analyze.add_argument("--all-best", action="store_true", help="find every best move")
     analyze.add_argument("--seed", type=_int, help="pick the best move at random with this seed")
     analyze.add_argument(
-        "--hash", type=_megabytes, default=DEFAULT_HASH_MB, help="compiled engine's table, MB"
+        "--hash",
+        type=_megabytes,
+        help=f"the compiled engine's table in MB (default {DEFAULT_HASH_MB})",
     )
     _workers_option(analyze)
     analyze.set_defaults(run=cmd_analyze)
