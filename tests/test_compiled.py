@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import textwrap
+import threading
+import time
 from pathlib import Path
 
 import pytest
 from test_search_exhaustive import INNER, ORACLE, POSITIONS
 
 from zerosum.compiled import connect4 as kernel
+from zerosum.compiled import runner
 from zerosum.compiled.runner import Engine
 from zerosum.compiled.solver import Solver
 from zerosum.game import WIN
@@ -137,6 +141,39 @@ def test_a_node_limit_stops_a_long_solve() -> None:
     exact = solver.solve(Connect4.from_position("4"), limit=Limit(nodes=50_000))
     assert not exact.complete
     assert 50_000 <= exact.stats.nodes < 60_000
+
+
+def test_a_long_search_in_the_main_thread_restarts_in_a_thread_with_equal_results(
+    monkeypatch: pytest.MonkeyPatch, data_dir: Path
+) -> None:
+    """Past ``INLINE_NODES`` a search without a limit restarts in a helper thread (so that a
+    signal can stop it); the restart must answer exactly as one uninterrupted search."""
+    sample = read_set(data_dir, "Test_L2_R1")[:15]
+    inline = Solver("connect4", hash_mb=8)
+    expected = [inline.search(Connect4.from_position(m), limit=Limit(depth=9)) for m, _ in sample]
+    monkeypatch.setattr(runner, "INLINE_NODES", 2_000)
+    restarted = Solver("connect4", hash_mb=8)
+    for (moves, score), want in zip(sample, expected, strict=True):
+        game = Connect4.from_position(moves)
+        exact = restarted.solve(game)
+        assert exact.complete and exact.rank == score
+        found = Solver("connect4", hash_mb=8).search(game, limit=Limit(depth=9))
+        assert (found.value, found.best_move) == (want.value, want.best_move)
+
+
+def test_ctrl_c_stops_a_long_solve_without_a_limit() -> None:
+    """Python sees a signal only between bytecodes: a long compiled solve in the main thread
+    must still stop at Ctrl-C, leaving the solver usable."""
+    solver = Solver("connect4", hash_mb=8)
+    timer = threading.Timer(
+        0.5, lambda: signal.pthread_kill(threading.main_thread().ident or 0, signal.SIGINT)
+    )
+    started = time.perf_counter()
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        solver.solve(Connect4.from_position("4"))
+    assert time.perf_counter() - started < 5
+    assert solver.solve(Connect4.from_position("4453444")).rank == 3
 
 
 def test_the_table_never_grows_past_its_size() -> None:

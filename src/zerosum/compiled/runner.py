@@ -1,9 +1,12 @@
 """Running the compiled search from Python: tables, limits, statistics.
 
 An :class:`Engine` owns one transposition table and reuses it across searches, as a player does
-between moves. Searches run in the calling thread when nothing can stop them early; under a
-time limit or a stop callback they run in a helper thread (the compiled code releases the GIL)
-while the calling thread watches the clock and the callback and raises the search's stop flag.
+between moves. Under a time limit or a stop callback a search runs in a helper thread (the
+compiled code releases the GIL) while the calling thread watches the clock and the callback and
+raises the search's stop flag. A search that nothing can stop early runs in the calling thread,
+except that in the main thread only its first :data:`INLINE_NODES` nodes do: Python handles a
+signal (Ctrl-C, SIGTERM) between bytecodes, never inside compiled code, so a longer search moves
+to a helper thread, where the main thread stays free to see the signal and stop it.
 """
 
 from __future__ import annotations
@@ -42,6 +45,9 @@ from zerosum.compiled.engine import (
 from zerosum.search.core import Limit, Stats
 
 _POLL_S: Final = 0.01
+INLINE_NODES: Final = 1_000_000
+"""Nodes (about 0.1 s) that a search left without a limit runs in the main thread before it
+restarts in a helper thread; the table keeps what the first try proved, so little is lost."""
 
 
 @cache
@@ -117,10 +123,11 @@ class Engine:
         ``window`` ``(lo, hi)`` only tells the rank if it lies inside, else the nearer end."""
         lo, hi = solve_bounds(weak, window)
         io = self._io(limit)
-        work = state.copy()
         started = time.perf_counter()
         rank = self._run(
-            lambda: self.compiled.solve(work, lo, hi, self.keys, self.data, io, self.buf, self.aux),
+            lambda: self.compiled.solve(
+                state.copy(), lo, hi, self.keys, self.data, io, self.buf, self.aux
+            ),
             io,
             limit,
         )
@@ -137,11 +144,10 @@ class Engine:
     ) -> Found:
         """A fail-soft alpha-beta search of ``state`` to ``depth`` plies."""
         io = self._io(limit)
-        work = state.copy()
         started = time.perf_counter()
         score = self._run(
             lambda: self.compiled.negamax(
-                work, alpha, beta, depth, self.keys, self.data, io, self.buf, self.aux
+                state.copy(), alpha, beta, depth, self.keys, self.data, io, self.buf, self.aux
             ),
             io,
             limit,
@@ -164,9 +170,19 @@ class Engine:
 
     @staticmethod
     def _run(call: Callable[[], int], io: np.ndarray[Any, Any], limit: Limit | None) -> int:
-        """``call()``, in a helper thread if the clock or a callback may have to stop it."""
+        """``call()``, in a helper thread if the clock, a callback or a signal may have to stop
+        it (``call`` searches a fresh copy of the state each time: a stopped search leaves its
+        copy mid-line)."""
         if limit is None or (limit.time is None and limit.stop is None):
-            return call()
+            if threading.current_thread() is not threading.main_thread():
+                return call()
+            budget = int(io[NODE_LIMIT])
+            io[NODE_LIMIT] = min(budget, INLINE_NODES)
+            value = call()
+            if io[ABORTED] == 0 or budget <= INLINE_NODES:
+                return value
+            io[NODE_LIMIT], io[ABORTED], io[BEST_MOVE] = budget, 0, -1
+            limit = limit or Limit()
         result: list[int] = []
         worker = threading.Thread(target=lambda: result.append(call()), daemon=True)
         deadline = None if limit.time is None else time.perf_counter() + limit.time
