@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import random
 import signal
 import subprocess
 import sys
@@ -163,7 +164,8 @@ def test_a_long_search_in_the_main_thread_restarts_in_a_thread_with_equal_result
 
 def test_ctrl_c_stops_a_long_solve_without_a_limit() -> None:
     """Python sees a signal only between bytecodes: a long compiled solve in the main thread
-    must still stop at Ctrl-C, leaving the solver usable."""
+    must still stop at Ctrl-C, its search must have ended (it shares the solver's table and
+    stack), and the solver must answer the next solve exactly."""
     solver = Solver("connect4", hash_mb=8)
     timer = threading.Timer(
         0.5, lambda: signal.pthread_kill(threading.main_thread().ident or 0, signal.SIGINT)
@@ -173,6 +175,7 @@ def test_ctrl_c_stops_a_long_solve_without_a_limit() -> None:
     with pytest.raises(KeyboardInterrupt):
         solver.solve(Connect4.from_position("4"))
     assert time.perf_counter() - started < 5
+    assert solver.exact.io[runner.ABORTED] == 1  # the search saw the stop and returned
     assert solver.solve(Connect4.from_position("4453444")).rank == 3
 
 
@@ -246,3 +249,57 @@ def test_commands_without_the_compiled_engine_do_not_import_numba() -> None:
         [sys.executable, "-c", script], capture_output=True, text=True, check=True, env=env
     )
     assert run.stdout.split()[-1] == "False"
+
+
+def _slow_connect4_evaluation(moves: str) -> int:
+    """The kernel's evaluation written out on a grid, cell by cell: its oracle."""
+    width, height = 7, 6
+    grid = [[0] * height for _ in range(width)]
+    for ply, char in enumerate(moves):
+        col = int(char) - 1
+        grid[col][grid[col].index(0)] = 1 + ply % 2
+    me = 1 + len(moves) % 2
+    directions = ((1, 0), (0, 1), (1, 1), (1, -1))
+
+    def lines(col: int, row: int) -> list[list[tuple[int, int]]]:
+        found = []
+        for dc, dr in directions:
+            for back in range(4):
+                cells = [(col + (i - back) * dc, row + (i - back) * dr) for i in range(4)]
+                if all(0 <= c < width and 0 <= r < height for c, r in cells):
+                    found.append(cells)
+        return found
+
+    value = 0
+    for col in range(width):
+        for row in range(height):
+            owner = grid[col][row]
+            if owner:
+                value += len(lines(col, row)) * (1 if owner == me else -1)
+                continue
+            for player in (1, 2):
+                completes = any(
+                    all(grid[c][r] == player for c, r in line if (c, r) != (col, row))
+                    for line in lines(col, row)
+                )
+                if completes:
+                    good = row % 2 == (0 if player == 1 else 1)
+                    points = 10 + 5 * (row < 3) + 15 * good
+                    value += points if player == me else -points
+    return value
+
+
+def test_connect4_evaluation_matches_its_slow_twin(connect4: Solver) -> None:
+    rng = random.Random(4)
+    checked = 0
+    while checked < 300:
+        game = Connect4.from_position("")
+        for _ in range(rng.randrange(30)):
+            if game.outcome() is not None:
+                break
+            game.make(rng.choice(game.legal_moves()))
+        if game.outcome() is not None:
+            continue
+        moves = game.position()
+        assert kernel.evaluate(connect4.state(game)) == _slow_connect4_evaluation(moves), moves
+        checked += 1

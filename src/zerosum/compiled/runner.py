@@ -183,20 +183,31 @@ class Engine:
                 return value
             io[NODE_LIMIT], io[ABORTED], io[BEST_MOVE] = budget, 0, -1
             limit = limit or Limit()
+        # Events, not Thread.join: on Python 3.11 a join interrupted by Ctrl-C can mark a thread
+        # that is still running as stopped, and a later join then returns at once.
         result: list[int] = []
-        worker = threading.Thread(target=lambda: result.append(call()), daemon=True)
+        running, done = threading.Event(), threading.Event()
+
+        def search() -> None:
+            running.set()
+            try:
+                result.append(call())
+            finally:
+                done.set()
+
         deadline = None if limit.time is None else time.perf_counter() + limit.time
-        worker.start()
         try:
-            while worker.is_alive():
-                worker.join(_POLL_S)
+            threading.Thread(target=search, daemon=True).start()
+            while not done.wait(_POLL_S):
                 if (deadline is not None and time.perf_counter() >= deadline) or (
                     limit.stop is not None and limit.stop()
                 ):
                     io[STOP] = 1
         except BaseException:
+            # Never leave the search running: it shares this engine's table, stack and io.
             io[STOP] = 1
-            worker.join()
+            if running.wait(1.0):
+                done.wait()
             raise
         return result[0] if result else 0
 
