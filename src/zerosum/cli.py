@@ -965,6 +965,35 @@ def _check_writable(path: str) -> None:
         os.remove(path)
 
 
+def _match_cluster(args: argparse.Namespace) -> Any:
+    """``match --cluster``: Ray actors for the games (started here for ``auto``); ``--workers``
+    N > 1 is the number of actors (default: one per CPU of the cluster), at most the games."""
+    from zerosum.match.cluster import ActorExecutor
+    from zerosum.match.runner import close_players, kill_players
+
+    return ActorExecutor(
+        args.cluster,
+        workers=0 if args.workers == 1 else args.workers,
+        most=args.games,
+        teardown=close_players,
+        kill=kill_players,
+    )
+
+
+def _match_header(
+    args: argparse.Namespace, names: tuple[str, str], control: Any, runner: Any
+) -> str:
+    """The first line of ``match``: the players, games, time control and where they play."""
+    if runner is None:
+        where = f"{args.workers} worker{'s' if args.workers > 1 else ''}"
+    else:
+        where = f"{runner.workers} Ray actor{'s' if runner.workers > 1 else ''} ({args.cluster})"
+    return (
+        f"{args.game}: A = {names[0]}, B = {names[1]}; {args.games} games, "
+        f"{control.describe()}, {where}"
+    )
+
+
 def cmd_match(args: argparse.Namespace) -> int:
     from zerosum.match import Match, MatchResult, TimeControl, openings_for, parse_player
     from zerosum.match.runner import GameRecord
@@ -990,12 +1019,8 @@ def cmd_match(args: argparse.Namespace) -> int:
     )
     with _terminate_as_interrupt():  # a SIGTERM while engines start closes them too
         names = match.names()
-    if not args.json:
-        print(
-            f"{args.game}: A = {names[0]}, B = {names[1]}; {args.games} games, "
-            f"{control.describe()}, {args.workers} worker{'s' if args.workers > 1 else ''}",
-            flush=True,
-        )
+    if not args.json and args.cluster is None:
+        print(_match_header(args, names, control, None), flush=True)
     records: list[GameRecord] = []
 
     def show(record: GameRecord) -> None:
@@ -1014,12 +1039,18 @@ def cmd_match(args: argparse.Namespace) -> int:
     interrupted = False
     failure: ZerosumError | None = None
     with _terminate_as_interrupt():
+        runner = None if args.cluster is None else _match_cluster(args)  # Ray starts here
         try:
-            match.play(workers=args.workers, on_game=show, names=names)
+            if runner is not None and not args.json:
+                print(_match_header(args, names, control, runner), flush=True)
+            match.play(workers=args.workers, executor=runner, on_game=show, names=names)
         except KeyboardInterrupt:
             interrupted = True
         except ZerosumError as error:  # reported after the games finished so far
             failure = error
+        finally:
+            if runner is not None:
+                runner.close()
     records.sort(key=lambda record: record.index)
     result = MatchResult(args.game, names, control, tuple(records))
     written, write_error = False, None
@@ -1032,6 +1063,8 @@ def cmd_match(args: argparse.Namespace) -> int:
             write_error = UsageError(f"cannot write {args.pgn}: {error.strerror or error}")
     elo = result.elo
     data = {**result.as_dict(), "complete": not (interrupted or failure)}
+    if args.cluster is not None:
+        data["cluster"] = args.cluster
     lines = []
     if args.game == "chess" and not written and records:
         lines += ["", result.pgn().rstrip()]
@@ -1208,6 +1241,12 @@ def build_parser() -> argparse.ArgumentParser:
     match.add_argument("--games", type=_positive_int, default=10, help="games (default 10)")
     match.add_argument(
         "--workers", type=_workers, default=1, help="processes playing games (0 or auto: cores)"
+    )
+    match.add_argument(
+        "--cluster",
+        metavar="ADDRESS",
+        help="play on Ray: 'auto' starts a local Ray, else a cluster's address;"
+        " --workers N then sets the actors (default: one per CPU)",
     )
     match.add_argument("--time-per-move", type=_seconds, metavar="S", help="seconds per move")
     match.add_argument("--clock", metavar="BASE+INC", help="a clock per side, e.g. 60+0.6")
