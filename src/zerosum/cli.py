@@ -372,10 +372,10 @@ def cmd_solve(args: argparse.Namespace) -> int:
         algorithm = spec.solver
     _check_algorithm(spec, algorithm, "solve")
     if args.cluster is not None:
-        if algorithm != COMPILED_ENGINE or args.all:
+        if algorithm != COMPILED_ENGINE:
             raise UsageError(
-                "--cluster solves with the compiled engine and without --all: expected "
-                "--algorithm compiled (the default for connect four) and no --all"
+                "--cluster solves with the compiled engine: expected --algorithm compiled "
+                "(the default for connect four)"
             )
         return _solve_distributed(args, spec, game)
     if algorithm == COMPILED_ENGINE:
@@ -552,7 +552,9 @@ def _solve_endgame(args: argparse.Namespace, spec: GameSpec, game: Morris) -> in
 
 def _solve_distributed(args: argparse.Namespace, spec: GameSpec, game: Game[Any]) -> int:
     """``solve --cluster``: work units on a Ray cluster, every result kept in the store (an
-    in-memory one without ``--store``), so a second run resumes an interrupted one."""
+    in-memory one without ``--store``), so a second run resumes an interrupted one. The output
+    is the local compiled solve's (score, best moves; with ``--all`` every move's score), plus
+    the work units."""
     from zerosum.cluster import open_executor
     from zerosum.distributed import solve_distributed
 
@@ -567,39 +569,87 @@ def _solve_distributed(args: argparse.Namespace, spec: GameSpec, game: Game[Any]
                 weak=args.weak,
                 hash_mb=args.hash or DEFAULT_HASH_MB,
                 limit=Limit(time=args.time, stop=stop),
+                moves="all" if args.all else "best",
             )
         finally:
             executor.shutdown(wait=False, cancel_futures=True)
-    rank = found.rank
-    if rank is not None and args.weak:
-        text = {1: "win", 0: "draw", -1: "loss"}[rank]
-    elif rank is not None:
-        value = compiled_value(spec.name, rank, game.ply())
-        text = f"{rank:+d} ({describe(value, solved=True)})" if rank else "0 (draw)"
+    data, lines = _distributed_output(args, spec, game, found)
+    _emit(args, data, "\n".join(lines))
+    return 0
+
+
+def _distributed_output(
+    args: argparse.Namespace, spec: GameSpec, game: Game[Any], found: Any
+) -> tuple[dict[str, Any], list[str]]:
+    """The JSON and the text of ``solve --cluster``: the fields and lines of the local compiled
+    solve (``_solve_compiled``), then the work units."""
+    from zerosum.compiled.solver import Exact
+    from zerosum.search.core import Stats
+
+    def exact(rank: int) -> Exact:
+        value = rank if args.weak else compiled_value(spec.name, rank, game.ply())
+        return Exact(rank, value, Stats(), stored=found.stored)
+
+    over = game.outcome() is not None
+    score = None if found.rank is None else exact(found.rank)
+    complete = found.rank is not None and found.moves_complete
     data: dict[str, Any] = {
         "game": spec.name,
         "position": game.position(),
         "algorithm": COMPILED_ENGINE,
-        "cluster": args.cluster,
         "weak": args.weak,
-        "score": rank,
-        "value_text": text if rank is not None else None,
-        "complete": found.complete,
-        "units": found.units,
-        "units_from_store": found.from_store,
-        "units_solved": found.solved,
-        "units_cancelled": found.cancelled,
+        "score": None if score is None else score.rank,
+        "value": None if score is None else score.value,
+        "value_text": None if score is None else _value_text(score, weak=args.weak),
+        "best_moves": _names(game, found.best_moves),
+        "complete": complete,
+        "stored": found.stored,
         "nodes": found.nodes,
         "time_s": round(found.time_s, 6),
     }
-    lines = [
-        f"score {text}" if rank is not None else "not solved: stopped (the store keeps results)",
+    if args.all:
+        scores: dict[str, int | None] = dict.fromkeys(spec.move_names)
+        scores.update({game.format_move(m): rank for m, rank in found.moves})
+        data["scores"] = scores
+        solved = [m for m, _ in found.moves]
+        data["unsolved"] = [game.format_move(m) for m in game.legal_moves() if m not in solved]
+        data["move_values"] = {game.format_move(m): exact(r).value for m, r in found.moves}
+    data.update(
+        cluster=args.cluster,
+        units=found.units,
+        units_from_store=found.from_store,
+        units_solved=found.solved,
+        units_cancelled=found.cancelled,
+    )
+    lines = []
+    if over:
+        lines.append("the game is over: no moves to play")
+    if score is None:
+        lines.append("not solved: stopped before the score was proven (the store keeps results)")
+    else:
+        lines.append(f"score {_exact_text(score, weak=args.weak)}")
+        if args.all:
+            for move, rank in found.moves:
+                lines.append(
+                    f"  {game.format_move(move):<8} {_exact_text(exact(rank), weak=args.weak)}"
+                )
+        if found.moves_complete:
+            lines.append(f"best moves {' '.join(data['best_moves']) or '-'}")
+        else:
+            lines.append("best moves not known: stopped before every move was decided")
+    if args.all and not over:
+        unsolved = data["unsolved"]
+        full = [name for name, rank in scores.items() if rank is None and name not in unsolved]
+        if full:
+            lines.append(f"  not playable: {' '.join(full)}")
+        if unsolved:
+            lines.append(f"  not solved (stopped): {' '.join(unsolved)}")
+    lines += [
         f"{found.units} work units {args.split} plies down: {found.from_store} from the store, "
         f"{found.solved} solved now, {found.cancelled} cancelled",
-        f"nodes {found.nodes:,} in {found.time_s:.3f} s",
+        f"nodes {found.nodes:,} in {found.time_s:.3f} s" + (" (from the store)" * found.stored),
     ]
-    _emit(args, data, "\n".join(lines))
-    return 0
+    return data, lines
 
 
 def cmd_build_endgames(args: argparse.Namespace) -> int:
