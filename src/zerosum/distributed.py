@@ -16,8 +16,14 @@ knowing if it can beat what its siblings already guarantee (``max(a, guaranteed)
 below ``b`` (``needed_units``). This is alpha-beta over the unit tree with exact leaves: as
 results arrive, whole subtrees stop being needed, those units are never sent and running ones
 are cancelled. Units go out in the tree's order (depth first, the most promising move first,
-as the kernel orders moves), so the results that prune most arrive early. Units are solved
-with the full window, so every stored result is exact and reusable by later solves.
+as the kernel orders moves), so the results that prune most arrive early. A unit is solved in
+the window where its rank matters; only exact results go into the store.
+
+The root's moves (``moves="best"`` or ``"all"``, what ``solve`` prints). The same walk, started
+from the root's children instead of the root: for every move's exact rank, each child in the
+full window; for the best moves, once the root's rank ``v`` is known, each child in the null
+window at ``-v`` (at most ``-v``: the move keeps the rank; above: it does not), as the local
+solver's ``best_moves`` does. The root is then expanded even when its rank is stored.
 """
 
 from __future__ import annotations
