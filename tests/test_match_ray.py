@@ -201,7 +201,8 @@ def _engines(pids: list[int]) -> int:
 
 
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs /proc to find processes")
-def test_ctrl_c_stops_a_ray_match_and_leaves_no_process_behind() -> None:
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_stopping_a_ray_match_leaves_no_process_behind(signum: int) -> None:
     marker = uuid.uuid4().hex
     command = [sys.executable, "-m", "zerosum.cli", "match", "chess"]
     command += ["--a", f"uci:{sys.executable} {FAKE}", "--b", f"uci:{sys.executable} {FAKE}"]
@@ -223,7 +224,10 @@ def test_ctrl_c_stops_a_ray_match_and_leaves_no_process_behind() -> None:
             assert time.monotonic() < deadline, "the engines never started"
             time.sleep(0.2)
         time.sleep(1.0)  # a few games finish
-        os.killpg(process.pid, signal.SIGINT)  # Ctrl-C reaches the whole group
+        if signum == signal.SIGINT:
+            os.killpg(process.pid, signum)  # Ctrl-C reaches the whole group
+        else:
+            process.send_signal(signum)
         stopped = time.monotonic()
         out, err = process.communicate(timeout=30)
     finally:

@@ -21,7 +21,9 @@ import importlib
 import logging
 import multiprocessing
 import os
+import signal
 import socket
+import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -128,6 +130,9 @@ def connect(address: str = AUTO, *, workers: int = 0) -> tuple[Any, bool]:
     }
     logger = logging.getLogger("ray")
     level = logger.level
+    # ray.init makes SIGTERM exit at once; a caller's own handler (match: stop like Ctrl-C)
+    # is put back after it.
+    terminate = signal.getsignal(signal.SIGTERM)
     owned = False
     try:
         with sigint_held():
@@ -153,6 +158,8 @@ def connect(address: str = AUTO, *, workers: int = 0) -> tuple[Any, bool]:
         raise
     finally:
         logger.setLevel(level)
+        if callable(terminate) and threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGTERM, terminate)
 
 
 def cluster_cpus(ray: Any) -> int:
