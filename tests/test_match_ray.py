@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import chess
+import chess.pgn
 import pytest
 
 pytest.importorskip("ray")
@@ -240,3 +241,22 @@ def test_stopping_a_ray_match_leaves_no_process_behind(signum: int) -> None:
     while _survivors(marker) and time.monotonic() < deadline:
         time.sleep(0.2)
     assert _survivors(marker) == []
+
+
+def test_a_chess_match_on_ray_keeps_clocks_and_writes_pgn(
+    ray: Any, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    pgn = tmp_path / "games.pgn"
+    fake = f"uci:{sys.executable} {FAKE}"
+    argv = ["match", "chess", "--a", fake, "--a-option", "Choice=3", "--b", fake, "--games", "4"]
+    argv += ["--clock", "5+0.1", "--max-plies", "30", "--pgn", str(pgn), "--cluster", "auto"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "5 s + 0.1 s per move, 2 Ray actors (auto)" in out.splitlines()[0]
+    assert f"PGN of 4 games written to {pgn}" in out
+    with pgn.open() as games:
+        read = [chess.pgn.read_game(games) for _ in range(4)]
+    assert [game.headers["Round"] for game in read if game] == ["1", "2", "3", "4"]
+    assert all(game.headers["TimeControl"] == "5+0.1" for game in read if game)
+    white = [game.headers["White"] for game in read if game]
+    assert white[0] == white[2] == "FakeEngine 1.0 (Choice=3)" != white[1]  # colours swapped
