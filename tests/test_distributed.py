@@ -169,3 +169,21 @@ def test_a_stopped_solve_of_every_move_keeps_what_it_proved(executor: LocalExecu
     assert all(every[move] == rank for move, rank in stopped.moves)
     with pytest.raises(ValueError, match="moves="):
         solve_distributed(game, executor=executor, store=Store(":memory:"), moves="some")
+
+
+def test_deeper_units_answer_with_bounds_outside_their_window(
+    executor: LocalExecutor, data_dir: Path
+) -> None:
+    # The engine fails soft: a unit solved in (6, 9) whose rank is 12 may answer 10, a bound.
+    # Taken as exact, it once gave move 1 of 32164625 the score -3 instead of -4 (split 3).
+    game = Connect4.from_position("32164625")
+    rank, best, every = _local_moves(Solver("connect4"), game, False)
+    with Store(":memory:") as store:
+        found = solve_distributed(game, executor=executor, store=store, split=3, moves="all")
+    assert (found.rank, list(found.moves), list(found.best_moves)) == (rank, every, best)
+    for moves, score in read_set(data_dir, "Test_L2_R1")[:4]:
+        with Store(":memory:") as store:
+            deep = solve_distributed(
+                Connect4.from_position(moves), executor=executor, store=store, split=3
+            )
+        assert deep.rank == score, moves

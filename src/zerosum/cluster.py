@@ -138,8 +138,8 @@ def connect(address: str = AUTO, *, workers: int = 0) -> tuple[Any, bool]:
         with sigint_held():
             logger.setLevel(logging.ERROR)  # no start-up notices on the terminal
             try:
-                if address == AUTO:
-                    ray.init(num_cpus=workers or os.cpu_count() or 1, **options)
+                if address == AUTO:  # "local": a new Ray, even if one runs on this machine
+                    ray.init(address="local", num_cpus=workers or os.cpu_count() or 1, **options)
                 else:
                     _check_reachable(address)
                     ray.init(address=address, **options)

@@ -63,9 +63,10 @@ def _unit_solver(game: str, hash_mb: float) -> Solver:
 def solve_unit(
     game: str, position: str, window: tuple[int, int], weak: bool, hash_mb: float
 ) -> tuple[int, int, float]:
-    """A work unit, run in a task: the rank of ``position`` if it lies inside ``window`` (else
-    the nearer end: at most the low end, or at least the high end), the nodes and seconds it
-    took. The solver (and its table) is kept for the life of the worker process."""
+    """A work unit, run in a task: the rank of ``position`` if it lies inside ``window``, else
+    a bound (the engine fails soft: an answer at or below the low end is an upper bound, one at
+    or above the high end a lower bound), the nodes and seconds it took. The solver (and its
+    table) is kept for the life of the worker process."""
     solver = _unit_solver(game, hash_mb)
     state = solver.state(get_game(game).from_position(position))
     solution = solver.engine.solve(state, weak=weak, window=window)
@@ -188,16 +189,19 @@ class _Tree:
         return (rank > 0) - (rank < 0) if self.weak else rank
 
     def settle(self, key: int, window: tuple[int, int], rank: int) -> bool:
-        """Take in a unit's answer to a solve in ``window``; returns whether it is exact."""
+        """Take in a unit's answer to a solve in ``window``: the rank inside the window, else
+        a bound (at most an answer at or below the low end, at least one at or above the high
+        end); returns whether the unit is exact now."""
         rank = self._weak(rank)
         low, high = window
         nodes = self.units[key]
         for node in nodes:
-            if rank < low or rank > high or low < rank < high:  # exact (or decided at once)
+            # The engine fails soft: an answer outside the window is a bound, not the rank.
+            if low < rank < high:  # exact
                 node.lo = node.hi = rank
-            if rank == low:  # at most the low end
+            elif rank <= low:  # at most this
                 node.hi = min(node.hi, rank)
-            if rank == high:  # at least the high end
+            else:  # at least this
                 node.lo = max(node.lo, rank)
         return nodes[0].exact
 
