@@ -4,7 +4,8 @@ Run as ``python fake_uci.py``. Options: ``Choice`` (spin; which legal move to pi
 engines differ), ``Sleep`` (spin, milliseconds to wait before each move: a slow engine) and
 ``Crash`` (check: exit instead of answering ``go``). Environment: ``FAKE_UCI_START_SECONDS``
 delays the answer to ``uci`` (a slow start); ``FAKE_UCI_ONCE=PATH`` lets the engine start only
-while PATH does not exist, and creates it (an engine that cannot start again after a crash).
+while PATH does not exist, and creates it (an engine that cannot start again after a crash);
+``FAKE_UCI_LOG=PATH`` appends the engine's process id to PATH as it starts.
 Deterministic: the same position and options give the same move.
 """
 
@@ -23,6 +24,10 @@ def main() -> None:
         if os.path.exists(once):
             sys.exit(4)
         open(once, "w").close()
+    log = os.environ.get("FAKE_UCI_LOG")
+    if log:
+        with open(log, "a") as out:
+            out.write(f"{os.getpid()}\n")
     board = chess.Board()
     options = {"Choice": 0, "Sleep": 0, "Crash": False}
     for line in sys.stdin:

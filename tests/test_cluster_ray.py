@@ -67,4 +67,31 @@ def test_the_command_line_joins_the_running_ray(
     assert first["score"] == SCORE and first["complete"] and first["cluster"] == "auto"
     assert main(argv) == 0
     out = capsys.readouterr().out
-    assert f"score +{SCORE}" in out and "1 from the store, 0 solved now" in out
+    assert out.startswith(f"score +{SCORE} (win in 13 plies)\nbest moves 3\n")
+    assert out.rstrip().endswith("(from the store)")
+
+
+LOCAL_FIELDS = ("game", "position", "algorithm", "weak", "score", "value", "value_text")
+LOCAL_FIELDS += ("best_moves", "complete", "scores", "unsolved", "move_values")
+
+
+@pytest.mark.parametrize("weak", [False, True])
+def test_the_command_line_gives_the_local_solve(
+    ray_cluster: RayExecutor, capsys: pytest.CaptureFixture[str], weak: bool
+) -> None:
+    for every in ([], ["--all"]):
+        argv = ["solve", "connect4", "--moves", POSITION, *every, *(["--weak"] * weak)]
+        assert main([*argv, "--json"]) == 0
+        local = json.loads(capsys.readouterr().out)
+        assert main([*argv, "--cluster", "auto", "--json"]) == 0
+        remote = json.loads(capsys.readouterr().out)
+        assert {k: remote.get(k) for k in LOCAL_FIELDS} == {k: local.get(k) for k in LOCAL_FIELDS}
+        assert remote["units_solved"] > 0 and not remote["stored"]
+        assert main(argv) == 0
+        local_text = capsys.readouterr().out.splitlines()
+        assert main([*argv, "--cluster", "auto"]) == 0
+        remote_text = capsys.readouterr().out.splitlines()
+        # the same score, moves and best moves; then the units and nodes
+        assert remote_text[:-2] == local_text[:-1]
+    assert local["scores"]["1"] == (-1 if weak else -4)
+    assert remote["best_moves"] == (["4", "3"] if weak else ["3"])  # weak: every win

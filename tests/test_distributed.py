@@ -105,3 +105,85 @@ def test_shutting_the_local_pool_without_waiting_ends_its_workers() -> None:
         process.join(timeout=5)
     assert not any(process.is_alive() for process in processes)
     assert time.perf_counter() - started < 5
+
+
+def _local_moves(solver: Solver, game: Any, weak: bool) -> tuple[int, list[Any], list[Any]]:
+    """The local solver's rank, best moves and every move's rank. Best moves are the ones
+    whose rank is the position's (``solve --all``'s): after a weak solve, every losing move
+    when all lose (``Solver.best_moves`` then keeps only the moves whose exact score is best)."""
+    rank = solver.solve(game, weak=weak).rank
+    every = [(move, exact.rank) for move, exact in solver.move_results(game, weak=weak)]
+    best = [move for move, child in every if child == rank]
+    if not weak:
+        assert best == solver.best_moves(game, rank)
+    return rank, best, every
+
+
+def test_best_moves_and_every_move_equal_the_local_solve(
+    executor: LocalExecutor, data_dir: Path
+) -> None:
+    tictactoe, connect4 = Solver("tictactoe"), Solver("connect4")
+    inner = [game for game in POSITIONS if game.outcome() is None and game.ply() < 6]
+    cases = [(tictactoe, game) for game in [TicTacToe(), *random.Random(5).sample(inner, 8)]]
+    cases += [
+        (connect4, Connect4.from_position(m)) for m, _ in read_set(data_dir, "Test_L3_R1")[:3]
+    ]
+    for solver, game in cases:
+        for weak in (False, True):
+            rank, best, every = _local_moves(solver, game, weak)
+            with Store(":memory:") as store:
+                found = solve_distributed(
+                    game, executor=executor, store=store, moves="best", weak=weak
+                )
+                assert (found.rank, list(found.best_moves)) == (rank, best), game.position()
+                assert found.moves_complete and not found.stored
+                full = solve_distributed(
+                    game, executor=executor, store=store, moves="all", weak=weak
+                )
+                assert full.stored  # the root's rank is in the store now
+                assert (full.rank, list(full.moves), list(full.best_moves)) == (rank, every, best)
+
+
+def test_a_finished_game_has_no_moves(executor: LocalExecutor) -> None:
+    game = Connect4.from_position("1212121")
+    with Store(":memory:") as store:
+        found = solve_distributed(game, executor=executor, store=store, moves="all")
+    assert found.rank == Solver("connect4").solve(game).rank
+    assert found.moves == () and found.best_moves == () and found.moves_complete
+
+
+def test_a_stopped_solve_of_every_move_keeps_what_it_proved(executor: LocalExecutor) -> None:
+    game = Connect4.from_position("32164625")
+    arrived: list[Any] = []
+    with Store(":memory:") as store:
+        stopped = solve_distributed(
+            game,
+            executor=executor,
+            store=store,
+            moves="all",
+            limit=Limit(stop=lambda: len(arrived) >= 3),
+            on_unit=lambda position, rank: arrived.append(rank),
+        )
+    assert not stopped.moves_complete and stopped.best_moves == ()
+    every = dict(_local_moves(Solver("connect4"), game, False)[2])
+    assert all(every[move] == rank for move, rank in stopped.moves)
+    with pytest.raises(ValueError, match="moves="):
+        solve_distributed(game, executor=executor, store=Store(":memory:"), moves="some")
+
+
+def test_deeper_units_answer_with_bounds_outside_their_window(
+    executor: LocalExecutor, data_dir: Path
+) -> None:
+    # The engine fails soft: a unit solved in (6, 9) whose rank is 12 may answer 10, a bound.
+    # Taken as exact, it once gave move 1 of 32164625 the score -3 instead of -4 (split 3).
+    game = Connect4.from_position("32164625")
+    rank, best, every = _local_moves(Solver("connect4"), game, False)
+    with Store(":memory:") as store:
+        found = solve_distributed(game, executor=executor, store=store, split=3, moves="all")
+    assert (found.rank, list(found.moves), list(found.best_moves)) == (rank, every, best)
+    for moves, score in read_set(data_dir, "Test_L2_R1")[:4]:
+        with Store(":memory:") as store:
+            deep = solve_distributed(
+                Connect4.from_position(moves), executor=executor, store=store, split=3
+            )
+        assert deep.rank == score, moves

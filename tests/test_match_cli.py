@@ -193,3 +193,19 @@ def test_a_writable_pgn_check_leaves_no_stray_file(
         "--max-plies", "4", "--pgn", str(pgn), "--clock", "fast",
     )  # fmt: skip
     assert status == 2 and "bad clock" in err and not pgn.exists()
+
+
+def test_a_cluster_without_ray_is_a_clear_error(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import zerosum.cluster
+
+    def missing(name: str) -> object:
+        raise ImportError(name)
+
+    monkeypatch.setattr(zerosum.cluster.importlib, "import_module", missing)
+    argv = ["tictactoe", "--a", "level=1", "--b", "level=1", "--cluster", "auto"]
+    status, out, err = run(capsys, "match", *argv)
+    assert status == 2 and out == ""
+    expected = "Ray is not installed: expected 'pip install zerosum[ray]' for --cluster"
+    assert err == f"zerosum: error: {expected}\n"

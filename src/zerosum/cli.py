@@ -375,10 +375,10 @@ def cmd_solve(args: argparse.Namespace) -> int:
         algorithm = spec.solver
     _check_algorithm(spec, algorithm, "solve")
     if args.cluster is not None:
-        if algorithm != COMPILED_ENGINE or args.all:
+        if algorithm != COMPILED_ENGINE:
             raise UsageError(
-                "--cluster solves with the compiled engine and without --all: expected "
-                "--algorithm compiled (the default for connect four) and no --all"
+                "--cluster solves with the compiled engine: expected --algorithm compiled "
+                "(the default for connect four)"
             )
         return _solve_distributed(args, spec, game)
     if algorithm == COMPILED_ENGINE:
@@ -555,7 +555,9 @@ def _solve_endgame(args: argparse.Namespace, spec: GameSpec, game: Morris) -> in
 
 def _solve_distributed(args: argparse.Namespace, spec: GameSpec, game: Game[Any]) -> int:
     """``solve --cluster``: work units on a Ray cluster, every result kept in the store (an
-    in-memory one without ``--store``), so a second run resumes an interrupted one."""
+    in-memory one without ``--store``), so a second run resumes an interrupted one. The output
+    is the local compiled solve's (score, best moves; with ``--all`` every move's score), plus
+    the work units."""
     from zerosum.cluster import open_executor
     from zerosum.distributed import solve_distributed
 
@@ -570,39 +572,87 @@ def _solve_distributed(args: argparse.Namespace, spec: GameSpec, game: Game[Any]
                 weak=args.weak,
                 hash_mb=args.hash or DEFAULT_HASH_MB,
                 limit=Limit(time=args.time, stop=stop),
+                moves="all" if args.all else "best",
             )
         finally:
             executor.shutdown(wait=False, cancel_futures=True)
-    rank = found.rank
-    if rank is not None and args.weak:
-        text = {1: "win", 0: "draw", -1: "loss"}[rank]
-    elif rank is not None:
-        value = compiled_value(spec.name, rank, game.ply())
-        text = f"{rank:+d} ({describe(value, solved=True)})" if rank else "0 (draw)"
+    data, lines = _distributed_output(args, spec, game, found)
+    _emit(args, data, "\n".join(lines))
+    return 0
+
+
+def _distributed_output(
+    args: argparse.Namespace, spec: GameSpec, game: Game[Any], found: Any
+) -> tuple[dict[str, Any], list[str]]:
+    """The JSON and the text of ``solve --cluster``: the fields and lines of the local compiled
+    solve (``_solve_compiled``), then the work units."""
+    from zerosum.compiled.solver import Exact
+    from zerosum.search.core import Stats
+
+    def exact(rank: int) -> Exact:
+        value = rank if args.weak else compiled_value(spec.name, rank, game.ply())
+        return Exact(rank, value, Stats(), stored=found.stored)
+
+    over = game.outcome() is not None
+    score = None if found.rank is None else exact(found.rank)
+    complete = found.rank is not None and found.moves_complete
     data: dict[str, Any] = {
         "game": spec.name,
         "position": game.position(),
         "algorithm": COMPILED_ENGINE,
-        "cluster": args.cluster,
         "weak": args.weak,
-        "score": rank,
-        "value_text": text if rank is not None else None,
-        "complete": found.complete,
-        "units": found.units,
-        "units_from_store": found.from_store,
-        "units_solved": found.solved,
-        "units_cancelled": found.cancelled,
+        "score": None if score is None else score.rank,
+        "value": None if score is None else score.value,
+        "value_text": None if score is None else _value_text(score, weak=args.weak),
+        "best_moves": _names(game, found.best_moves),
+        "complete": complete,
+        "stored": found.stored,
         "nodes": found.nodes,
         "time_s": round(found.time_s, 6),
     }
-    lines = [
-        f"score {text}" if rank is not None else "not solved: stopped (the store keeps results)",
+    if args.all:
+        scores: dict[str, int | None] = dict.fromkeys(spec.move_names)
+        scores.update({game.format_move(m): rank for m, rank in found.moves})
+        data["scores"] = scores
+        solved = [m for m, _ in found.moves]
+        data["unsolved"] = [game.format_move(m) for m in game.legal_moves() if m not in solved]
+        data["move_values"] = {game.format_move(m): exact(r).value for m, r in found.moves}
+    data.update(
+        cluster=args.cluster,
+        units=found.units,
+        units_from_store=found.from_store,
+        units_solved=found.solved,
+        units_cancelled=found.cancelled,
+    )
+    lines = []
+    if over:
+        lines.append("the game is over: no moves to play")
+    if score is None:
+        lines.append("not solved: stopped before the score was proven (the store keeps results)")
+    else:
+        lines.append(f"score {_exact_text(score, weak=args.weak)}")
+        if args.all:
+            for move, rank in found.moves:
+                lines.append(
+                    f"  {game.format_move(move):<8} {_exact_text(exact(rank), weak=args.weak)}"
+                )
+        if found.moves_complete:
+            lines.append(f"best moves {' '.join(data['best_moves']) or '-'}")
+        else:
+            lines.append("best moves not known: stopped before every move was decided")
+    if args.all and not over:
+        unsolved = data["unsolved"]
+        full = [name for name, rank in scores.items() if rank is None and name not in unsolved]
+        if full:
+            lines.append(f"  not playable: {' '.join(full)}")
+        if unsolved:
+            lines.append(f"  not solved (stopped): {' '.join(unsolved)}")
+    lines += [
         f"{found.units} work units {args.split} plies down: {found.from_store} from the store, "
         f"{found.solved} solved now, {found.cancelled} cancelled",
-        f"nodes {found.nodes:,} in {found.time_s:.3f} s",
+        f"nodes {found.nodes:,} in {found.time_s:.3f} s" + (" (from the store)" * found.stored),
     ]
-    _emit(args, data, "\n".join(lines))
-    return 0
+    return data, lines
 
 
 def cmd_build_endgames(args: argparse.Namespace) -> int:
@@ -968,6 +1018,35 @@ def _check_writable(path: str) -> None:
         os.remove(path)
 
 
+def _match_cluster(args: argparse.Namespace) -> Any:
+    """``match --cluster``: Ray actors for the games (started here for ``auto``); ``--workers``
+    N > 1 is the number of actors (default: one per CPU of the cluster), at most the games."""
+    from zerosum.match.cluster import ActorExecutor
+    from zerosum.match.runner import close_players, kill_players
+
+    return ActorExecutor(
+        args.cluster,
+        workers=0 if args.workers == 1 else args.workers,
+        most=args.games,
+        teardown=close_players,
+        kill=kill_players,
+    )
+
+
+def _match_header(
+    args: argparse.Namespace, names: tuple[str, str], control: Any, runner: Any
+) -> str:
+    """The first line of ``match``: the players, games, time control and where they play."""
+    if runner is None:
+        where = f"{args.workers} worker{'s' if args.workers > 1 else ''}"
+    else:
+        where = f"{runner.workers} Ray actor{'s' if runner.workers > 1 else ''} ({args.cluster})"
+    return (
+        f"{args.game}: A = {names[0]}, B = {names[1]}; {args.games} games, "
+        f"{control.describe()}, {where}"
+    )
+
+
 def cmd_match(args: argparse.Namespace) -> int:
     from zerosum.match import Match, MatchResult, TimeControl, openings_for, parse_player
     from zerosum.match.runner import GameRecord
@@ -993,12 +1072,8 @@ def cmd_match(args: argparse.Namespace) -> int:
     )
     with _terminate_as_interrupt():  # a SIGTERM while engines start closes them too
         names = match.names()
-    if not args.json:
-        print(
-            f"{args.game}: A = {names[0]}, B = {names[1]}; {args.games} games, "
-            f"{control.describe()}, {args.workers} worker{'s' if args.workers > 1 else ''}",
-            flush=True,
-        )
+    if not args.json and args.cluster is None:
+        print(_match_header(args, names, control, None), flush=True)
     records: list[GameRecord] = []
 
     def show(record: GameRecord) -> None:
@@ -1017,12 +1092,18 @@ def cmd_match(args: argparse.Namespace) -> int:
     interrupted = False
     failure: ZerosumError | None = None
     with _terminate_as_interrupt():
+        runner = None if args.cluster is None else _match_cluster(args)  # Ray starts here
         try:
-            match.play(workers=args.workers, on_game=show, names=names)
+            if runner is not None and not args.json:
+                print(_match_header(args, names, control, runner), flush=True)
+            match.play(workers=args.workers, executor=runner, on_game=show, names=names)
         except KeyboardInterrupt:
             interrupted = True
         except ZerosumError as error:  # reported after the games finished so far
             failure = error
+        finally:
+            if runner is not None:
+                runner.close()
     records.sort(key=lambda record: record.index)
     result = MatchResult(args.game, names, control, tuple(records))
     written, write_error = False, None
@@ -1035,6 +1116,8 @@ def cmd_match(args: argparse.Namespace) -> int:
             write_error = UsageError(f"cannot write {args.pgn}: {error.strerror or error}")
     elo = result.elo
     data = {**result.as_dict(), "complete": not (interrupted or failure)}
+    if args.cluster is not None:
+        data["cluster"] = args.cluster
     lines = []
     if args.game == "chess" and not written and records:
         lines += ["", result.pgn().rstrip()]
@@ -1213,6 +1296,12 @@ def build_parser() -> argparse.ArgumentParser:
     match.add_argument("--games", type=_positive_int, default=10, help="games (default 10)")
     match.add_argument(
         "--workers", type=_workers, default=1, help="processes playing games (0 or auto: cores)"
+    )
+    match.add_argument(
+        "--cluster",
+        metavar="ADDRESS",
+        help="play on Ray: 'auto' starts a local Ray, else a cluster's address;"
+        " --workers N then sets the actors (default: one per CPU)",
     )
     match.add_argument("--time-per-move", type=_seconds, metavar="S", help="seconds per move")
     match.add_argument("--clock", metavar="BASE+INC", help="a clock per side, e.g. 60+0.6")

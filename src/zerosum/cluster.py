@@ -18,9 +18,12 @@ from __future__ import annotations
 
 import concurrent.futures
 import importlib
+import logging
 import multiprocessing
 import os
+import signal
 import socket
+import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -106,26 +109,37 @@ def _ray() -> Any:
         ) from None
 
 
-class RayExecutor(Executor):
-    """Ray tasks on the cluster at ``address``, or on a local Ray started here when
-    ``address`` is ``auto`` (with ``workers`` CPUs, 0: one per core). A Ray started here is
-    shut down by :meth:`shutdown`; a joined cluster is only disconnected from."""
+def connect(address: str = AUTO, *, workers: int = 0) -> tuple[Any, bool]:
+    """Ray, connected: to a local Ray started here when ``address`` is ``auto`` (with
+    ``workers`` CPUs, 0: one per core), else to the cluster at ``address``. Returns the ``ray``
+    module and whether this call connected (then the caller calls ``ray.shutdown()``, which
+    stops a local Ray and only disconnects from a cluster); a process already connected keeps
+    what it has.
 
-    def __init__(self, address: str = AUTO, *, workers: int = 0) -> None:
-        ray = self._ray = _ray()
-        self._owned = False
-        self._refs: dict[concurrent.futures.Future[Any], Any] = {}
-        self._remotes: dict[Callable[..., Any], Any] = {}
-        if not ray.is_initialized():
-            options: dict[str, Any] = {
-                "include_dashboard": False,
-                "logging_level": "ERROR",
-                "log_to_driver": False,
-                "configure_logging": False,
-            }
+    Ctrl-C is held while Ray starts: its head processes inherit the blocked signal, so a
+    Ctrl-C at the terminal (sent to the whole foreground process group) reaches only this
+    process, which then shuts Ray down in order. One that came meanwhile is delivered after."""
+    ray = _ray()
+    if ray.is_initialized():
+        return ray, False
+    options: dict[str, Any] = {
+        "include_dashboard": False,
+        "logging_level": "ERROR",
+        "log_to_driver": False,
+        "configure_logging": False,
+    }
+    logger = logging.getLogger("ray")
+    level = logger.level
+    # ray.init makes SIGTERM exit at once; a caller's own handler (match: stop like Ctrl-C)
+    # is put back after it.
+    terminate = signal.getsignal(signal.SIGTERM)
+    owned = False
+    try:
+        with sigint_held():
+            logger.setLevel(logging.ERROR)  # no start-up notices on the terminal
             try:
-                if address == AUTO:
-                    ray.init(num_cpus=workers or os.cpu_count() or 1, **options)
+                if address == AUTO:  # "local": a new Ray, even if one runs on this machine
+                    ray.init(address="local", num_cpus=workers or os.cpu_count() or 1, **options)
                 else:
                     _check_reachable(address)
                     ray.init(address=address, **options)
@@ -136,8 +150,33 @@ class RayExecutor(Executor):
                     f"cannot reach a Ray cluster at {address!r} ({error}): expected 'auto' "
                     "or the address of a running cluster (host:port or ray://host:port)"
                 ) from None
-            self._owned = True
-        self.workers = max(int(ray.cluster_resources().get("CPU", 1)), 1)
+            owned = True
+        return ray, owned
+    except BaseException:  # a Ctrl-C held during the start arrives here
+        if owned:
+            ray.shutdown()
+        raise
+    finally:
+        logger.setLevel(level)
+        if callable(terminate) and threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGTERM, terminate)
+
+
+def cluster_cpus(ray: Any) -> int:
+    """The CPUs of the connected Ray cluster (at least 1)."""
+    return max(int(ray.cluster_resources().get("CPU", 1)), 1)
+
+
+class RayExecutor(Executor):
+    """Ray tasks on the cluster at ``address``, or on a local Ray started here when
+    ``address`` is ``auto`` (with ``workers`` CPUs, 0: one per core). A Ray started here is
+    shut down by :meth:`shutdown`; a joined cluster is only disconnected from."""
+
+    def __init__(self, address: str = AUTO, *, workers: int = 0) -> None:
+        self._ray, self._owned = connect(address, workers=workers)
+        self._refs: dict[concurrent.futures.Future[Any], Any] = {}
+        self._remotes: dict[Callable[..., Any], Any] = {}
+        self.workers = cluster_cpus(self._ray)
 
     def submit(
         self, fn: Callable[..., T], /, *args: Any, **kwargs: Any

@@ -16,8 +16,14 @@ knowing if it can beat what its siblings already guarantee (``max(a, guaranteed)
 below ``b`` (``needed_units``). This is alpha-beta over the unit tree with exact leaves: as
 results arrive, whole subtrees stop being needed, those units are never sent and running ones
 are cancelled. Units go out in the tree's order (depth first, the most promising move first,
-as the kernel orders moves), so the results that prune most arrive early. Units are solved
-with the full window, so every stored result is exact and reusable by later solves.
+as the kernel orders moves), so the results that prune most arrive early. A unit is solved in
+the window where its rank matters; only exact results go into the store.
+
+The root's moves (``moves="best"`` or ``"all"``, what ``solve`` prints). The same walk, started
+from the root's children instead of the root: for every move's exact rank, each child in the
+full window; for the best moves, once the root's rank ``v`` is known, each child in the null
+window at ``-v`` (at most ``-v``: the move keeps the rank; above: it does not), as the local
+solver's ``best_moves`` does. The root is then expanded even when its rank is stored.
 """
 
 from __future__ import annotations
@@ -57,9 +63,10 @@ def _unit_solver(game: str, hash_mb: float) -> Solver:
 def solve_unit(
     game: str, position: str, window: tuple[int, int], weak: bool, hash_mb: float
 ) -> tuple[int, int, float]:
-    """A work unit, run in a task: the rank of ``position`` if it lies inside ``window`` (else
-    the nearer end: at most the low end, or at least the high end), the nodes and seconds it
-    took. The solver (and its table) is kept for the life of the worker process."""
+    """A work unit, run in a task: the rank of ``position`` if it lies inside ``window``, else
+    a bound (the engine fails soft: an answer at or below the low end is an upper bound, one at
+    or above the high end a lower bound), the nodes and seconds it took. The solver (and its
+    table) is kept for the life of the worker process."""
     solver = _unit_solver(game, hash_mb)
     state = solver.state(get_game(game).from_position(position))
     solution = solver.engine.solve(state, weak=weak, window=window)
@@ -77,6 +84,8 @@ class _Node:
     children: list[_Node] = field(default_factory=list)
     unit: bool = False
     """A leaf sent as a work unit (not proven yet when the tree was built)."""
+    move: Any = None
+    """The move from the parent that leads here."""
 
     @property
     def exact(self) -> bool:
@@ -100,6 +109,16 @@ class DistributedResult:
     nodes: int
     """Nodes searched by this run's tasks."""
     time_s: float
+    stored: bool = False
+    """The root's rank came from the store."""
+    moves: tuple[tuple[Any, int], ...] = ()
+    """With ``moves="all"``: every legal move with its exact rank for the side to move at the
+    root, in the game's order of legal moves (only the ones proven, if stopped); with
+    ``moves="best"``: the ones that happened to be proven."""
+    best_moves: tuple[Any, ...] = ()
+    """With ``moves`` asked for: every move that keeps the root's rank (empty if stopped)."""
+    moves_complete: bool = False
+    """Everything ``moves`` asked for is known (always True without ``moves``, once solved)."""
 
     @property
     def complete(self) -> bool:
@@ -109,31 +128,47 @@ class DistributedResult:
 class _Tree:
     """The unit tree of a root position and what is known of it."""
 
-    def __init__(self, solver: Solver, store: Store, root: Game[Any], split: int, *, weak: bool):
+    def __init__(
+        self,
+        solver: Solver,
+        store: Store,
+        root: Game[Any],
+        split: int,
+        *,
+        weak: bool,
+        moves: bool = False,
+    ):
         self.solver, self.store, self.weak = solver, store, weak
         self.units: dict[int, list[_Node]] = {}
         """Every unit's key, with the tree positions that are that unit."""
         self.from_store = 0
-        self.root = self._expand(root.copy(), split)
+        self.root = self._expand(root.copy(), split, expand=moves)
+        self.stored = (
+            root.outcome() is None and store.get(solver.name, self.root.key, weak=weak) is not None
+        )
+        """The root's result came from the store."""
 
-    def _expand(self, game: Game[Any], plies: int) -> _Node:
+    def _expand(self, game: Game[Any], plies: int, *, expand: bool = False) -> _Node:
+        """The tree below ``game``, ``plies`` deep; a position whose result is known (stored,
+        decided at once) is a leaf, unless ``expand`` asks for its moves anyway."""
         solver = self.solver
         key = solver.compiled.canonical_key(game)
         if game.outcome() is not None:
             rank = self._weak(solver._terminal_rank(game))
             return _Node(game, key, rank, rank)
-        known = self.store.get(solver.name, key, weak=self.weak)
-        if known is not None:
-            self.from_store += 1
-            return _Node(game, key, known, known)
         kernel = solver.compiled.kernel
         state = solver.state(game)
-        decided = int(kernel.decided(state))
-        if decided != NO_SCORE:
-            rank = self._weak(int(rank_of_lower_bound(decided)))
-            return _Node(game, key, rank, rank)
         lo, hi = (-1, 1) if self.weak else (int(end) for end in kernel.rank_range(state))
+        known = self.store.get(solver.name, key, weak=self.weak)
+        decided = int(kernel.decided(state))
+        if known is not None:
+            self.from_store += 1
+            lo = hi = known
+        elif decided != NO_SCORE:
+            lo = hi = self._weak(int(rank_of_lower_bound(decided)))
         node = _Node(game, key, lo, hi)
+        if node.exact and not expand:
+            return node
         if plies == 0:
             node.unit = True
             self.units.setdefault(key, []).append(node)
@@ -147,22 +182,26 @@ class _Tree:
             child = game.copy()
             child.make(move)
             node.children.append(self._expand(child, plies - 1))
+            node.children[-1].move = move
         return node
 
     def _weak(self, rank: int) -> int:
         return (rank > 0) - (rank < 0) if self.weak else rank
 
     def settle(self, key: int, window: tuple[int, int], rank: int) -> bool:
-        """Take in a unit's answer to a solve in ``window``; returns whether it is exact."""
+        """Take in a unit's answer to a solve in ``window``: the rank inside the window, else
+        a bound (at most an answer at or below the low end, at least one at or above the high
+        end); returns whether the unit is exact now."""
         rank = self._weak(rank)
         low, high = window
         nodes = self.units[key]
         for node in nodes:
-            if rank < low or rank > high or low < rank < high:  # exact (or decided at once)
+            # The engine fails soft: an answer outside the window is a bound, not the rank.
+            if low < rank < high:  # exact
                 node.lo = node.hi = rank
-            if rank == low:  # at most the low end
+            elif rank <= low:  # at most this
                 node.hi = min(node.hi, rank)
-            if rank == high:  # at least the high end
+            else:  # at least this
                 node.lo = max(node.lo, rank)
         return nodes[0].exact
 
@@ -171,10 +210,11 @@ class _Tree:
         proven: list[_Node] = []
 
         def walk(node: _Node) -> None:
-            if not node.children or node.exact:
-                return
+            # Below an exact position too: the root's moves may still be narrowing.
             for child in node.children:
                 walk(child)
+            if not node.children or node.exact:
+                return
             node.lo = max(-child.hi for child in node.children)
             node.hi = max(-child.lo for child in node.children)
             if node.exact:
@@ -183,11 +223,13 @@ class _Tree:
         walk(self.root)
         return proven
 
-    def needed(self) -> dict[int, tuple[int, int]]:
+    def needed(self, moves: str | None = None) -> dict[int, tuple[int, int]]:
         """The units whose result can still change the root's value, in tree order (see the
         module docstring), each with the rank window ``[low, high]`` in which it matters: a
         solve in that window says the rank, or that it is at most ``low`` or at least
-        ``high``."""
+        ``high``. With ``moves="all"``, what can change any root move's rank; with
+        ``moves="best"``, once the root is exact, what can still tell whether a move keeps
+        its rank ``v`` (a child at most ``-v``: best; at least ``-v + 1``: not)."""
         wanted: dict[int, tuple[int, int]] = {}
 
         def walk(node: _Node, a: int, b: int) -> None:
@@ -202,8 +244,41 @@ class _Tree:
                 others = max((g for i, g in enumerate(guarantees) if i != index), default=a)
                 walk(child, -b, -max(a, others))
 
-        walk(self.root, -_UNBOUNDED, _UNBOUNDED)
+        root = self.root
+        if moves == "all":
+            for child in root.children:
+                walk(child, -_UNBOUNDED, _UNBOUNDED)
+        elif moves == "best" and root.exact:
+            for child in root.children:
+                walk(child, -root.lo, -root.lo + 1)
+        else:
+            walk(root, -_UNBOUNDED, _UNBOUNDED)
         return wanted
+
+    def done(self, moves: str | None = None) -> bool:
+        """Whether the root's rank (and what ``moves`` asks for) is known."""
+        root = self.root
+        if moves == "all":
+            return root.exact and all(child.exact for child in root.children)
+        if moves == "best":
+            v = root.lo
+            return root.exact and all(c.hi <= -v or c.lo >= -v + 1 for c in root.children)
+        return root.exact
+
+    def move_ranks(self) -> list[tuple[Any, int]]:
+        """The root's moves proven so far with their ranks for the side to move at the root,
+        in the game's order of legal moves."""
+        proven = [(c.move, -c.lo) for c in self.root.children if c.exact]
+        legal = self.root.game.legal_moves() if self.root.children else []
+        return [(move, rank) for move in legal for m, rank in proven if m == move]
+
+    def best(self) -> list[Any]:
+        """The root's moves that keep its rank, in the game's order (the root is exact and
+        every move decided, see :meth:`done`)."""
+        v = self.root.lo
+        best = [c.move for c in self.root.children if c.hi <= -v]
+        legal = self.root.game.legal_moves() if self.root.children else []
+        return [move for move in legal if move in best]
 
 
 def solve_distributed(
@@ -216,33 +291,48 @@ def solve_distributed(
     hash_mb: float = 16,
     limit: Limit | None = None,
     on_unit: Callable[[Game[Any], int], None] | None = None,
+    moves: str | None = None,
 ) -> DistributedResult:
     """The exact rank of ``game`` from work units solved on ``executor`` (see the module
     docstring), every result kept in ``store``. ``on_unit(position, rank)`` is called as each
     unit's result arrives. A limit (time, or its stop callback) stops it early with
-    ``rank=None``; what was proven stays in the store for the next run."""
+    ``rank=None``; what was proven stays in the store for the next run.
+
+    ``moves="best"`` also finds every best move (once the rank is known, each root move's
+    subtree is solved in the null window that tells whether it keeps the rank, as the local
+    :meth:`~zerosum.compiled.solver.Solver.best_moves` does); ``moves="all"`` every root move's
+    exact rank (the root's moves are solved each in the full window, the rank following from
+    them). A limit may then stop it with the rank known but not every move."""
     from zerosum.compiled.solver import compiled_game
 
     compiled_game(game.name)  # a clear error for a game without a kernel
     if split < 1:
         raise ValueError(f"split {split} is out of range: expected 1 or more plies")
+    if moves not in (None, "best", "all"):
+        raise ValueError(f"moves={moves!r}: expected None, 'best' or 'all'")
     started = time.perf_counter()
     limit = limit or Limit()
     solver = _unit_solver(game.name, 1)
-    tree = _Tree(solver, store, game, split, weak=weak)
+    tree = _Tree(solver, store, game, split, weak=weak, moves=moves is not None)
     running: dict[concurrent.futures.Future[tuple[int, int, float]], tuple[int, tuple[int, int]]]
     running = {}
     solved = cancelled = nodes = 0
 
-    def result(rank: int | None) -> DistributedResult:
+    def result() -> DistributedResult:
+        root = tree.root
+        done = tree.done(moves)
         return DistributedResult(
-            rank,
+            root.lo if root.exact else None,
             len(tree.units),
             tree.from_store,
             solved,
             cancelled,
             nodes,
             time.perf_counter() - started,
+            stored=tree.stored,
+            moves=tuple(tree.move_ranks()) if moves is not None else (),
+            best_moves=tuple(tree.best()) if moves is not None and done else (),
+            moves_complete=done,
         )
 
     def stop_running() -> int:
@@ -255,9 +345,9 @@ def solve_distributed(
     for node in tree.update():
         store.put(solver.name, node.key, node.lo, weak=weak)
     try:
-        while not tree.root.exact:
+        while not tree.done(moves):
             # Step 1. Cancel what is no longer needed, send what is, most promising first.
-            wanted = tree.needed()
+            wanted = tree.needed(moves)
             for future, (key, _) in list(running.items()):
                 if key not in wanted:
                     executor.cancel(future)
@@ -294,9 +384,9 @@ def solve_distributed(
                 limit.stop is not None and limit.stop()
             ):
                 cancelled += stop_running()
-                return result(None)
+                return result()
     except BaseException:
         stop_running()
         raise
     cancelled += stop_running()
-    return result(tree.root.lo)
+    return result()

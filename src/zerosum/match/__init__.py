@@ -7,8 +7,8 @@
 * :mod:`.elo`: the Elo difference and its 95% interval (formulas in its docstring).
 * :mod:`.openings`: the built-in books.
 * :mod:`.referee`: the rules keeper of a game (python-chess for chess) and PGN.
-* :mod:`.executor`: where games run: this process, or worker processes (a Ray executor can
-  plug in behind the same two methods).
+* :mod:`.executor`: where games run: this process, or worker processes.
+* :mod:`.cluster`: or Ray actors that keep their players (``zerosum match --cluster``).
 
 >>> from zerosum.match import Match, parse_player
 >>> result = Match("tictactoe", parse_player("level=5"), parse_player("level=5"), games=2).play()

@@ -4,11 +4,12 @@ An :class:`Executor` maps a picklable, module-level function over items and yiel
 result with its item's index as soon as it is done, in any order. The match builds its tasks,
 hands them to an executor and orders the results itself, so the executor decides only where
 the work runs. :class:`SerialExecutor` runs it here, in order (the twin that tests compare
-against); :class:`ProcessExecutor` in local worker processes; a Ray executor only has to offer
-the same two methods (``map_unordered`` and ``close``), e.g. over Ray actors that keep their
-players between tasks: the match maps :func:`zerosum.match.runner.run_task`, and each process
-that ran it should call :func:`zerosum.match.runner.close_players` before it stops, as the
-local workers do, so that no engine outlives the match.
+against); :class:`ProcessExecutor` in local worker processes;
+:class:`zerosum.match.cluster.ActorExecutor` on Ray actors that keep their players between
+tasks. Any other only has to offer the same two methods (``map_unordered`` and ``close``): the
+match maps :func:`zerosum.match.runner.run_task`, and each process that ran it should call
+:func:`zerosum.match.runner.close_players` before it stops, as the local workers do, so that no
+engine outlives the match.
 
 Process hygiene (:class:`ProcessExecutor`): each worker leads its own process group and
 ignores SIGINT, so a Ctrl-C in the terminal reaches only the parent, which then stops the

@@ -27,6 +27,7 @@ and the game's number, so a depth-limited player is deterministic.
 from __future__ import annotations
 
 import contextlib
+import os
 import random
 import shlex
 import signal
@@ -455,6 +456,15 @@ class UciPlayer:
         if result.move is None:
             raise PlayerFailure("the engine returned no move")
         return result.move.uci()
+
+    def kill(self) -> None:
+        """End the engine process at once, from any thread (a move it is thinking about fails
+        with :class:`PlayerFailure`); :meth:`close` still has to be called."""
+        engine = self.engine
+        if engine is None:
+            return
+        with contextlib.suppress(Exception):  # gone already, or never had a process
+            os.kill(engine.transport.get_pid(), signal.SIGKILL)
 
     def close(self) -> None:
         engine, self.engine = self.engine, None

@@ -306,6 +306,14 @@ def close_players() -> None:
         player.close()
 
 
+def kill_players() -> None:
+    """End every UCI engine of this process at once, from any thread, even while a game is
+    being played (its players then fail); :func:`close_players` still follows."""
+    for player in list(_players.values()):
+        if isinstance(player, UciPlayer):
+            player.kill()
+
+
 def enter_worker() -> None:
     """Prepare a worker process: its UCI engines stay in its own process group."""
     global _isolate_engines
