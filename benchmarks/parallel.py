@@ -9,8 +9,10 @@ and must give the same value):
    can do better, so read the other measured speed-ups against it.
 
 1. Compiled exact solves of connect four (worker processes sharing one table,
-   :mod:`zerosum.compiled.parallel`): hard positions (``4453`` and its continuations) and a
-   sample of ``Test_L1_R1``. Each solve gets a fresh table of the same size; worker start-up is
+   :mod:`zerosum.compiled.parallel`): hard positions (``4453`` and its continuations), each
+   split over the workers, and a sample of ``Test_L1_R1`` (1,000 positions of about 0.4 ms
+   each), solved one at a time and as a batch (each worker solving whole positions). Each solve
+   (and each pass over the sample) gets a fresh table of the same size; worker start-up is
    timed once and left out of the speed-up.
 2. The pure-Python engine at a fixed depth (root splitting over a :class:`SearchPool`).
 3. Scaling with more workers than cores: 2, 3 and 4 workers on the pure-Python searches and on
@@ -157,20 +159,47 @@ def compiled_solves(workers: int, hash_mb: float, positions: tuple[str, ...]) ->
 
 
 def compiled_sample(workers: int, hash_mb: float, sample: int) -> None:
+    """A test set's small solves: one at a time (each tried in the calling process first, so
+    the workers only help a hard one) and as a batch (each worker solves whole positions,
+    :meth:`ParallelEngine.solve_many`), against the serial solver; every table starts empty."""
     lines = (DATA / "Test_L1_R1").read_text().split("\n")[:sample]
-    games = [Connect4.from_position(line.split()[0]) for line in lines if line]
+    pairs = [line.split() for line in lines if line]
+    games = [Connect4.from_position(moves) for moves, _ in pairs]
+    expected = [int(score) for _, score in pairs]
     with Solver("connect4", hash_mb=hash_mb, workers=workers) as parallel:
+        engine = parallel.exact
+        assert isinstance(engine, ParallelEngine)
         serial = Solver("connect4", hash_mb=hash_mb)
-        for label, solver in (("serial", serial), (f"{workers} workers", parallel)):
-            clock = time.perf_counter()
-            for game in games:
-                solver.solve(game)
-            seconds = time.perf_counter() - clock
-            print(
-                f"Test_L1_R1[:{len(games)}] {label:<10} "
-                f"{seconds / len(games) * 1e3:8.3f} ms/position"
-            )
-    print("(small solves run in the calling process: the workers cost nothing there)")
+        serial.solve(Connect4.from_position(HARD[0] + "444"))  # load the compiled code
+        serial.engine.clear()
+        clock = time.perf_counter()
+        one = [serial.solve(game) for game in games]
+        serial_s = time.perf_counter() - clock
+        engine.table[:] = 0
+        clock = time.perf_counter()
+        each = [parallel.solve(game) for game in games]
+        each_s = time.perf_counter() - clock
+        engine.table[:] = 0
+        clock = time.perf_counter()
+        batch = list(parallel.solve_many(games))
+        batch_s = time.perf_counter() - clock
+        for results in (one, each, batch):
+            assert [exact.rank for exact in results] == expected
+        serial_nodes = sum(exact.stats.nodes for exact in one)
+        batch_nodes = sum(exact.stats.nodes for exact in batch)
+        estimate = _estimate(engine.activity, serial_nodes, batch_nodes)
+        label = f"Test_L1_R1[:{len(games)}]"
+        print(f"{label} serial               {serial_s / len(games) * 1e3:8.3f} ms/position")
+        print(
+            f"{label} {workers}w, one at a time  {each_s / len(games) * 1e3:8.3f} ms/position"
+            f"  speed-up {serial_s / each_s:4.2f} (each small solve runs in the calling process)"
+        )
+        print(
+            f"{label} {workers}w, batch          {batch_s / len(games) * 1e3:8.3f} ms/position"
+            f"  speed-up {serial_s / batch_s:4.2f}  util {engine.activity.utilization():4.2f}"
+            f"  est {estimate:4.2f}  (solve_many: each worker solves whole positions;"
+            f" nodes {serial_nodes:,} serial, {batch_nodes:,} batch)"
+        )
 
 
 def python_searches(pool: SearchPool, searches: tuple[tuple[str, int], ...]) -> None:
@@ -284,7 +313,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 2)
     parser.add_argument("--hash", type=float, default=64.0, help="table size in MB")
-    parser.add_argument("--sample", type=int, default=100, help="Test_L1_R1 positions")
+    parser.add_argument("--sample", type=int, default=1000, help="Test_L1_R1 positions")
     parser.add_argument("--quick", action="store_true", help="fewer and shorter searches")
     parser.add_argument(
         "--sections", default="012345", help="which sections to run, e.g. 05 (default all)"
