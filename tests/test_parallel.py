@@ -11,6 +11,8 @@ import pytest
 from test_compiled import read_set
 
 from zerosum.cli import main
+from zerosum.compiled.engine import new_table
+from zerosum.compiled.parallel import ParallelEngine
 from zerosum.compiled.solver import Solver
 from zerosum.games.connect4 import Connect4
 from zerosum.search import Limit
@@ -250,3 +252,29 @@ def test_positions_options_that_do_not_fit(
         assert err.startswith("zerosum: error: ") and message in err, argv
     assert main(["solve", "chess", "--positions", str(path)]) == 2
     assert "no compiled engine" in capsys.readouterr().err
+
+
+def test_tables_keep_an_entrys_words_together_and_io_rows_apart(
+    parallel: Solver, data_dir: Path
+) -> None:
+    serial = Solver("connect4", hash_mb=1)
+    keys, data = serial.engine.keys, serial.engine.data
+    assert keys.strides == data.strides == (16,) and keys.base is data.base
+    assert data.ctypes.data - keys.ctypes.data == 8  # key word, then data word, per entry
+    engine = parallel.exact
+    assert isinstance(engine, ParallelEngine)
+    assert engine.table[0].strides == engine.table[1].strides == (16,)
+    assert engine.table[1].ctypes.data - engine.table[0].ctypes.data == 8
+    assert engine.ios.strides[0] >= 128  # no two workers' counters on one cache line
+    # the layout changes no result: two plain arrays give the same values and node counts
+    plain = Solver("connect4", hash_mb=1)
+    plain.engine.keys, plain.engine.data = new_table(1)
+    for moves, _ in read_set(data_dir, "Test_L2_R1")[200:230]:
+        game = Connect4.from_position(moves)
+        one, other = serial.solve(game), plain.solve(game)
+        assert (one.rank, one.stats.nodes) == (other.rank, other.stats.nodes)
+    for depth in (6, 10):
+        one_found = serial.search(Connect4(), limit=Limit(depth=depth))
+        other_found = plain.search(Connect4(), limit=Limit(depth=depth))
+        assert one_found.value == other_found.value
+        assert one_found.stats.nodes == other_found.stats.nodes

@@ -17,6 +17,15 @@ entry only if ``keys[i] ^ data[i]`` equals its key (see :mod:`.engine`). Two wri
 one slot can leave words from different entries, which then fail that check and read as a miss.
 A torn entry is never taken for another position's, so every stored bound stays true and every
 worker's answer is exact: parallel and serial solves give the same rank.
+
+Memory. An entry's two words sit side by side (``table[0]`` and ``table[1]`` are strided views
+of one array, as in the serial engine's table), so a probe reads one cache line: shared memory
+gets no huge pages, and with the words in two arrays a probe would miss twice in the cache and
+in the TLB. Each worker's ``io`` row (counters written at every node) has cache lines of its own.
+
+Batches. :meth:`ParallelEngine.solve_many` solves many positions, each whole by one worker, for
+sets of solves too small to split (a test set): the workers take chunks of positions as they
+come free and the results come back in the order of the positions.
 """
 
 from __future__ import annotations
@@ -66,6 +75,10 @@ from zerosum.search.core import Limit, Stats
 from zerosum.search.parallel import Activity, ignore_sigint, sigint_held, wait_until_ready
 
 _POLL_S: Final = 0.01
+_IO_STRIDE: Final = 32
+"""Slots from one worker's ``io`` row to the next: 256 bytes, so that no two workers' rows
+share a cache line (each search writes its counters at every node; on a shared line the
+cores would keep taking the line from each other)."""
 _SEARCH: Final = 0
 _SOLVE: Final = 1
 """The kinds of task a worker takes: a search in a window, a whole solve."""
@@ -87,6 +100,20 @@ def _attach(name: str) -> SharedMemory:
     return SharedMemory(name=name)
 
 
+def _table(memory: SharedMemory, entries: int) -> np.ndarray[Any, Any]:
+    """The shared table in ``memory``: ``table[0]`` the keys and ``table[1]`` the data, each a
+    strided view, an entry's two words side by side (as in :class:`.runner.Engine`'s table: a
+    probe reads one cache line)."""
+    pairs: np.ndarray[Any, Any] = np.ndarray((entries, 2), np.int64, buffer=memory.buf)
+    return pairs.T
+
+
+def _rows(memory: SharedMemory, workers: int) -> np.ndarray[Any, Any]:
+    """The workers' ``io`` arrays in ``memory``, one row each, ``_IO_STRIDE`` slots apart."""
+    padded: np.ndarray[Any, Any] = np.ndarray((workers, _IO_STRIDE), np.int64, buffer=memory.buf)
+    return padded[:, :IO_SIZE]
+
+
 def _worker(
     game: str,
     table_name: str,
@@ -103,8 +130,8 @@ def _worker(
     kernel = compiled_game(game).kernel
     search = compiled(kernel)
     table_memory, io_memory = _attach(table_name), _attach(io_name)
-    table: np.ndarray[Any, Any] = np.ndarray((2, entries), np.int64, buffer=table_memory.buf)
-    ios: np.ndarray[Any, Any] = np.ndarray((workers, IO_SIZE), np.int64, buffer=io_memory.buf)
+    table = _table(table_memory, entries)
+    ios = _rows(io_memory, workers)
     io = ios[index]
     stack = new_stack(kernel)
     state = np.zeros(kernel.state_size, np.int64)
@@ -154,14 +181,10 @@ class ParallelEngine:
         self.workers = workers
         entries = table_entries(hash_mb)
         self._table_memory = SharedMemory(create=True, size=2 * entries * 8)
-        self._io_memory = SharedMemory(create=True, size=workers * IO_SIZE * 8)
-        self.table: np.ndarray[Any, Any] = np.ndarray(
-            (2, entries), np.int64, buffer=self._table_memory.buf
-        )
+        self._io_memory = SharedMemory(create=True, size=workers * _IO_STRIDE * 8)
+        self.table = _table(self._table_memory, entries)
         self.table.fill(0)
-        self.ios: np.ndarray[Any, Any] = np.ndarray(
-            (workers, IO_SIZE), np.int64, buffer=self._io_memory.buf
-        )
+        self.ios = _rows(self._io_memory, workers)
         self.generation = 0
         self._stack = new_stack(kernel)
         self._aux = kernel.load_aux()
