@@ -228,6 +228,11 @@ class ParallelEngine:
         wait_until_ready(self._pipes)
 
     @property
+    def pids(self) -> list[int]:
+        """The worker processes' ids."""
+        return [int(process.pid) for process in self._processes]
+
+    @property
     def table_bytes(self) -> int:
         return int(self.table.nbytes)
 
