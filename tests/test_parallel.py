@@ -278,3 +278,36 @@ def test_tables_keep_an_entrys_words_together_and_io_rows_apart(
         other_found = plain.search(Connect4(), limit=Limit(depth=depth))
         assert one_found.value == other_found.value
         assert one_found.stats.nodes == other_found.stats.nodes
+
+
+def test_a_limit_stops_the_search_for_best_moves(parallel: Solver) -> None:
+    game = Connect4.from_position("4453")  # -2: each move's null window takes seconds
+    for solver in (parallel, Solver("connect4", hash_mb=4)):
+        started = time.perf_counter()
+        assert solver.best_moves_within(game, -2, limit=Limit(time=0.3)) is None
+        assert solver.best_moves_within(game, -2, limit=Limit(stop=lambda: True)) is None
+        assert time.perf_counter() - started < 3
+    end_game = Connect4.from_position("225257625346224411156336534367135144")
+    exact = parallel.solve(end_game)
+    assert parallel.best_moves_within(end_game, exact.rank, limit=Limit(time=5)) == (
+        Solver("connect4", hash_mb=4).best_moves(end_game, exact.rank)
+    )
+
+
+def test_the_command_line_stops_while_it_looks_for_best_moves(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    from zerosum.store import Store
+
+    path = tmp_path / "proven.sqlite"
+    solver = Solver("connect4", hash_mb=4)
+    with Store(path) as store:  # the score comes from the store, the best moves take seconds
+        store.put("connect4", solver.compiled.canonical_key(Connect4.from_position("4453")), -2)
+    argv = ["solve", "connect4", "--moves", "4453", "--store", str(path), "--time", "0.3"]
+    started = time.perf_counter()
+    assert main([*argv, "--workers", "2", "--json"]) == 0
+    assert time.perf_counter() - started < 15  # worker start-up included
+    data = json.loads(capsys.readouterr().out)
+    assert (data["score"], data["best_moves"], data["complete"]) == (-2, [], False)
+    assert main(argv) == 0
+    assert "best moves not known: stopped" in capsys.readouterr().out

@@ -557,6 +557,7 @@ def _solve_compiled(args: argparse.Namespace, spec: GameSpec, game: Game[Any]) -
             exact = solver.solve(game, weak=args.weak, limit=limit)
             results: list[tuple[Any, Exact]] = []
             best: list[Any] = []
+            best_known = True
             if stream and exact.complete:
                 print(f"score {_exact_text(exact, weak=args.weak)}")
             if exact.complete and game.outcome() is None:
@@ -567,14 +568,20 @@ def _solve_compiled(args: argparse.Namespace, spec: GameSpec, game: Game[Any]) -
                         left = Limit(time=max(args.time - spent, 1e-3), stop=stop)
                     results = solver.move_results(game, weak=args.weak, limit=left, on_move=show)
                     best = [m for m, r in results if r.rank == exact.rank]
-                else:
-                    best = solver.best_moves(game, exact.rank, weak=args.weak)
+                else:  # Ctrl-C and --time stop this too
+                    left = limit
+                    if args.time is not None:
+                        spent = time.perf_counter() - started
+                        left = Limit(time=max(args.time - spent, 1e-3), stop=stop)
+                    found = solver.best_moves_within(game, exact.rank, weak=args.weak, limit=left)
+                    best, best_known = found or [], found is not None
     finally:
         if solver is not None:
             solver.close()
         if store is not None:
             store.close()
     complete = exact.complete and (not args.all or len(results) == len(game.legal_moves()))
+    complete = complete and best_known
     nodes = exact.stats.nodes + sum(r.stats.nodes for _, r in results)
     seconds = exact.stats.time_s + sum(r.stats.time_s for _, r in results)
     data: dict[str, Any] = {
@@ -605,7 +612,9 @@ def _solve_compiled(args: argparse.Namespace, spec: GameSpec, game: Game[Any]) -
         lines.append("not solved: stopped before the score was proven")
     elif not stream:
         lines.append(f"score {_exact_text(exact, weak=args.weak)}")
-    if exact.complete:
+    if exact.complete and not best_known:
+        lines.append("best moves not known: stopped before they were proven")
+    elif exact.complete:
         lines.append(f"best moves {' '.join(data['best_moves']) or '-'}")
     if args.all:
         unsolved = data["unsolved"]

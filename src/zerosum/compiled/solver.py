@@ -348,7 +348,17 @@ class Solver:
     def best_moves(self, game: Game[Any], rank: int, *, weak: bool = False) -> list[Any]:
         """The moves that keep the exact result ``rank`` of ``game`` (one null-window search
         per move instead of a full solve)."""
+        best = self.best_moves_within(game, rank, weak=weak)
+        assert best is not None, "a solve without a limit always finishes"
+        return best
+
+    def best_moves_within(
+        self, game: Game[Any], rank: int, *, weak: bool = False, limit: Limit | None = None
+    ) -> list[Any] | None:
+        """:meth:`best_moves` under ``limit`` (its time counts for all the moves together):
+        None if the limit stopped it first."""
         self._check_exact()
+        started = time.perf_counter()
         best = []
         for move in game.legal_moves():
             game.make(move)
@@ -361,9 +371,15 @@ class Solver:
                     if known is not None:
                         child = known
                     else:  # one null window: is the child's rank at most -rank?
+                        left = _remaining(limit, started)
+                        if left is None:
+                            return None
                         window = (-rank, -rank + 1)
                         state = self.state(game)
-                        child = self.exact.solve(state, weak=weak, window=window).rank
+                        solution = self.exact.solve(state, weak=weak, window=window, limit=left)
+                        if not solution.complete:
+                            return None
+                        child = solution.rank
             finally:
                 game.undo()
             if -child >= rank:
