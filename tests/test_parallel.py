@@ -311,3 +311,18 @@ def test_the_command_line_stops_while_it_looks_for_best_moves(
     assert (data["score"], data["best_moves"], data["complete"]) == (-2, [], False)
     assert main(argv) == 0
     assert "best moves not known: stopped" in capsys.readouterr().out
+
+
+def test_the_command_line_stops_a_positions_file_at_a_time_limit(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    path = tmp_path / "set.txt"
+    path.write_text("2252576253462244111563365343671351441 -1\n4453 -2\n44\n")
+    argv = ["solve", "connect4", "--positions", str(path), "--time", "0.3"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert "not solved (stopped)" in out[1] and out[-1] == "stopped: 2 positions not solved"
+    assert main([*argv, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert (data["solved"], data["complete"], len(data["results"])) == (1, False, 2)
+    assert data["results"][1]["score"] is None

@@ -495,6 +495,8 @@ def _solve_positions(args: argparse.Namespace) -> int:
             f"{len(mismatches)} mismatch{'es' if len(mismatches) != 1 else ''}"
             + f" (start-up {startup:.2f} s before that)"
         )
+        if len(solved) < len(entries):
+            print(f"stopped: {len(entries) - len(solved)} positions not solved")
         for row in mismatches:
             print(
                 f"  mismatch: line {row['line']} {row['position']}: solved {row['score']:+d}, "
