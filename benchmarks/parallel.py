@@ -9,12 +9,14 @@ and must give the same value):
    can do better, so read the other measured speed-ups against it.
 
 1. Compiled exact solves of connect four (worker processes sharing one table,
-   :mod:`zerosum.compiled.parallel`): hard positions (``4453`` and its continuations) and a
-   sample of ``Test_L1_R1``. Each solve gets a fresh table of the same size; worker start-up is
+   :mod:`zerosum.compiled.parallel`): hard positions (``4453`` and its continuations), each
+   split over the workers, and a sample of ``Test_L1_R1`` (1,000 positions of about 0.4 ms
+   each), solved one at a time and as a batch (each worker solving whole positions). Each solve
+   (and each pass over the sample) gets a fresh table of the same size; worker start-up is
    timed once and left out of the speed-up.
 2. The pure-Python engine at a fixed depth (root splitting over a :class:`SearchPool`).
-3. Scaling with more workers than cores: 2, 3 and 4 workers on the pure-Python searches and on
-   two compiled solves.
+3. Scaling with more workers than cores: 3 and 4 workers on the pure-Python searches, on
+   two compiled solves and on the ``Test_L1_R1`` sample.
 4. Chess at a fixed depth: a hook, run when a ``chess`` game is registered.
 5. A simulated run of root splitting for the compiled exact solves with 1 to 8 workers, from
    node counts (the critical path): the null-window tests are replayed serially, each root
@@ -28,7 +30,11 @@ Timings on a machine that other programs also load are noisy, and a parallel sea
 most from it (it needs every core at once), so every parallel row also prints what the run
 measured about the split itself: ``util`` is the share of the workers' time spent searching
 (busy worker-seconds over workers x wall seconds) and ``est`` the speed-up that the split
-would give on dedicated cores, ``workers x util x serial nodes / parallel nodes``. The load
+would give on dedicated cores, ``workers x util x serial nodes / parallel nodes``; section 1
+adds ``cpu-est``, the same with CPU seconds (the serial search's and the workers', read from
+``/proc``) in place of nodes, which also counts how fast each worker searches next to the
+serial search (cache and memory effects) and which other jobs on the machine hardly change:
+on a busy machine it is the best guess of the idle speed-up. The load
 average before and after is printed too. The target of the parallel issue is a speed-up of at
 least 1.6 on 2 cores.
 
@@ -130,6 +136,31 @@ def machine_allows(workers: int) -> None:
     )
 
 
+def _cpu_seconds(engine: ParallelEngine) -> float | None:
+    """CPU seconds the workers of ``engine`` used so far (Linux's ``/proc``; None elsewhere)."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    seconds = 0.0
+    for pid in engine.pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            return None
+        seconds += (int(fields[11]) + int(fields[12])) / ticks  # utime, stime
+    return seconds
+
+
+def _cpu_estimate(
+    activity: Activity, serial_cpu: float, before: float | None, after: float | None
+) -> str:
+    """``cpu-est``: ``workers x util x serial CPU seconds / the workers' CPU seconds``, the
+    speed-up on dedicated cores with the node rates this run saw (``est`` assumes equal
+    rates); CPU time counts only time on a core, so other jobs on the machine hardly change it.
+    """
+    if before is None or after is None or after <= before:
+        return "-"
+    return f"{activity.workers * activity.utilization() * serial_cpu / (after - before):.2f}"
+
+
 def compiled_solves(workers: int, hash_mb: float, positions: tuple[str, ...]) -> None:
     started = time.perf_counter()
     parallel = Solver("connect4", hash_mb=hash_mb, workers=workers)
@@ -138,18 +169,22 @@ def compiled_solves(workers: int, hash_mb: float, positions: tuple[str, ...]) ->
     serial.solve(Connect4.from_position(HARD[0] + "444"))  # load the compiled code
     engine = parallel.exact
     assert isinstance(engine, ParallelEngine)
-    print(HEADER)
+    print(HEADER + f" {'cpu-est':>7}")
     rows = []
     for moves in positions:
         game = Connect4.from_position(moves)
         serial.engine.clear()
+        clock = time.process_time()
         one = serial.solve(game)
+        serial_cpu = time.process_time() - clock
         engine.table[:] = 0  # a fresh shared table
+        before = _cpu_seconds(engine)
         many = parallel.solve(game)
+        cpu = _cpu_estimate(engine.activity, serial_cpu, before, _cpu_seconds(engine))
         assert one.rank == many.rank, moves
         one_run = (one.stats.time_s, one.stats.nodes)
         many_run = (many.stats.time_s, many.stats.nodes)
-        print(row(moves, "exact", one.rank, one_run, many_run, engine.activity))
+        print(row(moves, "exact", one.rank, one_run, many_run, engine.activity) + f" {cpu:>7}")
         estimate = _estimate(engine.activity, one.stats.nodes, many.stats.nodes)
         rows.append((one.stats.time_s, many.stats.time_s, estimate))
     print(total(f"total {workers}w", rows))
@@ -157,20 +192,49 @@ def compiled_solves(workers: int, hash_mb: float, positions: tuple[str, ...]) ->
 
 
 def compiled_sample(workers: int, hash_mb: float, sample: int) -> None:
+    """A test set's small solves: one at a time (each tried in the calling process first, so
+    the workers only help a hard one) and as a batch (each worker solves whole positions,
+    :meth:`ParallelEngine.solve_many`), against the serial solver; every table starts empty."""
     lines = (DATA / "Test_L1_R1").read_text().split("\n")[:sample]
-    games = [Connect4.from_position(line.split()[0]) for line in lines if line]
+    pairs = [line.split() for line in lines if line]
+    games = [Connect4.from_position(moves) for moves, _ in pairs]
+    expected = [int(score) for _, score in pairs]
     with Solver("connect4", hash_mb=hash_mb, workers=workers) as parallel:
+        engine = parallel.exact
+        assert isinstance(engine, ParallelEngine)
         serial = Solver("connect4", hash_mb=hash_mb)
-        for label, solver in (("serial", serial), (f"{workers} workers", parallel)):
-            clock = time.perf_counter()
-            for game in games:
-                solver.solve(game)
-            seconds = time.perf_counter() - clock
-            print(
-                f"Test_L1_R1[:{len(games)}] {label:<10} "
-                f"{seconds / len(games) * 1e3:8.3f} ms/position"
-            )
-    print("(small solves run in the calling process: the workers cost nothing there)")
+        serial.solve(Connect4.from_position(HARD[0] + "444"))  # load the compiled code
+        serial.engine.clear()
+        clock, cpu_clock = time.perf_counter(), time.process_time()
+        one = [serial.solve(game) for game in games]
+        serial_s, serial_cpu = time.perf_counter() - clock, time.process_time() - cpu_clock
+        engine.table[:] = 0
+        clock = time.perf_counter()
+        each = [parallel.solve(game) for game in games]
+        each_s = time.perf_counter() - clock
+        engine.table[:] = 0
+        before = _cpu_seconds(engine)
+        clock = time.perf_counter()
+        batch = list(parallel.solve_many(games))
+        batch_s = time.perf_counter() - clock
+        cpu = _cpu_estimate(engine.activity, serial_cpu, before, _cpu_seconds(engine))
+        for results in (one, each, batch):
+            assert [exact.rank for exact in results] == expected
+        serial_nodes = sum(exact.stats.nodes for exact in one)
+        batch_nodes = sum(exact.stats.nodes for exact in batch)
+        estimate = _estimate(engine.activity, serial_nodes, batch_nodes)
+        label = f"Test_L1_R1[:{len(games)}]"
+        print(f"{label} serial               {serial_s / len(games) * 1e3:8.3f} ms/position")
+        print(
+            f"{label} {workers}w, one at a time  {each_s / len(games) * 1e3:8.3f} ms/position"
+            f"  speed-up {serial_s / each_s:4.2f} (each small solve runs in the calling process)"
+        )
+        print(
+            f"{label} {workers}w, batch          {batch_s / len(games) * 1e3:8.3f} ms/position"
+            f"  speed-up {serial_s / batch_s:4.2f}  util {engine.activity.utilization():4.2f}"
+            f"  est {estimate:4.2f}  cpu-est {cpu}  (solve_many: each worker solves whole"
+            f" positions; nodes {serial_nodes:,} serial, {batch_nodes:,} batch)"
+        )
 
 
 def python_searches(pool: SearchPool, searches: tuple[tuple[str, int], ...]) -> None:
@@ -284,7 +348,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 2)
     parser.add_argument("--hash", type=float, default=64.0, help="table size in MB")
-    parser.add_argument("--sample", type=int, default=100, help="Test_L1_R1 positions")
+    parser.add_argument("--sample", type=int, default=1000, help="Test_L1_R1 positions")
     parser.add_argument("--quick", action="store_true", help="fewer and shorter searches")
     parser.add_argument(
         "--sections", default="012345", help="which sections to run, e.g. 05 (default all)"
@@ -315,6 +379,7 @@ def main() -> None:
             with SearchPool(workers) as pool:
                 python_searches(pool, python)
             compiled_solves(workers, args.hash, SCALING_COMPILED)
+            compiled_sample(workers, args.hash, args.sample)
     if "4" in args.sections:
         print("\n== 4. chess at a fixed depth ==")
         chess_fixed_depth(args.workers)

@@ -11,6 +11,8 @@ import pytest
 from test_compiled import read_set
 
 from zerosum.cli import main
+from zerosum.compiled.engine import new_table
+from zerosum.compiled.parallel import ParallelEngine
 from zerosum.compiled.solver import Solver
 from zerosum.games.connect4 import Connect4
 from zerosum.search import Limit
@@ -100,3 +102,227 @@ def test_analyze_takes_workers_with_the_compiled_engine(
     assert main([*argv, "--workers", "2", "--json"]) == 0
     parallel = capsys.readouterr().out
     assert json.loads(parallel)["value"] == json.loads(serial)["value"]
+
+
+# -- batches: each worker solves whole positions ------------------------------------------------
+
+
+def test_a_batch_gives_the_serial_results_in_order(parallel: Solver, data_dir: Path) -> None:
+    sample = read_set(data_dir, "Test_L1_R1")[100:160] + read_set(data_dir, "Test_L2_R1")[100:130]
+    # a harder position first: the easy ones behind it finish earlier but come out after it
+    sample.insert(0, ("4453444", 3))
+    games = [Connect4.from_position(moves) for moves, _ in sample]
+    serial = Solver("connect4", hash_mb=16)
+    for weak in (False, True):
+        many = list(parallel.solve_many(games, weak=weak))
+        one = list(serial.solve_many(games, weak=weak))
+        assert [exact.rank for exact in many] == [exact.rank for exact in one]
+        expected = [score if not weak else (score > 0) - (score < 0) for _, score in sample]
+        assert [exact.rank for exact in many] == expected
+        assert all(exact.complete and exact.stats.nodes > 0 for exact in many)
+    assert sum(parallel.exact.activity.nodes) > 0  # type: ignore[union-attr]
+
+
+def test_a_batch_takes_finished_games_and_stored_results(parallel: Solver, tmp_path: Path) -> None:
+    from zerosum.store import Store
+
+    won = Connect4.from_position("1212121")  # the first player has four in column 1
+    games = [Connect4.from_position("2252576253462244111563365343671351441"), won]
+    with Store(tmp_path / "proven.sqlite") as store:
+        parallel.store = store
+        try:
+            first = list(parallel.solve_many(games))
+            again = list(parallel.solve_many(games))
+        finally:
+            parallel.store = None
+    assert [exact.rank for exact in first] == [exact.rank for exact in again] == [-1, -18]
+    assert not first[0].stored and again[0].stored
+
+
+def test_a_node_limit_applies_to_each_position_of_a_batch(parallel: Solver) -> None:
+    games = [
+        Connect4.from_position(moves) for moves in ("4", "2252576253462244111563365343671351441")
+    ]
+    results = list(parallel.solve_many(games, limit=Limit(nodes=20_000)))
+    assert [exact.complete for exact in results] == [False, True]
+    assert results[1].rank == -1
+
+
+def test_a_time_limit_stops_a_batch_and_every_worker(parallel: Solver) -> None:
+    games = [Connect4.from_position(moves) for moves in ("", "4", "44", "43", "45", "3")]
+    started = time.perf_counter()
+    results = list(parallel.solve_many(games, limit=Limit(time=0.3)))
+    assert time.perf_counter() - started < 3
+    assert results and not results[-1].complete and len(results) < len(games)
+    end_game = Connect4.from_position("2252576253462244111563365343671351441")
+    assert [exact.rank for exact in parallel.solve_many([end_game])] == [-1]  # free again
+
+
+def test_leaving_a_batch_early_stops_the_workers(parallel: Solver) -> None:
+    end_game = Connect4.from_position("2252576253462244111563365343671351441")
+    games = [end_game, Connect4(), Connect4.from_position("4"), end_game]
+    started = time.perf_counter()
+    results = parallel.solve_many(games)
+    assert next(results).rank == -1
+    results.close()  # the empty board and "4" are still being solved: stop them
+    assert [exact.rank for exact in parallel.solve_many([end_game])] == [-1]
+    assert time.perf_counter() - started < 3
+
+
+def test_a_serial_batch_stops_at_a_time_limit() -> None:
+    serial = Solver("connect4", hash_mb=4)
+    games = [Connect4.from_position("2252576253462244111563365343671351441"), Connect4()]
+    results = list(serial.solve_many(games, limit=Limit(time=0.2)))
+    assert [exact.complete for exact in results] == [True, False]
+
+
+def test_the_command_line_solves_a_positions_file(
+    capsys: pytest.CaptureFixture[str], data_dir: Path, tmp_path: Path
+) -> None:
+    sample = read_set(data_dir, "Test_L1_R1")[:12]
+    path = tmp_path / "set.txt"
+    unscored, truth = read_set(data_dir, "Test_L2_R1")[0]
+    lines = [f"{moves} {score}\n" for moves, score in sample]
+    path.write_text("".join(lines) + f"\n# no score:\n{unscored}\n")
+    assert main(["solve", "connect4", "--positions", str(path), "--workers", "2"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) == 14 and out[0].split()[:4] == ["1", sample[0][0], f"{sample[0][1]:+d}", "ok"]
+    assert out[12].split()[:3] == ["15", unscored, f"{truth:+d}"]  # no score: not checked
+    assert out[13].startswith("13 of 13 positions solved in ")
+    assert "12 checked against the file's scores: 0 mismatches" in out[13]
+    assert main(["solve", "connect4", "--positions", str(path), "--weak", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert (data["positions"], data["solved"], data["checked"], data["mismatches"]) == (
+        13,
+        13,
+        12,
+        0,
+    )
+    assert [row["score"] for row in data["results"][:12]] == [
+        (score > 0) - (score < 0) for _, score in sample
+    ]
+    weak = (truth > 0) - (truth < 0)
+    assert data["results"][12] == data["results"][12] | {"line": 15, "score": weak, "ok": None}
+
+
+def test_the_command_line_reports_a_mismatch(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    path = tmp_path / "wrong.txt"
+    path.write_text("2252576253462244111563365343671351441 -1\n4453444 2\n")
+    assert main(["solve", "connect4", "--positions", str(path)]) == 1
+    out = capsys.readouterr().out
+    assert "MISMATCH: expected +2" in out and "1 mismatch" in out
+    assert "mismatch: line 2 4453444: solved +3, the file says +2" in out
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("4453 -2\n44x 1\n", "line 2: '44x': move 3 ('x') is not a column"),
+        ("4444444 1\n", "line 1: '4444444': move 7 (4) is in a full column"),
+        ("4453 -2 0\n", "line 1: '4453 -2 0' has 3 fields: expected 'POSITION [SCORE]'"),
+        ("\n4453 two\n", "line 2: the score 'two' is not a whole number"),
+        ("# nothing\n\n", "no positions in"),
+    ],
+)
+def test_a_bad_positions_file_is_one_line_and_exit_2(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, text: str, message: str
+) -> None:
+    path = tmp_path / "bad.txt"
+    path.write_text(text)
+    assert main(["solve", "connect4", "--positions", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("zerosum: error: ") and message in err and err.count("\n") == 1
+
+
+def test_positions_options_that_do_not_fit(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    path = tmp_path / "set.txt"
+    path.write_text("4453 -2\n")
+    for argv, message in (
+        (["--positions", str(tmp_path / "missing.txt")], "cannot read positions from"),
+        (["--positions", str(path), "--moves", "4"], "expected no --moves"),
+        (["--positions", str(path), "--all"], "expected no --all"),
+        (["--positions", str(path), "--algorithm", "negamax"], "expected no --algorithm"),
+    ):
+        assert main(["solve", "connect4", *argv]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("zerosum: error: ") and message in err, argv
+    assert main(["solve", "chess", "--positions", str(path)]) == 2
+    assert "no compiled engine" in capsys.readouterr().err
+
+
+def test_tables_keep_an_entrys_words_together_and_io_rows_apart(
+    parallel: Solver, data_dir: Path
+) -> None:
+    serial = Solver("connect4", hash_mb=1)
+    keys, data = serial.engine.keys, serial.engine.data
+    assert keys.strides == data.strides == (16,) and keys.base is data.base
+    assert data.ctypes.data - keys.ctypes.data == 8  # key word, then data word, per entry
+    engine = parallel.exact
+    assert isinstance(engine, ParallelEngine)
+    assert engine.table[0].strides == engine.table[1].strides == (16,)
+    assert engine.table[1].ctypes.data - engine.table[0].ctypes.data == 8
+    assert engine.ios.strides[0] >= 128  # no two workers' counters on one cache line
+    # the layout changes no result: two plain arrays give the same values and node counts
+    plain = Solver("connect4", hash_mb=1)
+    plain.engine.keys, plain.engine.data = new_table(1)
+    for moves, _ in read_set(data_dir, "Test_L2_R1")[200:230]:
+        game = Connect4.from_position(moves)
+        one, other = serial.solve(game), plain.solve(game)
+        assert (one.rank, one.stats.nodes) == (other.rank, other.stats.nodes)
+    for depth in (6, 10):
+        one_found = serial.search(Connect4(), limit=Limit(depth=depth))
+        other_found = plain.search(Connect4(), limit=Limit(depth=depth))
+        assert one_found.value == other_found.value
+        assert one_found.stats.nodes == other_found.stats.nodes
+
+
+def test_a_limit_stops_the_search_for_best_moves(parallel: Solver) -> None:
+    game = Connect4.from_position("4453")  # -2: each move's null window takes seconds
+    for solver in (parallel, Solver("connect4", hash_mb=4)):
+        started = time.perf_counter()
+        assert solver.best_moves_within(game, -2, limit=Limit(time=0.3)) is None
+        assert solver.best_moves_within(game, -2, limit=Limit(stop=lambda: True)) is None
+        assert time.perf_counter() - started < 3
+    end_game = Connect4.from_position("225257625346224411156336534367135144")
+    exact = parallel.solve(end_game)
+    assert parallel.best_moves_within(end_game, exact.rank, limit=Limit(time=5)) == (
+        Solver("connect4", hash_mb=4).best_moves(end_game, exact.rank)
+    )
+
+
+def test_the_command_line_stops_while_it_looks_for_best_moves(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    from zerosum.store import Store
+
+    path = tmp_path / "proven.sqlite"
+    solver = Solver("connect4", hash_mb=4)
+    with Store(path) as store:  # the score comes from the store, the best moves take seconds
+        store.put("connect4", solver.compiled.canonical_key(Connect4.from_position("4453")), -2)
+    argv = ["solve", "connect4", "--moves", "4453", "--store", str(path), "--time", "0.3"]
+    started = time.perf_counter()
+    assert main([*argv, "--workers", "2", "--json"]) == 0
+    assert time.perf_counter() - started < 15  # worker start-up included
+    data = json.loads(capsys.readouterr().out)
+    assert (data["score"], data["best_moves"], data["complete"]) == (-2, [], False)
+    assert main(argv) == 0
+    assert "best moves not known: stopped" in capsys.readouterr().out
+
+
+def test_the_command_line_stops_a_positions_file_at_a_time_limit(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    path = tmp_path / "set.txt"
+    path.write_text("2252576253462244111563365343671351441 -1\n4453 -2\n44\n")
+    argv = ["solve", "connect4", "--positions", str(path), "--time", "0.3"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert "not solved (stopped)" in out[1] and out[-1] == "stopped: 2 positions not solved"
+    assert main([*argv, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert (data["solved"], data["complete"], len(data["results"])) == (1, False, 2)
+    assert data["results"][1]["score"] is None

@@ -359,6 +359,8 @@ def cmd_analyze(args: argparse.Namespace) -> int:
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
+    if args.positions is not None:
+        return _solve_positions(args)
     spec, game = _load(args)
     algorithm = args.algorithm
     if algorithm is None and args.cluster is None and isinstance(game, Morris):
@@ -407,6 +409,124 @@ def cmd_solve(args: argparse.Namespace) -> int:
     return 0
 
 
+def _solve_positions(args: argparse.Namespace) -> int:
+    """``solve GAME --positions FILE``: every position of a test-set file solved exactly (over
+    ``--workers`` processes, each solving whole positions), one line per position as it is
+    solved, checked against the file's scores, then a summary. Exits 1 on a mismatch."""
+    from zerosum.compiled.batch import expected_rank, load, read_positions, solve_positions
+    from zerosum.compiled.solver import compiled_game
+
+    for option, given in (
+        ("--moves", bool(args.moves)),
+        ("--position", args.position is not None),
+        ("--all", args.all),
+        ("--cluster", args.cluster is not None),
+    ):
+        if given:
+            raise UsageError(f"--positions solves the positions of a file: expected no {option}")
+    spec = get_game(args.game)
+    if args.algorithm not in (None, COMPILED_ENGINE):
+        raise UsageError("--positions solves with the compiled engine: expected no --algorithm")
+    if not compiled_game(spec.name).exact:  # raises for a game without a compiled engine
+        raise UsageError(
+            f"--positions solves exactly, which the compiled engine cannot do for {spec.name}: "
+            "expected a game such as connect4 or tictactoe"
+        )
+    entries = read_positions(args.positions, spec)
+    store = Store(args.store) if args.store else None
+    rows: list[dict[str, Any]] = []
+    started = time.perf_counter()
+    startup = 0.0
+    try:
+        with _solver(
+            spec.name, hash_mb=args.hash or DEFAULT_HASH_MB, store=store, workers=args.workers
+        ) as solver:
+            load(solver, entries[0])
+            startup = time.perf_counter() - started
+            started = time.perf_counter()
+            with _interruptible() as stop:
+                limit = Limit(time=args.time, stop=stop)
+                for entry, exact in solve_positions(solver, entries, weak=args.weak, limit=limit):
+                    expected = expected_rank(entry, weak=args.weak)
+                    score = exact.rank if exact.complete else None
+                    row = {
+                        "line": entry.line,
+                        "position": entry.position,
+                        "score": score,
+                        "expected": expected,
+                        "ok": None if score is None or expected is None else score == expected,
+                        "stored": exact.stored,
+                        "nodes": exact.stats.nodes,
+                        "time_s": round(exact.stats.time_s, 6),
+                    }
+                    rows.append(row)
+                    if not args.json:
+                        print(_position_line(row), flush=True)
+    finally:
+        if store is not None:
+            store.close()
+    seconds = time.perf_counter() - started
+    solved = [row for row in rows if row["score"] is not None]
+    mismatches = [row for row in rows if row["ok"] is False]
+    checked = sum(row["ok"] is not None for row in rows)
+    per_position = seconds / len(solved) if solved else None
+    data: dict[str, Any] = {
+        "game": spec.name,
+        "file": str(args.positions),
+        "algorithm": COMPILED_ENGINE,
+        "weak": args.weak,
+        "workers": args.workers,
+        "positions": len(entries),
+        "solved": len(solved),
+        "checked": checked,
+        "mismatches": len(mismatches),
+        "complete": len(solved) == len(entries),
+        "nodes": sum(row["nodes"] for row in rows),
+        "time_s": round(seconds, 6),
+        "time_per_position_s": None if per_position is None else round(per_position, 9),
+        "startup_s": round(startup, 6),
+        "results": rows,
+    }
+    if args.json:
+        print(json.dumps(data))
+    else:
+        rate = f" ({per_position * 1e3:.3f} ms per position)" if per_position is not None else ""
+        workers = f"{args.workers} worker{'s' if args.workers > 1 else ''}"
+        print(
+            f"{len(solved)} of {len(entries)} positions solved in {seconds:.2f} s{rate}, "
+            f"{workers}, {data['nodes']:,} nodes; {checked} checked against the file's scores: "
+            f"{len(mismatches)} mismatch{'es' if len(mismatches) != 1 else ''}"
+            + f" (start-up {startup:.2f} s before that)"
+        )
+        if len(solved) < len(entries):
+            print(f"stopped: {len(entries) - len(solved)} positions not solved")
+        for row in mismatches:
+            print(
+                f"  mismatch: line {row['line']} {row['position']}: solved {row['score']:+d}, "
+                f"the file says {row['expected']:+d}"
+            )
+    return 1 if mismatches else 0
+
+
+def _position_line(row: dict[str, Any]) -> str:
+    """One position's line in ``solve --positions``."""
+    if row["score"] is None:
+        verdict, score = "not solved (stopped)", "-"
+    else:
+        score = f"{row['score']:+d}" if row["score"] else "0"
+        if row["ok"] is None:
+            verdict = ""
+        elif row["ok"]:
+            verdict = "ok"
+        else:
+            verdict = f"MISMATCH: expected {row['expected']:+d}"
+    source = "from the store" if row["stored"] else f"{row['nodes']:,} nodes"
+    return (
+        f"{row['line']:>6} {row['position']:<24} {score:>4}  {verdict:<22} {source:>16} "
+        f"{row['time_s'] * 1e3:9.3f} ms"
+    )
+
+
 def _exact_text(exact: Exact, *, weak: bool) -> str:
     if weak:
         return {1: "win", 0: "draw", -1: "loss"}[exact.rank]
@@ -442,6 +562,7 @@ def _solve_compiled(args: argparse.Namespace, spec: GameSpec, game: Game[Any]) -
             exact = solver.solve(game, weak=args.weak, limit=limit)
             results: list[tuple[Any, Exact]] = []
             best: list[Any] = []
+            best_known = True
             if stream and exact.complete:
                 print(f"score {_exact_text(exact, weak=args.weak)}")
             if exact.complete and game.outcome() is None:
@@ -452,14 +573,20 @@ def _solve_compiled(args: argparse.Namespace, spec: GameSpec, game: Game[Any]) -
                         left = Limit(time=max(args.time - spent, 1e-3), stop=stop)
                     results = solver.move_results(game, weak=args.weak, limit=left, on_move=show)
                     best = [m for m, r in results if r.rank == exact.rank]
-                else:
-                    best = solver.best_moves(game, exact.rank, weak=args.weak)
+                else:  # Ctrl-C and --time stop this too
+                    left = limit
+                    if args.time is not None:
+                        spent = time.perf_counter() - started
+                        left = Limit(time=max(args.time - spent, 1e-3), stop=stop)
+                    found = solver.best_moves_within(game, exact.rank, weak=args.weak, limit=left)
+                    best, best_known = found or [], found is not None
     finally:
         if solver is not None:
             solver.close()
         if store is not None:
             store.close()
     complete = exact.complete and (not args.all or len(results) == len(game.legal_moves()))
+    complete = complete and best_known
     nodes = exact.stats.nodes + sum(r.stats.nodes for _, r in results)
     seconds = exact.stats.time_s + sum(r.stats.time_s for _, r in results)
     data: dict[str, Any] = {
@@ -490,7 +617,9 @@ def _solve_compiled(args: argparse.Namespace, spec: GameSpec, game: Game[Any]) -
         lines.append("not solved: stopped before the score was proven")
     elif not stream:
         lines.append(f"score {_exact_text(exact, weak=args.weak)}")
-    if exact.complete:
+    if exact.complete and not best_known:
+        lines.append("best moves not known: stopped before they were proven")
+    elif exact.complete:
         lines.append(f"best moves {' '.join(data['best_moves']) or '-'}")
     if args.all:
         unsolved = data["unsolved"]
@@ -1217,6 +1346,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     solver.add_argument(
         "--split", type=_positive_int, default=2, help="plies below the root of the work units"
+    )
+    solver.add_argument(
+        "--positions",
+        metavar="FILE",
+        help="solve every position of a test-set file (lines 'POSITION [SCORE]') and check them",
     )
     solver.set_defaults(run=cmd_solve)
 

@@ -17,13 +17,25 @@ entry only if ``keys[i] ^ data[i]`` equals its key (see :mod:`.engine`). Two wri
 one slot can leave words from different entries, which then fail that check and read as a miss.
 A torn entry is never taken for another position's, so every stored bound stays true and every
 worker's answer is exact: parallel and serial solves give the same rank.
+
+Memory. An entry's two words sit side by side (``table[0]`` and ``table[1]`` are strided views
+of one array, as in the serial engine's table), so a probe reads one cache line: shared memory
+gets no huge pages, and with the words in two arrays a probe would miss twice in the cache and
+in the TLB. Each worker's ``io`` row (counters written at every node) has cache lines of its own.
+
+Batches. :meth:`ParallelEngine.solve_many` solves many positions, each whole by one worker, for
+sets of solves too small to split (a test set): the workers take chunks of positions as they
+come free and the results come back in the order of the positions.
 """
 
 from __future__ import annotations
 
 import contextlib
+import itertools
 import multiprocessing
 import time
+from collections import deque
+from collections.abc import Generator, Iterable
 from multiprocessing.connection import Connection, wait
 from multiprocessing.shared_memory import SharedMemory
 from typing import Any, Final
@@ -33,6 +45,7 @@ import numpy as np
 from zerosum.compiled import DEFAULT_HASH_MB, MAX_HASH_MB
 from zerosum.compiled.engine import (
     ABORTED,
+    BEST_MOVE,
     DEPTH_INF,
     EVALUATIONS,
     EXACT,
@@ -62,6 +75,20 @@ from zerosum.search.core import Limit, Stats
 from zerosum.search.parallel import Activity, ignore_sigint, sigint_held, wait_until_ready
 
 _POLL_S: Final = 0.01
+_IO_STRIDE: Final = 32
+"""Slots from one worker's ``io`` row to the next: 256 bytes, so that no two workers' rows
+share a cache line (each search writes its counters at every node; on a shared line the
+cores would keep taking the line from each other)."""
+_SEARCH: Final = 0
+_SOLVE: Final = 1
+"""The kinds of task a worker takes: a search in a window, a whole solve."""
+_NO_LIMIT: Final = (1 << 63) - 1
+_IN_FLIGHT: Final = 2
+"""Chunks of whole solves queued per worker in a batch, so that it never waits for us."""
+_CHUNK_S: Final = 0.01
+_CHUNK_MAX: Final = 32
+"""A chunk holds about ``_CHUNK_S`` seconds of solves (by the mean so far), at most
+``_CHUNK_MAX``: fewer messages, and results still come back every few milliseconds."""
 SERIAL_NODES: Final = 200_000
 """A solve is first tried in the calling process with this many nodes (tens of milliseconds):
 handing a small solve to the workers costs more than it saves."""
@@ -71,6 +98,20 @@ def _attach(name: str) -> SharedMemory:
     """Open shared memory that the parent owns and unlinks (a spawned child shares the
     parent's resource tracker, so attaching registers nothing new)."""
     return SharedMemory(name=name)
+
+
+def _table(memory: SharedMemory, entries: int) -> np.ndarray[Any, Any]:
+    """The shared table in ``memory``: ``table[0]`` the keys and ``table[1]`` the data, each a
+    strided view, an entry's two words side by side (as in :class:`.runner.Engine`'s table: a
+    probe reads one cache line)."""
+    pairs: np.ndarray[Any, Any] = np.ndarray((entries, 2), np.int64, buffer=memory.buf)
+    return pairs.T
+
+
+def _rows(memory: SharedMemory, workers: int) -> np.ndarray[Any, Any]:
+    """The workers' ``io`` arrays in ``memory``, one row each, ``_IO_STRIDE`` slots apart."""
+    padded: np.ndarray[Any, Any] = np.ndarray((workers, _IO_STRIDE), np.int64, buffer=memory.buf)
+    return padded[:, :IO_SIZE]
 
 
 def _worker(
@@ -89,19 +130,35 @@ def _worker(
     kernel = compiled_game(game).kernel
     search = compiled(kernel)
     table_memory, io_memory = _attach(table_name), _attach(io_name)
-    table: np.ndarray[Any, Any] = np.ndarray((2, entries), np.int64, buffer=table_memory.buf)
-    ios: np.ndarray[Any, Any] = np.ndarray((workers, IO_SIZE), np.int64, buffer=io_memory.buf)
+    table = _table(table_memory, entries)
+    ios = _rows(io_memory, workers)
     io = ios[index]
     stack = new_stack(kernel)
     state = np.zeros(kernel.state_size, np.int64)
     aux = kernel.load_aux()  # each worker loads its own copy, as the parent does
     search.negamax(state, -INF, INF, 1, table[0], table[1], new_io(), stack, aux)  # load
+    search.solve(state, 0, 0, table[0], table[1], new_io(), stack, aux)  # load this too
     pipe.send("ready")
     while True:
         task = pipe.recv()
         if task is None:
             break
-        values, alpha, beta, depth = task  # a search of one position in a window
+        if task[0] == _SOLVE:  # whole solves: (_SOLVE, states, lo, hi, node limit, generation)
+            _, positions, lo, hi, node_limit, generation = task
+            results = []
+            for values in positions:
+                state[:] = values
+                # Every slot but STOP, which the parent may be raising right now.
+                io[NODES:STOP] = 0
+                io[NODE_LIMIT], io[ABORTED], io[GENERATION] = node_limit, 0, generation
+                io[BEST_MOVE], io[VARIANT] = -1, 0
+                started = time.perf_counter()
+                rank = search.solve(state, lo, hi, table[0], table[1], io, stack, aux)
+                seconds = time.perf_counter() - started
+                results.append((int(rank), int(io[NODES]), seconds, bool(io[ABORTED] != 0)))
+            pipe.send(results)
+            continue
+        _, values, alpha, beta, depth = task  # a search of one position in a window
         state[:] = values
         score = search.negamax(state, alpha, beta, depth, table[0], table[1], io, stack, aux)
         pipe.send(int(score))
@@ -124,14 +181,10 @@ class ParallelEngine:
         self.workers = workers
         entries = table_entries(hash_mb)
         self._table_memory = SharedMemory(create=True, size=2 * entries * 8)
-        self._io_memory = SharedMemory(create=True, size=workers * IO_SIZE * 8)
-        self.table: np.ndarray[Any, Any] = np.ndarray(
-            (2, entries), np.int64, buffer=self._table_memory.buf
-        )
+        self._io_memory = SharedMemory(create=True, size=workers * _IO_STRIDE * 8)
+        self.table = _table(self._table_memory, entries)
         self.table.fill(0)
-        self.ios: np.ndarray[Any, Any] = np.ndarray(
-            (workers, IO_SIZE), np.int64, buffer=self._io_memory.buf
-        )
+        self.ios = _rows(self._io_memory, workers)
         self.generation = 0
         self._stack = new_stack(kernel)
         self._aux = kernel.load_aux()
@@ -173,6 +226,11 @@ class ParallelEngine:
             self._pipes.append(mine)
             self._processes.append(process)
         wait_until_ready(self._pipes)
+
+    @property
+    def pids(self) -> list[int]:
+        """The worker processes' ids."""
+        return [int(process.pid) for process in self._processes]
 
     @property
     def table_bytes(self) -> int:
@@ -230,6 +288,97 @@ class ParallelEngine:
                 return Solution(0, stats, complete=False)
             lo, hi = (int(end) for end in narrowed(lo, hi, middle, value))
         return Solution(lo, Stats(nodes=self._nodes, time_s=time.perf_counter() - started))
+
+    def solve_many(
+        self,
+        states: Iterable[np.ndarray[Any, Any]],
+        *,
+        weak: bool = False,
+        limit: Limit | None = None,
+    ) -> Generator[Solution, None, None]:
+        """The exact ranks of many positions, each solved whole by one worker (a batch: a
+        test set, say, of positions too small to split), yielded in the order of ``states``
+        as soon as each one and those before it are done.
+
+        The positions go out in chunks of about 10 ms of work (the first one alone), each worker
+        keeping two chunks queued, so that it never waits for this process; every
+        worker reads and writes the shared table (one generation for the whole batch). A node
+        limit applies to each position (one that runs out comes back incomplete and the batch
+        goes on); the time limit and the stop callback to the whole batch: once they stop it,
+        the first position left unsolved comes back incomplete and the iteration ends.
+        Closing the iterator early stops the workers too."""
+        lo, hi = solve_bounds(weak, None)
+        self.generation += 1
+        generation = self.generation & 255
+        nodes = _NO_LIMIT if limit is None or limit.nodes is None else max(limit.nodes, 1)
+        started = time.perf_counter()
+        deadline = None if limit is None or limit.time is None else started + limit.time
+        self.activity.reset()
+        self.ios[:, STOP] = 0
+        pending = enumerate(states)
+        queued: list[deque[list[int]]] = [deque() for _ in range(self.workers)]
+        done: dict[int, Solution] = {}
+        answered = 0  # results yielded
+        mean_s = 0.0  # seconds per position so far, for the size of the chunks
+        solved = 0
+        stopped = False
+
+        def send(worker: int) -> None:
+            while not stopped and len(queued[worker]) < _IN_FLIGHT:
+                size = 1 if solved == 0 else int(_CHUNK_S / max(mean_s, 1e-6))
+                chunk = list(itertools.islice(pending, max(1, min(size, _CHUNK_MAX))))
+                if not chunk:
+                    return
+                if not queued[worker]:
+                    self.activity.begin(worker)
+                queued[worker].append([index for index, _ in chunk])
+                values = [[int(value) for value in state] for _, state in chunk]
+                self._pipes[worker].send((_SOLVE, values, lo, hi, nodes, generation))
+
+        try:
+            for worker in range(self.workers):
+                send(worker)
+            while any(queued):
+                busy = {self._pipes[worker]: worker for worker in range(self.workers)}
+                ready = wait([pipe for pipe, w in busy.items() if queued[w]], timeout=_POLL_S)
+                for pipe in ready:
+                    worker = busy[pipe]  # type: ignore[index]  # the pipes we waited on
+                    results = self._pipes[worker].recv()
+                    indices = queued[worker].popleft()
+                    self.activity.end(worker, sum(result[1] for result in results))
+                    if queued[worker]:
+                        self.activity.begin(worker)
+                    for index, (rank, searched, seconds, aborted) in zip(
+                        indices, results, strict=True
+                    ):
+                        stats = Stats(nodes=searched, time_s=seconds)
+                        done[index] = Solution(rank, stats, not aborted)
+                        mean_s = (mean_s * solved + seconds) / (solved + 1)
+                        solved += 1
+                    send(worker)
+                while answered in done:
+                    solution = done.pop(answered)
+                    answered += 1
+                    yield solution
+                    if stopped and not solution.complete:
+                        return
+                if not stopped and (
+                    (deadline is not None and time.perf_counter() >= deadline)
+                    or (limit is not None and limit.stop is not None and limit.stop())
+                ):
+                    stopped = True
+                    self.ios[:, STOP] = 1
+            if stopped and next(pending, None) is not None:
+                yield Solution(0, Stats(), complete=False)  # the first one never sent
+        finally:
+            if any(queued):  # stopped, or the caller closed the iterator: let none run on
+                self.ios[:, STOP] = 1
+                for worker, chunks in enumerate(queued):
+                    for _ in chunks:
+                        self._pipes[worker].recv()
+                    if chunks:
+                        self.activity.end(worker, 0)
+            self.ios[:, STOP] = 0
 
     def _expand(self, root: np.ndarray[Any, Any]) -> list[list[int]]:
         """The states after each move of ``root`` (just looked at by ``decided``), best first.
@@ -335,7 +484,7 @@ class ParallelEngine:
                 self.ios[worker] = self._fresh()
                 busy[worker] = (index, alpha, full or best_at < 0)
                 self.activity.begin(worker)
-                self._pipes[worker].send((moves[index][1], -top, -alpha, depth - 1))
+                self._pipes[worker].send((_SEARCH, moves[index][1], -top, -alpha, depth - 1))
 
         fill()
         try:
@@ -407,7 +556,7 @@ class ParallelEngine:
             self.ios[worker, VARIANT] = variant
             busy[worker] = child
             self.activity.begin(worker)
-            self._pipes[worker].send((children[child], -beta, -alpha, DEPTH_INF))
+            self._pipes[worker].send((_SEARCH, children[child], -beta, -alpha, DEPTH_INF))
 
         def fill() -> None:
             for worker in range(self.workers):

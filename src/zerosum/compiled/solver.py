@@ -10,7 +10,7 @@ game's own; the kernels use the same integers (a column, a cell).
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -26,7 +26,7 @@ from zerosum.compiled import (
 )
 from zerosum.compiled.engine import PROVEN, Kernel, table_move
 from zerosum.compiled.parallel import ParallelEngine
-from zerosum.compiled.runner import Engine
+from zerosum.compiled.runner import Engine, Solution
 from zerosum.game import WIN, Game, Score, terminal_score
 from zerosum.games import connect4 as connect4_game
 from zerosum.games.morris import Morris
@@ -213,6 +213,80 @@ class Solver:
             game, solution.rank, solution.stats, weak=weak, complete=solution.complete
         )
 
+    def solve_many(
+        self, games: Sequence[Game[Any]], *, weak: bool = False, limit: Limit | None = None
+    ) -> Generator[Exact, None, None]:
+        """The exact result of each of ``games``, as :meth:`solve` gives it, yielded in their
+        order as soon as each is known: with workers, each worker solves whole positions
+        (:meth:`ParallelEngine.solve_many`), else they are solved one after the other. The
+        time limit and the stop callback cover the whole batch: the first position they leave
+        unsolved comes back incomplete and the iteration ends; a node limit applies to each
+        position."""
+        self._check_exact()  # now, not when the first result is asked for
+        return self._solve_many(games, weak=weak, limit=limit)
+
+    def _solve_many(
+        self, games: Sequence[Game[Any]], *, weak: bool, limit: Limit | None
+    ) -> Generator[Exact, None, None]:
+        started = time.perf_counter()
+        known: dict[int, Exact] = {}  # finished games and stored results, by index
+        searched: list[tuple[int, np.ndarray[Any, Any]]] = []
+        for index, game in enumerate(games):
+            outcome = game.outcome()
+            if outcome is not None:
+                final = self._terminal_rank(game)
+                if weak:
+                    final = (final > 0) - (final < 0)
+                known[index] = Exact(final, terminal_score(outcome, 0), Stats())
+                continue
+            rank = self._stored(game, weak=weak)
+            if rank is not None:
+                known[index] = self._exact(game, rank, Stats(), weak=weak, stored=True)
+            else:
+                searched.append((index, self.state(game)))
+        states = [state for _, state in searched]
+        if isinstance(self.exact, ParallelEngine):
+            solutions = self.exact.solve_many(states, weak=weak, limit=limit)
+        else:
+            solutions = self._solve_serially(states, weak=weak, limit=limit, started=started)
+        try:
+            for index, game in enumerate(games):
+                if index in known:
+                    yield known[index]
+                    continue
+                solution = next(solutions, None)
+                if solution is None:  # a limit ended the batch before this position
+                    yield Exact(0, 0, Stats(), complete=False)
+                    return
+                if solution.complete and self.store is not None:
+                    key = self.compiled.canonical_key(game)
+                    self.store.put(self.name, key, solution.rank, weak=weak)
+                yield self._exact(
+                    game, solution.rank, solution.stats, weak=weak, complete=solution.complete
+                )
+                if not solution.complete and _remaining(limit, started) is None:
+                    return
+        finally:
+            solutions.close()
+
+    def _solve_serially(
+        self,
+        states: list[np.ndarray[Any, Any]],
+        *,
+        weak: bool,
+        limit: Limit | None,
+        started: float,
+    ) -> Generator[Solution, None, None]:
+        """:meth:`solve_many` on this process's engine: one position after the other."""
+        for state in states:
+            left = _remaining(limit, started)
+            if left is None:
+                return
+            solution = self.engine.solve(state, weak=weak, limit=left)
+            yield solution
+            if not solution.complete and _remaining(limit, started) is None:
+                return
+
     def _exact(
         self,
         game: Game[Any],
@@ -274,7 +348,17 @@ class Solver:
     def best_moves(self, game: Game[Any], rank: int, *, weak: bool = False) -> list[Any]:
         """The moves that keep the exact result ``rank`` of ``game`` (one null-window search
         per move instead of a full solve)."""
+        best = self.best_moves_within(game, rank, weak=weak)
+        assert best is not None, "a solve without a limit always finishes"
+        return best
+
+    def best_moves_within(
+        self, game: Game[Any], rank: int, *, weak: bool = False, limit: Limit | None = None
+    ) -> list[Any] | None:
+        """:meth:`best_moves` under ``limit`` (its time counts for all the moves together):
+        None if the limit stopped it first."""
         self._check_exact()
+        started = time.perf_counter()
         best = []
         for move in game.legal_moves():
             game.make(move)
@@ -287,9 +371,15 @@ class Solver:
                     if known is not None:
                         child = known
                     else:  # one null window: is the child's rank at most -rank?
+                        left = _remaining(limit, started)
+                        if left is None:
+                            return None
                         window = (-rank, -rank + 1)
                         state = self.state(game)
-                        child = self.exact.solve(state, weak=weak, window=window).rank
+                        solution = self.exact.solve(state, weak=weak, window=window, limit=left)
+                        if not solution.complete:
+                            return None
+                        child = solution.rank
             finally:
                 game.undo()
             if -child >= rank:
