@@ -71,6 +71,20 @@ def test_move_results_agree_with_the_solve(connect4: Solver, data_dir: Path) -> 
             game.undo()
 
 
+def test_weak_best_moves_are_the_moves_with_the_best_weak_result(
+    connect4: Solver, data_dir: Path
+) -> None:
+    """Every move whose child is lost (or drawn) as the weak score says is a best move, also
+    when the move ends the game or the child's windowed solve answers a strong bound."""
+    sample = [moves for moves, _ in read_set(data_dir, "Test_L2_R1")[:20]]
+    for moves in [*sample, "2252576253462244111563365343671351441"]:
+        game = Connect4.from_position(moves)
+        weak = connect4.solve(game, weak=True).rank
+        results = connect4.move_results(game, weak=True)
+        expected = [move for move, exact in results if exact.rank == weak]
+        assert sorted(connect4.best_moves(game, weak, weak=True)) == sorted(expected), moves
+
+
 def test_pure_python_search_is_the_oracle(connect4: Solver, data_dir: Path) -> None:
     for moves, score in read_set(data_dir, "Test_L3_R1")[:25]:
         game = Connect4.from_position(moves)

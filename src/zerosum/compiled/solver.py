@@ -382,6 +382,8 @@ class Solver:
                         child = solution.rank
             finally:
                 game.undo()
+            if weak:  # a finished child's rank and a windowed solve's bound are strong ranks
+                child = (child > 0) - (child < 0)
             if -child >= rank:
                 best.append(move)
         return best
