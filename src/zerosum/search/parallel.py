@@ -41,6 +41,7 @@ import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
+from multiprocessing.shared_memory import SharedMemory
 from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 from zerosum.game import INFINITY, MAX_PLY, Game, Score, probe_of
@@ -254,6 +255,7 @@ class SearchPool:
         self._order: dict[Any, Score] = {}
         self._order_search = -1
         self.closed = False
+        self._blocks: dict[int, SharedMemory] = {}
         self.activity = Activity(self.workers)
         """Busy time and nodes per worker since the last search started."""
         try:
@@ -290,14 +292,25 @@ class SearchPool:
         """The pipe on which ``worker`` answers (to ``wait`` on)."""
         return self._pipes[worker]
 
-    def halt(self, workers: Iterator[int] | list[int] | dict[int, int]) -> None:
+    def halt(self, workers: Iterable[int]) -> None:
         """Raise the stop flags of ``workers``: their searches stop at their next poll."""
         for worker in workers:
             self._stop[worker] = 1
 
-    def drain(self, busy: dict[int, int]) -> None:
+    def drain(self, busy: dict[int, Any]) -> None:
         """Wait for the answers of the halted ``busy`` workers, so the pool is idle again."""
         self._drain(busy)
+
+    def shared_block(self, size: int) -> SharedMemory:
+        """A block of shared memory of ``size`` bytes for this pool's searches (a shared
+        table), made on first use and kept, like the workers, until :meth:`close` frees it.
+        Its content is the caller's to clear."""
+        if self.closed:
+            raise RuntimeError("the search pool is closed")
+        block = self._blocks.get(size)
+        if block is None:
+            block = self._blocks[size] = SharedMemory(create=True, size=size)
+        return block
 
     def new_search(self) -> int:
         """A fresh search id: workers start it with empty tables."""
@@ -430,7 +443,7 @@ class SearchPool:
         ctx.stale_cutoffs += answer.stale_cutoffs
         ctx.seldepth = max(ctx.seldepth, answer.seldepth)
 
-    def _drain(self, busy: dict[int, int]) -> None:
+    def _drain(self, busy: dict[int, Any]) -> None:
         """Wait for the stopped workers' answers (a few milliseconds), so the pool is idle."""
         for worker in list(busy):
             try:
@@ -458,6 +471,11 @@ class SearchPool:
                 process.join()
         for pipe in self._pipes:
             pipe.close()
+        for block in self._blocks.values():
+            with contextlib.suppress(BufferError):  # a table over it may still be in use here
+                block.close()
+            block.unlink()
+        self._blocks.clear()
 
     def __enter__(self) -> SearchPool:
         return self
