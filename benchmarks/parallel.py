@@ -15,7 +15,13 @@ and must give the same value):
 2. The pure-Python engine at a fixed depth (root splitting over a :class:`SearchPool`).
 3. Scaling with more workers than cores: 2, 3 and 4 workers on the pure-Python searches and on
    two compiled solves.
-4. Chess at a fixed depth: a hook, run when a ``chess`` game is registered.
+4. Chess at a fixed depth: the tactical engine against its split along the principal
+   variation over workers sharing one table. Besides ``util`` and ``est`` it prints
+   ``cpu est``: the serial search's CPU seconds over what the parallel one would take on
+   dedicated cores, its wall time with the workers' busy time shrunk to the CPU time they
+   used (read from ``/proc``). Unlike ``est`` it counts what a node costs in a worker (the
+   shared table, the tasks, two processes on one memory bus), and it is what a loaded machine
+   still lets one measure.
 5. A simulated run of root splitting for the compiled exact solves with 1 to 8 workers, from
    node counts (the critical path): the null-window tests are replayed serially, each root
    move searched on its own; each test is then scheduled on ``W`` workers (moves in order, a
@@ -200,29 +206,58 @@ def _bratko_kopec(label: str) -> str:
 
 
 def chess_fixed_depth(workers: int) -> None:
-    """Chess at a fixed depth: the tactical engine serial against root splitting over
-    ``workers`` processes (:mod:`zerosum.search.tactical_parallel`), with every selective
+    """Chess at a fixed depth: the tactical engine serial against its split over ``workers``
+    processes sharing one table (:mod:`zerosum.search.tactical_parallel`), with every selective
     technique on (null move and reductions make values order-dependent: a differing value is
-    marked, not an error)."""
+    marked, not an error). ``cpu est`` (see the module docstring) also counts what a node costs
+    in the workers."""
     from zerosum.games.chess import Chess
     from zerosum.search.tactical import TacticalSearch
     from zerosum.search.tactical_parallel import ParallelTacticalSearch
 
     with SearchPool(workers) as pool:
-        print(HEADER)
-        rows = []
+        print(f"{HEADER} {'cpu est':>7}")
+        rows, cpu_rows = [], []
         for label, fen, depth in CHESS:
             position = fen or _bratko_kopec(label)
+            clock = time.process_time()
             one = TacticalSearch(Chess.from_position(position)).search(Limit(depth=depth))
+            one_cpu = time.process_time() - clock
             game = Chess.from_position(position)
+            before = _cpu_seconds(pool.pids)
             many = ParallelTacticalSearch(game, pool).search(Limit(depth=depth))
+            after = _cpu_seconds(pool.pids)
             one_run = (one.stats.time_s, one.stats.nodes)
             many_run = (many.stats.time_s, many.stats.nodes)
             same = "" if one.value == many.value else f"  (parallel value {many.value})"
-            print(row(label, str(depth), one.value, one_run, many_run, pool.activity) + same)
+            cpu_estimate = "-"
+            if before is not None and after is not None:
+                busy = sum(pool.activity.busy_s)
+                dedicated = many.stats.time_s * (after - before) / busy
+                cpu_estimate = f"{one_cpu / dedicated:.2f}"
+                cpu_rows.append((one_cpu, dedicated))
+            text = row(label, str(depth), one.value, one_run, many_run, pool.activity)
+            print(f"{text} {cpu_estimate:>7}{same}")
             estimate = _estimate(pool.activity, one.stats.nodes, many.stats.nodes)
             rows.append((one.stats.time_s, many.stats.time_s, estimate))
-        print(total(f"total {workers}w", rows))
+            nodes = ", ".join(f"{count:,}" for count in pool.activity.nodes)
+            print(f"{'':<10} nodes per worker: {nodes}; tasks {pool.activity.tasks}")
+        overall = "-"
+        if cpu_rows:
+            overall = f"{sum(c for c, _ in cpu_rows) / sum(d for _, d in cpu_rows):.2f}"
+        print(f"{total(f'total {workers}w', rows)} {overall:>7}")
+
+
+def _cpu_seconds(pids: list[int]) -> float | None:
+    """The CPU seconds (user and system) the processes ``pids`` used so far (Linux)."""
+    seconds = 0.0
+    try:
+        for pid in pids:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            seconds += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+    return seconds
 
 
 def simulated_root_splitting(hash_mb: float, positions: tuple[str, ...]) -> None:
