@@ -12,7 +12,9 @@ and must give the same value):
    :mod:`zerosum.compiled.parallel`): hard positions (``4453`` and its continuations) and a
    sample of ``Test_L1_R1``. Each solve gets a fresh table of the same size; worker start-up is
    timed once and left out of the speed-up.
-2. The pure-Python engine at a fixed depth (root splitting over a :class:`SearchPool`).
+2. The pure-Python engine at a fixed depth over a :class:`SearchPool`: the first root move
+   split along its principal variation, then the other root moves split, workers sharing one
+   table; with ``cpu est`` as in section 4.
 3. Scaling with more workers than cores: 2, 3 and 4 workers on the pure-Python searches and on
    two compiled solves.
 4. Chess at a fixed depth: the tactical engine against its split along the principal
@@ -180,22 +182,49 @@ def compiled_sample(workers: int, hash_mb: float, sample: int) -> None:
 
 
 def python_searches(pool: SearchPool, searches: tuple[tuple[str, int], ...]) -> None:
-    print(HEADER)
-    rows = []
+    print(f"{HEADER} {'cpu est':>7}")
+    rows, cpu_rows = [], []
     for moves, depth in searches:
         game = Connect4.from_position(moves)
         limit = Limit(depth=depth)
+        clock = time.process_time()
         one = search(game, limit=limit)
+        one_cpu = time.process_time() - clock
+        before = _cpu_seconds(pool.pids)
         many = search(game, limit=limit, pool=pool)
+        after = _cpu_seconds(pool.pids)
         assert one.value == many.value, moves
         one_run = (one.stats.time_s, one.stats.nodes)
         many_run = (many.stats.time_s, many.stats.nodes)
-        print(row(moves, str(depth), one.value, one_run, many_run, pool.activity))
+        text = row(moves, str(depth), one.value, one_run, many_run, pool.activity)
+        print(f"{text} {_cpu_estimate(one_cpu, many.stats.time_s, before, after, pool, cpu_rows)}")
         estimate = _estimate(pool.activity, one.stats.nodes, many.stats.nodes)
         rows.append((one.stats.time_s, many.stats.time_s, estimate))
         nodes = ", ".join(f"{count:,}" for count in pool.activity.nodes)
-        print(f"{'':<10} nodes per worker: {nodes}")
-    print(total(f"total {pool.workers}w", rows))
+        print(f"{'':<10} nodes per worker: {nodes}; tasks {pool.activity.tasks}")
+    print(f"{total(f'total {pool.workers}w', rows)} {_cpu_total(cpu_rows)}")
+
+
+def _cpu_estimate(
+    serial_cpu: float,
+    parallel_s: float,
+    before: float | None,
+    after: float | None,
+    pool: SearchPool,
+    rows: list[tuple[float, float]],
+) -> str:
+    """``cpu est`` (see the module docstring), added to ``rows`` for the total."""
+    if before is None or after is None or sum(pool.activity.busy_s) <= 0:
+        return f"{'-':>7}"
+    dedicated = parallel_s * (after - before) / sum(pool.activity.busy_s)
+    rows.append((serial_cpu, dedicated))
+    return f"{serial_cpu / dedicated:>7.2f}"
+
+
+def _cpu_total(rows: list[tuple[float, float]]) -> str:
+    if not rows:
+        return f"{'-':>7}"
+    return f"{sum(one for one, _ in rows) / sum(many for _, many in rows):>7.2f}"
 
 
 def _bratko_kopec(label: str) -> str:
@@ -230,22 +259,14 @@ def chess_fixed_depth(workers: int) -> None:
             one_run = (one.stats.time_s, one.stats.nodes)
             many_run = (many.stats.time_s, many.stats.nodes)
             same = "" if one.value == many.value else f"  (parallel value {many.value})"
-            cpu_estimate = "-"
-            if before is not None and after is not None:
-                busy = sum(pool.activity.busy_s)
-                dedicated = many.stats.time_s * (after - before) / busy
-                cpu_estimate = f"{one_cpu / dedicated:.2f}"
-                cpu_rows.append((one_cpu, dedicated))
             text = row(label, str(depth), one.value, one_run, many_run, pool.activity)
-            print(f"{text} {cpu_estimate:>7}{same}")
+            cpu = _cpu_estimate(one_cpu, many.stats.time_s, before, after, pool, cpu_rows)
+            print(f"{text} {cpu}{same}")
             estimate = _estimate(pool.activity, one.stats.nodes, many.stats.nodes)
             rows.append((one.stats.time_s, many.stats.time_s, estimate))
             nodes = ", ".join(f"{count:,}" for count in pool.activity.nodes)
             print(f"{'':<10} nodes per worker: {nodes}; tasks {pool.activity.tasks}")
-        overall = "-"
-        if cpu_rows:
-            overall = f"{sum(c for c, _ in cpu_rows) / sum(d for _, d in cpu_rows):.2f}"
-        print(f"{total(f'total {workers}w', rows)} {overall:>7}")
+        print(f"{total(f'total {workers}w', rows)} {_cpu_total(cpu_rows)}")
 
 
 def _cpu_seconds(pids: list[int]) -> float | None:

@@ -128,6 +128,11 @@ class SharedTable(TranspositionTable[M]):
         self._codes = codes
         self._decoded: dict[int, Entry[M]] = {}
 
+    @property
+    def name(self) -> str:
+        """The name of the shared block (for another process to open it)."""
+        return self._memory.name
+
     def release(self) -> None:
         """Let go of the block (it stays mapped by the others); the table is unusable after."""
         if self._words is not None:

@@ -44,17 +44,15 @@ last finished iteration, or a root move of the interrupted one proven better.
 
 from __future__ import annotations
 
-import contextlib
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from multiprocessing.connection import wait
-from multiprocessing.shared_memory import SharedMemory
 from typing import Any, TypeVar
 
 from zerosum.game import INFINITY, WIN, Game, Outcome, Score, terminal_score
 from zerosum.search.core import Limit, SearchStopped, to_table
-from zerosum.search.parallel import SearchPool, _Answer, shared_pool
+from zerosum.search.parallel import SearchPool, _Answer, attach_block, shared_pool
 from zerosum.search.shared_table import MoveCodes, SharedTable, slots_for, table_bytes
 from zerosum.search.table import Bound, TranspositionTable
 from zerosum.search.tactical import (
@@ -75,22 +73,6 @@ DEFAULT_ENTRIES = 1 << 18
 SPLIT_DEPTH = 3
 """Nodes of the principal variation with at least this many plies left are split; a
 shallower one is searched whole by one worker."""
-
-_attached: dict[str, SharedMemory] = {}
-"""In a worker: the shared table's block, opened once and kept across searches."""
-
-
-def _attach(name: str) -> SharedMemory:
-    """The block ``name`` that the parent's pool owns and unlinks (a spawned worker shares the
-    parent's resource tracker, so opening it registers nothing new)."""
-    block = _attached.get(name)
-    if block is None:
-        for old in _attached.values():
-            with contextlib.suppress(BufferError):  # a table of an old search may hold it
-                old.close()
-        _attached.clear()
-        block = _attached[name] = SharedMemory(name=name)
-    return block
 
 
 @dataclass(frozen=True)
@@ -134,7 +116,7 @@ class _TacticalWorker:
         # (python-chess's board searched about 20% slower), a copy is made as usual.
         self.game: Game[Any] = task.game.copy()
         codes: MoveCodes[Any] = MoveCodes(self.game.legal_moves)
-        self.table = SharedTable(_attach(task.table), task.table_entries, codes)
+        self.table = SharedTable(attach_block(task.table), task.table_entries, codes)
         self.engine: TacticalSearch[Any] = TacticalSearch(
             self.game, table=self.table, options=task.options
         )
