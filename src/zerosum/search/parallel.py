@@ -76,6 +76,10 @@ def attach_block(name: str) -> SharedMemory:
     worker shares the parent's resource tracker, so opening it registers nothing new)."""
     block = _attached.get(name)
     if block is None:
+        for old in _attached.values():  # another table size: let the old block go
+            with contextlib.suppress(BufferError):  # a table of an old search may hold it
+                old.close()
+        _attached.clear()
         block = _attached[name] = SharedMemory(name=name)
     return block
 

@@ -79,17 +79,17 @@ class MoveCodes(Generic[M]):
 
     def __init__(self, legal_moves: Callable[[], list[M]]) -> None:
         self._legal_moves = legal_moves
-        self._codes: dict[M, int] = {}
+        self.codes: dict[M | None, int] = {None: 0}
+        """The codes of the moves coded so far (``None``: 0)."""
         self._moves: dict[int, M] = {}
 
     def code(self, move: M | None) -> int:
         """The code of ``move``; 0 for none."""
-        if move is None:
-            return 0
-        code = self._codes.get(move)
+        code = self.codes.get(move)
         if code is None:
-            code = self._codes[move] = _code_of(move)
-            self._moves.setdefault(code, move)
+            code = self.codes[move] = _code_of(move)
+            if move is not None:  # always: None is coded from the start
+                self._moves.setdefault(code, move)
         return code
 
     def move(self, code: int) -> M | None:
@@ -124,8 +124,10 @@ class SharedTable(TranspositionTable[M]):
         self._memory = memory
         buffer = memory.buf
         assert buffer is not None  # an open block
-        self._words: memoryview | None = buffer[: table_bytes(entries)].cast("Q")
+        self._words = buffer[: table_bytes(entries)].cast("Q")
+        self._released = False
         self._codes = codes
+        self._coded = codes.codes
         self._decoded: dict[int, Entry[M]] = {}
 
     @property
@@ -135,12 +137,12 @@ class SharedTable(TranspositionTable[M]):
 
     def release(self) -> None:
         """Let go of the block (it stays mapped by the others); the table is unusable after."""
-        if self._words is not None:
+        if not self._released:
             self._words.release()
-            self._words = None
+            self._released = True
 
     def _view(self) -> memoryview:
-        if self._words is None:
+        if self._released:
             raise RuntimeError("the shared table was released")
         return self._words
 
@@ -155,7 +157,6 @@ class SharedTable(TranspositionTable[M]):
 
     def probe(self, key: int) -> Entry[M] | None:
         words = self._words
-        assert words is not None
         index = (key & self._mask) << 1
         data = words[index + 1]
         check = words[index]
@@ -183,10 +184,11 @@ class SharedTable(TranspositionTable[M]):
         if not -SCORE_LIMIT <= score < SCORE_LIMIT:
             return False
         words = self._words
-        assert words is not None
         index = (key & self._mask) << 1
         old = words[index + 1]
-        code = self._codes.code(move)
+        code = self._coded.get(move)
+        if code is None:
+            code = self._codes.code(move)
         if old != 0:
             same = words[index] ^ old == key
             if not (same or (old >> 34) & 0xFF != self.generation or (old >> 24) & 0xFF <= depth):
