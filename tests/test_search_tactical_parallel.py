@@ -86,6 +86,18 @@ def test_stop_is_prompt_and_the_pool_is_reused(pool: SearchPool) -> None:
     assert again.complete and again.depth == 2
 
 
+def test_closing_the_pool_frees_the_shared_table() -> None:
+    from multiprocessing.shared_memory import SharedMemory
+
+    with SearchPool(2) as own:
+        searcher = ParallelTacticalSearch(Chess.from_position(POSITIONS[0]), own)
+        assert searcher.search(Limit(depth=2)).complete
+        names = [block.name for block in own._blocks.values()]
+        assert len(names) == 1
+    with pytest.raises(FileNotFoundError):
+        SharedMemory(name=names[0])
+
+
 def test_one_worker_is_the_serial_engine() -> None:
     assert isinstance(tactical_search(Chess()), TacticalSearch)
 

@@ -300,11 +300,27 @@ def _serve(index: int, pipe: Connection, stop: Any) -> None:
             break
         try:
             if current is None or current.search_id != task.search_id:
+                _end(current)
+                current = None
                 current = task.start()
             answer: _Answer | str = current.run(task, stop, index)
         except Exception as error:  # a bug in a game or an algorithm: tell the parent
-            answer, current = f"{type(error).__name__}: {error}", None
+            answer = f"{type(error).__name__}: {error}"
+            _end(current)
+            current = None
         pipe.send(answer)
+    _end(current)
+    for block in _attached.values():
+        with contextlib.suppress(BufferError):
+            block.close()
+    _attached.clear()
+
+
+def _end(search: Any) -> None:
+    """Let a worker's finished search go of its shared table, if it has one."""
+    table = getattr(search, "table", None)
+    if isinstance(table, SharedTable):
+        table.release()
 
 
 @dataclass
@@ -478,7 +494,7 @@ class SearchPool:
             self.activity.reset()
             self._generation = 0
             if shared:  # a new search starts with an empty table
-                self._shared_table(game, table_entries).clear()
+                self.shared_table(game, table_entries).clear()
         self._generation += 1
         # Step 1. Order the root moves by the previous iteration's values.
         moves = sorted(game.legal_moves(), key=lambda move: -self._order.get(move, -INFINITY))
@@ -490,7 +506,7 @@ class SearchPool:
             algorithm,
             table,
             table_entries,
-            self._shared_table(game, table_entries) if shared else None,
+            self.shared_table(game, table_entries) if shared else None,
             self._generation,
             self.workers,
         )
@@ -570,13 +586,17 @@ class SearchPool:
         self.activity.begin(worker)
         self._pipes[worker].send(task)
 
-    def _shared_table(self, game: Game[Any], entries: int) -> SharedTable[Any]:
-        """The parent's view of the shared table of ``entries`` slots (made once per size)."""
+    def shared_table(self, game: Game[Any], entries: int) -> SharedTable[Any]:
+        """The parent's view of the pool's shared table of ``entries`` slots (made once per
+        size, released by :meth:`close`), for searches of ``game`` (its moves name the table's
+        move codes). Its content is the caller's to clear."""
         entries = slots_for(entries)
         view = self._views.get(entries)
+        if view is not None and type(game) is not type(self._view_game):
+            view.release()  # another game: its moves get codes of their own
+            view = None
         if view is None:
             block = self.shared_block(table_bytes(entries))
-            self._view_game = game
             codes: MoveCodes[Any] = MoveCodes(self._view_moves)
             view = self._views[entries] = SharedTable(block, entries, codes)
         self._view_game = game

@@ -53,7 +53,7 @@ from typing import Any, TypeVar
 from zerosum.game import INFINITY, WIN, Game, Outcome, Score, terminal_score
 from zerosum.search.core import Limit, SearchStopped, to_table
 from zerosum.search.parallel import SearchPool, _Answer, attach_block, shared_pool
-from zerosum.search.shared_table import MoveCodes, SharedTable, slots_for, table_bytes
+from zerosum.search.shared_table import MoveCodes, SharedTable, slots_for
 from zerosum.search.table import Bound, TranspositionTable
 from zerosum.search.tactical import (
     CHECK_EVERY,
@@ -246,13 +246,9 @@ class ParallelTacticalSearch(SearchDriver[M]):
             raise RuntimeError("the search pool is closed")
         self._search_id = pool.new_search()
         self._informed = set()
-        if self._table is not None:
-            self._table.release()
         self._board = self.game.copy()
         self._path = []
-        block = pool.shared_block(table_bytes(self.table_entries))
-        codes: MoveCodes[M] = MoveCodes(self._board.legal_moves)
-        self._table = SharedTable(block, self.table_entries, codes)
+        self._table = pool.shared_table(self._board, self.table_entries)
         self._table.clear()  # a new search starts afresh: its values do not depend on earlier ones
         self._engine = TacticalSearch(self._board, table=self._table, options=self.options)
         self._engine._start(Limit())  # the generation the workers' engines start with too
@@ -486,7 +482,8 @@ class ParallelTacticalSearch(SearchDriver[M]):
 
     @property
     def _table_name(self) -> str:
-        return self.pool.shared_block(table_bytes(self.table_entries)).name
+        assert self._table is not None
+        return self._table.name
 
     def _count(self, answer: _Answer) -> None:
         nodes, cutoffs, probes, hits, stores, evaluations = answer.counts
