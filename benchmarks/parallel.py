@@ -23,7 +23,10 @@ and must give the same value):
    dedicated cores, its wall time with the workers' busy time shrunk to the CPU time they
    used (read from ``/proc``). Unlike ``est`` it counts what a node costs in a worker (the
    shared table, the tasks, two processes on one memory bus), and it is what a loaded machine
-   still lets one measure.
+   still lets one measure. Sections 2 and 4 also print how many cores other programs kept
+   busy on average while the parallel searches ran (``/proc/stat`` less this process and its
+   workers): with one core taken, two workers share the other and the measured speed-up
+   stays near 1 whatever the split.
 5. A simulated run of root splitting for the compiled exact solves with 1 to 8 workers, from
    node counts (the critical path): the null-window tests are replayed serially, each root
    move searched on its own; each test is then scheduled on ``W`` workers (moves in order, a
@@ -184,6 +187,7 @@ def compiled_sample(workers: int, hash_mb: float, sample: int) -> None:
 def python_searches(pool: SearchPool, searches: tuple[tuple[str, int], ...]) -> None:
     print(f"{HEADER} {'cpu est':>7}")
     rows, cpu_rows = [], []
+    others = _OtherLoad(pool)
     for moves, depth in searches:
         game = Connect4.from_position(moves)
         limit = Limit(depth=depth)
@@ -191,7 +195,9 @@ def python_searches(pool: SearchPool, searches: tuple[tuple[str, int], ...]) -> 
         one = search(game, limit=limit)
         one_cpu = time.process_time() - clock
         before = _cpu_seconds(pool.pids)
+        load = _OtherLoad.start()
         many = search(game, limit=limit, pool=pool)
+        others.add(load, before)
         after = _cpu_seconds(pool.pids)
         assert one.value == many.value, moves
         one_run = (one.stats.time_s, one.stats.nodes)
@@ -203,6 +209,7 @@ def python_searches(pool: SearchPool, searches: tuple[tuple[str, int], ...]) -> 
         nodes = ", ".join(f"{count:,}" for count in pool.activity.nodes)
         print(f"{'':<10} nodes per worker: {nodes}; tasks {pool.activity.tasks}")
     print(f"{total(f'total {pool.workers}w', rows)} {_cpu_total(cpu_rows)}")
+    print(others)
 
 
 def _cpu_estimate(
@@ -247,6 +254,7 @@ def chess_fixed_depth(workers: int) -> None:
     with SearchPool(workers) as pool:
         print(f"{HEADER} {'cpu est':>7}")
         rows, cpu_rows = [], []
+        others = _OtherLoad(pool)
         for label, fen, depth in CHESS:
             position = fen or _bratko_kopec(label)
             clock = time.process_time()
@@ -254,7 +262,9 @@ def chess_fixed_depth(workers: int) -> None:
             one_cpu = time.process_time() - clock
             game = Chess.from_position(position)
             before = _cpu_seconds(pool.pids)
+            load = _OtherLoad.start()
             many = ParallelTacticalSearch(game, pool).search(Limit(depth=depth))
+            others.add(load, before)
             after = _cpu_seconds(pool.pids)
             one_run = (one.stats.time_s, one.stats.nodes)
             many_run = (many.stats.time_s, many.stats.nodes)
@@ -267,6 +277,51 @@ def chess_fixed_depth(workers: int) -> None:
             nodes = ", ".join(f"{count:,}" for count in pool.activity.nodes)
             print(f"{'':<10} nodes per worker: {nodes}; tasks {pool.activity.tasks}")
         print(f"{total(f'total {workers}w', rows)} {_cpu_total(cpu_rows)}")
+        print(others)
+
+
+class _OtherLoad:
+    """The CPU that other programs took while the parallel searches ran: the machine's busy
+    time (``/proc/stat``) less what this process and the pool's workers used."""
+
+    def __init__(self, pool: SearchPool) -> None:
+        self.pool = pool
+        self.other_s = self.wall_s = 0.0
+        self.known = True
+
+    @staticmethod
+    def start() -> tuple[float | None, float, float]:
+        return _machine_busy(), time.process_time(), time.perf_counter()
+
+    def add(self, start: tuple[float | None, float, float], workers_before: float | None) -> None:
+        machine, own, clock = start
+        machine_now, workers_now = _machine_busy(), _cpu_seconds(self.pool.pids)
+        if None in (machine, machine_now, workers_before, workers_now):
+            self.known = False
+            return
+        assert machine is not None and machine_now is not None
+        assert workers_before is not None and workers_now is not None
+        ours = workers_now - workers_before + time.process_time() - own
+        self.other_s += max(machine_now - machine - ours, 0.0)
+        self.wall_s += time.perf_counter() - clock
+
+    def __str__(self) -> str:
+        if not self.known or self.wall_s <= 0:
+            return f"{'':<10} (the load of other programs is not known here)"
+        return (
+            f"{'':<10} other programs used {self.other_s / self.wall_s:.2f} of the "
+            f"{os.cpu_count()} cores on average during the parallel searches"
+        )
+
+
+def _machine_busy() -> float | None:
+    """The CPU seconds every core of the machine spent busy so far (Linux)."""
+    try:
+        fields = [int(field) for field in Path("/proc/stat").read_text().split("\n")[0].split()[1:]]
+    except (OSError, ValueError):
+        return None
+    idle = fields[3] + fields[4]
+    return (sum(fields) - idle) / os.sysconf("SC_CLK_TCK")
 
 
 def _cpu_seconds(pids: list[int]) -> float | None:
