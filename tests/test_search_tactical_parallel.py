@@ -64,6 +64,19 @@ def test_splitting_the_whole_principal_variation_keeps_the_serial_value(
         assert game.position() == Chess.from_position(fen).position()
 
 
+def test_the_split_of_a_game_without_chess_capabilities(pool: SearchPool) -> None:
+    """Tic-tac-toe and connect four have none of the optional capabilities: the parent's PV
+    nodes fall back as the serial engine does."""
+    from zerosum.games.connect4 import Connect4
+    from zerosum.games.tictactoe import TicTacToe
+
+    for game in (TicTacToe.from_position("x../.o./..."), Connect4.from_position("4453")):
+        for depth in (3, 6):
+            serial = TacticalSearch(game.copy(), options=EXACT_OPTIONS).search(Limit(depth=depth))
+            split = ParallelTacticalSearch(game.copy(), pool, options=EXACT_OPTIONS, split_depth=1)
+            assert split.search(Limit(depth=depth)).value == serial.value
+
+
 def test_pruned_parallel_search_is_sane(pool: SearchPool) -> None:
     game = Chess.from_position(POSITIONS[1])
     searcher = ParallelTacticalSearch(game, pool)
