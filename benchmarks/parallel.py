@@ -14,10 +14,21 @@ and must give the same value):
    each), solved one at a time and as a batch (each worker solving whole positions). Each solve
    (and each pass over the sample) gets a fresh table of the same size; worker start-up is
    timed once and left out of the speed-up.
-2. The pure-Python engine at a fixed depth (root splitting over a :class:`SearchPool`).
+2. The pure-Python engine at a fixed depth over a :class:`SearchPool`: the first root move
+   split along its principal variation, then the other root moves split, workers sharing one
+   table; with ``cpu est`` as in section 4.
 3. Scaling with more workers than cores: 3 and 4 workers on the pure-Python searches, on
    two compiled solves and on the ``Test_L1_R1`` sample.
-4. Chess at a fixed depth: a hook, run when a ``chess`` game is registered.
+4. Chess at a fixed depth: the tactical engine against its split along the principal
+   variation over workers sharing one table. Besides ``util`` and ``est`` it prints
+   ``cpu est``: the serial search's CPU seconds over what the parallel one would take on
+   dedicated cores, its wall time with the workers' busy time shrunk to the CPU time they
+   used (read from ``/proc``). Unlike ``est`` it counts what a node costs in a worker (the
+   shared table, the tasks, two processes on one memory bus), and it is what a loaded machine
+   still lets one measure. Sections 2 and 4 also print how many cores other programs kept
+   busy on average while the parallel searches ran (``/proc/stat`` less this process and its
+   workers): with one core taken, two workers share the other and the measured speed-up
+   stays near 1 whatever the split.
 5. A simulated run of root splitting for the compiled exact solves with 1 to 8 workers, from
    node counts (the critical path): the null-window tests are replayed serially, each root
    move searched on its own; each test is then scheduled on ``W`` workers (moves in order, a
@@ -238,22 +249,53 @@ def compiled_sample(workers: int, hash_mb: float, sample: int) -> None:
 
 
 def python_searches(pool: SearchPool, searches: tuple[tuple[str, int], ...]) -> None:
-    print(HEADER)
-    rows = []
+    print(f"{HEADER} {'cpu est':>7}")
+    rows, cpu_rows = [], []
+    others = _OtherLoad(pool)
     for moves, depth in searches:
         game = Connect4.from_position(moves)
         limit = Limit(depth=depth)
+        clock = time.process_time()
         one = search(game, limit=limit)
+        one_cpu = time.process_time() - clock
+        before = _cpu_seconds(pool.pids)
+        load = _OtherLoad.start()
         many = search(game, limit=limit, pool=pool)
+        others.add(load, before)
+        after = _cpu_seconds(pool.pids)
         assert one.value == many.value, moves
         one_run = (one.stats.time_s, one.stats.nodes)
         many_run = (many.stats.time_s, many.stats.nodes)
-        print(row(moves, str(depth), one.value, one_run, many_run, pool.activity))
+        text = row(moves, str(depth), one.value, one_run, many_run, pool.activity)
+        print(f"{text} {_cpu_estimate(one_cpu, many.stats.time_s, before, after, pool, cpu_rows)}")
         estimate = _estimate(pool.activity, one.stats.nodes, many.stats.nodes)
         rows.append((one.stats.time_s, many.stats.time_s, estimate))
         nodes = ", ".join(f"{count:,}" for count in pool.activity.nodes)
-        print(f"{'':<10} nodes per worker: {nodes}")
-    print(total(f"total {pool.workers}w", rows))
+        print(f"{'':<10} nodes per worker: {nodes}; tasks {pool.activity.tasks}")
+    print(f"{total(f'total {pool.workers}w', rows)} {_cpu_total(cpu_rows)}")
+    print(others)
+
+
+def _cpu_estimate(
+    serial_cpu: float,
+    parallel_s: float,
+    before: float | None,
+    after: float | None,
+    pool: SearchPool,
+    rows: list[tuple[float, float]],
+) -> str:
+    """``cpu est`` (see the module docstring), added to ``rows`` for the total."""
+    if before is None or after is None or sum(pool.activity.busy_s) <= 0:
+        return f"{'-':>7}"
+    dedicated = parallel_s * (after - before) / sum(pool.activity.busy_s)
+    rows.append((serial_cpu, dedicated))
+    return f"{serial_cpu / dedicated:>7.2f}"
+
+
+def _cpu_total(rows: list[tuple[float, float]]) -> str:
+    if not rows:
+        return f"{'-':>7}"
+    return f"{sum(one for one, _ in rows) / sum(many for _, many in rows):>7.2f}"
 
 
 def _bratko_kopec(label: str) -> str:
@@ -264,29 +306,98 @@ def _bratko_kopec(label: str) -> str:
 
 
 def chess_fixed_depth(workers: int) -> None:
-    """Chess at a fixed depth: the tactical engine serial against root splitting over
-    ``workers`` processes (:mod:`zerosum.search.tactical_parallel`), with every selective
+    """Chess at a fixed depth: the tactical engine serial against its split over ``workers``
+    processes sharing one table (:mod:`zerosum.search.tactical_parallel`), with every selective
     technique on (null move and reductions make values order-dependent: a differing value is
-    marked, not an error)."""
+    marked, not an error). ``cpu est`` (see the module docstring) also counts what a node costs
+    in the workers."""
     from zerosum.games.chess import Chess
     from zerosum.search.tactical import TacticalSearch
     from zerosum.search.tactical_parallel import ParallelTacticalSearch
 
     with SearchPool(workers) as pool:
-        print(HEADER)
-        rows = []
+        print(f"{HEADER} {'cpu est':>7}")
+        rows, cpu_rows = [], []
+        others = _OtherLoad(pool)
         for label, fen, depth in CHESS:
             position = fen or _bratko_kopec(label)
+            clock = time.process_time()
             one = TacticalSearch(Chess.from_position(position)).search(Limit(depth=depth))
+            one_cpu = time.process_time() - clock
             game = Chess.from_position(position)
+            before = _cpu_seconds(pool.pids)
+            load = _OtherLoad.start()
             many = ParallelTacticalSearch(game, pool).search(Limit(depth=depth))
+            others.add(load, before)
+            after = _cpu_seconds(pool.pids)
             one_run = (one.stats.time_s, one.stats.nodes)
             many_run = (many.stats.time_s, many.stats.nodes)
             same = "" if one.value == many.value else f"  (parallel value {many.value})"
-            print(row(label, str(depth), one.value, one_run, many_run, pool.activity) + same)
+            text = row(label, str(depth), one.value, one_run, many_run, pool.activity)
+            cpu = _cpu_estimate(one_cpu, many.stats.time_s, before, after, pool, cpu_rows)
+            print(f"{text} {cpu}{same}")
             estimate = _estimate(pool.activity, one.stats.nodes, many.stats.nodes)
             rows.append((one.stats.time_s, many.stats.time_s, estimate))
-        print(total(f"total {workers}w", rows))
+            nodes = ", ".join(f"{count:,}" for count in pool.activity.nodes)
+            print(f"{'':<10} nodes per worker: {nodes}; tasks {pool.activity.tasks}")
+        print(f"{total(f'total {workers}w', rows)} {_cpu_total(cpu_rows)}")
+        print(others)
+
+
+class _OtherLoad:
+    """The CPU that other programs took while the parallel searches ran: the machine's busy
+    time (``/proc/stat``) less what this process and the pool's workers used."""
+
+    def __init__(self, pool: SearchPool) -> None:
+        self.pool = pool
+        self.other_s = self.wall_s = 0.0
+        self.known = True
+
+    @staticmethod
+    def start() -> tuple[float | None, float, float]:
+        return _machine_busy(), time.process_time(), time.perf_counter()
+
+    def add(self, start: tuple[float | None, float, float], workers_before: float | None) -> None:
+        machine, own, clock = start
+        machine_now, workers_now = _machine_busy(), _cpu_seconds(self.pool.pids)
+        if None in (machine, machine_now, workers_before, workers_now):
+            self.known = False
+            return
+        assert machine is not None and machine_now is not None
+        assert workers_before is not None and workers_now is not None
+        ours = workers_now - workers_before + time.process_time() - own
+        self.other_s += max(machine_now - machine - ours, 0.0)
+        self.wall_s += time.perf_counter() - clock
+
+    def __str__(self) -> str:
+        if not self.known or self.wall_s <= 0:
+            return f"{'':<10} (the load of other programs is not known here)"
+        return (
+            f"{'':<10} other programs used {self.other_s / self.wall_s:.2f} of the "
+            f"{os.cpu_count()} cores on average during the parallel searches"
+        )
+
+
+def _machine_busy() -> float | None:
+    """The CPU seconds every core of the machine spent busy so far (Linux)."""
+    try:
+        fields = [int(field) for field in Path("/proc/stat").read_text().split("\n")[0].split()[1:]]
+    except (OSError, ValueError):
+        return None
+    idle = fields[3] + fields[4]
+    return (sum(fields) - idle) / os.sysconf("SC_CLK_TCK")
+
+
+def _cpu_seconds(pids: list[int]) -> float | None:
+    """The CPU seconds (user and system) the processes ``pids`` used so far (Linux)."""
+    seconds = 0.0
+    try:
+        for pid in pids:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            seconds += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+    return seconds
 
 
 def simulated_root_splitting(hash_mb: float, positions: tuple[str, ...]) -> None:

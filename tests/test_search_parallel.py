@@ -23,7 +23,7 @@ from zerosum.cli import main
 from zerosum.games.connect4 import Connect4, value_from_pons
 from zerosum.games.tictactoe import TicTacToe
 from zerosum.search import Limit, search, solve
-from zerosum.search.parallel import SearchPool, resolve_workers
+from zerosum.search.parallel import SPLIT_DEPTH, SearchPool, resolve_workers
 
 INNER = [game for game in POSITIONS if game.outcome() is None]
 
@@ -101,6 +101,33 @@ def test_connect_four_depth_limited_and_solved(pool: SearchPool, data_dir: Path)
         game = Connect4.from_position(moves)
         exact = solve(game, pool=pool)
         assert exact.solved and exact.value == value_from_pons(score, game.ply()), moves
+
+
+@pytest.mark.parametrize("table", [True, False])
+def test_splitting_the_principal_variation_keeps_the_serial_values(
+    pool: SearchPool, data_dir: Path, table: bool
+) -> None:
+    """PVS splits the first root move along its principal variation; with ``split_depth`` 1
+    every PV node is split, the workers sharing one table (or none)."""
+    games = [TicTacToe.from_position("x../.o./..."), TicTacToe()]
+    games += [Connect4.from_position(moves) for moves, _ in read_set(data_dir, "Test_L2_R1")[:3]]
+    pool.split_depth = 1
+    try:
+        for game in games:
+            for depth in (2, 5, 6):
+                limit = Limit(depth=depth)
+                serial = search(game, limit=limit, all_best=True, table=table)
+                every = search(game, limit=limit, all_best=True, table=table, pool=pool)
+                assert every.value == serial.value, (game.position(), depth)
+                assert set(every.best_moves) == set(serial.best_moves), (game.position(), depth)
+                one = search(game, limit=limit, table=table, pool=pool)
+                assert one.value == serial.value and one.best_move in serial.best_moves
+                assert one.pv[0] == one.best_move
+            search(game, limit=Limit(depth=2), table=table, pool=pool)
+            moves = len(game.legal_moves())  # depth 1: a task per move; 2: the split adds some
+            assert pool.activity.tasks > 2 * moves
+    finally:
+        pool.split_depth = SPLIT_DEPTH
 
 
 def test_the_api_takes_a_worker_count() -> None:

@@ -47,6 +47,36 @@ def test_parallel_equals_serial_without_pruning(pool: SearchPool, fen: str) -> N
             board.push(move)
 
 
+@pytest.mark.parametrize("fen", POSITIONS[:2])
+def test_splitting_the_whole_principal_variation_keeps_the_serial_value(
+    pool: SearchPool, fen: str
+) -> None:
+    """Every node of the principal variation split (``split_depth=1``): the first move of
+    each searched by the parent's recursion, the others by the workers."""
+    for depth in (2, 4):
+        one = TacticalSearch(Chess.from_position(fen), options=EXACT_OPTIONS)
+        serial = one.search(Limit(depth=depth))
+        game = Chess.from_position(fen)
+        split = ParallelTacticalSearch(game, pool, options=EXACT_OPTIONS, split_depth=1)
+        many = split.search(Limit(depth=depth))
+        assert many.value == serial.value, (fen, depth)
+        assert chess.Board(fen).is_legal(many.best_move)
+        assert game.position() == Chess.from_position(fen).position()
+
+
+def test_the_split_of_a_game_without_chess_capabilities(pool: SearchPool) -> None:
+    """Tic-tac-toe and connect four have none of the optional capabilities: the parent's PV
+    nodes fall back as the serial engine does."""
+    from zerosum.games.connect4 import Connect4
+    from zerosum.games.tictactoe import TicTacToe
+
+    for game in (TicTacToe.from_position("x../.o./..."), Connect4.from_position("4453")):
+        for depth in (3, 6):
+            serial = TacticalSearch(game.copy(), options=EXACT_OPTIONS).search(Limit(depth=depth))
+            split = ParallelTacticalSearch(game.copy(), pool, options=EXACT_OPTIONS, split_depth=1)
+            assert split.search(Limit(depth=depth)).value == serial.value
+
+
 def test_pruned_parallel_search_is_sane(pool: SearchPool) -> None:
     game = Chess.from_position(POSITIONS[1])
     searcher = ParallelTacticalSearch(game, pool)
@@ -67,6 +97,18 @@ def test_stop_is_prompt_and_the_pool_is_reused(pool: SearchPool) -> None:
     assert not result.complete and chess.Board(POSITIONS[1]).is_legal(result.best_move)
     again = ParallelTacticalSearch(game, pool).search(Limit(depth=2))  # every worker idle
     assert again.complete and again.depth == 2
+
+
+def test_closing_the_pool_frees_the_shared_table() -> None:
+    from multiprocessing.shared_memory import SharedMemory
+
+    with SearchPool(2) as own:
+        searcher = ParallelTacticalSearch(Chess.from_position(POSITIONS[0]), own)
+        assert searcher.search(Limit(depth=2)).complete
+        names = [block.name for block in own._blocks.values()]
+        assert len(names) == 1
+    with pytest.raises(FileNotFoundError):
+        SharedMemory(name=names[0])
 
 
 def test_one_worker_is_the_serial_engine() -> None:

@@ -1,4 +1,4 @@
-"""Root splitting over worker processes: the pure-Python search on every core.
+"""Splitting the pure-Python search over worker processes: the search on every core.
 
 Python threads cannot run the search side by side, so a :class:`SearchPool` keeps ``workers``
 processes (``spawn``) that start once and serve every search until :meth:`SearchPool.close`:
@@ -8,19 +8,30 @@ How one iteration runs (the driver calls :meth:`SearchPool.search_root` once per
 
 1. The root moves are ordered by the previous iteration's values, best first.
 2. Young brothers wait: unless every move is wanted with a full window (``Mode.EXACT``), the
-   first move is searched alone; its value is the bound the others are searched against.
+   first move is searched before the others; its value is the bound they are searched
+   against. For PVS (the ``engine`` algorithm) the first move is itself split along its
+   principal variation (:meth:`SearchPool._split`), so that no worker idles meanwhile: at
+   each node of its PV with at least ``split_depth`` plies left (4 by default), the parent
+   searches the first move the same way (the next PV node), then hands the other moves to
+   the workers as they come free, each with a null window at the best value so far and the
+   full window if that lands inside, as PVS does; a node with fewer plies left is one task.
+   Other algorithms search the first move as one task.
 3. The remaining moves go to the workers as they come free, each with the best value found so
    far as the lower end of its window (PVS algorithms try a null window first, as the serial
    root does). A move that raises the best value tightens the window of every move sent after.
 4. The answers are combined as the serial root combines them: the best value, the best moves
    in the root order, the principal variation of the first best move.
 
-Each worker keeps its own table (and killer and history tables) for the whole search, across
-iterations and across the root moves it is given; a new search starts with empty ones, so a
-depth-limited value never depends on what earlier searches left behind. In games where a
-position is always reached at the same ply (tic-tac-toe, connect four) the values are then
-exactly the serial search's at the same depth: every move's value is exact or a bound that
-the serial root would also have discarded.
+Tables. Algorithms with a bounded table (``alphabeta``, ``engine``) share one
+:class:`~zerosum.search.shared_table.SharedTable` in shared memory between the workers and the
+parent (its module header explains why its lock-free writes are safe: a torn entry reads as a
+miss); the memo algorithms (``minimax``, ``negamax``) keep a memo per worker. Killer and
+history tables are each worker's own. Tables live for the whole search, across iterations and
+tasks; a new search starts with empty ones, so a depth-limited value never depends on what
+earlier searches left behind. In games where a position is always reached at the same ply
+(tic-tac-toe, connect four) the values are then exactly the serial search's at the same depth:
+every move's value is exact or a bound that the serial root would also have discarded, and
+every table entry holds for every search that reads it.
 
 Stopping. Every worker has a stop flag in shared memory, polled by its search every 1,024
 nodes (``Limit.stop``). The parent watches the clock, the node budget and the caller's stop
@@ -41,11 +52,13 @@ import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
+from multiprocessing.shared_memory import SharedMemory
 from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 from zerosum.game import INFINITY, MAX_PLY, Game, Score, probe_of
-from zerosum.search.core import Context, Limit, SearchStopped
-from zerosum.search.table import TranspositionTable
+from zerosum.search.core import Context, Limit, SearchStopped, to_table
+from zerosum.search.shared_table import MoveCodes, SharedTable, slots_for, table_bytes
+from zerosum.search.table import Bound, TranspositionTable
 
 if TYPE_CHECKING:  # the driver imports this module lazily; these names only type it
     from zerosum.search.driver import Mode, _Iteration
@@ -53,6 +66,22 @@ if TYPE_CHECKING:  # the driver imports this module lazily; these names only typ
 M = TypeVar("M")
 
 _POLL_S: Final = 0.01
+SPLIT_DEPTH: Final = 4
+_attached: dict[str, SharedMemory] = {}
+"""In a worker: the pool's shared blocks it opened, kept across searches."""
+
+
+def attach_block(name: str) -> SharedMemory:
+    """In a worker: the block ``name`` that the parent's pool owns and unlinks (a spawned
+    worker shares the parent's resource tracker, so opening it registers nothing new)."""
+    block = _attached.get(name)
+    if block is None:
+        for old in _attached.values():  # another table size: let the old block go
+            with contextlib.suppress(BufferError):  # a table of an old search may hold it
+                old.close()
+        _attached.clear()
+        block = _attached[name] = SharedMemory(name=name)
+    return block
 
 
 def wait_until_ready(pipes: Iterable[Connection]) -> None:
@@ -143,6 +172,14 @@ class _Task:
     null_window: bool
     time_s: float | None
     nodes: int | None
+    path: tuple[Any, ...] = ()
+    """Moves from the root to the node whose move ``move`` is (empty: a root move)."""
+    beta: Score = INFINITY
+    whole: bool = False
+    """Search the node at the end of ``path`` itself with the window ``(alpha, beta)``."""
+    shared: str = ""
+    """The name of the shared table's block (empty: the worker keeps its own table)."""
+    generation: int = 0
 
     def start(self) -> _WorkerSearch:
         """What the worker keeps for this task's search (another kind of task, such as the
@@ -175,6 +212,10 @@ class _WorkerSearch:
         self.table: TranspositionTable[Any] | None = None
         if task.table and self.algorithm.table_kind == "memo":
             self.memo = {}
+        elif task.table and task.shared:
+            self.game: Game[Any] = task.game
+            codes: MoveCodes[Any] = MoveCodes(lambda: self.game.legal_moves())
+            self.table = SharedTable(attach_block(task.shared), task.table_entries, codes)
         elif task.table:
             self.table = TranspositionTable(task.table_entries)
         self.killers: list[list[Any]] = [[] for _ in range(MAX_PLY + 2)]
@@ -184,11 +225,14 @@ class _WorkerSearch:
     def run(self, task: _Task, stop: Any, index: int) -> _Answer:
         from zerosum.search.driver import _extend_pv, search_move
 
-        if task.depth != self.depth and self.table is not None:
+        if isinstance(self.table, SharedTable):
+            self.table.generation = task.generation  # the parent's count of iterations
+        elif task.depth != self.depth and self.table is not None:
             self.table.new_search()  # a new iteration, as the serial driver ages its table
         self.depth = task.depth
         limit = Limit(time=task.time_s, nodes=task.nodes, stop=lambda: stop[index] != 0)
         game: Game[Any] = task.game
+        self.game = game
         ctx: Context[Any] = Context(
             game=game,
             limit=limit,
@@ -201,10 +245,18 @@ class _WorkerSearch:
         stopped = False
         value, pv = -INFINITY, (task.move,)
         try:
-            value = search_move(
-                ctx, self.algorithm, task.move, task.depth, task.alpha, null_window=task.null_window
-            )
-            pv = _extend_pv(ctx, (task.move, *ctx.pv[1]), task.depth)
+            if task.path or task.whole:
+                value, pv = self._split_part(ctx, task)
+            else:
+                value = search_move(
+                    ctx,
+                    self.algorithm,
+                    task.move,
+                    task.depth,
+                    task.alpha,
+                    null_window=task.null_window,
+                )
+                pv = _extend_pv(ctx, (task.move, *ctx.pv[1]), task.depth)
         except SearchStopped:
             stopped = True
         counts = (
@@ -216,6 +268,21 @@ class _WorkerSearch:
             ctx.evaluations,
         )
         return _Answer(value, pv, counts, ctx.seldepth, ctx.stale_cutoffs, stopped)
+
+    def _split_part(self, ctx: Context[Any], task: _Task) -> tuple[Score, tuple[Any, ...]]:
+        """A task of a split below the root (see :meth:`SearchPool._split`): the node at the
+        end of ``task.path``, or one move there after the first, as PVS searches it."""
+        game, node = ctx.game, self.algorithm.node
+        for move in task.path:
+            game.make(move)
+        ply, depth, alpha, beta = len(task.path), task.depth, task.alpha, task.beta
+        if task.whole:
+            return node(ctx, depth, alpha, beta, ply), ctx.pv[ply]
+        game.make(task.move)
+        value = -node(ctx, depth - 1, -alpha - 1, -alpha, ply + 1)
+        if alpha < value < beta:
+            value = -node(ctx, depth - 1, -beta, -alpha, ply + 1)
+        return value, (task.move, *ctx.pv[ply + 1])
 
 
 def _serve(index: int, pipe: Connection, stop: Any) -> None:
@@ -233,11 +300,90 @@ def _serve(index: int, pipe: Connection, stop: Any) -> None:
             break
         try:
             if current is None or current.search_id != task.search_id:
+                _end(current)
+                current = None
                 current = task.start()
             answer: _Answer | str = current.run(task, stop, index)
         except Exception as error:  # a bug in a game or an algorithm: tell the parent
-            answer, current = f"{type(error).__name__}: {error}", None
+            answer = f"{type(error).__name__}: {error}"
+            _end(current)
+            current = None
         pipe.send(answer)
+    _end(current)
+    for block in _attached.values():
+        with contextlib.suppress(BufferError):
+            block.close()
+    _attached.clear()
+
+
+def _end(search: Any) -> None:
+    """Let a worker's finished search go of its shared table, if it has one."""
+    table = getattr(search, "table", None)
+    if isinstance(table, SharedTable):
+        table.release()
+
+
+@dataclass
+class _Job:
+    """What every task of one iteration of :meth:`SearchPool.search_root` shares."""
+
+    ctx: Context[Any]
+    search_id: int
+    root: Any
+    algorithm: str
+    table_on: bool
+    table_entries: int
+    table: SharedTable[Any] | None
+    """The parent's view of the shared table (``None``: each worker keeps its own)."""
+    generation: int
+    workers: int
+
+    def task(
+        self,
+        move: Any,
+        depth: int,
+        alpha: Score,
+        *,
+        null_window: bool,
+        path: tuple[Any, ...] = (),
+        beta: Score = INFINITY,
+        whole: bool = False,
+    ) -> _Task:
+        """A task for a worker, with what is left of the time and node budget."""
+        ctx, limit = self.ctx, self.ctx.limit
+        remaining = None
+        if limit.time is not None:
+            remaining = max(ctx.started + limit.time - time.perf_counter(), 1e-3)
+        budget = None
+        if limit.nodes is not None:
+            budget = max((limit.nodes - ctx.nodes) // self.workers, 1)
+        return _Task(
+            self.search_id,
+            self.root,
+            self.algorithm,
+            self.table_on,
+            self.table_entries if self.table is None else self.table.capacity,
+            move,
+            depth,
+            alpha,
+            null_window,
+            remaining,
+            budget,
+            path,
+            beta,
+            whole,
+            "" if self.table is None else self.table.name,
+            self.generation,
+        )
+
+    def stopping(self) -> bool:
+        """Whether the search's limit says stop."""
+        ctx, limit = self.ctx, self.ctx.limit
+        return (
+            (limit.time is not None and time.perf_counter() - ctx.started >= limit.time)
+            or (limit.nodes is not None and ctx.nodes >= limit.nodes)
+            or (limit.stop is not None and limit.stop())
+        )
 
 
 class SearchPool:
@@ -254,6 +400,13 @@ class SearchPool:
         self._order: dict[Any, Score] = {}
         self._order_search = -1
         self.closed = False
+        self._blocks: dict[int, SharedMemory] = {}
+        self._views: dict[int, SharedTable[Any]] = {}
+        self._view_game: Game[Any] | None = None
+        self._generation = 0
+        self.split_depth = SPLIT_DEPTH
+        """PVS splits the first root move's nodes of the principal variation with at least
+        this many plies left (see :meth:`_split`)."""
         self.activity = Activity(self.workers)
         """Busy time and nodes per worker since the last search started."""
         try:
@@ -290,14 +443,25 @@ class SearchPool:
         """The pipe on which ``worker`` answers (to ``wait`` on)."""
         return self._pipes[worker]
 
-    def halt(self, workers: Iterator[int] | list[int] | dict[int, int]) -> None:
+    def halt(self, workers: Iterable[int]) -> None:
         """Raise the stop flags of ``workers``: their searches stop at their next poll."""
         for worker in workers:
             self._stop[worker] = 1
 
-    def drain(self, busy: dict[int, int]) -> None:
+    def drain(self, busy: dict[int, Any]) -> None:
         """Wait for the answers of the halted ``busy`` workers, so the pool is idle again."""
         self._drain(busy)
+
+    def shared_block(self, size: int) -> SharedMemory:
+        """A block of shared memory of ``size`` bytes for this pool's searches (a shared
+        table), made on first use and kept, like the workers, until :meth:`close` frees it.
+        Its content is the caller's to clear."""
+        if self.closed:
+            raise RuntimeError("the search pool is closed")
+        block = self._blocks.get(size)
+        if block is None:
+            block = self._blocks[size] = SharedMemory(create=True, size=size)
+        return block
 
     def new_search(self) -> int:
         """A fresh search id: workers start it with empty tables."""
@@ -318,19 +482,34 @@ class SearchPool:
         """One iteration at ``depth``, split over the workers (see the module docstring):
         the driver's ``_Iteration``. Adds the workers' counts to ``ctx``; raises SearchStopped
         when the limit in ``ctx`` stops it, with every worker idle again."""
-        from zerosum.search.driver import Mode, _Iteration, root_alpha
+        from zerosum.search.driver import Mode, _Iteration, get_algorithm, root_alpha
 
         if self.closed:
             raise RuntimeError("the search pool is closed")
-        game, limit = ctx.game, ctx.limit
+        game = ctx.game
         ctx.nodes += 1
+        shared = table and get_algorithm(algorithm).table_kind == "table"
         if self._order_search != search_id:
             self._order, self._order_search = {}, search_id
             self.activity.reset()
+            self._generation = 0
+            if shared:  # a new search starts with an empty table
+                self.shared_table(game, table_entries).clear()
+        self._generation += 1
         # Step 1. Order the root moves by the previous iteration's values.
         moves = sorted(game.legal_moves(), key=lambda move: -self._order.get(move, -INFINITY))
         root = game.copy()
-        deadline = None if limit.time is None else ctx.started + limit.time
+        job = _Job(
+            ctx,
+            search_id,
+            root,
+            algorithm,
+            table,
+            table_entries,
+            self.shared_table(game, table_entries) if shared else None,
+            self._generation,
+            self.workers,
+        )
         values: dict[int, Score] = {}
         pvs: dict[int, tuple[Any, ...]] = {}
         best = -INFINITY
@@ -339,28 +518,9 @@ class SearchPool:
         stopping = False
 
         def send(worker: int, index: int) -> None:
-            remaining = None if deadline is None else max(deadline - time.perf_counter(), 1e-3)
-            budget = None
-            if limit.nodes is not None:
-                budget = max((limit.nodes - ctx.nodes) // self.workers, 1)
-            self._stop[worker] = 0
             busy[worker] = index
-            self.activity.begin(worker)
-            self._pipes[worker].send(
-                _Task(
-                    search_id,
-                    root,
-                    algorithm,
-                    table,
-                    table_entries,
-                    moves[index],
-                    depth,
-                    root_alpha(mode, best),
-                    index > 0,
-                    remaining,
-                    budget,
-                )
-            )
+            alpha = root_alpha(mode, best)
+            self._send(worker, job.task(moves[index], depth, alpha, null_window=index > 0))
 
         def fill() -> None:
             # Step 2. Young brothers wait for the first move, unless every move gets a full
@@ -378,6 +538,13 @@ class SearchPool:
                 self._stop[worker] = 1
 
         try:
+            split = get_algorithm(algorithm).null_window and probe_of(game) is None
+            if split and mode is not Mode.EXACT and depth - 1 >= self.split_depth:
+                # Step 2a. PVS: the first move is split along its principal variation.
+                queue.pop(0)
+                value, line = self._split(job, [moves[0]], depth - 1, -INFINITY, INFINITY)
+                values[0], pvs[0] = -value, (moves[0], *line)
+                best = values[0]
             fill()
             # Step 3. Collect answers; each new best tightens the window of later moves.
             while busy:
@@ -395,11 +562,7 @@ class SearchPool:
                     elif not stopping:
                         values[index], pvs[index] = answer.value, answer.pv
                         best = max(best, answer.value)
-                if not stopping and (
-                    (deadline is not None and time.perf_counter() >= deadline)
-                    or (limit.nodes is not None and ctx.nodes >= limit.nodes)
-                    or (limit.stop is not None and limit.stop())
-                ):
+                if not stopping and job.stopping():
                     stopping = True
                     halt()
                 fill()
@@ -418,6 +581,141 @@ class SearchPool:
         pv = pvs[moves.index(best_moves[0])]
         return _Iteration(best, scored, best_moves, pv)
 
+    def _send(self, worker: int, task: _Task) -> None:
+        self._stop[worker] = 0
+        self.activity.begin(worker)
+        self._pipes[worker].send(task)
+
+    def shared_table(self, game: Game[Any], entries: int) -> SharedTable[Any]:
+        """The parent's view of the pool's shared table of ``entries`` slots (made once per
+        size, released by :meth:`close`), for searches of ``game`` (its moves name the table's
+        move codes). Its content is the caller's to clear."""
+        entries = slots_for(entries)
+        view = self._views.get(entries)
+        if view is not None and type(game) is not type(self._view_game):
+            view.release()  # another game: its moves get codes of their own
+            view = None
+        if view is None:
+            block = self.shared_block(table_bytes(entries))
+            codes: MoveCodes[Any] = MoveCodes(self._view_moves)
+            view = self._views[entries] = SharedTable(block, entries, codes)
+        self._view_game = game
+        return view
+
+    def _view_moves(self) -> list[Any]:
+        """The legal moves of the position the parent's table view probes."""
+        return [] if self._view_game is None else self._view_game.legal_moves()
+
+    def _split(
+        self, job: _Job, path: list[Any], depth: int, alpha: Score, beta: Score
+    ) -> tuple[Score, tuple[Any, ...]]:
+        """The value and PV of the node at the end of ``path`` (a node of the principal
+        variation, searched with the window ``(alpha, beta)``), as PVS searches it: the first
+        move here recursively (the next PV node), then the others over the workers, each with
+        a null window at the best value so far and the full window if that lands inside. A
+        node with fewer than ``split_depth`` plies left, or a finished game, is one task."""
+        board = job.root.copy()
+        for move in path:
+            board.make(move)
+        if depth < self.split_depth or board.outcome() is not None:
+            found = self._run(job, path, depth, alpha, beta, [None], -INFINITY - 1)
+            assert found is not None
+            return found
+        job.ctx.nodes += 1
+        moves = board.legal_moves()
+        key = board.key()
+        if job.table is not None:
+            self._view_game = board
+            entry = job.table.probe(key)
+            if entry is not None and entry.move in moves:
+                moves.remove(entry.move)
+                moves.insert(0, entry.move)
+        alpha_on_entry = alpha
+        value, line = self._split(job, [*path, moves[0]], depth - 1, -beta, -alpha)
+        best, best_pv = -value, (moves[0], *line)
+        alpha = max(alpha, best)
+        if best < beta and len(moves) > 1:
+            found = self._run(job, path, depth, alpha, beta, moves[1:], best)
+            if found is not None:
+                best, best_pv = found
+        if job.table is not None:
+            bound = (
+                Bound.LOWER
+                if best >= beta
+                else Bound.EXACT
+                if best > alpha_on_entry
+                else Bound.UPPER
+            )
+            job.table.generation = job.generation
+            job.table.store(key, depth, to_table(best, len(path)), bound, best_pv[0])
+        return best, best_pv
+
+    def _run(
+        self,
+        job: _Job,
+        path: list[Any],
+        depth: int,
+        alpha: Score,
+        beta: Score,
+        items: list[Any],
+        best: Score,
+    ) -> tuple[Score, tuple[Any, ...]] | None:
+        """Search ``items`` (moves at the node at the end of ``path``, or ``None`` for the
+        node itself) over the workers as they come free, each with the best value so far as
+        its alpha; the best value above ``best`` and its PV (``None`` if none is above). A
+        value at least ``beta`` stops the others. Raises ``SearchStopped`` (with every worker
+        idle) when the limit stops the search."""
+        found: tuple[Score, tuple[Any, ...]] | None = None
+        queue = list(items)
+        busy: dict[int, Any] = {}
+        stopping = cutoff = False
+        moves = tuple(path)
+        try:
+            while True:
+                for worker in range(self.workers):
+                    if stopping or cutoff or not queue or worker in busy:
+                        continue
+                    move = busy[worker] = queue.pop(0)
+                    task = job.task(
+                        move,
+                        depth,
+                        max(alpha, best) if move is not None else alpha,
+                        null_window=move is not None,
+                        path=moves,
+                        beta=beta,
+                        whole=move is None,
+                    )
+                    self._send(worker, task)
+                if not busy:
+                    break
+                for ready in wait([self._pipes[worker] for worker in busy], timeout=_POLL_S):
+                    worker = next(w for w in busy if self._pipes[w] is ready)
+                    answer: _Answer | str = self._pipes[worker].recv()
+                    busy.pop(worker)
+                    if isinstance(answer, str):
+                        raise RuntimeError(f"a search worker failed: {answer}")
+                    self._count(job.ctx, answer)
+                    self.activity.end(worker, answer.counts[0])
+                    if answer.stopped:
+                        stopping = stopping or not cutoff
+                        self.halt(busy)
+                    elif not stopping and not cutoff and answer.value > best:
+                        best = answer.value
+                        found = (best, answer.pv)
+                        if best >= beta:
+                            cutoff = True
+                            self.halt(busy)
+                if not stopping and job.stopping():
+                    stopping = True
+                    self.halt(busy)
+        except BaseException:
+            self.halt(busy)
+            self._drain(busy)
+            raise
+        if stopping:
+            raise SearchStopped
+        return found
+
     @staticmethod
     def _count(ctx: Context[Any], answer: _Answer) -> None:
         nodes, cutoffs, probes, hits, stores, evaluations = answer.counts
@@ -430,7 +728,7 @@ class SearchPool:
         ctx.stale_cutoffs += answer.stale_cutoffs
         ctx.seldepth = max(ctx.seldepth, answer.seldepth)
 
-    def _drain(self, busy: dict[int, int]) -> None:
+    def _drain(self, busy: dict[int, Any]) -> None:
         """Wait for the stopped workers' answers (a few milliseconds), so the pool is idle."""
         for worker in list(busy):
             try:
@@ -458,6 +756,14 @@ class SearchPool:
                 process.join()
         for pipe in self._pipes:
             pipe.close()
+        for view in self._views.values():
+            view.release()
+        self._views.clear()
+        for block in self._blocks.values():
+            with contextlib.suppress(BufferError):  # a table over it may still be in use here
+                block.close()
+            block.unlink()
+        self._blocks.clear()
 
     def __enter__(self) -> SearchPool:
         return self

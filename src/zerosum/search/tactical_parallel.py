@@ -1,35 +1,45 @@
-"""Root splitting for the tactical engine over the worker processes of a :class:`SearchPool`.
+"""The tactical engine split over the worker processes of a :class:`SearchPool`.
 
 :class:`ParallelTacticalSearch` is :class:`~zerosum.search.tactical.TacticalSearch` with its
-root moves spread over the pool's workers (started once, reused by every search). It reuses
-the pool's machinery (stop flags in shared memory, idle pool after a stop, no process left
-behind, Ctrl-C handled by the parent) and brings only its own task, worker state and root.
+tree split over the pool's workers (started once, reused by every search). It reuses the
+pool's machinery (stop flags in shared memory, idle pool after a stop, no process left behind,
+Ctrl-C handled by the parent) and brings its own tasks, worker state and split.
 
-How one iteration runs (once per line with MultiPV):
+One transposition table for all. The workers and the parent share one
+:class:`~zerosum.search.shared_table.SharedTable` in shared memory (the pool's block, cleared
+at the start of each search, so values at a fixed depth never depend on earlier searches):
+what one worker proves, the others find. Its module header explains why its lock-free writes
+are safe: a torn entry reads as a miss. Each worker keeps its own killers and history.
 
-1. The root moves are in the serial engine's order: the last iteration's best move first.
-2. Young brothers wait: the first move is searched alone with the full window; its value is
-   the bound the others are searched against.
-3. The remaining moves go to the workers as they come free, each with a null window at the
-   best value found so far, and again with the window ``(best, +inf)`` when that fails high,
-   as the serial root does. A move that raises the best value tightens the window of every
-   move sent after it; a move sent earlier with a lower bound that comes back below the new
-   best is discarded, as the serial root would have discarded it.
-   A free worker takes first the waiting move it searched in the last iteration, if any, so
-   that its own table orders that subtree again.
-4. The best value and its principal variation (extended through the worker's table) make the
-   iteration's report.
+Splitting along the principal variation (young brothers wait at every PV node). Root splitting
+alone leaves a worker idle while the first root move, most of an iteration's nodes, is
+searched; here the parent walks the principal variation instead. At each PV node (the root,
+its first move's node, that node's first move's node, ...) with at least ``split_depth``
+plies left, the parent:
 
-There is no aspiration window at the root: the split already gives every later move a null
-window. Each worker keeps one engine (its own table, killers and history) for a whole search,
-across iterations and root moves; a new search starts it afresh, so values at a fixed depth do
-not depend on earlier searches. With :data:`~zerosum.search.tactical.EXACT_OPTIONS` (nothing
-selective) the value at a fixed depth is the serial engine's; with null move and reductions on,
+1. orders the moves as the serial engine does (the table move, tactical moves, the rest; the
+   root keeps the last iteration's best move first) and applies its node rules (rule draws,
+   mate distance, check extension);
+2. searches the first move itself, recursively: it is the next PV node (a PV node with fewer
+   plies left is one task, searched whole by one worker with the serial engine);
+3. hands the other moves to the workers as they come free, each as the serial engine searches
+   a later move: a null window at the best value so far (late quiet moves reduced as in the
+   serial engine), then the full window if that lands inside. A better value raises the
+   window of the moves sent after it; a value at least beta stops the node's other moves;
+4. stores the node's value in the shared table, as the serial engine does.
+
+The tree searched is the serial engine's, node for node up to the order in which the workers
+finish: with :data:`~zerosum.search.tactical.EXACT_OPTIONS` (nothing selective) the value at a
+fixed depth is the serial engine's (the tests check it; as in the serial engine, a table entry
+of a position reached at another depth may be taken, so that holds exactly where a position's
+depth left is fixed by its ply, as in the tests' searches); with null move and reductions on,
 values depend on the order in which the tree is searched and may differ by a few centipawns.
+There is no aspiration window at the root: the split already gives every later move a null
+window.
 
 Stopping: the parent watches the limit (clock, nodes, stop callback) while it waits, raises
 every busy worker's flag, waits for their answers and reports as the serial engine does: the
-last finished iteration, or a move of the interrupted one proven better.
+last finished iteration, or a root move of the interrupted one proven better.
 """
 
 from __future__ import annotations
@@ -40,10 +50,11 @@ from dataclasses import dataclass
 from multiprocessing.connection import wait
 from typing import Any, TypeVar
 
-from zerosum.game import INFINITY, Game, Score
-from zerosum.search.core import Limit, SearchStopped
-from zerosum.search.parallel import SearchPool, _Answer, shared_pool
-from zerosum.search.table import TranspositionTable
+from zerosum.game import INFINITY, WIN, Game, Outcome, Score, terminal_score
+from zerosum.search.core import Limit, SearchStopped, to_table
+from zerosum.search.parallel import SearchPool, _Answer, attach_block, shared_pool
+from zerosum.search.shared_table import MoveCodes, SharedTable, slots_for
+from zerosum.search.table import Bound, TranspositionTable
 from zerosum.search.tactical import (
     CHECK_EVERY,
     MAX_DEPTH,
@@ -58,24 +69,34 @@ M = TypeVar("M")
 
 _POLL_S = 0.01
 DEFAULT_ENTRIES = 1 << 18
-"""Table entries per worker."""
+"""Entries of the shared table (the serial engine's default size)."""
+SPLIT_DEPTH = 3
+"""Nodes of the principal variation with at least this many plies left are split; a
+shallower one is searched whole by one worker."""
 
 
 @dataclass(frozen=True)
 class TacticalTask:
-    """One root move for a worker: its value with the window ``(alpha, beta)``, first with a
-    null window at ``alpha`` when ``null_window``."""
+    """One piece of a split search for a worker. With ``move`` ``None``: the value of the node
+    reached by ``path`` from the root, with the window ``(alpha, beta)`` and ``depth`` plies
+    left. Otherwise the value of ``move`` at that node as the serial engine searches a later
+    move: a null window at ``alpha`` (``reduction`` plies shallower if the move is quiet and
+    gives no check), then the window ``(alpha, beta)`` if it lands inside."""
 
     search_id: int
-    game: Any
-    """The root position (a pickled copy; the worker keeps it for the whole search)."""
+    game: Any | None
+    """The root position (a pickled copy), sent with a worker's first task of a search; the
+    worker keeps it for the whole search."""
     options: Options
+    table: str
+    """The name of the shared table's block."""
     table_entries: int
-    move: Any
+    path: tuple[Any, ...]
+    move: Any | None
     depth: int
     alpha: Score
     beta: Score
-    null_window: bool
+    reduction: int
     time_s: float | None
     nodes: int | None
 
@@ -84,23 +105,25 @@ class TacticalTask:
 
 
 class _TacticalWorker:
-    """A worker's engine for one search: the root position, its table, killers and history."""
+    """A worker's engine for one search: the root position, the shared table, its own killers
+    and history."""
 
     def __init__(self, task: TacticalTask) -> None:
+        if task.game is None:
+            raise RuntimeError("a search's first task came without its position")
         self.search_id = task.search_id
-        self.game: Game[Any] = task.game
-        table: TranspositionTable[Any] = TranspositionTable(task.table_entries)
+        # A copy of the unpickled position: an object rebuilt by pickle can be slower to use
+        # (python-chess's board searched about 20% slower), a copy is made as usual.
+        self.game: Game[Any] = task.game.copy()
+        codes: MoveCodes[Any] = MoveCodes(self.game.legal_moves)
+        self.table = SharedTable(attach_block(task.table), task.table_entries, codes)
         self.engine: TacticalSearch[Any] = TacticalSearch(
-            self.game, table=table, options=task.options
+            self.game, table=self.table, options=task.options
         )
         self.engine._start(Limit())
-        self.depth = 0
 
     def run(self, task: TacticalTask, stop: Any, index: int) -> _Answer:
         engine, game = self.engine, self.game
-        if task.depth != self.depth:
-            engine.table.new_search()  # a new iteration, as the serial engine ages its table
-            self.depth = task.depth
         before = (engine.nodes, engine.cutoffs, engine.tt_probes, engine.tt_hits)
         stored, evaluated = engine.tt_stores, engine.evaluations
         nodes = None if task.nodes is None else engine.nodes + task.nodes
@@ -108,23 +131,31 @@ class _TacticalWorker:
         engine._started = time.perf_counter()
         engine._next_check = engine.nodes + min(CHECK_EVERY, task.nodes or CHECK_EVERY)
         engine.seldepth = 0
-        ply, depth, alpha, beta = game.ply(), task.depth, task.alpha, task.beta
-        value, pv, stopped = -INFINITY, (task.move,), False
-        game.make(task.move)
+        root_ply = game.ply()
+        ply, depth, alpha, beta = len(task.path), task.depth, task.alpha, task.beta
+        value: Score = -INFINITY
+        pv: tuple[Any, ...] = ()
+        stopped = False
         try:
-            if task.null_window:
-                value = -engine._node(depth - 1, -alpha - 1, -alpha, 1, True)
-                if alpha < value < beta:
-                    value = -engine._node(depth - 1, -beta, -alpha, 1, True)
+            for move in task.path:
+                game.make(move)
+            if task.move is None:
+                value = engine._node(depth, alpha, beta, ply, True)
+                pv = engine._pv[ply]
             else:
-                value = -engine._node(depth - 1, -beta, -alpha, 1, True)
-            pv = (task.move, *engine._pv[1])
+                game.make(task.move)
+                reduction = 0 if engine._caps.in_check() else task.reduction
+                value = -engine._node(depth - 1 - reduction, -alpha - 1, -alpha, ply + 1, True)
+                if reduction and value > alpha:
+                    value = -engine._node(depth - 1, -alpha - 1, -alpha, ply + 1, True)
+                if alpha < value < beta:
+                    value = -engine._node(depth - 1, -beta, -alpha, ply + 1, True)
+                pv = (task.move, *engine._pv[ply + 1])
         except SearchStopped:
             stopped = True
-        while game.ply() > ply:
-            game.undo()
-        if not stopped:
-            pv = engine._extend(pv)
+        finally:
+            while game.ply() > root_ply:
+                game.undo()
         counts = (
             engine.nodes - before[0],
             engine.cutoffs - before[1],
@@ -137,9 +168,9 @@ class _TacticalWorker:
 
 
 class ParallelTacticalSearch(SearchDriver[M]):
-    """The tactical engine with its root split over ``pool`` (see the module docstring); the
-    interface of :class:`~zerosum.search.tactical.TacticalSearch` (``iterate``, ``search``,
-    ``result``, ``stats``)."""
+    """The tactical engine split over ``pool`` (see the module docstring); the interface of
+    :class:`~zerosum.search.tactical.TacticalSearch` (``iterate``, ``search``, ``result``,
+    ``stats``)."""
 
     def __init__(
         self,
@@ -148,11 +179,13 @@ class ParallelTacticalSearch(SearchDriver[M]):
         *,
         options: Options | None = None,
         table_entries: int = DEFAULT_ENTRIES,
+        split_depth: int = SPLIT_DEPTH,
     ) -> None:
         self.game = game
         self.pool = pool
         self.options = options or Options()
-        self.table_entries = table_entries
+        self.table_entries = slots_for(table_entries)
+        self.split_depth = max(1, split_depth)
         self._caps = Capabilities(game)
         self.nodes = self.seldepth = self.cutoffs = 0
         self.tt_probes = self.tt_hits = self.tt_stores = self.evaluations = 0
@@ -160,8 +193,16 @@ class ParallelTacticalSearch(SearchDriver[M]):
         self._started = 0.0
         self._search_id = 0
         self._partial: tuple[Score, tuple[M, ...]] | None = None
-        self._owner: dict[M, int] = {}
-        """Which worker searched each root move last: its table knows that subtree best."""
+        self._board: Game[M] = game.copy()
+        """The parent's copy of the position: it walks the principal variation on it."""
+        self._path: list[M] = []
+        self._table: SharedTable[M] | None = None
+        self._engine: TacticalSearch[M] = TacticalSearch(
+            self._board, table=TranspositionTable(1), options=self.options
+        )
+        """The parent's engine on ``_board``: it orders the moves of the split nodes."""
+        self._informed: set[int] = set()
+        """The workers that have the root position of the current search."""
 
     def iterate(
         self,
@@ -171,7 +212,7 @@ class ParallelTacticalSearch(SearchDriver[M]):
         soft_time: float | None = None,
         root_moves: Sequence[M] = (),
     ) -> Iterator[Report[M]]:
-        """As :meth:`TacticalSearch.iterate`, with the root split over the workers."""
+        """As :meth:`TacticalSearch.iterate`, with the search split over the workers."""
         caps = self._caps
         moves = caps.tactical_moves() + caps.quiet_moves()
         if root_moves:
@@ -200,9 +241,18 @@ class ParallelTacticalSearch(SearchDriver[M]):
 
     def _start(self, limit: Limit) -> None:
         self._reset(limit)
-        self._search_id = self.pool.new_search()
-        self._owner = {}
-        self.pool.activity.reset()
+        pool = self.pool
+        if pool.closed:
+            raise RuntimeError("the search pool is closed")
+        self._search_id = pool.new_search()
+        self._informed = set()
+        self._board = self.game.copy()
+        self._path = []
+        self._table = pool.shared_table(self._board, self.table_entries)
+        self._table.clear()  # a new search starts afresh: its values do not depend on earlier ones
+        self._engine = TacticalSearch(self._board, table=self._table, options=self.options)
+        self._engine._start(Limit())  # the generation the workers' engines start with too
+        pool.activity.reset()
 
     def _report(self, depth: int, value: Score, pv: tuple[M, ...], line: int) -> Report[M]:
         return Report(depth, self.seldepth, value, pv, self.nodes, self._elapsed(), line)
@@ -242,77 +292,182 @@ class ParallelTacticalSearch(SearchDriver[M]):
     def _root(self, depth: int, moves: list[M]) -> tuple[Score, tuple[M, ...]]:
         """The value and PV of ``moves`` at ``depth``, split over the workers; raises
         ``SearchStopped`` (with every worker idle) when the limit stops it."""
-        pool, limit = self.pool, self._limit
         self._partial = None
-        self.nodes += 1
-        root = self.game.copy()
-        best: Score = -INFINITY
-        best_pv: tuple[M, ...] = (moves[0],)
-        queue = list(range(len(moves)))
-        busy: dict[int, int] = {}  # worker -> move index
-        done_first = False
-        stopping = False
+        if self._stopping():
+            raise SearchStopped
+        value, pv = self._split(depth, -INFINITY, INFINITY, 0, [(move, False) for move in moves])
+        return value, self._engine._extend(pv)
 
-        def send(worker: int, index: int) -> None:
+    def _split(
+        self, depth: int, alpha: Score, beta: Score, ply: int, root: list[tuple[M, bool]]
+    ) -> tuple[Score, tuple[M, ...]]:
+        """A node of the principal variation (``root``: the root's moves, at ply 0), as the
+        serial engine's ``_node`` searches it: the first move here (recursively), then the
+        others over the workers. Returns the value and the PV from this node."""
+        board, caps, options = self._board, self._caps_of_board, self.options
+        if ply > 0 and depth < self.split_depth:
+            return self._delegate(depth, alpha, beta, ply)
+        self.nodes += 1
+        reduce = False
+        if ply == 0:
+            moves = root
+        else:
+            # As the serial engine's node: rule draws, mate distance, check extension.
+            if caps.drawn():
+                return 0, ()
+            if caps.outcome_each_node:
+                outcome = board.outcome()
+                if outcome is not None:
+                    return terminal_score(outcome, ply), ()
+            if alpha < -(WIN - ply):
+                alpha = -(WIN - ply)
+                if alpha >= beta:
+                    return alpha, ()
+            if beta > WIN - ply - 1:
+                beta = WIN - ply - 1
+                if alpha >= beta:
+                    return beta, ()
+            in_check = caps.in_check()
+            if in_check and options.check_extension:
+                depth += 1
+            assert self._table is not None
+            self.tt_probes += 1
+            entry = self._table.probe(board.key())
+            if entry is not None:
+                self.tt_hits += 1
+            moves = list(self._engine._ordered(None if entry is None else entry.move, ply))
+            if not moves:
+                outcome = board.outcome()
+                return terminal_score(outcome if outcome is not None else Outcome.DRAW, ply), ()
+            reduce = options.reductions and caps.knows_quiet and not in_check and depth >= 3
+        alpha_on_entry = alpha
+        first = moves[0][0]
+        board.make(first)
+        self._path.append(first)
+        try:
+            value, line = self._split(depth - 1, -beta, -alpha, ply + 1, [])
+        finally:
+            self._path.pop()
+            board.undo()
+        best, best_pv = -value, (first, *line)
+        if best > alpha:
+            alpha = best
+            if ply == 0:
+                self._partial = (best, best_pv)
+        if best < beta and len(moves) > 1:
+            later: list[tuple[M | None, int]] = []
+            for searched, (move, quiet) in enumerate(moves[1:], 1):
+                reduction = 0
+                if reduce and quiet and searched >= 3:
+                    reduction = 1 if searched < 8 or depth < 5 else 2
+                later.append((move, reduction))
+            found = self._run(depth, alpha, beta, ply, later, best)
+            if found is not None:
+                best, best_pv = found
+        if ply > 0:
+            bound = (
+                Bound.LOWER
+                if best >= beta
+                else Bound.EXACT
+                if best > alpha_on_entry
+                else Bound.UPPER
+            )
+            assert self._table is not None
+            if self._table.store(board.key(), depth, to_table(best, ply), bound, best_pv[0]):
+                self.tt_stores += 1
+        return best, best_pv
+
+    @property
+    def _caps_of_board(self) -> Capabilities[M]:
+        return self._engine._caps
+
+    def _delegate(
+        self, depth: int, alpha: Score, beta: Score, ply: int
+    ) -> tuple[Score, tuple[M, ...]]:
+        """A node searched whole by one worker."""
+        found = self._run(depth, alpha, beta, ply, [(None, 0)], -INFINITY - 1)
+        assert found is not None
+        return found
+
+    def _run(
+        self,
+        depth: int,
+        alpha: Score,
+        beta: Score,
+        ply: int,
+        items: list[tuple[M | None, int]],
+        best: Score,
+    ) -> tuple[Score, tuple[M, ...]] | None:
+        """Search ``items`` (moves at the current node, or ``None`` for the node itself) over
+        the workers as they come free, each with the best value so far as its alpha; returns
+        the best value above ``best`` and its PV (``None`` if none is above), stopping the
+        others at a cutoff (a value at least ``beta``). Raises ``SearchStopped`` (with every
+        worker idle) when the limit stops the search."""
+        pool, limit = self.pool, self._limit
+        path = tuple(self._path)
+        found: tuple[Score, tuple[M, ...]] | None = None
+        queue = list(items)
+        busy: dict[int, M | None] = {}
+        stopping = cutoff = False
+
+        def send(worker: int, move: M | None, reduction: int) -> None:
             remaining = None
             if limit.time is not None:
                 remaining = max(limit.time - self._elapsed(), 1e-3)
             budget = None
             if limit.nodes is not None:
                 budget = max((limit.nodes - self.nodes) // pool.workers, 1)
-            busy[worker] = index
-            self._owner[moves[index]] = worker
+            busy[worker] = move
             pool.activity.begin(worker)
+            assert self._table is not None
             task = TacticalTask(
                 self._search_id,
-                root,
+                None if worker in self._informed else self.game,
                 self.options,
+                self._table_name,
                 self.table_entries,
-                moves[index],
+                path,
+                move,
                 depth,
-                best,
-                INFINITY,
-                index > 0,
+                max(alpha, best) if move is not None else alpha,
+                beta,
+                reduction,
                 remaining,
                 budget,
             )
+            self._informed.add(worker)
             pool.submit(worker, task)
 
         def fill() -> None:
             for worker in range(pool.workers):
-                if stopping or not queue or worker in busy:
+                if stopping or cutoff or not queue or worker in busy:
                     continue
-                if not done_first and (busy or queue[0] != 0):
-                    return  # young brothers wait for the first move
-                # After the first move, a worker takes the first waiting move it searched in
-                # the last iteration, if any: its own table then orders that subtree.
-                mine = (
-                    [i for i in queue if self._owner.get(moves[i]) == worker] if done_first else []
-                )
-                send(worker, queue.pop(queue.index(mine[0]) if mine else 0))
+                send(worker, *queue.pop(0))
 
         try:
-            if self._stopping():
-                raise SearchStopped
             fill()
             while busy:
                 connections = [pool.connection(worker) for worker in busy]
                 for ready in wait(connections, timeout=_POLL_S):
                     worker = next(w for w in busy if pool.connection(w) is ready)
                     answer: _Answer | str = pool.connection(worker).recv()
-                    index = busy.pop(worker)
+                    busy.pop(worker)
                     if isinstance(answer, str):
                         raise RuntimeError(f"a search worker failed: {answer}")
                     self._count(answer)
                     pool.activity.end(worker, answer.counts[0])
                     if answer.stopped:
-                        stopping = True
+                        if not cutoff:
+                            stopping = True
                         pool.halt(busy)
-                    elif not stopping:
-                        done_first = done_first or index == 0
-                        if answer.value > best:
-                            best, best_pv = answer.value, answer.pv
-                            self._partial = (best, best_pv)
+                    elif not stopping and not cutoff and answer.value > best:
+                        best = answer.value
+                        found = (best, answer.pv)
+                        if ply == 0:
+                            self._partial = found
+                        if best >= beta:
+                            cutoff = True
+                            pool.halt(busy)
                 if not stopping and self._stopping():
                     stopping = True
                     pool.halt(busy)
@@ -323,7 +478,12 @@ class ParallelTacticalSearch(SearchDriver[M]):
             raise
         if stopping:
             raise SearchStopped
-        return best, best_pv
+        return found
+
+    @property
+    def _table_name(self) -> str:
+        assert self._table is not None
+        return self._table.name
 
     def _count(self, answer: _Answer) -> None:
         nodes, cutoffs, probes, hits, stores, evaluations = answer.counts
@@ -350,7 +510,7 @@ def tactical_search(
         pool = shared_pool(workers)
     if pool is None:
         return TacticalSearch(game, table=table, options=options)
-    entries = DEFAULT_ENTRIES if table is None else max(1024, table.capacity // pool.workers)
+    entries = DEFAULT_ENTRIES if table is None else max(1024, table.capacity)
     return ParallelTacticalSearch(game, pool, options=options, table_entries=entries)
 
 
