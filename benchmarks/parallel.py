@@ -147,31 +147,6 @@ def machine_allows(workers: int) -> None:
     )
 
 
-def _cpu_seconds(engine: ParallelEngine) -> float | None:
-    """CPU seconds the workers of ``engine`` used so far (Linux's ``/proc``; None elsewhere)."""
-    ticks = os.sysconf("SC_CLK_TCK")
-    seconds = 0.0
-    for pid in engine.pids:
-        try:
-            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            return None
-        seconds += (int(fields[11]) + int(fields[12])) / ticks  # utime, stime
-    return seconds
-
-
-def _cpu_estimate(
-    activity: Activity, serial_cpu: float, before: float | None, after: float | None
-) -> str:
-    """``cpu-est``: ``workers x util x serial CPU seconds / the workers' CPU seconds``, the
-    speed-up on dedicated cores with the node rates this run saw (``est`` assumes equal
-    rates); CPU time counts only time on a core, so other jobs on the machine hardly change it.
-    """
-    if before is None or after is None or after <= before:
-        return "-"
-    return f"{activity.workers * activity.utilization() * serial_cpu / (after - before):.2f}"
-
-
 def compiled_solves(workers: int, hash_mb: float, positions: tuple[str, ...]) -> None:
     started = time.perf_counter()
     parallel = Solver("connect4", hash_mb=hash_mb, workers=workers)
@@ -180,8 +155,8 @@ def compiled_solves(workers: int, hash_mb: float, positions: tuple[str, ...]) ->
     serial.solve(Connect4.from_position(HARD[0] + "444"))  # load the compiled code
     engine = parallel.exact
     assert isinstance(engine, ParallelEngine)
-    print(HEADER + f" {'cpu-est':>7}")
-    rows = []
+    print(f"{HEADER} {'cpu est':>7}")
+    rows, cpu_rows = [], []
     for moves in positions:
         game = Connect4.from_position(moves)
         serial.engine.clear()
@@ -189,16 +164,17 @@ def compiled_solves(workers: int, hash_mb: float, positions: tuple[str, ...]) ->
         one = serial.solve(game)
         serial_cpu = time.process_time() - clock
         engine.table[:] = 0  # a fresh shared table
-        before = _cpu_seconds(engine)
+        before = _cpu_seconds(engine.pids)
         many = parallel.solve(game)
-        cpu = _cpu_estimate(engine.activity, serial_cpu, before, _cpu_seconds(engine))
+        after = _cpu_seconds(engine.pids)
+        cpu = _cpu_estimate(serial_cpu, many.stats.time_s, before, after, engine.activity, cpu_rows)
         assert one.rank == many.rank, moves
         one_run = (one.stats.time_s, one.stats.nodes)
         many_run = (many.stats.time_s, many.stats.nodes)
-        print(row(moves, "exact", one.rank, one_run, many_run, engine.activity) + f" {cpu:>7}")
+        print(f"{row(moves, 'exact', one.rank, one_run, many_run, engine.activity)} {cpu}")
         estimate = _estimate(engine.activity, one.stats.nodes, many.stats.nodes)
         rows.append((one.stats.time_s, many.stats.time_s, estimate))
-    print(total(f"total {workers}w", rows))
+    print(f"{total(f'total {workers}w', rows)} {_cpu_total(cpu_rows)}")
     parallel.close()
 
 
@@ -224,11 +200,12 @@ def compiled_sample(workers: int, hash_mb: float, sample: int) -> None:
         each = [parallel.solve(game) for game in games]
         each_s = time.perf_counter() - clock
         engine.table[:] = 0
-        before = _cpu_seconds(engine)
+        before = _cpu_seconds(engine.pids)
         clock = time.perf_counter()
         batch = list(parallel.solve_many(games))
         batch_s = time.perf_counter() - clock
-        cpu = _cpu_estimate(engine.activity, serial_cpu, before, _cpu_seconds(engine))
+        after = _cpu_seconds(engine.pids)
+        cpu = _cpu_estimate(serial_cpu, batch_s, before, after, engine.activity, []).strip()
         for results in (one, each, batch):
             assert [exact.rank for exact in results] == expected
         serial_nodes = sum(exact.stats.nodes for exact in one)
@@ -243,7 +220,7 @@ def compiled_sample(workers: int, hash_mb: float, sample: int) -> None:
         print(
             f"{label} {workers}w, batch          {batch_s / len(games) * 1e3:8.3f} ms/position"
             f"  speed-up {serial_s / batch_s:4.2f}  util {engine.activity.utilization():4.2f}"
-            f"  est {estimate:4.2f}  cpu-est {cpu}  (solve_many: each worker solves whole"
+            f"  est {estimate:4.2f}  cpu est {cpu}  (solve_many: each worker solves whole"
             f" positions; nodes {serial_nodes:,} serial, {batch_nodes:,} batch)"
         )
 
@@ -267,7 +244,8 @@ def python_searches(pool: SearchPool, searches: tuple[tuple[str, int], ...]) -> 
         one_run = (one.stats.time_s, one.stats.nodes)
         many_run = (many.stats.time_s, many.stats.nodes)
         text = row(moves, str(depth), one.value, one_run, many_run, pool.activity)
-        print(f"{text} {_cpu_estimate(one_cpu, many.stats.time_s, before, after, pool, cpu_rows)}")
+        cpu = _cpu_estimate(one_cpu, many.stats.time_s, before, after, pool.activity, cpu_rows)
+        print(f"{text} {cpu}")
         estimate = _estimate(pool.activity, one.stats.nodes, many.stats.nodes)
         rows.append((one.stats.time_s, many.stats.time_s, estimate))
         nodes = ", ".join(f"{count:,}" for count in pool.activity.nodes)
@@ -281,13 +259,13 @@ def _cpu_estimate(
     parallel_s: float,
     before: float | None,
     after: float | None,
-    pool: SearchPool,
+    activity: Activity,
     rows: list[tuple[float, float]],
 ) -> str:
     """``cpu est`` (see the module docstring), added to ``rows`` for the total."""
-    if before is None or after is None or sum(pool.activity.busy_s) <= 0:
+    if before is None or after is None or after <= before or sum(activity.busy_s) <= 0:
         return f"{'-':>7}"
-    dedicated = parallel_s * (after - before) / sum(pool.activity.busy_s)
+    dedicated = parallel_s * (after - before) / sum(activity.busy_s)
     rows.append((serial_cpu, dedicated))
     return f"{serial_cpu / dedicated:>7.2f}"
 
@@ -334,7 +312,7 @@ def chess_fixed_depth(workers: int) -> None:
             many_run = (many.stats.time_s, many.stats.nodes)
             same = "" if one.value == many.value else f"  (parallel value {many.value})"
             text = row(label, str(depth), one.value, one_run, many_run, pool.activity)
-            cpu = _cpu_estimate(one_cpu, many.stats.time_s, before, after, pool, cpu_rows)
+            cpu = _cpu_estimate(one_cpu, many.stats.time_s, before, after, pool.activity, cpu_rows)
             print(f"{text} {cpu}{same}")
             estimate = _estimate(pool.activity, one.stats.nodes, many.stats.nodes)
             rows.append((one.stats.time_s, many.stats.time_s, estimate))
