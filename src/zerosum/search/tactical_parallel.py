@@ -42,16 +42,28 @@ raises the flags of the workers still on them and goes on at once; those workers
 until their (dropped) answers come, and get no task meanwhile. Every iteration ends with
 every worker idle.
 
-What was measured (``benchmarks/parallel.py --sections 04`` and A/B runs of variants in one
-pool, on 2 cores with another program taking about one; ``cpu est`` over the five positions,
-three rounds each). Splitting PV nodes down to 4 plies left rather than 3: a quarter fewer
-tasks (about 260-420 per search rather than 350-550), about as many nodes, ``cpu est``
-1.64-1.87x against 1.61-1.66x. Two ideas that lost, and are not here: idle workers helping a
-running task (a copy in a rotated move order near its root, first copy to finish answers:
-lazy SMP on the same subtree) kept the workers 98-99% busy but searched 10-15% more nodes,
-``cpu est`` 1.59-1.75x against 1.66-1.76x without; and a later move whose null window fails
-high re-searched by the parent split along its own PV (after the moves in flight finish):
-more tasks and nodes, 1.38-1.66x.
+What was measured, on 2 cores with another program taking about one (``cpu est`` of
+``benchmarks/parallel.py``, which counts the workers' CPU time, over its five positions):
+
+* Splitting PV nodes down to 4 plies left rather than 3: a quarter fewer tasks (260-420 per
+  search rather than 350-550) for about as many nodes. ``--sections 04``, this version and
+  the one splitting down to 3 run back to back, twice: total ``cpu est`` 1.86x and 1.91x
+  against 1.53x and 1.58x. Most of the difference is the Italian position at depth 7, whose
+  depth-6 iteration now mostly ends on d2d4 (so depth 7 needs no re-search of it): in 16
+  searches it took 55,000-76,000 nodes (15 of them at most 68,000; serial 67,987), against
+  53,000-95,000 and often 74,000-95,000 before. The other positions moved within the noise
+  (in A/B runs of both in one pool, three rounds each: 1.64-1.87x against 1.61-1.66x).
+* Lazy SMP in the tails (an idle worker, once every item of a node is sent, searching a copy
+  of a running task with the moves of a node near its root rotated; the first copy to answer
+  answers): workers busy 97-99% of the time instead of 85-97%, but 10-15% more nodes;
+  ``cpu est`` 1.59-1.75x against 1.66-1.76x without, and with the copies at the root only
+  1.85x against 1.84x. Not kept.
+* Splitting the re-search of a later move whose null window failed high along its own PV
+  (the parent waits for the moves in flight, then searches the move as a first move): more
+  tasks and nodes, 1.38-1.66x. Not kept.
+* An aspiration window at the root around the last iteration's value, as the serial engine
+  has: 1.73x against 1.79x without. Not kept: the split already gives every later root move
+  a null window.
 
 Stopping: the parent watches the limit (clock, nodes, stop callback) while it waits, raises
 every busy worker's flag, waits for their answers and reports as the serial engine does: the
