@@ -64,6 +64,19 @@ def test_splitting_the_whole_principal_variation_keeps_the_serial_value(
         assert game.position() == Chess.from_position(fen).position()
 
 
+def test_the_default_split_keeps_the_serial_value(pool: SearchPool) -> None:
+    """Depth 5 with the default split depth: the root and the PV nodes with 4 plies left are
+    split, cutoffs leave workers to finish as orphans, and the value is the serial one."""
+    fen = POSITIONS[1]
+    serial = TacticalSearch(Chess.from_position(fen), options=EXACT_OPTIONS)
+    one = serial.search(Limit(depth=5))
+    split = ParallelTacticalSearch(Chess.from_position(fen), pool, options=EXACT_OPTIONS)
+    many = split.search(Limit(depth=5))
+    assert many.value == one.value
+    assert not split._orphans  # every worker answered before the search returned
+    assert not any(pool.connection(worker).poll(0.05) for worker in range(pool.workers))
+
+
 def test_the_split_of_a_game_without_chess_capabilities(pool: SearchPool) -> None:
     """Tic-tac-toe and connect four have none of the optional capabilities: the parent's PV
     nodes fall back as the serial engine does."""

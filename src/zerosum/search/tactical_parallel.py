@@ -37,6 +37,34 @@ values depend on the order in which the tree is searched and may differ by a few
 There is no aspiration window at the root: the split already gives every later move a null
 window.
 
+A cutoff does not wait: when a value at least beta stops a node's other moves, the parent
+raises the flags of the workers still on them and goes on at once; those workers are orphans
+until their (dropped) answers come, and get no task meanwhile. Every iteration ends with
+every worker idle.
+
+What was measured, on 2 cores with another program taking about one (``cpu est`` of
+``benchmarks/parallel.py``, which counts the workers' CPU time, over its five positions):
+
+* Splitting PV nodes down to 4 plies left rather than 3: a quarter fewer tasks (260-420 per
+  search rather than 350-550) for about as many nodes. ``--sections 04``, this version and
+  the one splitting down to 3 run back to back, twice: total ``cpu est`` 1.86x and 1.91x
+  against 1.53x and 1.58x. Most of the difference is the Italian position at depth 7, whose
+  depth-6 iteration now mostly ends on d2d4 (so depth 7 needs no re-search of it): in 16
+  searches it took 55,000-76,000 nodes (15 of them at most 68,000; serial 67,987), against
+  53,000-95,000 and often 74,000-95,000 before. The other positions moved within the noise
+  (in A/B runs of both in one pool, three rounds each: 1.64-1.87x against 1.61-1.66x).
+* Lazy SMP in the tails (an idle worker, once every item of a node is sent, searching a copy
+  of a running task with the moves of a node near its root rotated; the first copy to answer
+  answers): workers busy 97-99% of the time instead of 85-97%, but 10-15% more nodes;
+  ``cpu est`` 1.59-1.75x against 1.66-1.76x without, and with the copies at the root only
+  1.85x against 1.84x. Not kept.
+* Splitting the re-search of a later move whose null window failed high along its own PV
+  (the parent waits for the moves in flight, then searches the move as a first move): more
+  tasks and nodes, 1.38-1.66x. Not kept.
+* An aspiration window at the root around the last iteration's value, as the serial engine
+  has: 1.73x against 1.79x without. Not kept: the split already gives every later root move
+  a null window.
+
 Stopping: the parent watches the limit (clock, nodes, stop callback) while it waits, raises
 every busy worker's flag, waits for their answers and reports as the serial engine does: the
 last finished iteration, or a root move of the interrupted one proven better.
@@ -70,9 +98,9 @@ M = TypeVar("M")
 _POLL_S = 0.01
 DEFAULT_ENTRIES = 1 << 18
 """Entries of the shared table (the serial engine's default size)."""
-SPLIT_DEPTH = 3
+SPLIT_DEPTH = 4
 """Nodes of the principal variation with at least this many plies left are split; a
-shallower one is searched whole by one worker."""
+shallower one is searched whole by one worker (3 made a quarter more tasks and was slower)."""
 
 
 @dataclass(frozen=True)
@@ -186,6 +214,8 @@ class ParallelTacticalSearch(SearchDriver[M]):
         self.options = options or Options()
         self.table_entries = slots_for(table_entries)
         self.split_depth = max(1, split_depth)
+        self._orphans: set[int] = set()
+        """Workers told to stop whose answers have not come yet (see :meth:`_run`)."""
         self._caps = Capabilities(game)
         self.nodes = self.seldepth = self.cutoffs = 0
         self.tt_probes = self.tt_hits = self.tt_stores = self.evaluations = 0
@@ -295,7 +325,12 @@ class ParallelTacticalSearch(SearchDriver[M]):
         self._partial = None
         if self._stopping():
             raise SearchStopped
-        value, pv = self._split(depth, -INFINITY, INFINITY, 0, [(move, False) for move in moves])
+        try:
+            value, pv = self._split(
+                depth, -INFINITY, INFINITY, 0, [(move, False) for move in moves]
+            )
+        finally:
+            self._halt_all(set())  # the iteration ends with every worker idle
         return value, self._engine._extend(pv)
 
     def _split(
@@ -401,13 +436,16 @@ class ParallelTacticalSearch(SearchDriver[M]):
         """Search ``items`` (moves at the current node, or ``None`` for the node itself) over
         the workers as they come free, each with the best value so far as its alpha; returns
         the best value above ``best`` and its PV (``None`` if none is above), stopping the
-        others at a cutoff (a value at least ``beta``). Raises ``SearchStopped`` (with every
-        worker idle) when the limit stops the search."""
+        others at a cutoff (a value at least ``beta``). The workers stopped by a cutoff may
+        still be finishing when this returns: they join ``_orphans``, and get no task until
+        they answer (the answer is counted, its value dropped). Raises ``SearchStopped``
+        (with every worker idle) when the limit stops the search."""
         pool, limit = self.pool, self._limit
         path = tuple(self._path)
         found: tuple[Score, tuple[M, ...]] | None = None
         queue = list(items)
-        busy: dict[int, M | None] = {}
+        busy: set[int] = set()
+        orphans = self._orphans
         stopping = cutoff = False
 
         def send(worker: int, move: M | None, reduction: int) -> None:
@@ -417,9 +455,8 @@ class ParallelTacticalSearch(SearchDriver[M]):
             budget = None
             if limit.nodes is not None:
                 budget = max((limit.nodes - self.nodes) // pool.workers, 1)
-            busy[worker] = move
+            busy.add(worker)
             pool.activity.begin(worker)
-            assert self._table is not None
             task = TacticalTask(
                 self._search_id,
                 None if worker in self._informed else self.game,
@@ -440,27 +477,30 @@ class ParallelTacticalSearch(SearchDriver[M]):
 
         def fill() -> None:
             for worker in range(pool.workers):
-                if stopping or cutoff or not queue or worker in busy:
+                if stopping or cutoff or not queue or worker in busy or worker in orphans:
                     continue
                 send(worker, *queue.pop(0))
 
         try:
             fill()
-            while busy:
-                connections = [pool.connection(worker) for worker in busy]
+            while busy and not cutoff:
+                connections = [pool.connection(worker) for worker in (*busy, *orphans)]
                 for ready in wait(connections, timeout=_POLL_S):
-                    worker = next(w for w in busy if pool.connection(w) is ready)
+                    worker = next(w for w in (*busy, *orphans) if pool.connection(w) is ready)
                     answer: _Answer | str = pool.connection(worker).recv()
-                    busy.pop(worker)
+                    orphan = worker in orphans
+                    orphans.discard(worker)
+                    busy.discard(worker)
                     if isinstance(answer, str):
                         raise RuntimeError(f"a search worker failed: {answer}")
                     self._count(answer)
                     pool.activity.end(worker, answer.counts[0])
+                    if orphan or cutoff:
+                        continue
                     if answer.stopped:
-                        if not cutoff:
-                            stopping = True
+                        stopping = True
                         pool.halt(busy)
-                    elif not stopping and not cutoff and answer.value > best:
+                    elif not stopping and answer.value > best:
                         best = answer.value
                         found = (best, answer.pv)
                         if ply == 0:
@@ -468,17 +508,35 @@ class ParallelTacticalSearch(SearchDriver[M]):
                         if best >= beta:
                             cutoff = True
                             pool.halt(busy)
-                if not stopping and self._stopping():
+                if not stopping and not cutoff and self._stopping():
                     stopping = True
                     pool.halt(busy)
                 fill()
         except BaseException:
-            pool.halt(busy)
-            pool.drain(busy)
+            self._halt_all(busy)
             raise
+        orphans.update(busy)  # stopped by the cutoff
         if stopping:
+            self._halt_all(set())
             raise SearchStopped
         return found
+
+    def _halt_all(self, busy: set[int]) -> None:
+        """Stop ``busy`` and the orphans, and wait for their answers (a few milliseconds), so
+        that the pool is idle; closes the pool if one cannot answer (or on Ctrl-C meanwhile)."""
+        pool = self.pool
+        waiting = [*busy, *self._orphans]
+        self._orphans.clear()
+        pool.halt(waiting)
+        for worker in waiting:
+            try:
+                answer = pool.connection(worker).recv()
+            except (EOFError, OSError, KeyboardInterrupt):
+                pool.close()
+                return
+            if isinstance(answer, _Answer):
+                self._count(answer)
+                pool.activity.end(worker, answer.counts[0])
 
     @property
     def _table_name(self) -> str:
