@@ -11,8 +11,9 @@ import pytest
 from test_compiled import read_set
 
 from zerosum.cli import main
-from zerosum.compiled.engine import new_table
+from zerosum.compiled.engine import INF, new_io, new_stack, new_table, score_of_rank
 from zerosum.compiled.parallel import ParallelEngine
+from zerosum.compiled.runner import compiled
 from zerosum.compiled.solver import Solver
 from zerosum.games.connect4 import Connect4
 from zerosum.search import Limit
@@ -326,3 +327,29 @@ def test_the_command_line_stops_a_positions_file_at_a_time_limit(
     data = json.loads(capsys.readouterr().out)
     assert (data["solved"], data["complete"], len(data["results"])) == (1, False, 2)
     assert data["results"][1]["score"] is None
+
+
+def test_workers_take_the_entries_a_serial_solve_stored(parallel: Solver) -> None:
+    """The workers search the root's children at the serial depths, so a window the serial
+    solve already searched on the same table is settled by its entries in a few nodes each."""
+    engine = parallel.exact
+    assert isinstance(engine, ParallelEngine)
+    kernel = engine.kernel
+    root = parallel.state(Connect4.from_position("4453444"))
+    engine.table[:] = 0
+    rank = compiled(kernel).solve(
+        root.copy(),
+        -INF,
+        INF,
+        engine.table[0],
+        engine.table[1],
+        new_io(),
+        new_stack(kernel),
+        kernel.load_aux(),
+    )
+    kernel.decided(root)
+    children = engine._expand(root)
+    engine._nodes = 0
+    alpha, beta = score_of_rank(rank - 1), score_of_rank(rank)
+    assert engine._root(children, alpha, beta, None, None) == beta
+    assert engine._nodes < 100 * len(children)

@@ -544,6 +544,12 @@ class ParallelEngine:
         refutes the window stops the others. A worker that finds no child left joins one still
         being searched, in a varied move order (lazy SMP on that subtree): whichever copy ends
         first answers for the child and the other copies stop.
+
+        A child is searched to ``DEPTH_INF - 1``, the depth the serial solve gives it one ply
+        below its root: the entries the workers store then carry the serial depths, and the
+        entries of the first try in this process (:data:`SERIAL_NODES`) settle nodes in the
+        workers too (with ``DEPTH_INF`` every one of them was too shallow at the children and
+        the first tests were searched again).
         """
         queue = list(range(len(children)))
         busy: dict[int, int] = {}  # worker -> child
@@ -556,7 +562,8 @@ class ParallelEngine:
             self.ios[worker, VARIANT] = variant
             busy[worker] = child
             self.activity.begin(worker)
-            self._pipes[worker].send((_SEARCH, children[child], -beta, -alpha, DEPTH_INF))
+            message = (_SEARCH, children[child], -beta, -alpha, DEPTH_INF - 1)
+            self._pipes[worker].send(message)
 
         def fill() -> None:
             for worker in range(self.workers):
