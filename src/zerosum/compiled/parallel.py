@@ -149,14 +149,20 @@ def _worker(
 
 
 def _serve(
-    kernel: Kernel, table: np.ndarray[Any, Any], io: np.ndarray[Any, Any], pipe: Connection
+    kernel: Kernel,
+    table: np.ndarray[Any, Any],
+    io: np.ndarray[Any, Any],
+    pipe: Connection,
+    aux: np.ndarray[Any, Any] | None = None,
 ) -> None:
     """A worker (process or thread) searches whatever the pipe sends, with ``table`` and its
-    own ``io`` row, until it receives ``None``."""
+    own ``io`` row, until it receives ``None``. ``aux`` is the kernel's (read-only) probe array
+    if the caller shares its own, else the worker loads a copy."""
     search = compiled(kernel)
     stack = new_stack(kernel)
     state = np.zeros(kernel.state_size, np.int64)
-    aux = kernel.load_aux()  # each worker loads its own copy, as the parent does
+    if aux is None:
+        aux = kernel.load_aux()  # a worker process loads its own copy, as the parent does
     search.negamax(state, -INF, INF, 1, table[0], table[1], new_io(), stack, aux)  # load
     search.solve(state, 0, 0, table[0], table[1], new_io(), stack, aux)  # load this too
     pipe.send("ready")
@@ -243,7 +249,7 @@ class ParallelEngine:
                 mine, theirs = context.Pipe()
                 thread = threading.Thread(
                     target=_serve,
-                    args=(self.kernel, self.table, self.ios[index], theirs),
+                    args=(self.kernel, self.table, self.ios[index], theirs, self._aux),
                     daemon=True,
                     name=f"zerosum-worker-{index}",
                 )
