@@ -8,12 +8,13 @@ and must give the same value):
    perfectly parallel work gets at this moment (2.0 on two idle cores). No parallel search
    can do better, so read the other measured speed-ups against it.
 
-1. Compiled exact solves of connect four (worker processes sharing one table,
+1. Compiled exact solves of connect four (worker threads sharing one table,
    :mod:`zerosum.compiled.parallel`): hard positions (``4453`` and its continuations), each
    split over the workers, and a sample of ``Test_L1_R1`` (1,000 positions of about 0.4 ms
    each), solved one at a time and as a batch (each worker solving whole positions). Each solve
    (and each pass over the sample) gets a fresh table of the same size; worker start-up is
-   timed once and left out of the speed-up.
+   timed once and left out of the speed-up. The workers' CPU seconds for ``cpu est`` are those
+   of this whole process while the parallel solve runs (its own thread mostly waits).
 2. The pure-Python engine at a fixed depth over a :class:`SearchPool`: the first root move
    split along its principal variation, then the other root moves split, workers sharing one
    table; with ``cpu est`` as in section 4.

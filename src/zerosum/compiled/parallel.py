@@ -1,16 +1,25 @@
-"""Exact solving on every core: the compiled search in worker processes sharing one table.
+"""Exact solving on every core: the compiled search in workers sharing one table.
 
-Python threads cannot run the search side by side, so each worker is a process. The workers
-start once (``spawn``: each imports numba and loads the cached search) and are reused for every
-solve until :meth:`ParallelEngine.close`.
+The workers start once and are reused for every solve until :meth:`ParallelEngine.close`.
+They are threads of this process by default: the compiled search releases the GIL, so threads
+search side by side like processes, and the one table then lives in this process's memory,
+which gets transparent huge pages (numpy asks for them on large arrays), whereas shared memory
+gets none on this kind of machine (``/sys/kernel/mm/transparent_hugepage/shmem_enabled`` is
+``never``): with 4 KiB pages nearly every probe of a 64 MB table misses the TLB, and worker
+processes searched about 10% slower per node than the serial engine (``cpu est`` 1.52 against
+``est`` 1.68 for ``4453`` in ``benchmarks/parallel.py``), threads about as fast as it (``cpu
+est`` close to ``est``). ``threads=False`` gives worker processes (``spawn``: each imports
+numba and loads the cached search) sharing the table and their ``io`` rows in shared memory;
+everything below holds for both. A worker thread cannot be killed: it is stopped, as a worker
+process is, through its ``io[STOP]``.
 
 Root splitting. The null-window narrowing of an exact solve runs in the parent; each
 null-window test hands the root's moves to the workers as they come free, best first, and the
 first move that refutes the window stops the rest. A worker that finds no move left joins the
 search of one still running, in a varied move order near its root (lazy SMP on that subtree,
 ``io[VARIANT]``): the first copy to finish answers. All workers read and write one
-transposition table in shared memory, so what one proves the others find; stop flags live in
-shared memory too.
+transposition table, so what one proves the others find; their stop flags are in memory they
+share with the parent too.
 
 Concurrent writes. Entries are two 64-bit words written without locks; a reader accepts an
 entry only if ``keys[i] ^ data[i]`` equals its key (see :mod:`.engine`). Two writers racing on
@@ -19,9 +28,9 @@ A torn entry is never taken for another position's, so every stored bound stays 
 worker's answer is exact: parallel and serial solves give the same rank.
 
 Memory. An entry's two words sit side by side (``table[0]`` and ``table[1]`` are strided views
-of one array, as in the serial engine's table), so a probe reads one cache line: shared memory
-gets no huge pages, and with the words in two arrays a probe would miss twice in the cache and
-in the TLB. Each worker's ``io`` row (counters written at every node) has cache lines of its own.
+of one array, as in the serial engine's table), so a probe reads one cache line (and one page:
+with the words in two arrays a probe would miss twice in the cache and in the TLB). Each
+worker's ``io`` row (counters written at every node) has cache lines of its own.
 
 Batches. :meth:`ParallelEngine.solve_many` solves many positions, each whole by one worker, for
 sets of solves too small to split (a test set): the workers take chunks of positions as they
@@ -33,6 +42,8 @@ from __future__ import annotations
 import contextlib
 import itertools
 import multiprocessing
+import os
+import threading
 import time
 from collections import deque
 from collections.abc import Generator, Iterable
@@ -128,14 +139,30 @@ def _worker(
     from zerosum.compiled.solver import compiled_game
 
     kernel = compiled_game(game).kernel
-    search = compiled(kernel)
     table_memory, io_memory = _attach(table_name), _attach(io_name)
     table = _table(table_memory, entries)
     ios = _rows(io_memory, workers)
-    io = ios[index]
+    _serve(kernel, table, ios[index], pipe)
+    del table, ios
+    table_memory.close()
+    io_memory.close()
+
+
+def _serve(
+    kernel: Kernel,
+    table: np.ndarray[Any, Any],
+    io: np.ndarray[Any, Any],
+    pipe: Connection,
+    aux: np.ndarray[Any, Any] | None = None,
+) -> None:
+    """A worker (process or thread) searches whatever the pipe sends, with ``table`` and its
+    own ``io`` row, until it receives ``None``. ``aux`` is the kernel's (read-only) probe array
+    if the caller shares its own, else the worker loads a copy."""
+    search = compiled(kernel)
     stack = new_stack(kernel)
     state = np.zeros(kernel.state_size, np.int64)
-    aux = kernel.load_aux()  # each worker loads its own copy, as the parent does
+    if aux is None:
+        aux = kernel.load_aux()  # a worker process loads its own copy, as the parent does
     search.negamax(state, -INF, INF, 1, table[0], table[1], new_io(), stack, aux)  # load
     search.solve(state, 0, 0, table[0], table[1], new_io(), stack, aux)  # load this too
     pipe.send("ready")
@@ -162,16 +189,20 @@ def _worker(
         state[:] = values
         score = search.negamax(state, alpha, beta, depth, table[0], table[1], io, stack, aux)
         pipe.send(int(score))
-    del table, ios, io
-    table_memory.close()
-    io_memory.close()
 
 
 class ParallelEngine:
-    """Exact solves of one kernel's game by ``workers`` processes sharing one table."""
+    """Exact solves of one kernel's game by ``workers`` threads (or processes, ``threads=False``)
+    sharing one table."""
 
     def __init__(
-        self, game: str, kernel: Kernel, *, workers: int, hash_mb: float = DEFAULT_HASH_MB
+        self,
+        game: str,
+        kernel: Kernel,
+        *,
+        workers: int,
+        hash_mb: float = DEFAULT_HASH_MB,
+        threads: bool = True,
     ) -> None:
         if not 0 < hash_mb <= MAX_HASH_MB:
             raise ValueError(f"hash size {hash_mb} MB is out of range: expected 1..{MAX_HASH_MB}")
@@ -179,12 +210,20 @@ class ParallelEngine:
             raise ValueError(f"{workers} workers: expected 1 or more")
         self.kernel = kernel
         self.workers = workers
+        self.threads = threads
         entries = table_entries(hash_mb)
-        self._table_memory = SharedMemory(create=True, size=2 * entries * 8)
-        self._io_memory = SharedMemory(create=True, size=workers * _IO_STRIDE * 8)
-        self.table = _table(self._table_memory, entries)
-        self.table.fill(0)
-        self.ios = _rows(self._io_memory, workers)
+        self._table_memory: SharedMemory | None = None
+        self._io_memory: SharedMemory | None = None
+        if threads:  # this process's memory: huge pages (see the module header)
+            self.table = np.zeros((entries, 2), np.int64).T
+            padded: np.ndarray[Any, Any] = np.zeros((workers, _IO_STRIDE), np.int64)
+            self.ios = padded[:, :IO_SIZE]
+        else:
+            self._table_memory = SharedMemory(create=True, size=2 * entries * 8)
+            self._io_memory = SharedMemory(create=True, size=workers * _IO_STRIDE * 8)
+            self.table = _table(self._table_memory, entries)
+            self.ios = _rows(self._io_memory, workers)
+        self.table.fill(0)  # touch every page now rather than inside the first searches
         self.generation = 0
         self._stack = new_stack(kernel)
         self._aux = kernel.load_aux()
@@ -205,6 +244,21 @@ class ParallelEngine:
     def _start(self, context: Any, game: str, entries: int) -> None:
         """Start the workers and wait until each has loaded the compiled search."""
         workers = self.workers
+        if self.threads:
+            for index in range(workers):
+                mine, theirs = context.Pipe()
+                thread = threading.Thread(
+                    target=_serve,
+                    args=(self.kernel, self.table, self.ios[index], theirs, self._aux),
+                    daemon=True,
+                    name=f"zerosum-worker-{index}",
+                )
+                thread.start()
+                self._pipes.append(mine)
+                self._processes.append(thread)
+            wait_until_ready(self._pipes)
+            return
+        assert self._table_memory is not None and self._io_memory is not None
         for index in range(workers):
             mine, theirs = context.Pipe()
             process = context.Process(
@@ -229,7 +283,10 @@ class ParallelEngine:
 
     @property
     def pids(self) -> list[int]:
-        """The worker processes' ids."""
+        """The worker processes' ids; with threads, this process's id (whose CPU time is
+        the workers' and this thread's, which mostly waits for them)."""
+        if self.threads:
+            return [os.getpid()]
         return [int(process.pid) for process in self._processes]
 
     @property
@@ -544,6 +601,12 @@ class ParallelEngine:
         refutes the window stops the others. A worker that finds no child left joins one still
         being searched, in a varied move order (lazy SMP on that subtree): whichever copy ends
         first answers for the child and the other copies stop.
+
+        A child is searched to ``DEPTH_INF - 1``, the depth the serial solve gives it one ply
+        below its root: the entries the workers store then carry the serial depths, and the
+        entries of the first try in this process (:data:`SERIAL_NODES`) settle nodes in the
+        workers too (with ``DEPTH_INF`` every one of them was too shallow at the children and
+        the first tests were searched again).
         """
         queue = list(range(len(children)))
         busy: dict[int, int] = {}  # worker -> child
@@ -556,7 +619,8 @@ class ParallelEngine:
             self.ios[worker, VARIANT] = variant
             busy[worker] = child
             self.activity.begin(worker)
-            self._pipes[worker].send((_SEARCH, children[child], -beta, -alpha, DEPTH_INF))
+            message = (_SEARCH, children[child], -beta, -alpha, DEPTH_INF - 1)
+            self._pipes[worker].send(message)
 
         def fill() -> None:
             for worker in range(self.workers):
@@ -612,12 +676,17 @@ class ParallelEngine:
         return fresh
 
     def close(self, *, kill: bool = False) -> None:
-        """Stop the workers (``kill``: at once, without letting them finish) and free the
-        shared memory."""
+        """Stop the workers (``kill``: at once, without letting them finish; threads are told to
+        stop) and free the shared memory."""
+        if kill:
+            self.ios[:, STOP] = 1
         for pipe in self._pipes:
             with contextlib.suppress(BrokenPipeError, OSError):
                 pipe.send(None)
         for process in self._processes:
+            if self.threads:
+                process.join()
+                continue
             if kill:
                 process.kill()
             process.join(timeout=5)
@@ -625,10 +694,10 @@ class ParallelEngine:
                 process.kill()
                 process.join()
         del self.table, self.ios
-        self._table_memory.close()
-        self._table_memory.unlink()
-        self._io_memory.close()
-        self._io_memory.unlink()
+        for memory in (self._table_memory, self._io_memory):
+            if memory is not None:
+                memory.close()
+                memory.unlink()
 
     def __enter__(self) -> ParallelEngine:
         return self
