@@ -1282,7 +1282,8 @@ def _workers_option(parser: argparse.ArgumentParser) -> None:
         type=_workers,
         default=1,
         metavar="N",
-        help="search processes (default 1; 0 or auto: one per core)",
+        help="parallel searches: processes, threads in the compiled engine (default 1; 0 or "
+        "auto: one per core)",
     )
 
 

@@ -148,8 +148,9 @@ class Exact:
 
 class Solver:
     """The compiled engine for one game, with its table (and optionally a store) kept across
-    calls. With ``workers`` > 1, exact solves run in that many worker processes sharing one
-    table (:mod:`.parallel`); call :meth:`close` (or use ``with``) to stop them."""
+    calls. With ``workers`` > 1, exact solves run in that many worker threads sharing one table
+    (:mod:`.parallel`; the compiled search releases the GIL); call :meth:`close` (or use
+    ``with``) to stop them."""
 
     def __init__(
         self,
@@ -163,7 +164,7 @@ class Solver:
         self.compiled = compiled_game(game)
         self.engine = Engine(self.compiled.kernel, hash_mb=hash_mb if workers == 1 else 1)
         self.exact: Engine | ParallelEngine = self.engine
-        """What runs exact solves: the engine, or the worker processes."""
+        """What runs exact solves: the engine, or the workers."""
         if workers > 1:
             self.exact = ParallelEngine(
                 game, self.compiled.kernel, workers=workers, hash_mb=hash_mb
@@ -171,7 +172,7 @@ class Solver:
         self.store = store
 
     def close(self) -> None:
-        """Stop the worker processes, if any."""
+        """Stop the workers, if any."""
         if isinstance(self.exact, ParallelEngine):
             self.exact.close()
             self.exact = self.engine
