@@ -25,6 +25,8 @@ import pytest
 
 pytest.importorskip("ray")
 
+from test_match_cli import _survivors
+
 from zerosum.cli import main
 from zerosum.cluster import connect
 from zerosum.match import Match, TimeControl, WorkerError, parse_player
@@ -176,19 +178,6 @@ def test_the_command_line_gives_the_local_results(
     out = capsys.readouterr().out
     assert out.splitlines()[0].endswith("no time control, 2 Ray actors (auto)")  # 2 CPUs
     assert f"A: +{local['wins']} ={local['draws']} -{local['losses']}" in out
-
-
-def _survivors(marker: str) -> list[int]:
-    """Processes whose environment carries ``marker`` (the match and all it started)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                if marker.encode() in (entry / "environ").read_bytes():
-                    found.append(int(entry.name))
-            except OSError:
-                continue
-    return found
 
 
 def _engines(pids: list[int]) -> int:

@@ -166,8 +166,7 @@ def _table_store(
     """Store a node's result with the bound its window gives it (``alpha`` as on entry)."""
     if ctx.table is None:
         return
-    bound = Bound.LOWER if best >= beta else Bound.EXACT if best > alpha else Bound.UPPER
-    if ctx.table.store(key, depth, to_table(best, ply), bound, move):
+    if ctx.table.store(key, depth, to_table(best, ply), Bound.of(best, alpha, beta), move):
         ctx.tt_stores += 1
 
 

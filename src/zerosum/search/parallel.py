@@ -639,13 +639,7 @@ class SearchPool:
             if found is not None:
                 best, best_pv = found
         if job.table is not None:
-            bound = (
-                Bound.LOWER
-                if best >= beta
-                else Bound.EXACT
-                if best > alpha_on_entry
-                else Bound.UPPER
-            )
+            bound = Bound.of(best, alpha_on_entry, beta)
             job.table.generation = job.generation
             job.table.store(key, depth, to_table(best, len(path)), bound, best_pv[0])
         return best, best_pv

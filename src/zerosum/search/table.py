@@ -32,6 +32,12 @@ class Bound(IntEnum):
     UPPER = 2
     """The true value is at most the score (the search failed low)."""
 
+    @staticmethod
+    def of(value: int, alpha: int, beta: int) -> Bound:
+        """What a fail-soft search's ``value`` with the window ``(alpha, beta)`` (as on entry)
+        says about the true value."""
+        return Bound.LOWER if value >= beta else Bound.EXACT if value > alpha else Bound.UPPER
+
 
 class Entry(NamedTuple, Generic[M]):
     key: int

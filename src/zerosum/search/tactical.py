@@ -614,9 +614,7 @@ class TacticalSearch(SearchDriver[M]):
             outcome = game.outcome()
             return terminal_score(outcome if outcome is not None else Outcome.DRAW, ply)
         # Step 9. Store the result with its bound.
-        bound = (
-            Bound.LOWER if best >= beta else Bound.EXACT if best > alpha_on_entry else Bound.UPPER
-        )
+        bound = Bound.of(best, alpha_on_entry, beta)
         if self.table.store(key, depth, to_table(best, ply), bound, best_move):
             self.tt_stores += 1
         return best

@@ -400,13 +400,7 @@ class ParallelTacticalSearch(SearchDriver[M]):
             if found is not None:
                 best, best_pv = found
         if ply > 0:
-            bound = (
-                Bound.LOWER
-                if best >= beta
-                else Bound.EXACT
-                if best > alpha_on_entry
-                else Bound.UPPER
-            )
+            bound = Bound.of(best, alpha_on_entry, beta)
             assert self._table is not None
             if self._table.store(board.key(), depth, to_table(best, ply), bound, best_pv[0]):
                 self.tt_stores += 1
