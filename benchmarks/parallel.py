@@ -61,7 +61,10 @@ import argparse
 import os
 import sys
 import time
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
+from typing import Any
 
 from zerosum.compiled.engine import DEPTH_INF, narrowed, next_test, score_of_rank
 from zerosum.compiled.parallel import ParallelEngine
@@ -228,31 +231,59 @@ def compiled_sample(workers: int, hash_mb: float, sample: int) -> None:
 
 def python_searches(pool: SearchPool, searches: tuple[tuple[str, int], ...]) -> None:
     print(f"{HEADER} {'cpu est':>7}")
-    rows, cpu_rows = [], []
+    rows: list[tuple[float, float, float]] = []
+    cpu_rows: list[tuple[float, float]] = []
     others = _OtherLoad(pool)
     for moves, depth in searches:
         game = Connect4.from_position(moves)
         limit = Limit(depth=depth)
-        clock = time.process_time()
-        one = search(game, limit=limit)
-        one_cpu = time.process_time() - clock
-        before = _cpu_seconds(pool.pids)
-        load = _OtherLoad.start()
-        many = search(game, limit=limit, pool=pool)
-        others.add(load, before)
-        after = _cpu_seconds(pool.pids)
-        assert one.value == many.value, moves
-        one_run = (one.stats.time_s, one.stats.nodes)
-        many_run = (many.stats.time_s, many.stats.nodes)
-        text = row(moves, str(depth), one.value, one_run, many_run, pool.activity)
-        cpu = _cpu_estimate(one_cpu, many.stats.time_s, before, after, pool.activity, cpu_rows)
-        print(f"{text} {cpu}")
-        estimate = _estimate(pool.activity, one.stats.nodes, many.stats.nodes)
-        rows.append((one.stats.time_s, many.stats.time_s, estimate))
-        nodes = ", ".join(f"{count:,}" for count in pool.activity.nodes)
-        print(f"{'':<10} nodes per worker: {nodes}; tasks {pool.activity.tasks}")
+        _pair(
+            (moves, depth),
+            partial(search, game, limit=limit),
+            partial(search, game, limit=limit, pool=pool),
+            pool,
+            others,
+            (rows, cpu_rows),
+            exact=True,
+        )
     print(f"{total(f'total {pool.workers}w', rows)} {_cpu_total(cpu_rows)}")
     print(others)
+
+
+def _pair(
+    label: tuple[str, int],
+    serial: Callable[[], Any],
+    parallel: Callable[[], Any],
+    pool: SearchPool,
+    others: _OtherLoad,
+    totals: tuple[list[tuple[float, float, float]], list[tuple[float, float]]],
+    *,
+    exact: bool,
+) -> None:
+    """One row of sections 2 and 4: a serial search, then its parallel twin on ``pool``, with
+    the CPU each used; an ``exact`` pair must agree on the value, else a difference is noted."""
+    clock = time.process_time()
+    one = serial()
+    one_cpu = time.process_time() - clock
+    before = _cpu_seconds(pool.pids)
+    load = _OtherLoad.start()
+    many = parallel()
+    others.add(load, before)
+    after = _cpu_seconds(pool.pids)
+    name, depth = label
+    if exact:
+        assert one.value == many.value, name
+    same = "" if one.value == many.value else f"  (parallel value {many.value})"
+    one_run = (one.stats.time_s, one.stats.nodes)
+    many_run = (many.stats.time_s, many.stats.nodes)
+    text = row(name, str(depth), one.value, one_run, many_run, pool.activity)
+    rows, cpu_rows = totals
+    cpu = _cpu_estimate(one_cpu, many.stats.time_s, before, after, pool.activity, cpu_rows)
+    print(f"{text} {cpu}{same}")
+    estimate = _estimate(pool.activity, one.stats.nodes, many.stats.nodes)
+    rows.append((one.stats.time_s, many.stats.time_s, estimate))
+    nodes = ", ".join(f"{count:,}" for count in pool.activity.nodes)
+    print(f"{'':<10} nodes per worker: {nodes}; tasks {pool.activity.tasks}")
 
 
 def _cpu_estimate(
@@ -290,37 +321,36 @@ def chess_fixed_depth(workers: int) -> None:
     technique on (null move and reductions make values order-dependent: a differing value is
     marked, not an error). ``cpu est`` (see the module docstring) also counts what a node costs
     in the workers."""
+    with SearchPool(workers) as pool:
+        print(f"{HEADER} {'cpu est':>7}")
+        rows: list[tuple[float, float, float]] = []
+        cpu_rows: list[tuple[float, float]] = []
+        others = _OtherLoad(pool)
+        for label, fen, depth in CHESS:
+            position = fen or _bratko_kopec(label)
+            _pair(
+                (label, depth),
+                partial(_chess, position, depth, None),
+                partial(_chess, position, depth, pool),
+                pool,
+                others,
+                (rows, cpu_rows),
+                exact=False,
+            )
+        print(f"{total(f'total {workers}w', rows)} {_cpu_total(cpu_rows)}")
+        print(others)
+
+
+def _chess(position: str, depth: int, pool: SearchPool | None) -> Any:
+    """The tactical engine's search of ``position`` to ``depth``, split over ``pool`` if any."""
     from zerosum.games.chess import Chess
     from zerosum.search.tactical import TacticalSearch
     from zerosum.search.tactical_parallel import ParallelTacticalSearch
 
-    with SearchPool(workers) as pool:
-        print(f"{HEADER} {'cpu est':>7}")
-        rows, cpu_rows = [], []
-        others = _OtherLoad(pool)
-        for label, fen, depth in CHESS:
-            position = fen or _bratko_kopec(label)
-            clock = time.process_time()
-            one = TacticalSearch(Chess.from_position(position)).search(Limit(depth=depth))
-            one_cpu = time.process_time() - clock
-            game = Chess.from_position(position)
-            before = _cpu_seconds(pool.pids)
-            load = _OtherLoad.start()
-            many = ParallelTacticalSearch(game, pool).search(Limit(depth=depth))
-            others.add(load, before)
-            after = _cpu_seconds(pool.pids)
-            one_run = (one.stats.time_s, one.stats.nodes)
-            many_run = (many.stats.time_s, many.stats.nodes)
-            same = "" if one.value == many.value else f"  (parallel value {many.value})"
-            text = row(label, str(depth), one.value, one_run, many_run, pool.activity)
-            cpu = _cpu_estimate(one_cpu, many.stats.time_s, before, after, pool.activity, cpu_rows)
-            print(f"{text} {cpu}{same}")
-            estimate = _estimate(pool.activity, one.stats.nodes, many.stats.nodes)
-            rows.append((one.stats.time_s, many.stats.time_s, estimate))
-            nodes = ", ".join(f"{count:,}" for count in pool.activity.nodes)
-            print(f"{'':<10} nodes per worker: {nodes}; tasks {pool.activity.tasks}")
-        print(f"{total(f'total {workers}w', rows)} {_cpu_total(cpu_rows)}")
-        print(others)
+    game = Chess.from_position(position)
+    if pool is None:
+        return TacticalSearch(game).search(Limit(depth=depth))
+    return ParallelTacticalSearch(game, pool).search(Limit(depth=depth))
 
 
 class _OtherLoad:

@@ -199,6 +199,18 @@ class _Answer:
     stale_cutoffs: int
     stopped: bool
 
+    def add_to(self, counters: Any) -> None:
+        """Add this answer's counts to ``counters`` (a search context or engine with the
+        attributes of the same names)."""
+        nodes, cutoffs, probes, hits, stores, evaluations = self.counts
+        counters.nodes += nodes
+        counters.cutoffs += cutoffs
+        counters.tt_probes += probes
+        counters.tt_hits += hits
+        counters.tt_stores += stores
+        counters.evaluations += evaluations
+        counters.seldepth = max(counters.seldepth, self.seldepth)
+
 
 class _WorkerSearch:
     """What a worker keeps for the whole of one search: tables, killers and history."""
@@ -712,15 +724,8 @@ class SearchPool:
 
     @staticmethod
     def _count(ctx: Context[Any], answer: _Answer) -> None:
-        nodes, cutoffs, probes, hits, stores, evaluations = answer.counts
-        ctx.nodes += nodes
-        ctx.cutoffs += cutoffs
-        ctx.tt_probes += probes
-        ctx.tt_hits += hits
-        ctx.tt_stores += stores
-        ctx.evaluations += evaluations
+        answer.add_to(ctx)
         ctx.stale_cutoffs += answer.stale_cutoffs
-        ctx.seldepth = max(ctx.seldepth, answer.seldepth)
 
     def _drain(self, busy: dict[int, Any]) -> None:
         """Wait for the stopped workers' answers (a few milliseconds), so the pool is idle."""

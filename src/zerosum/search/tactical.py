@@ -673,7 +673,16 @@ class TacticalSearch(SearchDriver[M]):
             return best
         if best > alpha:
             alpha = best
-        for move in caps.quiescence_moves(alpha - best - DELTA_MARGIN):
+        return self._quiesce_moves(
+            caps.quiescence_moves(alpha - best - DELTA_MARGIN), best, alpha, beta, ply
+        )
+
+    def _quiesce_moves(
+        self, moves: list[M], best: Score, alpha: Score, beta: Score, ply: int
+    ) -> Score:
+        """Quiescence over ``moves`` from the value ``best`` found so far (fail-soft)."""
+        game = self.game
+        for move in moves:
             game.make(move)
             value = -self._quiesce(-beta, -alpha, ply + 1)
             game.undo()
@@ -689,18 +698,8 @@ class TacticalSearch(SearchDriver[M]):
     def _evade(self, alpha: Score, beta: Score, ply: int) -> Score:
         """Quiescence in check: no standing pat, every legal move is tried (a mate scores)."""
         game, caps = self.game, self._caps
-        best = -INFINITY
-        for move in caps.tactical_moves() + caps.quiet_moves():
-            game.make(move)
-            value = -self._quiesce(-beta, -alpha, ply + 1)
-            game.undo()
-            if value > best:
-                best = value
-                if value > alpha:
-                    alpha = value
-                    if value >= beta:
-                        self.cutoffs += 1
-                        break
+        moves = caps.tactical_moves() + caps.quiet_moves()
+        best = self._quiesce_moves(moves, -INFINITY, alpha, beta, ply)
         if best == -INFINITY:
             outcome = game.outcome()
             return terminal_score(outcome if outcome is not None else Outcome.DRAW, ply)

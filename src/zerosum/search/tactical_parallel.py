@@ -538,14 +538,7 @@ class ParallelTacticalSearch(SearchDriver[M]):
         return self._table.name
 
     def _count(self, answer: _Answer) -> None:
-        nodes, cutoffs, probes, hits, stores, evaluations = answer.counts
-        self.nodes += nodes
-        self.cutoffs += cutoffs
-        self.tt_probes += probes
-        self.tt_hits += hits
-        self.tt_stores += stores
-        self.evaluations += evaluations
-        self.seldepth = max(self.seldepth, answer.seldepth)
+        answer.add_to(self)
 
 
 def tactical_search(
