@@ -36,7 +36,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from zerosum.compiled import KERNEL_GAMES, MAX_HASH_MB, check_compiled
+from zerosum.compiled import MAX_HASH_MB, check_compiled
 from zerosum.game import Game, ZerosumError
 from zerosum.games import get_game
 from zerosum.search import Limit, get_algorithm, search, solve
@@ -251,7 +251,7 @@ def _algorithm(spec: EngineSettings, game: str) -> str:
     else the one ``zerosum analyze`` uses for the game."""
     if spec.algorithm is not None:
         return spec.algorithm
-    return COMPILED if game in KERNEL_GAMES else get_game(game).analyzer
+    return get_game(game).play_engine
 
 
 def open_player(spec: PlayerSpec, game: str, *, isolate: bool = True) -> Player:
