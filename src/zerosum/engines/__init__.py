@@ -77,9 +77,10 @@ def choose_engine(
         else:
             why = f"it cannot {task} exactly" if task == "solve" else f"not for {task}"
         raise EngineError(
-            f"engine {name!r} is not available{game} ({why}): expected one of {', '.join(offered)}"
+            f"algorithm {name!r} is not available{game} ({why}): expected one of "
+            + ", ".join(offered)
         )
-    raise EngineError(f"unknown engine {name!r}: expected one of {', '.join(offered)}")
+    raise EngineError(f"unknown algorithm {name!r}: expected one of {', '.join(offered)}")
 
 
 def open_engine(

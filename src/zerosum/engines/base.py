@@ -59,16 +59,24 @@ class Engine(ABC):
         (``result.solved``); a limit may stop it first (``solved`` false)."""
 
     @abstractmethod
-    def _best_moves(self, game: Game[Any], depth: int, seed: int | None) -> SearchResult[Any]:
+    def _best_moves(
+        self, game: Game[Any], depth: int, seed: int | None, limit: Limit | None
+    ) -> SearchResult[Any]:
         """:meth:`best_moves` once the probe has not decided the position."""
 
     def best_moves(
-        self, game: Game[Any], *, depth: int, seed: int | None = None
+        self,
+        game: Game[Any],
+        *,
+        depth: int,
+        seed: int | None = None,
+        limit: Limit | None = None,
     ) -> SearchResult[Any]:
         """The moves a player searching ``depth`` plies would choose among (``best_moves``),
         with their value: depth 0 plays perfectly (all exact best moves); ``seed`` makes the
         engine's own random choices repeatable. Every best move when the game's probe (an
-        endgame database) decides the position."""
+        endgame database) decides the position. ``limit`` (time, nodes, stop) may cut a
+        perfect player short: then ``best_moves`` holds what the engine knew, possibly nothing."""
         probed = probe_root(game)
         if probed is not None:
             value, scored = probed
@@ -76,7 +84,7 @@ class Engine(ABC):
             return SearchResult(
                 value, best[0], best, best[:1], 0, Stats(), tuple(scored), solved=True
             )
-        return self._best_moves(game, depth, seed)
+        return self._best_moves(game, depth, seed, limit)
 
     def reset(self) -> None:  # noqa: B027  # an engine without tables has nothing to forget
         """Forget what earlier searches learnt (a new game starts)."""
@@ -96,3 +104,10 @@ def no_moves(game: Game[Any]) -> SearchResult[Any]:
     outcome = game.outcome()
     assert outcome is not None
     return SearchResult(terminal_score(outcome, 0), None, (), (), 0, Stats(), solved=True)
+
+
+def at_depth(limit: Limit | None, depth: int | None) -> Limit:
+    """``limit`` with its depth set to ``depth`` (``None``: no depth limit)."""
+    if limit is None:
+        return Limit(depth=depth)
+    return Limit(depth=depth, nodes=limit.nodes, time=limit.time, stop=limit.stop)

@@ -13,7 +13,7 @@ from typing import Any
 
 from zerosum.compiled import DEFAULT_HASH_MB
 from zerosum.compiled.solver import Exact, Solver
-from zerosum.engines.base import Engine, OnIteration, no_moves
+from zerosum.engines.base import Engine, OnIteration, at_depth, no_moves
 from zerosum.game import Game
 from zerosum.search.core import Limit, SearchResult, Stats
 from zerosum.store import Store
@@ -71,11 +71,20 @@ class CompiledEngine(Engine):
             solved=True,
         )
 
-    def _best_moves(self, game: Game[Any], depth: int, seed: int | None) -> SearchResult[Any]:
+    def _best_moves(
+        self, game: Game[Any], depth: int, seed: int | None, limit: Limit | None
+    ) -> SearchResult[Any]:
         if depth == 0 and self.exact:
             started = time.perf_counter()
-            exact = self.solver.solve(game)
-            best = tuple(self.solver.best_moves(game, exact.rank))
+            exact = self.solver.solve(game, limit=limit)
+            found = None
+            if exact.complete:
+                found = self.solver.best_moves_within(game, exact.rank, limit=_left(limit, started))
+            if found is None:  # stopped before the best moves were known
+                return SearchResult(
+                    0, None, (), (), 0, _sum([exact.stats], started), complete=False
+                )
+            best = tuple(found)
             return SearchResult(
                 exact.value,
                 best[0] if best else None,
@@ -85,7 +94,7 @@ class CompiledEngine(Engine):
                 _sum([exact.stats], started),
                 solved=True,
             )
-        return self.solver.search(game, limit=Limit(depth=depth or None))
+        return self.solver.search(game, limit=at_depth(limit, depth or None))
 
     def reset(self) -> None:
         self.solver.engine.clear()

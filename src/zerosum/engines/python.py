@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from zerosum.engines.base import Engine, OnIteration
+from zerosum.engines.base import Engine, OnIteration, at_depth
 from zerosum.game import Game
 from zerosum.search import driver
 from zerosum.search.core import Limit, SearchResult
@@ -60,7 +60,7 @@ class PythonEngine(Engine):
             table=self.table,
             all_best=self.all_best,
             seed=self.seed,
-            on_iteration=on_iteration,
+            on_iteration=_completed(on_iteration),
             pool=self.pool,
         )
 
@@ -69,13 +69,15 @@ class PythonEngine(Engine):
             game, algorithm=self.name, limit=limit, table=self.table, seed=self.seed, pool=self.pool
         )
 
-    def _best_moves(self, game: Game[Any], depth: int, seed: int | None) -> SearchResult[Any]:
+    def _best_moves(
+        self, game: Game[Any], depth: int, seed: int | None, limit: Limit | None
+    ) -> SearchResult[Any]:
         if depth == 0:
-            return driver.solve(game, algorithm=self.name, seed=seed, pool=self.pool)
+            return driver.solve(game, algorithm=self.name, limit=limit, seed=seed, pool=self.pool)
         return driver.search(
             game,
             algorithm=self.name,
-            limit=Limit(depth=depth),
+            limit=at_depth(limit, depth),
             table=self.table,
             all_best=True,
             seed=seed,
@@ -86,3 +88,17 @@ class PythonEngine(Engine):
         if self._owns_pool and self._pool is not None:
             self._pool.close()
         self._pool = None
+
+
+def _completed(on_iteration: OnIteration | None) -> OnIteration | None:
+    """``on_iteration`` called for completed iterations only (the driver also yields the one a
+    limit cut short)."""
+    if on_iteration is None:
+        return None
+    report = on_iteration
+
+    def completed(result: SearchResult[Any]) -> None:
+        if result.complete:
+            report(result)
+
+    return completed

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from zerosum.engines.base import Engine, EngineError, OnIteration
+from zerosum.engines.base import Engine, EngineError, OnIteration, at_depth
 from zerosum.game import Game
 from zerosum.search import driver
 from zerosum.search.core import Limit, SearchResult
@@ -54,7 +54,7 @@ class TacticalEngine(Engine):
         searcher = self._searcher_for(game)
 
         def on_report(found: Report[Any]) -> None:
-            if on_iteration is not None and found.complete:
+            if on_iteration is not None and found.complete and found.line == 1:
                 on_iteration(searcher.result(found))
 
         return searcher.search(limit or Limit(), on_report=on_report)
@@ -65,10 +65,12 @@ class TacticalEngine(Engine):
             "expected an exact engine (engine, alphabeta, ... or compiled)"
         )
 
-    def _best_moves(self, game: Game[Any], depth: int, seed: int | None) -> SearchResult[Any]:
-        if depth == 0:
-            return driver.solve(game, seed=seed, pool=self._pool)
-        return self.search(game, Limit(depth=depth))
+    def _best_moves(
+        self, game: Game[Any], depth: int, seed: int | None, limit: Limit | None
+    ) -> SearchResult[Any]:
+        if depth == 0:  # a perfect player needs an exact engine
+            return driver.solve(game, limit=limit, seed=seed, pool=self._pool)
+        return self.search(game, at_depth(limit, depth))
 
     def reset(self) -> None:
         self._searcher = None

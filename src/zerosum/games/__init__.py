@@ -128,6 +128,15 @@ def register(spec: GameSpec, *, replace: bool = False) -> GameSpec:
     return spec
 
 
+def unregister(name: str) -> None:
+    """Remove the game ``name`` from the registry (tests, and programs that replace a game);
+    raises :class:`UnknownGameError` if there is none."""
+    GAMES._load()
+    if name not in GAMES._specs:
+        raise UnknownGameError(f"unknown game {name!r}: nothing to unregister")
+    del GAMES._specs[name]
+
+
 def registering_modules() -> list[str]:
     """The modules that registered games at run time, for worker processes to import."""
     return list(GAMES._modules)
@@ -184,4 +193,5 @@ __all__ = [
     "registering_modules",
     "resolve",
     "spec_of",
+    "unregister",
 ]
