@@ -142,3 +142,17 @@ def test_an_unregistered_game_gets_the_pure_python_engine() -> None:
         reference_solve(game).value,
         reference_solve(game).stats.nodes,
     )
+
+
+def test_a_game_workers_cannot_receive_is_named_before_any_worker_starts() -> None:
+    from zerosum.game import ProtocolError
+    from zerosum.games.tictactoe import TicTacToe
+
+    class Local(TicTacToe):  # defined in a function: pickle cannot find it by name
+        pass
+
+    with (
+        open_engine(get_game("tictactoe"), "engine", workers=2) as engine,
+        pytest.raises(ProtocolError, match="cannot be sent to worker processes"),
+    ):
+        engine.search(Local(), Limit(depth=2))

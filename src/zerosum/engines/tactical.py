@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from zerosum.engines.base import Engine, EngineError, OnIteration, at_depth
+from zerosum.engines.base import Engine, EngineError, OnIteration, at_depth, check_picklable
 from zerosum.game import Game
 from zerosum.search import driver
 from zerosum.search.core import Limit, SearchResult
@@ -38,6 +38,8 @@ class TacticalEngine(Engine):
             if self._pool is None and self.workers > 1:
                 self._pool = SearchPool(self.workers)
                 self._owns_pool = True
+            if self._pool is not None:
+                check_picklable(game)
             self._searcher = tactical_search(game, pool=self._pool)
             self._game = game
         return self._searcher
