@@ -48,10 +48,9 @@ class PythonEngine(Engine):
 
     def _pool_for(self, game: Game[Any]) -> SearchPool | None:
         """The pool, once ``game`` is known to reach the workers."""
-        pool = self.pool
-        if pool is not None:
+        if self.workers > 1 or self._pool is not None:
             check_picklable(game)
-        return pool
+        return self.pool
 
     def search(
         self,

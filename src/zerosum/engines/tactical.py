@@ -35,11 +35,11 @@ class TacticalEngine(Engine):
 
     def _searcher_for(self, game: Game[Any]) -> Searcher:
         if self._searcher is None or game is not self._game:
+            if self.workers > 1 or self._pool is not None:
+                check_picklable(game)
             if self._pool is None and self.workers > 1:
                 self._pool = SearchPool(self.workers)
                 self._owns_pool = True
-            if self._pool is not None:
-                check_picklable(game)
             self._searcher = tactical_search(game, pool=self._pool)
             self._game = game
         return self._searcher
