@@ -28,7 +28,12 @@ from zerosum.compiled import (
     has_kernel,
 )
 from zerosum.endgames import MAX_MEN
-from zerosum.game import WIN, Game, ZerosumError, is_proven, play_moves
+from zerosum.formatting import describe
+from zerosum.formatting import exact_text as _exact_text
+from zerosum.formatting import exact_value_text as _value_text
+from zerosum.formatting import move_names as _names
+from zerosum.formatting import result_data as _result_data
+from zerosum.game import Game, ZerosumError, play_moves
 from zerosum.games import GAMES, GameSpec, get_game
 from zerosum.games.morris import Morris
 from zerosum.search import ALGORITHMS, Limit, SearchResult, search, solve
@@ -123,46 +128,8 @@ def _load(args: argparse.Namespace) -> tuple[GameSpec, Game[Any]]:
     return spec, game
 
 
-def _names(game: Game[Any], moves: Sequence[Any]) -> list[str]:
-    return [game.format_move(move) for move in moves]
-
-
-def describe(value: int, *, solved: bool = False) -> str:
-    """A score in words: ``win in 3``, ``loss in 4``, ``draw`` or the heuristic number."""
-    if is_proven(value):
-        plies = _plies_to_end(value)
-        return f"{'win' if value > 0 else 'loss'} in {plies} {'ply' if plies == 1 else 'plies'}"
-    if solved and value == 0:
-        return "draw"
-    return f"{value:+d}" if value else "0"
-
-
-def _plies_to_end(value: int) -> int:
-    return WIN - abs(value)
-
-
 def _emit(args: argparse.Namespace, data: dict[str, Any], text: str) -> None:
     print(json.dumps(data) if args.json else text)
-
-
-def _result_data(
-    spec: GameSpec, game: Game[Any], result: SearchResult[Any], algorithm: str
-) -> dict[str, Any]:
-    best = result.best_move
-    return {
-        "game": spec.name,
-        "position": game.position(),
-        "algorithm": algorithm,
-        "value": result.value,
-        "value_text": describe(result.value, solved=result.solved),
-        "solved": result.solved,
-        "best_move": None if best is None else game.format_move(best),
-        "best_moves": _names(game, result.best_moves),
-        "pv": _names(game, result.pv),
-        "depth": result.depth,
-        "complete": result.complete,
-        **result.stats.as_dict(),
-    }
 
 
 # -- commands -------------------------------------------------------------------------------
@@ -525,20 +492,6 @@ def _position_line(row: dict[str, Any]) -> str:
         f"{row['line']:>6} {row['position']:<24} {score:>4}  {verdict:<22} {source:>16} "
         f"{row['time_s'] * 1e3:9.3f} ms"
     )
-
-
-def _exact_text(exact: Exact, *, weak: bool) -> str:
-    if weak:
-        return {1: "win", 0: "draw", -1: "loss"}[exact.rank]
-    return f"{exact.rank:+d} ({describe(exact.value, solved=True)})" if exact.rank else "0 (draw)"
-
-
-def _value_text(exact: Exact, *, weak: bool) -> str:
-    """``value_text`` in JSON: the value in words (``draw``, ``win in 13 plies``), or only
-    ``win``, ``draw`` or ``loss`` after a weak solve."""
-    if weak:
-        return _exact_text(exact, weak=True)
-    return describe(exact.value, solved=True)
 
 
 def _solve_compiled(args: argparse.Namespace, spec: GameSpec, game: Game[Any]) -> int:
