@@ -398,7 +398,7 @@ def test_positions_outside_the_databases_fall_back_to_search(
 def test_players_take_the_databases_best_moves_at_the_root(
     store: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from zerosum.cli import _Computer
+    from zerosum.cli.play import Computer
     from zerosum.search.probing import probe_root
 
     monkeypatch.setenv("ZEROSUM_ENDGAMES", str(store))
@@ -412,7 +412,7 @@ def test_players_take_the_databases_best_moves_at_the_root(
     value, scored = probed
     assert value == score(solution.result) == -(WIN - 32)
     assert scored == [(move, score(result)) for move, result in solution.moves]
-    computer = _Computer(get_game("morris"), 1, random.Random(1), None)  # the compiled engine
+    computer = Computer(get_game("morris"), 1, random.Random(1), None)  # the compiled engine
     moves, text = computer.best(game, depth=1)
     assert set(moves) == set(solution.best_moves)
     assert text == "loss in 32 plies"
