@@ -356,7 +356,7 @@ def test_build_endgames_command(store: Path, capsys: pytest.CaptureFixture[str])
     assert main(["build-endgames", "morris", "--max-men", "5", "--store", str(store)]) == 2
     assert "3..4" in capsys.readouterr().err
     assert main(["build-endgames", "connect4", "--store", str(store)]) == 2
-    assert "morris only" in capsys.readouterr().err
+    assert "'connect4' has no endgame databases: expected one of morris" in capsys.readouterr().err
 
 
 def test_solve_builds_on_first_use(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -398,7 +398,7 @@ def test_positions_outside_the_databases_fall_back_to_search(
 def test_players_take_the_databases_best_moves_at_the_root(
     store: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from zerosum.cli import _Computer
+    from zerosum.cli.play import Computer
     from zerosum.search.probing import probe_root
 
     monkeypatch.setenv("ZEROSUM_ENDGAMES", str(store))
@@ -412,7 +412,7 @@ def test_players_take_the_databases_best_moves_at_the_root(
     value, scored = probed
     assert value == score(solution.result) == -(WIN - 32)
     assert scored == [(move, score(result)) for move, result in solution.moves]
-    computer = _Computer(get_game("morris"), 1, random.Random(1), None)  # the compiled engine
+    computer = Computer(get_game("morris"), 1, random.Random(1), None)  # the compiled engine
     moves, text = computer.best(game, depth=1)
     assert set(moves) == set(solution.best_moves)
     assert text == "loss in 32 plies"
