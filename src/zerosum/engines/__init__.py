@@ -25,6 +25,7 @@ from zerosum.games import GameSpec, get_game, spec_of
 from zerosum.search.core import Limit, SearchResult
 from zerosum.search.driver import ALGORITHMS
 from zerosum.search.parallel import SearchPool
+from zerosum.search.table import TranspositionTable
 
 if TYPE_CHECKING:
     from zerosum.store import Store
@@ -95,12 +96,14 @@ def open_engine(
     seed: int | None = None,
     hash_mb: float | None = None,
     store: Store | None = None,
+    shared_table: TranspositionTable[Any] | None = None,
 ) -> Engine:
     """The engine for ``game`` (a spec, a position, a registered name, or None for any game):
     ``algorithm`` if given, else the game's choice for ``task``.
 
     ``workers`` > 1 runs it in parallel (``pool``: worker processes a caller keeps for several
     engines); ``table``, ``all_best`` and ``seed`` are the pure-Python engines' options,
+    ``shared_table`` a table the caller keeps across engines (pure-Python and tactical),
     ``hash_mb`` and ``store`` the compiled engine's. Close the engine when done.
     """
     spec = _spec(game)
