@@ -39,6 +39,7 @@ from zerosum.games.morris_rules import NINE, Rules
 
 if TYPE_CHECKING:
     from zerosum.endgames.database import Endgames
+    from zerosum.game import Game, Probing
 
 Move = int
 """A move code: ``to | (from + 1) << 5 | (removed + 1) << 10``."""
@@ -665,3 +666,9 @@ def _after(game: Morris, move: Move, depth: int) -> int:
         return perft_steps(game, depth)
     finally:
         game.undo()
+
+
+if TYPE_CHECKING:  # mypy checks that Morris implements the protocol and its probe
+
+    def _protocols(game: Morris) -> tuple[Game[Move], Probing]:
+        return game, game

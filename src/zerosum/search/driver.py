@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from zerosum.game import (
     INFINITY,
     Game,
+    ProtocolError,
     Score,
     ZerosumError,
     no_moves_error,
@@ -288,6 +289,10 @@ def iterate(
             while game.ply() > root_ply:
                 game.undo()
             break
+        except ProtocolError:  # the game is broken: leave it as it was all the same
+            while game.ply() > root_ply:
+                game.undo()
+            raise
         best_move = (
             found.best_moves[0] if seed is None else random.Random(seed).choice(found.best_moves)
         )

@@ -48,6 +48,7 @@ from zerosum.game import (
     INFINITY,
     WIN,
     Game,
+    ProtocolError,
     Score,
     no_moves_error,
     outcome_without_moves,
@@ -382,6 +383,10 @@ class TacticalSearch(SearchDriver[M]):
                         complete=False,
                     )
                 return
+            except ProtocolError:  # the game is broken: leave it as it was all the same
+                while game.ply() > ply_at_start:
+                    game.undo()
+                raise
             yield from reports
             last = reports
             if self._deepening_ends(moves, reports[0], depth, lines, soft_time):
