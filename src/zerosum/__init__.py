@@ -8,6 +8,7 @@ from zerosum.game import (
     MoveError,
     Outcome,
     PositionError,
+    ProtocolError,
     ZerosumError,
     play_moves,
 )
@@ -38,6 +39,7 @@ __all__ = [
     "MoveError",
     "Outcome",
     "PositionError",
+    "ProtocolError",
     "SearchResult",
     "Stats",
     "UnknownAlgorithmError",
