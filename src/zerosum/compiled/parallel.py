@@ -437,7 +437,7 @@ class ParallelEngine:
     @property
     def _processes(self) -> list[Any]:
         """The workers (threads or processes)."""
-        return [] if self._group is None else list(self._group._workers)
+        return [] if self._group is None else self._group.processes
 
     @property
     def pids(self) -> list[int]:

@@ -164,6 +164,11 @@ class WorkerGroup:
             raise
 
     @property
+    def processes(self) -> list[Any]:
+        """The workers: ``multiprocessing`` processes, or threads."""
+        return list(self._workers)
+
+    @property
     def pids(self) -> list[int]:
         """The worker processes' ids; with threads, this process's id."""
         if self.threads:

@@ -477,7 +477,7 @@ class SearchPool:
 
     @property
     def _processes(self) -> list[Any]:
-        return list(self._group._workers)
+        return self._group.processes
 
     def send(self, worker: int, task: Any) -> None:
         """Send ``task`` (an object with ``search_id`` and ``start()``, whose ``start()`` gives an
