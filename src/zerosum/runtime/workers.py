@@ -38,11 +38,13 @@ def worker_init(imports: Iterable[str] = (), *, signals: bool = True) -> None:
     """The first step of every worker process: with ``signals``, SIGINT is ignored (the parent
     handles Ctrl-C and stops its workers; a Ray worker, whose signals are Ray's, passes
     False); then each module of ``imports`` (the parent's :data:`WORKER_IMPORTS`) is
-    imported, in order."""
+    imported, in order (but for the main script's names: ``spawn`` runs the parent's main
+    script again in the worker, as ``__mp_main__``)."""
     if signals:
         ignore_sigint()
     for name in imports:
-        importlib.import_module(name)
+        if name not in ("__main__", "__mp_main__"):
+            importlib.import_module(name)
 
 
 def worker_imports() -> tuple[str, ...]:
