@@ -10,13 +10,12 @@ Games come from three places, all registered by :func:`register` with a :class:`
 The registry fills itself on first use, so importing zerosum costs nothing per plugin, and a
 worker process (which imports zerosum afresh) sees the same games as its parent: the entry
 points are read again there, and the modules that called :func:`register` at run time are
-imported again (:func:`registering_modules`). A plugin that fails to load is named in a warning
-and left out; everything else still works.
+imported again (:data:`zerosum.runtime.WORKER_IMPORTS`). A plugin that fails to load is named
+in a warning and left out; everything else still works.
 """
 
 from __future__ import annotations
 
-import importlib
 import warnings
 from collections.abc import Callable, Iterator, Mapping
 from importlib.metadata import entry_points
@@ -25,6 +24,7 @@ from typing import Any, Final
 from zerosum.game import ZerosumError
 from zerosum.games.builtin import BUILTIN
 from zerosum.games.spec import GameSpec, Reference, resolve
+from zerosum.runtime.workers import WORKER_IMPORTS
 
 ENTRY_POINT_GROUP: Final = "zerosum.games"
 """The entry-point group that game packages declare their specs in."""
@@ -47,7 +47,6 @@ class _Registry(Mapping[str, GameSpec]):
 
     def __init__(self) -> None:
         self._specs: dict[str, GameSpec] = {}
-        self._modules: dict[str, None] = {}
         self._loaded = False
 
     def _load(self) -> None:
@@ -83,8 +82,8 @@ class _Registry(Mapping[str, GameSpec]):
                 "a new name, or replace=True"
             )
         self._specs[spec.name] = spec
-        if module is not None:
-            self._modules[module] = None
+        if module is not None and module not in WORKER_IMPORTS:
+            WORKER_IMPORTS.append(module)  # a spawned worker imports it and knows the game too
 
     def __getitem__(self, name: str) -> GameSpec:
         self._load()
@@ -137,18 +136,6 @@ def unregister(name: str) -> None:
     del GAMES._specs[name]
 
 
-def registering_modules() -> list[str]:
-    """The modules that registered games at run time, for worker processes to import."""
-    return list(GAMES._modules)
-
-
-def import_registering_modules(modules: list[str]) -> None:
-    """Import the modules a parent process's games came from (in a worker process)."""
-    for module in modules:
-        if module not in ("__main__", "__mp_main__"):
-            importlib.import_module(module)
-
-
 def get_game(name: str) -> GameSpec:
     """The registered game ``name`` (with options after a colon: ``morris:six``); raises
     :class:`UnknownGameError` listing the known ones."""
@@ -188,9 +175,7 @@ __all__ = [
     "Reference",
     "UnknownGameError",
     "get_game",
-    "import_registering_modules",
     "register",
-    "registering_modules",
     "resolve",
     "spec_of",
     "unregister",
