@@ -54,5 +54,5 @@ def make_spec(size: int = DEFAULT_SIZE) -> GameSpec:
     )
 
 
-spec = make_spec()
+spec = make_spec(DEFAULT_SIZE)
 """The entry point's object: Othello 6x6, with the variants ``othello:4`` and ``othello:8``."""
