@@ -6,15 +6,33 @@ coordinates), the 4x4 game value to a brute-force negamax over that reference.
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import random
+import subprocess
+import sys
 from collections.abc import Iterator
-from functools import cache
+from functools import cache, partial
+from importlib.metadata import entry_points
+from typing import Any
 
 import pytest
+from fastapi.testclient import TestClient
+from zerosum.testing import check_game
 from zerosum_othello import PASS, Othello, make_spec, options, spec
 
 import zerosum
-from zerosum.game import HEURISTIC_LIMIT, WIN, MoveError, Outcome, PositionError, ZerosumError
+from zerosum.game import (
+    HEURISTIC_LIMIT,
+    WIN,
+    MoveError,
+    Outcome,
+    PositionError,
+    ProtocolError,
+    ZerosumError,
+)
+from zerosum.games import get_game
+from zerosum.web.app import create_app
 
 Grid = tuple[tuple[str, ...], ...]
 """A board as rows of ``x``, ``o`` or ``.``, indexed ``grid[rank][file]``, rank 0 at the bottom."""
@@ -309,3 +327,149 @@ def test_4x4_solve_agrees_with_brute_force() -> None:
     for move, value in result.move_values:
         child = reference_play(grid, side, game.format_move(move))
         assert value == -(brute_force(child, "o") - 1)
+
+
+# -- the plugin in every front end ----------------------------------------------------------
+# Each command runs in a fresh interpreter: the game comes from the installed package's entry
+# point, as it would for a user, and never from this test module's imports.
+
+ZEROSUM = [sys.executable, "-m", "zerosum.cli"]
+
+
+def cli(*argv: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    """``zerosum *argv`` in a new process; a hang guard, not a timing assertion, bounds it."""
+    return subprocess.run(
+        [*ZEROSUM, *argv],
+        input=stdin,
+        stdin=subprocess.DEVNULL if stdin is None else None,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
+def cli_json(*argv: str) -> Any:
+    done = cli(*argv, "--json")
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def test_the_package_declares_its_entry_point() -> None:
+    (point,) = entry_points(group="zerosum.games", name="othello")
+    assert point.value == "zerosum_othello:spec"
+    assert point.load() is spec
+
+
+def test_the_registry_has_the_plugin_and_its_variants() -> None:
+    assert get_game("othello") is spec
+    assert get_game("othello:4") is make_spec(4)
+    assert get_game("othello:8").new().position() == Othello(8).position()
+
+
+def test_cli_games_and_legal() -> None:
+    games = {game["name"]: game["title"] for game in cli_json("games")["games"]}
+    assert games["othello"] == "Othello 6x6"
+    done = cli("legal", "othello")
+    assert done.returncode == 0, done.stderr
+    assert sorted(done.stdout.split()) == ["b4", "c5", "d2", "e3"]
+    data = cli_json("legal", "othello:4", "--position", "ooo./.xx./.xxx/.... x")
+    assert data["moves"] == ["pass"]
+    bad = cli("legal", "othello:4", "--position", "....../...... x")
+    assert bad.returncode == 2 and "is not a 4x4 Othello position" in bad.stderr
+
+
+def test_cli_analyze_serial_and_with_workers() -> None:
+    serial = cli_json("analyze", "othello", "--depth", "4")
+    assert serial["depth"] == 4 and serial["complete"] and len(serial["pv"]) == 4
+    assert serial["best_move"] in ("b4", "c5", "d2", "e3")
+    assert not serial["solved"] and abs(serial["value"]) < HEURISTIC_LIMIT
+    # The worker processes build the game from the plugin too.
+    parallel = cli_json("analyze", "othello", "--depth", "4", "--workers", "2")
+    assert parallel["depth"] == 4 and parallel["value"] == serial["value"]
+    text = cli("analyze", "othello", "--depth", "4", "--workers", "2")
+    assert text.returncode == 0, text.stderr
+    assert "best move" in text.stdout
+
+
+def test_cli_solves_4x4() -> None:
+    data = cli_json("solve", "othello:4")
+    assert data["solved"] and data["value"] == VALUE_4X4
+    assert data["value_text"] == "loss in 12 plies"
+    assert sorted(data["best_moves"]) == ["a3", "b4", "c1", "d2"]
+    assert data["move_values"] == dict.fromkeys(["c1", "b4", "d2", "a3"], VALUE_4X4)
+    assert len(data["pv"]) == 12
+    text = cli("solve", "othello:4")
+    assert text.returncode == 0 and "loss in 12 plies" in text.stdout
+
+
+def test_cli_play_through_stdin() -> None:
+    # A move the rules refuse, a move and the computer's reply, undo, another move and reply.
+    done = cli("play", "othello:4", "--level", "3", "--seed", "1", stdin="a1\nc1\nundo\nd2\nquit\n")
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "Othello 4x4: you play Black, the computer plays at level 3 of 4 (search depth 4)" in out
+    assert "a1 flips no disc: expected one of c1 d2 a3 b4" in out
+    assert "1 . . X ." in out  # the board after c1
+    assert "2 . X X X" in out  # the board after d2
+    assert out.count("\ncomputer plays ") == 2
+    assert out.rstrip().endswith("Game abandoned.")
+
+
+def test_cli_match() -> None:
+    data = cli_json("match", "othello", "--a", "level=2", "--b", "level=1", "--games", "2")
+    assert data["games"] == 2 and data["wins"] + data["draws"] + data["losses"] == 2
+    assert len(data["records"]) == 2
+    for record in data["records"]:
+        replay = spec.new()
+        for text in record["moves"]:
+            replay.make(replay.parse_move(text))
+        outcome = replay.outcome()
+        assert outcome is not None, "a match game stops only at the end"
+        if outcome != Outcome.DRAW:
+            mover = replay.side_to_move()
+            winner = mover if outcome == Outcome.WIN else mover ^ 1
+            assert record["termination"] == f"{spec.sides[winner]} wins"
+
+
+def test_web_api_lists_and_plays_othello() -> None:
+    with TestClient(create_app()) as client:
+        names = [game["name"] for game in client.get("/api/games").json()["games"]]
+        assert {"othello", "othello:4", "othello:8"} <= set(names)
+        response = client.post("/api/sessions", json={"game": "othello:4"})
+        assert response.status_code == 201, response.text
+        state = response.json()
+        assert state["legal"] == ["c1", "d2", "a3", "b4"] and state["side_to_move"] == 0
+        sid = state["id"]
+        state = client.post(f"/api/sessions/{sid}/moves", json={"move": "c1"}).json()
+        assert state["moves"] == ["c1"] and state["position"] == "..../.ox./.xx./..x. o"
+        refused = client.post(f"/api/sessions/{sid}/moves", json={"move": "a1"})
+        assert refused.status_code == 422 and "a1 flips no disc" in refused.text
+        # The search runs in a process of its own, which must find the plugin too.
+        answer = client.post(f"/api/sessions/{sid}/think", json={"depth": 0, "play": True})
+        assert answer.status_code == 200, answer.text
+        result = answer.json()["result"]
+        assert result["solved"] and result["played"]
+        assert result["value"] == WIN - 11  # White, to move, wins in 11 plies
+
+
+class NoPass(Othello):
+    """Breaks the protocol: where it must pass it offers no move, yet the game is not over."""
+
+    def legal_moves(self) -> list[int]:
+        return [move for move in super().legal_moves() if move != PASS]
+
+
+def test_check_game_passes_othello() -> None:
+    for game in (spec, *(get_game(name) for name in spec.variants)):
+        check_game(game)
+
+
+def test_check_game_names_the_broken_rule() -> None:
+    broken = dataclasses.replace(
+        make_spec(4),
+        name="othello-nopass",
+        new=partial(NoPass, 4),
+        from_position=partial(NoPass.from_position, size=4),
+    )
+    with pytest.raises(ProtocolError, match="legal move"):
+        check_game(broken)
