@@ -1,6 +1,6 @@
 """A chess match between two UCI engines through :mod:`zerosum.match`: W/D/L and Elo.
 
-Openings come from the small built-in book (``zerosum.match.BOOKS["chess"]``), each played
+Openings come from the small built-in book (chess's ``GameSpec.openings``), each played
 twice with colours swapped; clocks are kept (a flag fall loses); every game goes to a PGN file.
 Prints one line per game, then A's W/D/L, score and Elo difference with its 95% interval
 (formula in :mod:`zerosum.match.elo`).

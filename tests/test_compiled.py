@@ -248,12 +248,13 @@ def test_a_second_process_loads_the_compiled_search_from_the_cache() -> None:
     assert (hits, misses) == ("1", "0"), run.stdout
 
 
-def test_every_kernel_game_is_registered_and_mapped() -> None:
-    from zerosum.compiled import KERNEL_GAMES
-    from zerosum.compiled.solver import COMPILED
-    from zerosum.games import GAMES
+def test_every_kernel_a_spec_names_loads_as_a_mapping() -> None:
+    from zerosum.compiled import kernel_games
+    from zerosum.compiled.kernels import CompiledGame, compiled_game
 
-    assert set(COMPILED) == set(KERNEL_GAMES) <= set(GAMES)
+    assert {"connect4", "tictactoe", "morris"} <= set(kernel_games())
+    for name in kernel_games():
+        assert isinstance(compiled_game(name), CompiledGame)
 
 
 def test_commands_without_the_compiled_engine_do_not_import_numba() -> None:

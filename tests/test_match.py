@@ -13,10 +13,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from zerosum import get_game, solve
+from zerosum import GAMES, get_game, solve
 from zerosum.game import play_moves
 from zerosum.match import (
-    BOOKS,
     EngineSettings,
     Match,
     Opening,
@@ -31,7 +30,7 @@ from zerosum.match import (
     parse_player,
     score_from_elo,
 )
-from zerosum.match.openings import random_openings
+from zerosum.match.openings import openings_for, random_openings
 from zerosum.match.referee import check_moves
 
 FAKE = str(Path(__file__).with_name("fake_uci.py"))
@@ -143,19 +142,21 @@ def test_time_controls() -> None:
 
 
 def test_every_tictactoe_book_opening_is_a_draw() -> None:
-    for opening in BOOKS["tictactoe"]:
+    for opening in openings_for("tictactoe"):
         game = get_game("tictactoe").new()
         play_moves(game, opening.moves)
         assert solve(game).value == 0, opening
 
 
 def test_every_book_opening_is_legal() -> None:
-    for game, book in BOOKS.items():
+    books = {name: openings_for(name) for name, spec in GAMES.items() if spec.openings}
+    assert {"tictactoe", "connect4", "chess"} <= set(books)
+    for game, book in books.items():
         assert len({opening.moves for opening in book}) == len(book) >= 6
         for opening in book:
             check_moves(game, opening.moves)
     board = chess.Board()
-    for opening in BOOKS["chess"]:
+    for opening in books["chess"]:
         board.reset()
         for text in opening.moves:
             board.push_uci(text)

@@ -14,9 +14,10 @@ from test_compiled import read_set
 from zerosum.cli import main
 from zerosum.compiled import parallel as parallel_module
 from zerosum.compiled.engine import INF, new_io, new_stack, new_table, score_of_rank
+from zerosum.compiled.kernels import compiled_game
 from zerosum.compiled.parallel import ParallelEngine
 from zerosum.compiled.runner import compiled
-from zerosum.compiled.solver import Solver, compiled_game
+from zerosum.compiled.solver import Solver
 from zerosum.games.connect4 import Connect4
 from zerosum.search import Limit
 

@@ -41,7 +41,7 @@ if not CHROMIUM.exists():
 import uvicorn  # noqa: E402
 from playwright.sync_api import Browser, Page, expect, sync_playwright  # noqa: E402
 
-from zerosum.games import GAMES, get_game  # noqa: E402
+from zerosum.games import GAMES, get_game, register, unregister  # noqa: E402
 from zerosum.web.app import create_app  # noqa: E402
 
 # The machine running the tests may be busy: every assertion waits up to 20 s, not Playwright's 5 s.
@@ -232,8 +232,10 @@ def test_closing_the_tab_ends_its_search(server: str, browser: Browser) -> None:
 @pytest.fixture
 def server_with_a_boardless_game() -> Iterator[str]:
     """The app in this process with one more game that has no board renderer on the page."""
-    spec = dataclasses.replace(get_game("tictactoe"), name="plain", title="Plain tic-tac-toe")
-    GAMES["plain"] = spec
+    spec = dataclasses.replace(
+        get_game("tictactoe"), name="plain", title="Plain tic-tac-toe", board="generic"
+    )
+    register(spec)
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))
     listener.listen()
@@ -249,7 +251,7 @@ def server_with_a_boardless_game() -> Iterator[str]:
         server.should_exit = True
         thread.join(timeout=10)
         listener.close()
-        del GAMES["plain"]
+        unregister("plain")
 
 
 def test_generic_board_for_a_game_without_one(

@@ -1,5 +1,6 @@
 """zerosum: play and solve two-player zero-sum games with the classic game-tree search family."""
 
+from zerosum.engines import Engine, EngineError, open_engine, search, solve
 from zerosum.game import (
     HEURISTIC_LIMIT,
     MAX_PLY,
@@ -11,7 +12,7 @@ from zerosum.game import (
     ZerosumError,
     play_moves,
 )
-from zerosum.games import GAMES, GameSpec, UnknownGameError, get_game
+from zerosum.games import GAMES, GameSpec, UnknownGameError, get_game, register
 from zerosum.search import (
     ALGORITHMS,
     Limit,
@@ -19,8 +20,6 @@ from zerosum.search import (
     SearchResult,
     Stats,
     UnknownAlgorithmError,
-    search,
-    solve,
 )
 
 __version__ = "0.1.0"
@@ -31,6 +30,8 @@ __all__ = [
     "HEURISTIC_LIMIT",
     "MAX_PLY",
     "WIN",
+    "Engine",
+    "EngineError",
     "Game",
     "GameSpec",
     "Limit",
@@ -44,7 +45,9 @@ __all__ = [
     "UnknownGameError",
     "ZerosumError",
     "get_game",
+    "open_engine",
     "play_moves",
+    "register",
     "search",
     "solve",
 ]

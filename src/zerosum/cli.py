@@ -22,10 +22,10 @@ from zerosum import __version__
 from zerosum.bench import bench
 from zerosum.compiled import (
     DEFAULT_HASH_MB,
-    KERNEL_GAMES,
     MAX_HASH_MB,
     check_compiled,
     has_kernel,
+    kernel_games,
 )
 from zerosum.endgames import MAX_MEN
 from zerosum.game import WIN, Game, ZerosumError, is_proven, play_moves
@@ -181,7 +181,7 @@ def cmd_algorithms(args: argparse.Namespace) -> int:
         (
             COMPILED_ENGINE,
             "the engine compiled with numba, for games with a kernel: "
-            + ", ".join(sorted(KERNEL_GAMES)),
+            + ", ".join(sorted(kernel_games())),
         )
     )
     rows.append(
@@ -414,7 +414,7 @@ def _solve_positions(args: argparse.Namespace) -> int:
     ``--workers`` processes, each solving whole positions), one line per position as it is
     solved, checked against the file's scores, then a summary. Exits 1 on a mismatch."""
     from zerosum.compiled.batch import expected_rank, load, read_positions, solve_positions
-    from zerosum.compiled.solver import compiled_game
+    from zerosum.compiled.kernels import compiled_game
 
     for option, given in (
         ("--moves", bool(args.moves)),
@@ -806,7 +806,7 @@ def cmd_build_endgames(args: argparse.Namespace) -> int:
 
 def compiled_value(game: str, rank: int, ply: int) -> int:
     """A compiled rank at a root with ``ply`` as a search value (``mission.md``)."""
-    from zerosum.compiled.solver import compiled_game
+    from zerosum.compiled.kernels import compiled_game
 
     return compiled_game(game).value(rank, ply)
 
@@ -814,7 +814,7 @@ def compiled_value(game: str, rank: int, ply: int) -> int:
 def compiled_plies(game: str) -> int:
     """The most plies a game of ``game`` can last (its board's cells; else as many as its
     kernel's stack holds)."""
-    from zerosum.compiled.solver import compiled_game
+    from zerosum.compiled.kernels import compiled_game
 
     cells = {"connect4": 42, "tictactoe": 9}
     return cells.get(game.partition(":")[0], compiled_game(game).kernel.max_ply)

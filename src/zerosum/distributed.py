@@ -303,7 +303,7 @@ def solve_distributed(
     :meth:`~zerosum.compiled.solver.Solver.best_moves` does); ``moves="all"`` every root move's
     exact rank (the root's moves are solved each in the full window, the rank following from
     them). A limit may then stop it with the rank known but not every move."""
-    from zerosum.compiled.solver import compiled_game
+    from zerosum.compiled.kernels import compiled_game
 
     compiled_game(game.name)  # a clear error for a game without a kernel
     if split < 1:

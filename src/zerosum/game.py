@@ -68,6 +68,10 @@ class PositionError(ZerosumError, ValueError):
     """A position string that is malformed or describes an impossible position."""
 
 
+class ProtocolError(ZerosumError):
+    """A game that breaks a rule of the :class:`Game` protocol; the message names the rule."""
+
+
 M = TypeVar("M")
 
 

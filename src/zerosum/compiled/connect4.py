@@ -21,6 +21,9 @@ from typing import Any, Final
 from numba import njit
 
 from zerosum.compiled.engine import NO_SCORE, Kernel, popcount, score_of_rank
+from zerosum.compiled.kernels import CompiledGame
+from zerosum.game import Game
+from zerosum.games.connect4 import Connect4, value_from_pons
 
 WIDTH: Final = 7
 HEIGHT: Final = 6
@@ -253,3 +256,31 @@ KERNEL: Final = Kernel(
     play=play,
     undo=undo,
 )
+
+
+def state_of(game: Game[Any]) -> list[int]:
+    """The kernel's state of a connect four position: the side to move's stones, all stones,
+    the ply."""
+    assert isinstance(game, Connect4)
+    x, o = game.stones()
+    mine = x if game.side_to_move() == 0 else o
+    return [mine, x | o, game.ply()]
+
+
+def _mirror(bits: int) -> int:
+    stride = HEIGHT + 1
+    column = (1 << stride) - 1
+    mirrored = 0
+    for index in range(WIDTH):
+        mirrored |= (bits >> index * stride & column) << (WIDTH - 1 - index) * stride
+    return mirrored
+
+
+def canonical_key(game: Game[Any]) -> int:
+    """One key for a position and its mirror image."""
+    current, mask, _ = state_of(game)
+    return min(current + mask, _mirror(current) + _mirror(mask))
+
+
+GAME: Final = CompiledGame(KERNEL, state_of, value_from_pons, canonical_key)
+"""Connect four on this kernel; ranks are Pons's scores."""

@@ -32,11 +32,13 @@ import numpy as np
 from numba import njit
 
 from zerosum.compiled.engine import INF, NO_SCORE, Kernel, popcount, score_of_rank
+from zerosum.compiled.kernels import CompiledGame
 from zerosum.endgames import MAX_MEN
 from zerosum.endgames.board import NINE_MENS_MORRIS
 from zerosum.endgames.database import EndgameError, Endgames, default_path
 from zerosum.endgames.morris import MIN_MEN, solved_rules
 from zerosum.endgames.retro import binomials, class_size, index_of
+from zerosum.game import WIN, Game, Score
 from zerosum.games import morris as game
 from zerosum.games.morris_rules import Rules
 
@@ -510,3 +512,20 @@ KERNEL: Final = Kernel(
     load_aux=endgame_tables,
 )
 assert score_of_rank.py_func(RANK_BASE) < INF
+
+
+def _state(position: Game[Any]) -> list[int]:
+    assert isinstance(position, game.Morris)
+    return state_of(position)
+
+
+def value_of(rank: int, ply: int) -> Score:
+    """A game that ends at game ply ``p`` ranks ``RANK_BASE - p`` (negative for a loss)."""
+    if rank == 0:
+        return 0
+    return (WIN - (RANK_BASE - abs(rank) - ply)) * (1 if rank > 0 else -1)
+
+
+GAME: Final = CompiledGame(KERNEL, _state, value_of, lambda position: position.key(), exact=False)
+"""Morris (and its variants) on this kernel: searched to a depth, never solved exactly (play
+may go on for ever)."""

@@ -136,7 +136,7 @@ def _worker(
 ) -> None:
     """A worker's life: attach to the shared arrays, then solve whatever the pipe sends."""
     ignore_sigint()  # the parent handles Ctrl-C and stops us
-    from zerosum.compiled.solver import compiled_game
+    from zerosum.compiled.kernels import compiled_game
 
     kernel = compiled_game(game).kernel
     table_memory, io_memory = _attach(table_name), _attach(io_name)

@@ -12,114 +12,18 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any
 
 import numpy as np
 
-from zerosum.compiled import (
-    DEFAULT_HASH_MB,
-    NotCompiledError,
-    check_compiled,
-    connect4,
-    morris,
-    tictactoe,
-)
-from zerosum.compiled.engine import PROVEN, Kernel, table_move
+from zerosum.compiled import DEFAULT_HASH_MB, NotCompiledError
+from zerosum.compiled.engine import PROVEN, table_move
+from zerosum.compiled.kernels import compiled_game
 from zerosum.compiled.parallel import ParallelEngine
 from zerosum.compiled.runner import Engine, Solution
-from zerosum.game import WIN, Game, Score, terminal_score
-from zerosum.games import connect4 as connect4_game
-from zerosum.games.morris import Morris
+from zerosum.game import Game, Score, terminal_score
 from zerosum.search.core import Limit, SearchResult, Stats
 from zerosum.store import Store
-
-
-@dataclass(frozen=True)
-class CompiledGame:
-    """How a registered game maps onto its kernel."""
-
-    kernel: Kernel
-    state: Callable[[Game[Any]], list[int]]
-    """The kernel's state fields for a position."""
-    value: Callable[[int, int], Score]
-    """A rank at a root with the given ply, as a search value (``WIN - plies to the end``)."""
-    canonical_key: Callable[[Game[Any]], int]
-    """A key shared by a position and its symmetric twins, for the store."""
-    exact: bool = True
-    """Whether exact solves may run: a game whose play can go on for ever (morris) is only
-    searched to a depth, as the kernel's stack holds ``max_ply`` plies."""
-
-
-def _connect4_state(game: Game[Any]) -> list[int]:
-    x, o = game.stones()  # type: ignore[attr-defined]  # a Connect4, by the registry
-    mine = x if game.side_to_move() == 0 else o
-    return [mine, x | o, game.ply()]
-
-
-def _mirror(bits: int) -> int:
-    stride = connect4.HEIGHT + 1
-    column = (1 << stride) - 1
-    mirrored = 0
-    for index in range(connect4.WIDTH):
-        mirrored |= (bits >> index * stride & column) << (connect4.WIDTH - 1 - index) * stride
-    return mirrored
-
-
-def _connect4_key(game: Game[Any]) -> int:
-    current, mask, _ = _connect4_state(game)
-    return min(current + mask, _mirror(current) + _mirror(mask))
-
-
-def _tictactoe_state(game: Game[Any]) -> list[int]:
-    x = o = 0
-    for index, symbol in enumerate(game.position().replace("/", "")):
-        cell = 3 * (2 - index // 3) + index % 3
-        if symbol == "x":
-            x |= 1 << cell
-        elif symbol == "o":
-            o |= 1 << cell
-    return [x, o, game.ply()]
-
-
-def _tictactoe_value(rank: int, ply: int) -> Score:
-    if rank == 0:
-        return 0
-    return (WIN - (10 - abs(rank) - ply)) * (1 if rank > 0 else -1)
-
-
-def _tictactoe_key(game: Game[Any]) -> int:
-    x, o, _ = _tictactoe_state(game)
-    return x | o << 9
-
-
-def _morris_state(game: Game[Any]) -> list[int]:
-    assert isinstance(game, Morris)
-    return morris.state_of(game)
-
-
-def _morris_value(rank: int, ply: int) -> Score:
-    """A game that ends at game ply ``p`` ranks ``RANK_BASE - p`` (negative for a loss)."""
-    if rank == 0:
-        return 0
-    return (WIN - (morris.RANK_BASE - abs(rank) - ply)) * (1 if rank > 0 else -1)
-
-
-COMPILED: Final[dict[str, CompiledGame]] = {
-    "connect4": CompiledGame(
-        connect4.KERNEL, _connect4_state, connect4_game.value_from_pons, _connect4_key
-    ),
-    "tictactoe": CompiledGame(tictactoe.KERNEL, _tictactoe_state, _tictactoe_value, _tictactoe_key),
-    "morris": CompiledGame(
-        morris.KERNEL, _morris_state, _morris_value, lambda game: game.key(), exact=False
-    ),
-}
-"""Every game with a compiled kernel, by registry name."""
-
-
-def compiled_game(name: str) -> CompiledGame:
-    """The kernel mapping of game ``name``; raises :class:`NotCompiledError` if it has none."""
-    check_compiled(name)
-    return COMPILED[name.partition(":")[0]]
 
 
 def rank_of(score: int) -> int:

@@ -12,6 +12,8 @@ from typing import Any, Final
 from numba import njit
 
 from zerosum.compiled.engine import NO_SCORE, Kernel, popcount, score_of_rank
+from zerosum.compiled.kernels import CompiledGame
+from zerosum.game import WIN, Game, Score
 from zerosum.games.tictactoe import LINE_WEIGHT, LINES, MOVE_ORDER
 
 X_STONES: Final = 0
@@ -116,3 +118,31 @@ KERNEL: Final = Kernel(
     play=play,
     undo=undo,
 )
+
+
+def state_of(game: Game[Any]) -> list[int]:
+    """The kernel's state of a tic-tac-toe position: X's cells, O's cells, the ply."""
+    x = o = 0
+    for index, symbol in enumerate(game.position().replace("/", "")):
+        cell = 3 * (2 - index // 3) + index % 3
+        if symbol == "x":
+            x |= 1 << cell
+        elif symbol == "o":
+            o |= 1 << cell
+    return [x, o, game.ply()]
+
+
+def value_of(rank: int, ply: int) -> Score:
+    """A rank at a root with ``ply`` as a search value."""
+    if rank == 0:
+        return 0
+    return (WIN - (10 - abs(rank) - ply)) * (1 if rank > 0 else -1)
+
+
+def canonical_key(game: Game[Any]) -> int:
+    x, o, _ = state_of(game)
+    return x | o << 9
+
+
+GAME: Final = CompiledGame(KERNEL, state_of, value_of, canonical_key)
+"""Tic-tac-toe on this kernel."""

@@ -1,17 +1,33 @@
-"""The registry of games: front ends list and build games only through it."""
+"""The registry of games: front ends, engines and workers find every game only through it.
+
+Games come from three places, all registered by :func:`register` with a :class:`GameSpec`:
+
+1. the built-in games (:mod:`zerosum.games.builtin`);
+2. installed packages, through the entry-point group ``zerosum.games``: each entry point loads
+   to a :class:`GameSpec`, or to a callable with no arguments that returns one;
+3. a program calling :func:`register` itself.
+
+The registry fills itself on first use, so importing zerosum costs nothing per plugin, and a
+worker process (which imports zerosum afresh) sees the same games as its parent: the entry
+points are read again there, and the modules that called :func:`register` at run time are
+imported again (:func:`registering_modules`). A plugin that fails to load is named in a warning
+and left out; everything else still works.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+import importlib
+import warnings
+from collections.abc import Callable, Iterator, Mapping
+from importlib.metadata import entry_points
+from typing import Any, Final
 
-from zerosum.game import Game, ZerosumError
-from zerosum.games.chess import Chess
-from zerosum.games.connect4 import Connect4, split_moves
-from zerosum.games.morris import Morris
-from zerosum.games.morris_rules import parse_options
-from zerosum.games.tictactoe import TicTacToe
+from zerosum.game import ZerosumError
+from zerosum.games.builtin import BUILTIN
+from zerosum.games.spec import GameSpec, Reference, resolve
+
+ENTRY_POINT_GROUP: Final = "zerosum.games"
+"""The entry-point group that game packages declare their specs in."""
 
 
 class UnknownGameError(ZerosumError, KeyError):
@@ -21,106 +37,121 @@ class UnknownGameError(ZerosumError, KeyError):
         return str(self.args[0])
 
 
-@dataclass(frozen=True)
-class GameSpec:
-    """How to create one registered game."""
-
-    name: str
-    """The registry name used on the command line."""
-    title: str
-    """A human-readable title."""
-    new: Callable[[], Game[Any]]
-    """The starting position."""
-    from_position: Callable[[str], Game[Any]]
-    """The position written in the game's position format (raises PositionError)."""
-    position_format: str
-    """One line that describes the position format, for help and error messages."""
-    sides: tuple[str, str]
-    """The names of the first and the second player."""
-    levels: tuple[int, ...]
-    """Search depth of each playing strength, weakest first; 0 means a perfect (solving) player."""
-    split_moves: Callable[[str], list[str]] = str.split
-    """Splits one command-line word into move texts (connect four reads ``4453`` as 4 moves)."""
-    move_names: tuple[str, ...] = ()
-    """Every move a position may offer, for tables that also show the unavailable ones."""
-    default_level: int = 0
-    """The level ``play`` starts at (1-based; 0 means the top level)."""
-    solver: str = "engine"
-    """The algorithm ``zerosum solve`` uses unless told otherwise."""
-    options: Callable[[str], GameSpec] | None = None
-    """The spec of a variant, from the options after ``name:`` (``morris:six``); raises a
-    :class:`ZerosumError` naming a bad option. ``None``: the game has no options."""
-    variants: tuple[str, ...] = ()
-    """Named variants (full game names) that the conformance suite runs as well."""
-    analyzer: str = "engine"
-    """The algorithm ``zerosum analyze`` and ``play`` use unless told otherwise."""
+class PluginWarning(UserWarning):
+    """A game plugin that could not be loaded (the other games still work)."""
 
 
-def _morris(options: str) -> GameSpec:
-    """Nine men's morris, or the variant and rules named by ``options`` (see
-    :func:`zerosum.games.morris_rules.parse_options`)."""
-    rules = parse_options(options)
-    board = f"{rules.size} of W/B/. in the standard point order"
-    return GameSpec(
-        name=rules.name(),
-        title=f"{rules.variant.capitalize()} men's morris",
-        new=lambda: Morris(rules),
-        from_position=lambda text: Morris.from_position(text, rules),
-        position_format=f"'<{board}> <w|b> <white in hand> <black in hand> [<moves without "
-        "removal>]'",
-        sides=("White", "Black"),
-        levels=(1, 3, 5, 7, 9),
-        default_level=4,
-        options=_morris,
-        variants=("morris:six", "morris:twelve") if not options else (),
-    )
+class _Registry(Mapping[str, GameSpec]):
+    """Every registered game by name, in registration order; built-in games and entry points
+    are loaded on first access."""
+
+    def __init__(self) -> None:
+        self._specs: dict[str, GameSpec] = {}
+        self._modules: dict[str, None] = {}
+        self._loaded = False
+
+    def _load(self) -> None:
+        if self._loaded:
+            return
+        self._loaded = True
+        for factory in BUILTIN:
+            self.add(factory(), replace=False, module=None)
+        for point in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda p: p.name):
+            try:
+                spec = _as_spec(point.load(), point.value)
+                self.add(spec, replace=False, module=None)
+            except Exception as error:  # a broken plugin must not break the others
+                warnings.warn(
+                    f"zerosum: the game plugin {point.name!r} ({point.value}) was not loaded: "
+                    f"{type(error).__name__}: {error}",
+                    PluginWarning,
+                    stacklevel=3,
+                )
+
+    def add(self, spec: GameSpec, *, replace: bool, module: str | None) -> None:
+        if not isinstance(spec, GameSpec):
+            raise ZerosumError(f"cannot register {spec!r}: expected a zerosum.games.GameSpec")
+        if ":" in spec.name:
+            raise ZerosumError(
+                f"cannot register {spec.name!r}: a variant is reached through its game's "
+                "options, expected a name without ':'"
+            )
+        known = self._specs.get(spec.name)
+        if known is not None and known is not spec and not replace:
+            raise ZerosumError(
+                f"a game named {spec.name!r} is already registered ({known.title}): expected "
+                "a new name, or replace=True"
+            )
+        self._specs[spec.name] = spec
+        if module is not None:
+            self._modules[module] = None
+
+    def __getitem__(self, name: str) -> GameSpec:
+        self._load()
+        return self._specs[name]
+
+    def __iter__(self) -> Iterator[str]:
+        self._load()
+        return iter(list(self._specs))
+
+    def __len__(self) -> int:
+        self._load()
+        return len(self._specs)
 
 
-GAMES: dict[str, GameSpec] = {
-    spec.name: spec
-    for spec in (
-        GameSpec(
-            name="tictactoe",
-            title="Tic-tac-toe",
-            new=TicTacToe,
-            from_position=TicTacToe.from_position,
-            position_format="9 of x/o/. row by row from the top left, e.g. 'x.o/.x./..o'",
-            sides=("X", "O"),
-            levels=(1, 2, 3, 4, 0),
-        ),
-        GameSpec(
-            name="connect4",
-            title="Connect four",
-            new=Connect4,
-            from_position=Connect4.from_position,
-            position_format="the columns played from the empty board, digits 1-7, e.g. '4453'",
-            sides=("X", "O"),
-            levels=(2, 4, 8, 14, 0),
-            default_level=4,
-            solver="compiled",
-            split_moves=split_moves,
-            move_names=tuple("1234567"),
-        ),
-        _morris(""),
-        GameSpec(
-            name="chess",
-            title="Chess",
-            new=Chess,
-            from_position=Chess.from_position,
-            position_format=(
-                "FEN, e.g. 'rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1'"
-            ),
-            sides=("White", "Black"),
-            levels=(1, 2, 3, 4, 5),
-            default_level=4,
-            analyzer="tactical",
-        ),
-    )
-}
+GAMES: Final = _Registry()
+"""Every registered game by name (a read-only mapping; add games with :func:`register`)."""
+
+
+def _as_spec(loaded: object, where: str) -> GameSpec:
+    """An entry point's object as a spec: the spec itself, or what a no-argument callable
+    returns."""
+    spec = loaded() if callable(loaded) and not isinstance(loaded, GameSpec) else loaded
+    if not isinstance(spec, GameSpec):
+        raise ZerosumError(
+            f"{where} gave {type(spec).__name__}: expected a GameSpec or a callable returning one"
+        )
+    return spec
+
+
+def register(spec: GameSpec, *, replace: bool = False) -> GameSpec:
+    """Add ``spec`` to the registry and return it.
+
+    Raises :class:`ZerosumError` if another game has the name (unless ``replace``). The module
+    that defines the game's factory is remembered, so that worker processes import it and
+    register the game there too: register at the top level of an importable module (or of the
+    main script, which a spawned worker runs again as ``__mp_main__``).
+    """
+    GAMES._load()
+    module = getattr(spec.new, "__module__", None)
+    GAMES.add(spec, replace=replace, module=module)
+    return spec
+
+
+def unregister(name: str) -> None:
+    """Remove the game ``name`` from the registry (tests, and programs that replace a game);
+    raises :class:`UnknownGameError` if there is none."""
+    GAMES._load()
+    if name not in GAMES._specs:
+        raise UnknownGameError(f"unknown game {name!r}: nothing to unregister")
+    del GAMES._specs[name]
+
+
+def registering_modules() -> list[str]:
+    """The modules that registered games at run time, for worker processes to import."""
+    return list(GAMES._modules)
+
+
+def import_registering_modules(modules: list[str]) -> None:
+    """Import the modules a parent process's games came from (in a worker process)."""
+    for module in modules:
+        if module not in ("__main__", "__mp_main__"):
+            importlib.import_module(module)
 
 
 def get_game(name: str) -> GameSpec:
-    """The registered game ``name``; raises :class:`UnknownGameError` listing the known ones."""
+    """The registered game ``name`` (with options after a colon: ``morris:six``); raises
+    :class:`UnknownGameError` listing the known ones."""
     base, colon, options = name.partition(":")
     try:
         spec = GAMES[base]
@@ -132,3 +163,35 @@ def get_game(name: str) -> GameSpec:
     if spec.options is None:
         raise UnknownGameError(f"game {base!r} has no options: expected just {base!r}")
     return spec.options(options)
+
+
+def spec_of(game: Any) -> GameSpec | None:
+    """The registered spec of a game object (by its ``name``), or ``None`` for a game that is
+    not registered."""
+    name = getattr(game, "name", None)
+    if not isinstance(name, str):
+        return None
+    try:
+        return get_game(name)
+    except ZerosumError:
+        return None
+
+
+Factory = Callable[[], GameSpec]
+
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "GAMES",
+    "Factory",
+    "GameSpec",
+    "PluginWarning",
+    "Reference",
+    "UnknownGameError",
+    "get_game",
+    "import_registering_modules",
+    "register",
+    "registering_modules",
+    "resolve",
+    "spec_of",
+    "unregister",
+]

@@ -18,7 +18,7 @@
 
 from zerosum.match.elo import EloEstimate, elo_from_score, estimate, score_from_elo
 from zerosum.match.executor import Executor, ProcessExecutor, SerialExecutor, WorkerError
-from zerosum.match.openings import BOOKS, Opening, openings_for
+from zerosum.match.openings import Opening, openings_for
 from zerosum.match.players import (
     EngineSettings,
     PlayerError,
@@ -29,7 +29,6 @@ from zerosum.match.players import (
 from zerosum.match.runner import GameRecord, Match, MatchResult, TimeControl, TimeControlError
 
 __all__ = [
-    "BOOKS",
     "EloEstimate",
     "EngineSettings",
     "Executor",

@@ -36,21 +36,16 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from zerosum.compiled import KERNEL_GAMES, MAX_HASH_MB, check_compiled
+from zerosum.compiled import MAX_HASH_MB
+from zerosum.engines import COMPILED, Engine, choose_engine, open_engine
+from zerosum.engines.base import at_depth
 from zerosum.game import Game, ZerosumError
 from zerosum.games import get_game
-from zerosum.search import Limit, get_algorithm, search, solve
+from zerosum.search import Limit
 
 if TYPE_CHECKING:
     import chess.engine
 
-    from zerosum.compiled.solver import Solver
-    from zerosum.search.tactical import TacticalSearch
-
-COMPILED = "compiled"
-"""The algorithm name of the compiled engine."""
-TACTICAL = "tactical"
-"""The algorithm name of the tactical engine (:mod:`zerosum.search.tactical`: chess's)."""
 
 UCI_PREFIX = "uci:"
 DEFAULT_UCI_MOVE_TIME = 1.0
@@ -240,10 +235,7 @@ def check_player(spec: PlayerSpec, game: str) -> None:
     if spec.level is not None and spec.depth is not None:
         raise PlayerError("give a player level= or depth=, not both")
     algorithm = _algorithm(spec, game)
-    if algorithm == COMPILED:
-        check_compiled(game)
-    elif algorithm != TACTICAL:
-        get_algorithm(algorithm)
+    choose_engine(game_spec, algorithm, task="play")
 
 
 def _algorithm(spec: EngineSettings, game: str) -> str:
@@ -251,7 +243,7 @@ def _algorithm(spec: EngineSettings, game: str) -> str:
     else the one ``zerosum analyze`` uses for the game."""
     if spec.algorithm is not None:
         return spec.algorithm
-    return COMPILED if game in KERNEL_GAMES else get_game(game).analyzer
+    return get_game(game).play_engine
 
 
 def open_player(spec: PlayerSpec, game: str, *, isolate: bool = True) -> Player:
@@ -287,22 +279,21 @@ class ZerosumPlayer:
         self.name = settings.label()
         self.position: Game[Any] = self.spec.new()
         self.rng = random.Random(0)
-        self.solver: Solver | None = None
-        self.tactical: TacticalSearch[Any] | None = None
+        self.engine: Engine | None = None
 
     def new_game(self, game: str, seed: str) -> None:
         self.position = self.spec.new()
         self.rng = random.Random(f"{self.settings.seed}/{seed}")
-        if self.algorithm == TACTICAL:
-            from zerosum.search.tactical import TacticalSearch
-
-            # Its table and move-ordering history live for one game, as the solver's below.
-            self.tactical = TacticalSearch(self.position)
-        if self.algorithm == COMPILED:
-            # A fresh table per game: a game's moves do not depend on the games played before.
-            from zerosum.compiled.solver import Solver
-
-            self.solver = Solver(self.spec.name, hash_mb=self.settings.hash_mb)
+        # A fresh engine per game: its table and move-ordering history live for one game, and
+        # a game's moves do not depend on the games played before.
+        self.close()
+        self.engine = open_engine(
+            self.spec,
+            self.algorithm,
+            task="play",
+            all_best=True,
+            hash_mb=self.settings.hash_mb if self.algorithm == COMPILED else None,
+        )
 
     def choose(self, turn: Turn) -> str:
         position = self.position
@@ -321,38 +312,30 @@ class ZerosumPlayer:
 
     def _best_moves(self, turn: Turn) -> list[Any]:
         settings, position = self.settings, self.position
+        if self.engine is None:
+            self.new_game(self.spec.name, "")
+        assert self.engine is not None
         depth, seconds = self._depth(), settings.time
         if depth is None and settings.nodes is None and seconds is None:
             seconds = time_budget(turn)
             if seconds is None:
                 levels = self.spec.levels
                 depth = levels[(self.spec.default_level or len(levels)) - 1]
+        limit = Limit(time=seconds, nodes=settings.nodes)
         if depth == 0:
-            limit = Limit(time=seconds, nodes=settings.nodes)
-            if self.solver is not None:
-                exact = self.solver.solve(position, limit=limit)
-                if exact.complete:
-                    return self.solver.best_moves(position, exact.rank)
-                depth = None  # out of time: fall back on the search below
-            else:
-                result = solve(position, algorithm=self.algorithm, limit=limit)
-                if result.best_moves:
-                    return list(result.best_moves)
-        limit = Limit(depth=depth or None, time=seconds, nodes=settings.nodes)
-        if self.solver is not None:
-            found = self.solver.search(position, limit=limit)
-        elif self.tactical is not None:
-            found = self.tactical.search(limit)
-        else:
-            found = search(position, algorithm=self.algorithm, limit=limit, all_best=True)
+            found = self.engine.best_moves(position, depth=0, limit=limit)
+            if found.best_moves:
+                return list(found.best_moves)
+            depth = None  # out of time: fall back on the search below
+        found = self.engine.search(position, at_depth(limit, depth or None))
         if found.best_moves:
             return list(found.best_moves)
         return position.legal_moves()[:1]
 
     def close(self) -> None:
-        if self.solver is not None:
-            self.solver.close()
-            self.solver = None
+        if self.engine is not None:
+            self.engine.close()
+            self.engine = None
 
 
 # -- UCI engines ------------------------------------------------------------------------------

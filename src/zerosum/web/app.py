@@ -128,7 +128,7 @@ def _game_info(spec: GameSpec) -> dict[str, Any]:
         "position_format": spec.position_format,
         "compiled": has_kernel(spec.name),
         "analyzer": _engine(spec, "default"),
-        "board": spec.name.partition(":")[0],
+        "board": spec.board,
     }
 
 

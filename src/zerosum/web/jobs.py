@@ -22,9 +22,10 @@ from multiprocessing.connection import Connection
 from multiprocessing.synchronize import Event
 from typing import Any, Final
 
+from zerosum.engines import open_engine
 from zerosum.game import WIN, Game, is_proven
 from zerosum.games import get_game
-from zerosum.search import Limit, Mode, SearchResult, iterate
+from zerosum.search import Limit, SearchResult
 from zerosum.search.compare import compare
 from zerosum.web.sessions import build
 
@@ -72,33 +73,15 @@ def think(request: dict[str, Any], send: Send, stop: Callable[[], bool]) -> None
     game = build(spec, request["start"], request["moves"])
     depth = request["depth"] or None
     limit = Limit(depth=depth, time=request["time"], stop=stop)
-    last = None
-    if request.get("engine") == "compiled":
-        from zerosum.compiled.solver import Solver  # imports numba: only when asked for
+    seed = request["seed"] if request["seed"] is not None else random.randrange(1 << 30)
 
-        with Solver(spec.name, hash_mb=16) as solver:
-            last = solver.search(
-                game,
-                limit=limit,
-                on_iteration=lambda result: send({"type": "info", **_figures(game, result)}),
-            )
-    elif request.get("engine") == "tactical":
-        from zerosum.search.tactical import TacticalSearch
+    def report(result: SearchResult[Any]) -> None:
+        send({"type": "info", **_figures(game, result)})
 
-        searcher = TacticalSearch(game)
-
-        def report(found: Any) -> None:
-            if found.complete and found.line == 1:
-                send({"type": "info", **_figures(game, searcher.result(found))})
-
-        last = searcher.search(limit, on_report=report)
-    else:
-        seed = request["seed"] if request["seed"] is not None else random.randrange(1 << 30)
-        for result in iterate(game, limit=limit, mode=Mode.ALL, seed=seed):
-            last = result
-            if result.complete:
-                send({"type": "info", **_figures(game, result)})
-    assert last is not None
+    name = request.get("engine") or "python"
+    name = "engine" if name == "python" else name  # the API's name of the pure-Python engine
+    with open_engine(spec, name, task="play", all_best=True, seed=seed, hash_mb=16) as engine:
+        last = engine.search(game, limit, on_iteration=report)
     send({"type": "done", **_figures(game, last)})
 
 

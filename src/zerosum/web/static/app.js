@@ -70,12 +70,12 @@ function setState(state) {
 function render() {
   const state = page.state;
   const interactive = !page.busy && !page.moving && !state.result && !computerToMove();
-  boardFor(state.game).draw($("board"), state, {
+  boardFor(page.info.board).draw($("board"), state, {
     flipped: page.flipped,
     interactive,
     onMove: (move) => playMove(move),
   });
-  const colours = boardFor(state.game).sideColours;
+  const colours = boardFor(page.info.board).sideColours;
   const mover = state.sides[state.side_to_move] + (colours ? ` (${colours[state.side_to_move]})` : "");
   $("status").textContent = state.result
     ? `Game over: ${state.result.text}.`
@@ -148,13 +148,13 @@ async function newSession() {
 
 // boards with a side of their own (chess, morris) turn to face the second player
 function orient() {
-  page.flipped = !!boardFor(page.info.name).facesPlayer && $("side").value === "1";
+  page.flipped = !!boardFor(page.info.board).facesPlayer && $("side").value === "1";
 }
 
 function fillSelectors() {
   const info = page.info;
   const side = $("side").value;
-  const colours = boardFor(info.name).sideColours || ["", ""];
+  const colours = boardFor(info.board).sideColours || ["", ""];
   const label = (index) => `${info.sides[index]} (${["first", "second"][index]}${colours[index] ? ", " + colours[index] : ""})`;
   $("side").replaceChildren(
     new Option(label(0), "0"),

@@ -1,4 +1,4 @@
-// Board renderers by game name (a variant's options after the colon ignored). A game without one gets the generic board (its text drawing
+// Board renderers by the name a game's spec gives (its "board" in /api/games). A game without one gets the generic board (its text drawing
 // and a button per legal move). A renderer exports draw(container, state, options) with
 // options {flipped, interactive, onMove(moveText)}; it calls onMove with a move in the game's
 // notation (a renderer that needs two clicks, from and to, keeps that selection itself).
@@ -12,7 +12,7 @@ import * as chess from "./chess.js";
 
 const BOARDS = { tictactoe, connect4, morris, chess };
 
-// a variant ("morris:six") is drawn by its game's board
-export function boardFor(game) {
-  return BOARDS[game.split(":")[0]] || generic;
+// "generic", or a board that is not here, gets the generic board
+export function boardFor(board) {
+  return BOARDS[board] || generic;
 }

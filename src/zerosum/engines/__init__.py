@@ -1,0 +1,199 @@
+"""Engines: the one layer through which every front end and the library search and solve.
+
+Three families implement :class:`Engine` — the pure-Python algorithms (:class:`PythonEngine`),
+the tactical search (:class:`TacticalEngine`) and the compiled engine (:class:`CompiledEngine`),
+each serial or with ``workers`` — and :func:`open_engine` is the one place that picks one for a
+game: the engine the caller names, else the choice in the game's :class:`GameSpec` for the task
+at hand (``analyze``, ``solve`` or ``play``). An engine the game cannot use is refused with an
+:class:`EngineError` that names the engines the game offers.
+
+:func:`search` and :func:`solve` are the library's entry points (``zerosum.search``,
+``zerosum.solve``): they open the game's engine, run it and close it, so Python gets what the
+command line gets — connect four solves with the compiled engine, chess searches with the
+tactical one.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Final, Literal
+
+from zerosum.engines.base import Engine, EngineError, OnIteration
+from zerosum.engines.python import PythonEngine
+from zerosum.engines.tactical import TacticalEngine
+from zerosum.game import Game
+from zerosum.games import GameSpec, get_game, spec_of
+from zerosum.search.core import Limit, SearchResult
+from zerosum.search.driver import ALGORITHMS
+from zerosum.search.parallel import SearchPool
+
+if TYPE_CHECKING:
+    from zerosum.store import Store
+
+COMPILED: Final = "compiled"
+"""The compiled engine's name."""
+TACTICAL: Final = "tactical"
+"""The tactical engine's name."""
+
+Task = Literal["analyze", "solve", "play"]
+"""What the engine is for; a game's spec may choose a different engine for each."""
+
+
+def engine_names(spec: GameSpec | None = None, *, task: Task = "analyze") -> list[str]:
+    """The engines ``spec``'s game offers for ``task`` (every engine when ``spec`` is None):
+    the pure-Python algorithms, the tactical search unless the task is an exact solve, and the
+    compiled engine for a game with a kernel."""
+    names = list(ALGORITHMS)
+    if task != "solve":
+        names.append(TACTICAL)
+    if spec is None or spec.kernel is not None:
+        names.append(COMPILED)
+    return names
+
+
+def default_engine(spec: GameSpec | None, task: Task = "analyze") -> str:
+    """The engine the game's spec chooses for ``task`` (``engine`` for an unregistered game)."""
+    if spec is None:
+        return "engine"
+    if task == "solve":
+        return spec.solver
+    if task == "play":
+        return spec.play_engine
+    return spec.analyzer
+
+
+def choose_engine(
+    spec: GameSpec | None, algorithm: str | None = None, *, task: Task = "analyze"
+) -> str:
+    """The engine to run: ``algorithm`` if the game offers it for ``task``, else the spec's
+    choice. Raises :class:`EngineError` naming what the game offers."""
+    name = algorithm or default_engine(spec, task)
+    offered = engine_names(spec, task=task)
+    if name in offered:
+        return name
+    game = "" if spec is None else f" for {spec.name}"
+    if name in engine_names(None, task="analyze"):
+        if name == COMPILED and spec is not None:
+            why = f"{spec.name} has no compiled kernel"
+        else:
+            why = f"it cannot {task} exactly" if task == "solve" else f"not for {task}"
+        raise EngineError(
+            f"algorithm {name!r} is not available{game} ({why}): expected one of "
+            + ", ".join(offered)
+        )
+    raise EngineError(f"unknown algorithm {name!r}: expected one of {', '.join(offered)}")
+
+
+def open_engine(
+    game: GameSpec | Game[Any] | str | None,
+    algorithm: str | None = None,
+    *,
+    task: Task = "analyze",
+    workers: int = 1,
+    pool: SearchPool | None = None,
+    table: bool = True,
+    all_best: bool = False,
+    seed: int | None = None,
+    hash_mb: float | None = None,
+    store: Store | None = None,
+) -> Engine:
+    """The engine for ``game`` (a spec, a position, a registered name, or None for any game):
+    ``algorithm`` if given, else the game's choice for ``task``.
+
+    ``workers`` > 1 runs it in parallel (``pool``: worker processes a caller keeps for several
+    engines); ``table``, ``all_best`` and ``seed`` are the pure-Python engines' options,
+    ``hash_mb`` and ``store`` the compiled engine's. Close the engine when done.
+    """
+    spec = _spec(game)
+    name = choose_engine(spec, algorithm, task=task)
+    if name == COMPILED:
+        assert spec is not None  # choose_engine offers it only for a game with a kernel
+        from zerosum.engines.compiled import CompiledEngine  # numba: only when it is used
+
+        options: dict[str, Any] = {"store": store, "workers": workers}
+        if hash_mb is not None:
+            options["hash_mb"] = hash_mb
+        return CompiledEngine(spec.name, **options)
+    if name == TACTICAL:
+        return TacticalEngine(workers=workers, pool=pool)
+    return PythonEngine(name, table=table, all_best=all_best, seed=seed, workers=workers, pool=pool)
+
+
+def _spec(game: GameSpec | Game[Any] | str | None) -> GameSpec | None:
+    if game is None or isinstance(game, GameSpec):
+        return game
+    if isinstance(game, str):
+        return get_game(game)
+    return spec_of(game)
+
+
+def search(
+    game: Game[Any],
+    *,
+    algorithm: str | None = None,
+    limit: Limit | None = None,
+    on_iteration: OnIteration | None = None,
+    workers: int = 1,
+    pool: SearchPool | None = None,
+    table: bool = True,
+    all_best: bool = False,
+    seed: int | None = None,
+    hash_mb: float | None = None,
+) -> SearchResult[Any]:
+    """Search ``game`` under ``limit`` with its engine (see :func:`open_engine`) and return the
+    last completed iteration's result; ``on_iteration`` sees every iteration as it completes."""
+    with open_engine(
+        game,
+        algorithm,
+        workers=workers,
+        pool=pool,
+        table=table,
+        all_best=all_best,
+        seed=seed,
+        hash_mb=hash_mb,
+    ) as engine:
+        return engine.search(game, limit, on_iteration=on_iteration)
+
+
+def solve(
+    game: Game[Any],
+    *,
+    algorithm: str | None = None,
+    limit: Limit | None = None,
+    workers: int = 1,
+    pool: SearchPool | None = None,
+    table: bool = True,
+    seed: int | None = None,
+    hash_mb: float | None = None,
+    store: Store | None = None,
+) -> SearchResult[Any]:
+    """The exact value of ``game``, every root move's value and all best moves, with its
+    solving engine (connect four: compiled); ``result.solved`` is false if ``limit`` stopped it."""
+    with open_engine(
+        game,
+        algorithm,
+        task="solve",
+        workers=workers,
+        pool=pool,
+        table=table,
+        seed=seed,
+        hash_mb=hash_mb,
+        store=store,
+    ) as engine:
+        return engine.solve(game, limit=limit)
+
+
+__all__ = [
+    "COMPILED",
+    "TACTICAL",
+    "Engine",
+    "EngineError",
+    "PythonEngine",
+    "TacticalEngine",
+    "Task",
+    "choose_engine",
+    "default_engine",
+    "engine_names",
+    "open_engine",
+    "search",
+    "solve",
+]

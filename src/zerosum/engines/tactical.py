@@ -1,0 +1,83 @@
+"""The tactical engine: PVS with quiescence, null move and reductions (:mod:`.search.tactical`).
+
+Strong at a depth or a time on games with tactics (chess); not an exact solver. It keeps its
+table and move-ordering history while it searches the same game object, so a player following
+one game move by move keeps what it learnt, as a UCI engine does.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from zerosum.engines.base import Engine, EngineError, OnIteration, at_depth
+from zerosum.game import Game
+from zerosum.search import driver
+from zerosum.search.core import Limit, SearchResult
+from zerosum.search.parallel import SearchPool
+from zerosum.search.tactical import Report, TacticalSearch
+from zerosum.search.tactical_parallel import ParallelTacticalSearch, tactical_search
+
+Searcher = TacticalSearch[Any] | ParallelTacticalSearch[Any]
+
+
+class TacticalEngine(Engine):
+    """The tactical search, serial or split over ``workers`` processes."""
+
+    name = "tactical"
+    exact = False
+
+    def __init__(self, *, workers: int = 1, pool: SearchPool | None = None) -> None:
+        self.workers = workers
+        self._pool = pool
+        self._owns_pool = False
+        self._game: Game[Any] | None = None
+        self._searcher: Searcher | None = None
+
+    def _searcher_for(self, game: Game[Any]) -> Searcher:
+        if self._searcher is None or game is not self._game:
+            if self._pool is None and self.workers > 1:
+                self._pool = SearchPool(self.workers)
+                self._owns_pool = True
+            self._searcher = tactical_search(game, pool=self._pool)
+            self._game = game
+        return self._searcher
+
+    def search(
+        self,
+        game: Game[Any],
+        limit: Limit | None = None,
+        *,
+        on_iteration: OnIteration | None = None,
+    ) -> SearchResult[Any]:
+        if game.outcome() is not None:  # nothing to search: the game's own verdict
+            return driver.search(game, limit=limit)
+        searcher = self._searcher_for(game)
+
+        def on_report(found: Report[Any]) -> None:
+            if on_iteration is not None and found.complete and found.line == 1:
+                on_iteration(searcher.result(found))
+
+        return searcher.search(limit or Limit(), on_report=on_report)
+
+    def solve(self, game: Game[Any], *, limit: Limit | None = None) -> SearchResult[Any]:
+        raise EngineError(
+            "the tactical engine searches to a depth or a time and does not solve exactly: "
+            "expected an exact engine (engine, alphabeta, ... or compiled)"
+        )
+
+    def _best_moves(
+        self, game: Game[Any], depth: int, seed: int | None, limit: Limit | None
+    ) -> SearchResult[Any]:
+        if depth == 0:  # a perfect player needs an exact engine
+            return driver.solve(game, limit=limit, seed=seed, pool=self._pool)
+        return self.search(game, at_depth(limit, depth))
+
+    def reset(self) -> None:
+        self._searcher = None
+        self._game = None
+
+    def close(self) -> None:
+        self.reset()
+        if self._owns_pool and self._pool is not None:
+            self._pool.close()
+        self._pool = None
