@@ -18,7 +18,6 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from zerosum.testing import check_game
 from zerosum_othello import PASS, Othello, make_spec, options, spec
 
 import zerosum
@@ -32,6 +31,7 @@ from zerosum.game import (
     ZerosumError,
 )
 from zerosum.games import get_game
+from zerosum.testing import check_game
 from zerosum.web.app import create_app
 
 Grid = tuple[tuple[str, ...], ...]
@@ -467,9 +467,13 @@ def test_check_game_passes_othello() -> None:
 def test_check_game_names_the_broken_rule() -> None:
     broken = dataclasses.replace(
         make_spec(4),
-        name="othello-nopass",
         new=partial(NoPass, 4),
         from_position=partial(NoPass.from_position, size=4),
     )
-    with pytest.raises(ProtocolError, match="legal move"):
+    with pytest.raises(ProtocolError) as caught:
         check_game(broken)
+    message = str(caught.value)
+    assert "'a position with no legal moves is over (a pass is a move)'" in message
+    # the position it names is one where White must pass
+    text = message.split("at position '")[1].split("'")[0]
+    assert Othello.from_position(text, size=4).legal_moves() == [PASS]
