@@ -17,11 +17,12 @@ engine (or use it in a ``with`` block) to stop its workers.
 
 from __future__ import annotations
 
+import pickle
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from typing import Any
 
-from zerosum.game import Game, ZerosumError, terminal_score
+from zerosum.game import Game, ProtocolError, ZerosumError, terminal_score
 from zerosum.search.core import Limit, SearchResult, Stats
 from zerosum.search.probing import probe_root
 
@@ -111,3 +112,16 @@ def at_depth(limit: Limit | None, depth: int | None) -> Limit:
     if limit is None:
         return Limit(depth=depth)
     return Limit(depth=depth, nodes=limit.nodes, time=limit.time, stop=limit.stop)
+
+
+def check_picklable(game: Game[Any]) -> None:
+    """Raise :class:`ProtocolError` unless ``game`` can be sent to worker processes (they
+    receive a pickled copy, so its class must be importable by its module's name)."""
+    try:
+        pickle.dumps(game)
+    except Exception as error:
+        raise ProtocolError(
+            f"game {getattr(game, 'name', type(game).__name__)!r} cannot be sent to worker "
+            f"processes ({type(error).__name__}: {error}): expected a game that pickles, its "
+            "class defined at the top level of an importable module"
+        ) from error

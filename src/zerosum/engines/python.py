@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from zerosum.engines.base import Engine, OnIteration, at_depth
+from zerosum.engines.base import Engine, OnIteration, at_depth, check_picklable
 from zerosum.game import Game
 from zerosum.search import driver
 from zerosum.search.core import Limit, SearchResult
@@ -46,6 +46,12 @@ class PythonEngine(Engine):
             self._owns_pool = True
         return self._pool
 
+    def _pool_for(self, game: Game[Any]) -> SearchPool | None:
+        """The pool, once ``game`` is known to reach the workers."""
+        if self.workers > 1 or self._pool is not None:
+            check_picklable(game)
+        return self.pool
+
     def search(
         self,
         game: Game[Any],
@@ -61,19 +67,26 @@ class PythonEngine(Engine):
             all_best=self.all_best,
             seed=self.seed,
             on_iteration=_completed(on_iteration),
-            pool=self.pool,
+            pool=self._pool_for(game),
         )
 
     def solve(self, game: Game[Any], *, limit: Limit | None = None) -> SearchResult[Any]:
         return driver.solve(
-            game, algorithm=self.name, limit=limit, table=self.table, seed=self.seed, pool=self.pool
+            game,
+            algorithm=self.name,
+            limit=limit,
+            table=self.table,
+            seed=self.seed,
+            pool=self._pool_for(game),
         )
 
     def _best_moves(
         self, game: Game[Any], depth: int, seed: int | None, limit: Limit | None
     ) -> SearchResult[Any]:
         if depth == 0:
-            return driver.solve(game, algorithm=self.name, limit=limit, seed=seed, pool=self.pool)
+            return driver.solve(
+                game, algorithm=self.name, limit=limit, seed=seed, pool=self._pool_for(game)
+            )
         return driver.search(
             game,
             algorithm=self.name,
@@ -81,7 +94,7 @@ class PythonEngine(Engine):
             table=self.table,
             all_best=True,
             seed=seed,
-            pool=self.pool,
+            pool=self._pool_for(game),
         )
 
     def close(self) -> None:

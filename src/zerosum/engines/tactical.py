@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from zerosum.engines.base import Engine, EngineError, OnIteration, at_depth
+from zerosum.engines.base import Engine, EngineError, OnIteration, at_depth, check_picklable
 from zerosum.game import Game
 from zerosum.search import driver
 from zerosum.search.core import Limit, SearchResult
@@ -35,6 +35,8 @@ class TacticalEngine(Engine):
 
     def _searcher_for(self, game: Game[Any]) -> Searcher:
         if self._searcher is None or game is not self._game:
+            if self.workers > 1 or self._pool is not None:
+                check_picklable(game)
             if self._pool is None and self.workers > 1:
                 self._pool = SearchPool(self.workers)
                 self._owns_pool = True

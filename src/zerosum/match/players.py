@@ -223,11 +223,11 @@ def check_player(spec: PlayerSpec, game: str) -> None:
 
     Checks everything that can be checked without starting a process; :func:`open_player`
     starts UCI engines and reports commands that fail."""
+    game_spec = get_game(game)
     if isinstance(spec, UciSettings):
-        if game != "chess":
+        if not game_spec.uci:
             raise PlayerError(f"UCI engines play chess only, not {game!r}")
         return
-    game_spec = get_game(game)
     if spec.level is not None and not 1 <= spec.level <= len(game_spec.levels):
         raise PlayerError(
             f"level {spec.level} is out of range for {game}: expected 1..{len(game_spec.levels)}"

@@ -117,8 +117,9 @@ class ChessReferee:
 
 
 def referee_for(game: str) -> Referee:
-    """The referee of ``game``: python-chess for chess, else the registered game."""
-    return ChessReferee() if game == "chess" else GameReferee(game)
+    """The referee of ``game``: python-chess for chess as UCI engines play it (its spec's
+    ``uci``), else the registered game's own rules."""
+    return ChessReferee() if get_game(game).uci else GameReferee(game)
 
 
 def check_moves(game: str, moves: Sequence[str]) -> None:

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from zerosum.game import MoveError, ZerosumError
+from zerosum.games import get_game
 from zerosum.match.elo import EloEstimate, estimate
 from zerosum.match.executor import Executor, SerialExecutor
 from zerosum.match.openings import Opening, openings_for
@@ -261,7 +262,7 @@ def play_game(task: GameTask, a: Player, b: Player) -> GameRecord:
         ending = referee.ending()
     seconds = (used[0], used[1]) if task.a_first else (used[1], used[0])
     pgn = None
-    if task.game == "chess":
+    if get_game(task.game).uci:  # chess as PGN knows it
         white, black = task.names if task.a_first else task.names[::-1]
         pgn = chess_pgn(
             referee.moves,
