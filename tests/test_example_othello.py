@@ -16,11 +16,14 @@ from functools import cache, partial
 from importlib.metadata import entry_points
 from typing import Any
 
+import numpy as np
 import pytest
 from fastapi.testclient import TestClient
 from zerosum_othello import PASS, Othello, make_spec, options, spec
+from zerosum_othello.compiled import FLIPPED, GAME_4, GAME_6, PASS_CODE, state_of
 
 import zerosum
+from zerosum.compiled.engine import NO_SCORE, PROVEN
 from zerosum.game import (
     HEURISTIC_LIMIT,
     WIN,
@@ -477,3 +480,60 @@ def test_check_game_names_the_broken_rule() -> None:
     # the position it names is one where White must pass
     text = message.split("at position '")[1].split("'")[0]
     assert Othello.from_position(text, size=4).legal_moves() == [PASS]
+
+
+# -- the compiled kernel (4x4 and 6x6) ------------------------------------------------------
+
+
+@pytest.mark.parametrize("size", [4, 6])
+def test_the_kernel_follows_the_game(size: int) -> None:
+    compiled = GAME_4 if size == 4 else GAME_6
+    kernel = compiled.kernel
+    out = np.zeros(kernel.max_moves, np.int64)
+    for game in random_games(size, 6, seed=100 + size):
+        st = np.array(state_of(game), np.int64)
+        count = kernel.moves(st, out)
+        codes = [PASS_CODE if move == PASS else move for move in game.legal_moves()]
+        assert list(out[:count]) == codes, game.position()
+        assert kernel.evaluate(st) == game.evaluate()
+        outcome, decided = game.outcome(), kernel.decided(st)
+        if outcome is None:
+            assert decided == NO_SCORE
+        else:
+            rank = decided - PROVEN if decided > 0 else decided + PROVEN if decided < 0 else 0
+            assert compiled.value(rank, game.ply()) == int(outcome) * WIN
+        for move, code in zip(game.legal_moves(), codes, strict=True):
+            before = st.copy()
+            kernel.play(st, code)
+            game.make(move)
+            child = np.array(state_of(game), np.int64)
+            assert list(st[:FLIPPED]) == list(child[:FLIPPED]), "play differs from make"
+            assert kernel.key(st) == kernel.key(child) != kernel.key(before)
+            game.undo()
+            kernel.undo(st, code)
+            assert list(st[:FLIPPED]) == list(before[:FLIPPED]), "undo did not restore the state"
+
+
+def test_the_compiled_solve_agrees_with_brute_force() -> None:
+    data = cli_json("solve", "othello:4", "--algorithm", "compiled", "--all")
+    assert data["value"] == VALUE_4X4 and data["value_text"] == "loss in 12 plies"
+    assert data["move_values"] == dict.fromkeys(["c1", "d2", "a3", "b4"], VALUE_4X4)
+    # After c1 White's three replies end the game at different plies.
+    data = cli_json("solve", "othello:4", "--algorithm", "compiled", "--all", "--moves", "c1")
+    grid, _ = parse(Othello(4).position())
+    after_c1 = reference_play(grid, "x", "c1")
+    expected = {}
+    for move in reference_moves(after_c1, "o"):
+        value = brute_force(reference_play(after_c1, "o", move), "x")
+        expected[move] = -(value - (value > 0) + (value < 0))
+    assert data["move_values"] == expected
+    assert data["value"] == max(expected.values()) == WIN - 11
+
+
+def test_the_compiled_engine_searches_6x6_with_worker_threads() -> None:
+    serial = cli_json("analyze", "othello", "--algorithm", "compiled", "--depth", "5")
+    assert serial["depth"] == 5 and serial["best_move"] in ("b4", "c5", "d2", "e3")
+    parallel = cli_json(
+        "analyze", "othello", "--algorithm", "compiled", "--depth", "5", "--workers", "2"
+    )
+    assert parallel["complete"] and parallel["best_move"] in ("b4", "c5", "d2", "e3")
