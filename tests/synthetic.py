@@ -96,3 +96,29 @@ class RandomGame:
 
     def render(self) -> str:
         return self.position()
+
+
+class StuckGame(RandomGame):
+    """A :class:`RandomGame` that breaks rule 1 of the protocol: from ``stuck_at`` plies on, a
+    position has no legal moves yet is not over (a game that forgot that a pass is a move)."""
+
+    name = "stuck"
+
+    def __init__(
+        self, seed: int, *, stuck_at: int = 2, width: int = 4, max_branching: int = 4
+    ) -> None:
+        super().__init__(seed, width=width, max_branching=max_branching)
+        self.stuck_at = stuck_at
+
+    def outcome(self) -> Outcome | None:
+        return None if self.ply() >= self.stuck_at else super().outcome()
+
+    def legal_moves(self) -> list[int]:
+        return [] if self.ply() >= self.stuck_at else super().legal_moves()
+
+    def copy(self) -> Self:
+        twin = type(self)(
+            self.seed, stuck_at=self.stuck_at, width=self.width, max_branching=self.max_branching
+        )
+        twin._path = list(self._path)
+        return twin

@@ -235,9 +235,9 @@ def test_a_closed_pipe_ends_quietly() -> None:
 
 def _stopping_after_first_row(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Make ``compare`` raise Ctrl-C once its first row has been handed out."""
-    import zerosum.cli as cli
+    import zerosum.cli.compare as command
 
-    real = cli.compare
+    real = command.compare
     handed: list[str] = []
 
     def stopping(*args: Any, **kwargs: Any) -> Any:
@@ -246,7 +246,7 @@ def _stopping_after_first_row(monkeypatch: pytest.MonkeyPatch) -> list[str]:
             yield row
             raise KeyboardInterrupt
 
-    monkeypatch.setattr(cli, "compare", stopping)
+    monkeypatch.setattr(command, "compare", stopping)
     return handed
 
 

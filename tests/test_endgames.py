@@ -19,7 +19,7 @@ import pytest
 
 from zerosum.cli import main
 from zerosum.endgames import database
-from zerosum.endgames import morris as endgames_morris
+from zerosum.endgames import probe as endgames_probe
 from zerosum.endgames.board import GRID, NINE_MENS_MORRIS, SQUARE, Board
 from zerosum.endgames.database import ClassInfo, EndgameResult, Endgames, parse_position
 from zerosum.endgames.morris import probe, score, solve_endgame
@@ -304,7 +304,7 @@ def test_the_search_scores_database_positions_exactly(
     store: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("ZEROSUM_ENDGAMES", str(store))
-    monkeypatch.setattr(endgames_morris, "_OPENED", {})
+    monkeypatch.setattr(endgames_probe, "_OPENED", {})
     with Endgames(store, create=False) as endgames:
         table = endgames.table(3, 3)
         game = position_at(table, int(np.flatnonzero(table == 26)[0]), 3, 3)
@@ -356,7 +356,7 @@ def test_build_endgames_command(store: Path, capsys: pytest.CaptureFixture[str])
     assert main(["build-endgames", "morris", "--max-men", "5", "--store", str(store)]) == 2
     assert "3..4" in capsys.readouterr().err
     assert main(["build-endgames", "connect4", "--store", str(store)]) == 2
-    assert "morris only" in capsys.readouterr().err
+    assert "'connect4' has no endgame databases: expected one of morris" in capsys.readouterr().err
 
 
 def test_solve_builds_on_first_use(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -398,11 +398,11 @@ def test_positions_outside_the_databases_fall_back_to_search(
 def test_players_take_the_databases_best_moves_at_the_root(
     store: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from zerosum.cli import _Computer
+    from zerosum.cli.play import Computer
     from zerosum.search.probing import probe_root
 
     monkeypatch.setenv("ZEROSUM_ENDGAMES", str(store))
-    monkeypatch.setattr(endgames_morris, "_OPENED", {})
+    monkeypatch.setattr(endgames_probe, "_OPENED", {})
     with Endgames(store, create=False) as endgames:
         table = endgames.table(4, 3)
         game = position_at(table, int(np.flatnonzero(table == 33)[0]), 4, 3)  # loses in 32
@@ -412,7 +412,7 @@ def test_players_take_the_databases_best_moves_at_the_root(
     value, scored = probed
     assert value == score(solution.result) == -(WIN - 32)
     assert scored == [(move, score(result)) for move, result in solution.moves]
-    computer = _Computer(get_game("morris"), 1, random.Random(1), None)  # the compiled engine
+    computer = Computer(get_game("morris"), 1, random.Random(1), None)  # the compiled engine
     moves, text = computer.best(game, depth=1)
     assert set(moves) == set(solution.best_moves)
     assert text == "loss in 32 plies"
@@ -443,7 +443,7 @@ def test_the_file_can_also_be_a_store_of_proven_results(store: Path, tmp_path: P
 def compiled_store(store: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """The session store as the default one, for the compiled engine and the pure search."""
     monkeypatch.setenv("ZEROSUM_ENDGAMES", str(store))
-    monkeypatch.setattr(endgames_morris, "_OPENED", {})
+    monkeypatch.setattr(endgames_probe, "_OPENED", {})
     return store
 
 

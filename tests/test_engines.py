@@ -84,7 +84,9 @@ def test_the_spec_chooses_unless_the_caller_names_one() -> None:
     assert choose_engine(connect4, "alphabeta", task="solve") == "alphabeta"
     with pytest.raises(EngineError, match="unknown algorithm 'fast'"):
         choose_engine(tictactoe, "fast")
-    with pytest.raises(EngineError, match="chess has no compiled kernel"):
+    with pytest.raises(
+        EngineError, match="game 'chess' has no compiled engine: expected one of minimax"
+    ):
         choose_engine(chess, COMPILED)
 
 

@@ -224,21 +224,21 @@ def test_threefold_repetition_draws_and_can_be_switched_off() -> None:
 def test_moves_without_removal_draw_and_can_be_switched_off() -> None:
     rules = parse_options("moves=10:repetition=none")
     game = Morris.from_position(START + " 6", rules)
-    assert game.quiet_moves() == 6 and game.position().endswith(" 6")
+    assert game.moves_without_removal() == 6 and game.position().endswith(" 6")
     for text in SHUFFLE[:3]:
         game.make(game.parse_move(text))
         assert game.outcome() is None
     game.make(game.parse_move(SHUFFLE[3]))
-    assert game.quiet_moves() == 10 and game.outcome() == Outcome.DRAW
+    assert game.moves_without_removal() == 10 and game.outcome() == Outcome.DRAW
     assert Morris.from_position(game.position(), ENDLESS).outcome() is None
 
 
 def test_a_removal_resets_the_move_counter() -> None:
     game = Morris.from_position(pos("a4 d1 g1", "d7 f4 b2", "w 0 0 40"), NINE)
     game.make(game.parse_move("a4-a1xd7"))
-    assert game.quiet_moves() == 0 and len(game.position().split()) == 4
+    assert game.moves_without_removal() == 0 and len(game.position().split()) == 4
     game.undo()
-    assert game.quiet_moves() == 40
+    assert game.moves_without_removal() == 40
 
 
 def test_the_defaults() -> None:

@@ -12,6 +12,8 @@ from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from zerosum.formatting import describe
+from zerosum.game import WIN
 from zerosum.games import GAMES, get_game
 from zerosum.search import Limit, search
 from zerosum.web.app import create_app
@@ -162,12 +164,28 @@ def test_think_plays_the_move(client: TestClient) -> None:
     wait_until_no_searches()
 
 
+def test_value_words_come_from_the_server(client: TestClient) -> None:
+    # O to move and lost in 4 plies: the words for the side to move and for the first player
+    state = new(client, moves=["a1", "b1", "b2"])
+    answer = client.post(f"/api/sessions/{state['id']}/think", json={"depth": 0})
+    assert answer.status_code == 200, answer.text
+    result = answer.json()["result"]
+    assert result["value"] == -(WIN - 4) and result["solved"]
+    assert result["value_text"] == "loss in 4 plies"
+    assert result["value_text_first"] == "win in 4 plies"
+    for info in answer.json()["iterations"]:
+        assert info["value_text"] == describe(info["value"], solved=info["solved"])
+        assert info["value_text_first"] == describe(-info["value"])
+    wait_until_no_searches()
+
+
 def test_explain_matches_the_real_search(client: TestClient) -> None:
     sid = new(client, "connect4", moves=["44"])["id"]
     tree = client.get(f"/api/sessions/{sid}/explain", params={"depth": 3}).json()
     game = get_game("connect4").from_position("44")
     real = search(game, algorithm="alphabeta", limit=Limit(depth=3), table=False)
     assert tree["value"] == real.value and tree["nodes"] == real.stats.nodes
+    assert tree["value_text"] == describe(real.value)
     assert tree["best_move"] == game.format_move(real.best_move)
     root = tree["root"]
     assert root["chosen"] and root["max"] and len(root["children"]) == 7

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -132,6 +133,9 @@ def test_full_tictactoe_game(server: str, page: Page) -> None:
     assert page.locator("#f-nodes").inner_text().replace(",", "").isdigit()
     assert page.locator("#iterations tbody tr").count() >= 1
     assert len(page.locator("#movelist li").all()) >= 5
+    # the value in words, sent by the server (zerosum.formatting), for the first player
+    words = r"(win|loss) in \d+ pl(y|ies)|[+-]\d+|0"
+    expect(page.locator("#evaltext")).to_have_text(re.compile(rf"evaluation for X: ({words})$"))
     page.screenshot(path=str(ARTIFACTS / "tictactoe-game.png"), full_page=True)
 
     # undo twice back into the game, then explain the position as a tree
@@ -153,7 +157,9 @@ def test_full_tictactoe_game(server: str, page: Page) -> None:
     page.screenshot(path=str(ARTIFACTS / "tictactoe-explain-depth2.png"), full_page=True)
     page.check("input[name=explain-algo][value=minimax]")
     page.click("#explain-run")
-    expect(page.locator("#explain-summary")).to_contain_text("minimax: value")
+    expect(page.locator("#explain-summary")).to_have_text(
+        re.compile(r"^minimax: value ([+-]\d+|0) for the side to move, ")
+    )
     assert page.locator("#tree svg .edge.pruned").count() == 0
 
 

@@ -9,6 +9,7 @@ from zerosum.game import (
     MoveError,
     Outcome,
     PositionError,
+    ProtocolError,
     ZerosumError,
     play_moves,
 )
@@ -39,6 +40,7 @@ __all__ = [
     "MoveError",
     "Outcome",
     "PositionError",
+    "ProtocolError",
     "SearchResult",
     "Stats",
     "UnknownAlgorithmError",

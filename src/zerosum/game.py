@@ -20,7 +20,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 from enum import IntEnum
-from typing import Any, Final, Protocol, Self, TypeVar
+from typing import Any, Final, Protocol, Self, TypeVar, runtime_checkable
 
 Score = int
 """A score in centi-units from the side to move's point of view."""
@@ -69,7 +69,8 @@ class PositionError(ZerosumError, ValueError):
 
 
 class ProtocolError(ZerosumError):
-    """A game that breaks a rule of the :class:`Game` protocol; the message names the rule."""
+    """A game that breaks the protocol: the message names the game, the position and the rule
+    of :class:`Game` it broke."""
 
 
 M = TypeVar("M")
@@ -78,15 +79,40 @@ M = TypeVar("M")
 class Game(Protocol[M]):
     """A two-player zero-sum game of perfect information, seen from the side to move.
 
-    ``M`` is the game's move type (an ``int`` for tic-tac-toe). Moves must be hashable and
-    comparable for equality; the search keeps them in tables.
+    ``M`` is the game's move type (an ``int`` for tic-tac-toe). The search drives a game with
+    :meth:`make` and :meth:`undo` only and trusts it to keep these rules, which the
+    conformance suite (``zerosum.testing.check_game``) checks on random playouts of every
+    registered game; the search raises :class:`ProtocolError` where it meets a broken one.
+
+    1. **Over exactly when stuck.** :meth:`legal_moves` is empty exactly when :meth:`outcome`
+       is not ``None``: a position with no legal moves is over, so a game where a player may
+       have to pass must offer the pass as a move.
+    2. **Make and undo.** :meth:`make` of a legal move increments :meth:`ply` and flips
+       :meth:`side_to_move`; :meth:`undo` restores :meth:`position`, :meth:`key`, the side to
+       move and the ply exactly.
+    3. **Keys.** :meth:`key` equals :meth:`compute_key` after every make and undo.
+    4. **Evaluation.** :meth:`evaluate` equals :meth:`compute_evaluation` and lies strictly
+       inside ``(-HEURISTIC_LIMIT, HEURISTIC_LIMIT)``.
+    5. **Moves.** Moves are hashable and compare equal when they are the same move (the search
+       keeps them in tables); ``parse_move(format_move(m)) == m`` for every legal ``m``, and a
+       malformed or illegal text raises :class:`MoveError`.
+    6. **Positions.** :meth:`position` round-trips through the game's registered
+       ``from_position`` (same position, side to move and key).
+    7. **Copies.** :meth:`copy` is independent of the original: moves made on one leave the
+       other as it was.
+    8. **Pickling.** The game object pickles, and its class is importable by module name:
+       worker processes receive the game that way.
+
+    Optional capabilities (:mod:`zerosum.capabilities`: tactical moves, checks, rule draws,
+    the null move, an endgame :class:`Probing`) let an engine do more; a game without them is
+    searched all the same.
     """
 
     name: str
     """The registry name, e.g. ``"tictactoe"``."""
 
     def legal_moves(self) -> list[M]:
-        """Every legal move, in the game's natural order; empty when the game is over."""
+        """Every legal move, in the game's natural order; empty exactly when the game is over."""
         ...
 
     def make(self, move: M) -> None:
@@ -94,7 +120,7 @@ class Game(Protocol[M]):
         ...
 
     def undo(self) -> None:
-        """Take back the last move made; restores the position and key exactly."""
+        """Take back the last move made; restores the position, key, side and ply exactly."""
         ...
 
     def side_to_move(self) -> int:
@@ -146,7 +172,8 @@ class Game(Protocol[M]):
         ...
 
     def position(self) -> str:
-        """The position in the game's position format (round-trips through the registry)."""
+        """The position in the game's position format (round-trips through the registered
+        ``from_position``)."""
         ...
 
     def render(self) -> str:
@@ -159,15 +186,48 @@ Probe = Callable[[], tuple[Outcome, int] | None]
 (0 for a draw), or ``None`` when it does not know."""
 
 
-def probe_of(game: Game[Any]) -> Probe | None:
-    """The game's optional ``probe`` method, if it has one.
+@runtime_checkable
+class Probing(Protocol):
+    """The optional capability of a game with an exact oracle for some positions (an endgame
+    database, say); the others are in :mod:`zerosum.capabilities`.
 
-    A game may offer ``probe()`` (an endgame database, say): the search then scores every
-    position it answers exactly instead of searching below it, as ``terminal_score`` scores a
-    finished one. It must be exact under the game's own rules, and cheap when it does not know.
+    The search scores every position the probe answers instead of searching below it, as
+    ``terminal_score`` scores a finished one. It must be exact under the game's own rules, and
+    cheap when it does not know: it is asked at every node.
     """
-    probe = getattr(game, "probe", None)
-    return probe if callable(probe) else None
+
+    def probe(self) -> tuple[Outcome, int] | None:
+        """The outcome for the side to move and the plies to the end (0 for a draw), or
+        ``None`` when the probe does not decide the position."""
+        ...
+
+
+def probe_of(game: Game[Any]) -> Probe | None:
+    """The game's :meth:`Probing.probe`, or ``None`` for a game without one."""
+    return game.probe if isinstance(game, Probing) else None
+
+
+def no_moves_error(game: Game[Any]) -> ProtocolError:
+    """The error for a position with no legal moves that is not over (rule 1 of :class:`Game`).
+
+    The search raises it where it finds an empty move list at a node it did not find over, so
+    the check costs nothing on the search's hot path.
+    """
+    return ProtocolError(
+        f"the {game.name} position {game.position()!r} has no legal moves but is not over: "
+        "a position with no legal moves must be over (a pass is a move)"
+    )
+
+
+def outcome_without_moves(game: Game[Any]) -> Outcome:
+    """The outcome of ``game`` at a position where it has no legal move, which must be over.
+
+    Raises :class:`ProtocolError` (see :func:`no_moves_error`) when the game says it is not.
+    """
+    outcome = game.outcome()
+    if outcome is None:
+        raise no_moves_error(game)
+    return outcome
 
 
 def play_moves(game: Game[M], texts: Sequence[str]) -> None:
@@ -184,12 +244,15 @@ def play_moves(game: Game[M], texts: Sequence[str]) -> None:
 
 
 def random_playout(game: Game[M], rng: random.Random, max_plies: int = MAX_PLY) -> int:
-    """Play random legal moves until the game ends; returns the number of moves made."""
+    """Play random legal moves until the game ends; returns the number of moves made.
+
+    Raises :class:`ProtocolError` at a position with no legal moves that is not over.
+    """
     made = 0
     while made < max_plies and game.outcome() is None:
         moves = game.legal_moves()
         if not moves:
-            break
+            raise no_moves_error(game)
         game.make(rng.choice(moves))
         made += 1
     return made

@@ -29,13 +29,15 @@ from typing import Final, TextIO
 import chess
 
 from zerosum import __version__
+from zerosum.engines import TACTICAL, TacticalEngine, open_engine
 from zerosum.game import HEURISTIC_LIMIT, WIN, MoveError, PositionError, Score
+from zerosum.games import get_game
 from zerosum.games.chess import Chess
 from zerosum.search.core import Limit
 from zerosum.search.parallel import SearchPool
 from zerosum.search.table import TranspositionTable
 from zerosum.search.tactical import MAX_DEPTH, Report
-from zerosum.search.tactical_parallel import resize_pool, tactical_search
+from zerosum.search.tactical_parallel import resize_pool
 
 ENGINE_NAME: Final = f"zerosum {__version__}"
 ENTRY_BYTES: Final = 256
@@ -165,6 +167,7 @@ class UciEngine:
     def __init__(self, send: Callable[[str], None]) -> None:
         self._send_raw = send
         self._lock = threading.Lock()
+        self.spec = get_game("chess")  # the game UCI speaks
         self.game = Chess()
         self.hash_mb = HASH_DEFAULT
         self.multipv = 1
@@ -409,10 +412,12 @@ class UciEngine:
                 if params.mate is not None:
                     depth = min(2 * params.mate + 1, MAX_DEPTH) if depth is None else depth
                 limit = Limit(depth=depth, nodes=params.nodes, stop=self._should_stop)
-                searcher = tactical_search(game, table=self.table, pool=self.pool)
+                engine = open_engine(self.spec, TACTICAL, pool=self.pool, shared_table=self.table)
+                assert isinstance(engine, TacticalEngine)
                 lines = min(self.multipv, len(roots) or len(moves))
                 sent: Report[chess.Move] | None = None
-                for report in searcher.iterate(limit, multipv=self.multipv, root_moves=roots):
+                reports = engine.reports(game, limit, multipv=self.multipv, root_moves=roots)
+                for report in reports:
                     if report.complete or sent is None or report.pv != sent.pv:
                         self.send(self._info(report))
                     sent = report

@@ -5,7 +5,7 @@ adjacency and mill bitboards of :mod:`zerosum.games.morris_rules`), so six, nine
 morris share one compiled search. Then the position: both sides' bitboards, men in hand, the side
 to move, the game ply, the moves without removal, the Zobrist key (the pure-Python game's, as a
 signed 64-bit integer), and two rings indexed by ``ply % RING``: the key of each position and the
-quiet-move counter before each move (for repetitions and undo).
+moves-without-removal counter before each move (for repetitions and undo).
 
 Move codes are the pure-Python game's (``to | (from + 1) << 5 | (removed + 1) << 10``, 15 bits).
 ``moves`` orders them: moves that close a mill (removing a man of an open mill first), moves that
@@ -17,7 +17,7 @@ already hold the positions of the current search line.
 
 Below the root the search probes the endgame databases of :mod:`zerosum.endgames` in the
 default store (:func:`endgame_tables` loads every stored class into one array, never building
-one), with the pure-Python probe's policy (:func:`zerosum.endgames.morris.probe`): nothing in
+one), with the pure-Python probe's policy (:func:`zerosum.endgames.probe.probe_men`): nothing in
 hand, 3..4 men a side, the databases' rules, and under a move limit only a result whose end
 comes within it. A result ``d`` moves from game ply ``p`` ends at ply ``p + d`` and ranks as
 the kernel's own ends do.
@@ -36,7 +36,7 @@ from zerosum.compiled.kernels import CompiledGame
 from zerosum.endgames import MAX_MEN
 from zerosum.endgames.board import NINE_MENS_MORRIS
 from zerosum.endgames.database import EndgameError, Endgames, default_path
-from zerosum.endgames.morris import MIN_MEN, solved_rules
+from zerosum.endgames.probe import MIN_MEN, solved_rules
 from zerosum.endgames.retro import binomials, class_size, index_of
 from zerosum.game import WIN, Game, Score
 from zerosum.games import morris as game
@@ -123,7 +123,7 @@ def state_of(position: game.Morris) -> list[int]:
     fields[HAND], fields[HAND + 1] = position.in_hand(0), position.in_hand(1)
     fields[SIDE] = position.side_to_move()
     fields[PLY] = ply
-    fields[QUIET] = position.quiet_moves()
+    fields[QUIET] = position.moves_without_removal()
     fields[KEY] = _signed(position.key())
     for back, key in enumerate(reversed(position.recent_keys(RING))):
         fields[KEYS + (ply - back) % RING] = _signed(key)

@@ -29,12 +29,11 @@ from typing import Any, Final, Self
 
 import numpy as np
 
-from zerosum.endgames import MAX_MEN
+from zerosum.endgames import ENV_STORE, MAX_MEN
 from zerosum.endgames.board import NINE_MENS_MORRIS, NINE_POINTS, Board
 from zerosum.game import Outcome, PositionError, ZerosumError
 
 GAME: Final = "morris"
-ENV_STORE: Final = "ZEROSUM_ENDGAMES"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS endgames (

@@ -1,54 +1,43 @@
-"""The endgame databases seen from a morris game: exact results, best moves, the search probe.
+"""The endgame databases seen from a morris game: exact results and best moves.
 
 The databases assume the solved game's rules: infinite play is a draw, with no move limit. They
 answer for a game of the standard board with flying on whenever nothing is in hand and each side
-has 3..4 men. Repetition draws never change a database result (the winner's line never repeats
-a position and any deviation of the loser loses sooner), and a move limit changes none whose
-end comes within it; so :func:`probe` answers a game with a move limit only when the moves to
-the end fit in what is left of it, and :func:`solve_endgame` always gives the solved game's answer.
+has 3..4 men. :func:`solve_endgame` always gives the solved game's answer; the search's probe
+(:mod:`zerosum.endgames.probe`, which the game imports, so this module may import the game)
+answers a game with a move limit only when the moves to the end fit in what is left of it.
 """
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any
 
 from zerosum.endgames import MAX_MEN
-from zerosum.endgames.board import NINE_MENS_MORRIS
-from zerosum.endgames.database import (
-    ENV_STORE,
-    EndgameError,
-    EndgameResult,
-    Endgames,
-    Setup,
-    covered,
-    default_path,
-)
+from zerosum.endgames.database import EndgameResult, Endgames, Setup, covered
+from zerosum.endgames.probe import MIN_MEN, default_endgames, solved_rules
 from zerosum.game import WIN, Outcome, Score
 from zerosum.games.morris import Morris
-from zerosum.games.morris_rules import Rules
 
-MIN_MEN: Final = 3
+__all__ = [
+    "MIN_MEN",
+    "Solution",
+    "applies",
+    "best_of",
+    "default_endgames",
+    "needed_class",
+    "preference",
+    "probe",
+    "score",
+    "setup_of",
+    "solve_endgame",
+    "solved_rules",
+    "standard_rules",
+]
 
 
 def standard_rules(game: Morris) -> bool:
     """Whether ``game`` plays on the board the databases were built for, flying on."""
-    return _standard(game.rules)
-
-
-def _standard(rules: Rules) -> bool:
-    return solved_rules(rules)
-
-
-def solved_rules(rules: Rules) -> bool:
-    """Whether ``rules`` are those the databases were built for (the board, flying on)."""
-    return (
-        rules.flying
-        and rules.points == NINE_MENS_MORRIS.points
-        and sorted(rules.mills) == sorted(NINE_MENS_MORRIS.mill_masks)
-        and rules.adjacent == NINE_MENS_MORRIS.neighbours
-    )
+    return solved_rules(game.rules)
 
 
 def setup_of(game: Morris) -> Setup:
@@ -138,54 +127,10 @@ def needed_class(game: Morris) -> tuple[int, int]:
 
 # -- the probe the search uses at its nodes ---------------------------------------------------
 
-_OPENED: dict[str | None, Endgames | None] = {}
-_STANDARD: dict[int, tuple[Rules, bool]] = {}
-"""Per rules object (by identity, kept alive here): whether it is the databases' game."""
-
-
-def default_endgames() -> Endgames | None:
-    """The databases in the default store, opened once per process (and per value of
-    ``$ZEROSUM_ENDGAMES``); ``None`` when there is no store file (the search never builds)."""
-    chosen = os.environ.get(ENV_STORE)
-    if chosen not in _OPENED:
-        try:
-            _OPENED[chosen] = Endgames(default_path(), create=False)
-        except EndgameError:
-            _OPENED[chosen] = None
-    return _OPENED[chosen]
-
 
 def probe(game: Morris, endgames: Endgames | None = None) -> tuple[Outcome, int] | None:
     """The exact outcome for the side to move and the moves to the end (0 for a draw), or
-    ``None`` when the databases do not decide the position under ``game``'s rules.
-
-    Uses ``endgames`` or else the default store (never building anything). Called at every
-    node of a morris search, so the common refusals come first and cost little.
-    """
-    if game.in_hand(0) or game.in_hand(1):
-        return None
-    side = game.side_to_move()
-    mine, theirs = game.men(side), game.men(side ^ 1)
-    x, y = mine.bit_count(), theirs.bit_count()
-    if x < MIN_MEN or x > MAX_MEN or y < MIN_MEN or y > MAX_MEN:
-        return None
-    rules = game.rules
-    known = _STANDARD.get(id(rules))
-    if known is None or known[0] is not rules:
-        known = _STANDARD[id(rules)] = (rules, _standard(rules))
-    if not known[1]:
-        return None
-    if endgames is None:
-        endgames = default_endgames()
-        if endgames is None:
-            return None
-    code = endgames.code(mine, theirs)
-    if code is None:
-        return None
-    if code == 0:
-        return Outcome.DRAW, 0
-    moves = code - 1
-    limit = rules.move_limit
-    if limit is not None and game.quiet_moves() + moves > limit:
-        return None
-    return (Outcome.WIN if moves % 2 else Outcome.LOSS), moves
+    ``None`` when the databases do not decide the position under ``game``'s rules: the game's
+    own :meth:`~zerosum.games.morris.Morris.probe` (see :mod:`zerosum.endgames.probe`), with
+    ``endgames`` instead of the default store if given."""
+    return game.probe(endgames)

@@ -25,6 +25,7 @@ from zerosum.games import GameSpec, get_game, spec_of
 from zerosum.search.core import Limit, SearchResult
 from zerosum.search.driver import ALGORITHMS
 from zerosum.search.parallel import SearchPool
+from zerosum.search.table import TranspositionTable
 
 if TYPE_CHECKING:
     from zerosum.store import Store
@@ -34,19 +35,20 @@ COMPILED: Final = "compiled"
 TACTICAL: Final = "tactical"
 """The tactical engine's name."""
 
-Task = Literal["analyze", "solve", "play"]
-"""What the engine is for; a game's spec may choose a different engine for each."""
+Task = Literal["analyze", "solve", "play", "bench"]
+"""What the engine is for; a game's spec may choose a different engine for each (``bench``
+measures the exact engines' node-count signature)."""
 
 
 def engine_names(spec: GameSpec | None = None, *, task: Task = "analyze") -> list[str]:
     """The engines ``spec``'s game offers for ``task`` (every engine when ``spec`` is None):
-    the pure-Python algorithms, the tactical search unless the task is an exact solve, and the
-    compiled engine for a game with a kernel."""
+    the pure-Python algorithms, the compiled engine for a game with a kernel, and the tactical
+    search unless the task is an exact solve or the signature."""
     names = list(ALGORITHMS)
-    if task != "solve":
-        names.append(TACTICAL)
     if spec is None or spec.kernel is not None:
         names.append(COMPILED)
+    if task not in ("solve", "bench"):
+        names.append(TACTICAL)
     return names
 
 
@@ -56,6 +58,8 @@ def default_engine(spec: GameSpec | None, task: Task = "analyze") -> str:
         return "engine"
     if task == "solve":
         return spec.solver
+    if task == "bench":
+        return "engine"
     if task == "play":
         return spec.play_engine
     return spec.analyzer
@@ -70,17 +74,14 @@ def choose_engine(
     offered = engine_names(spec, task=task)
     if name in offered:
         return name
-    game = "" if spec is None else f" for {spec.name}"
-    if name in engine_names(None, task="analyze"):
-        if name == COMPILED and spec is not None:
-            why = f"{spec.name} has no compiled kernel"
-        else:
-            why = f"it cannot {task} exactly" if task == "solve" else f"not for {task}"
+    expected = ", ".join(offered)
+    if name == COMPILED and spec is not None:
+        raise EngineError(f"game {spec.name!r} has no compiled engine: expected one of {expected}")
+    if name in engine_names(None):
         raise EngineError(
-            f"algorithm {name!r} is not available{game} ({why}): expected one of "
-            + ", ".join(offered)
+            f"algorithm {name!r} is not available for {task}: expected one of {expected}"
         )
-    raise EngineError(f"unknown algorithm {name!r}: expected one of {', '.join(offered)}")
+    raise EngineError(f"unknown algorithm {name!r}: expected one of {expected}")
 
 
 def open_engine(
@@ -95,12 +96,14 @@ def open_engine(
     seed: int | None = None,
     hash_mb: float | None = None,
     store: Store | None = None,
+    shared_table: TranspositionTable[Any] | None = None,
 ) -> Engine:
     """The engine for ``game`` (a spec, a position, a registered name, or None for any game):
     ``algorithm`` if given, else the game's choice for ``task``.
 
     ``workers`` > 1 runs it in parallel (``pool``: worker processes a caller keeps for several
     engines); ``table``, ``all_best`` and ``seed`` are the pure-Python engines' options,
+    ``shared_table`` a table the caller keeps across engines (pure-Python and tactical),
     ``hash_mb`` and ``store`` the compiled engine's. Close the engine when done.
     """
     spec = _spec(game)

@@ -14,6 +14,7 @@ from zerosum.game import Game
 from zerosum.search import driver
 from zerosum.search.core import Limit, SearchResult
 from zerosum.search.parallel import SearchPool
+from zerosum.search.table import TranspositionTable
 
 
 class PythonEngine(Engine):
@@ -28,12 +29,15 @@ class PythonEngine(Engine):
         seed: int | None = None,
         workers: int = 1,
         pool: SearchPool | None = None,
+        shared_table: TranspositionTable[Any] | None = None,
     ) -> None:
         driver.get_algorithm(algorithm)  # an unknown name fails here, listing the known ones
         self.name = algorithm
         self.table = table
         self.all_best = all_best
         self.seed = seed
+        self.shared_table = shared_table
+        """A table kept across searches (a player's between moves), else a fresh one each."""
         self.workers = workers
         self._pool = pool
         self._owns_pool = False
@@ -66,6 +70,7 @@ class PythonEngine(Engine):
             table=self.table,
             all_best=self.all_best,
             seed=self.seed,
+            shared_table=self.shared_table,
             on_iteration=_completed(on_iteration),
             pool=self._pool_for(game),
         )

@@ -7,6 +7,7 @@ one game move by move keeps what it learnt, as a UCI engine does.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from zerosum.engines.base import Engine, EngineError, OnIteration, at_depth, check_picklable
@@ -14,6 +15,7 @@ from zerosum.game import Game
 from zerosum.search import driver
 from zerosum.search.core import Limit, SearchResult
 from zerosum.search.parallel import SearchPool
+from zerosum.search.table import TranspositionTable
 from zerosum.search.tactical import Report, TacticalSearch
 from zerosum.search.tactical_parallel import ParallelTacticalSearch, tactical_search
 
@@ -26,8 +28,16 @@ class TacticalEngine(Engine):
     name = "tactical"
     exact = False
 
-    def __init__(self, *, workers: int = 1, pool: SearchPool | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        workers: int = 1,
+        pool: SearchPool | None = None,
+        shared_table: TranspositionTable[Any] | None = None,
+    ) -> None:
         self.workers = workers
+        self.shared_table = shared_table
+        """A table the caller keeps across engines (a UCI engine's ``Hash``), else its own."""
         self._pool = pool
         self._owns_pool = False
         self._game: Game[Any] | None = None
@@ -40,7 +50,7 @@ class TacticalEngine(Engine):
             if self._pool is None and self.workers > 1:
                 self._pool = SearchPool(self.workers)
                 self._owns_pool = True
-            self._searcher = tactical_search(game, pool=self._pool)
+            self._searcher = tactical_search(game, table=self.shared_table, pool=self._pool)
             self._game = game
         return self._searcher
 
@@ -60,6 +70,18 @@ class TacticalEngine(Engine):
                 on_iteration(searcher.result(found))
 
         return searcher.search(limit or Limit(), on_report=on_report)
+
+    def reports(
+        self,
+        game: Game[Any],
+        limit: Limit | None = None,
+        *,
+        multipv: int = 1,
+        root_moves: Sequence[Any] = (),
+    ) -> Iterator[Report[Any]]:
+        """The tactical search's own reports of ``game`` (not over), one per finished iteration
+        and line: what a UCI engine shows, MultiPV lines and ``searchmoves`` included."""
+        return self._searcher_for(game).iterate(limit, multipv=multipv, root_moves=root_moves)
 
     def solve(self, game: Game[Any], *, limit: Limit | None = None) -> SearchResult[Any]:
         raise EngineError(

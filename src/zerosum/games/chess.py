@@ -27,12 +27,15 @@ also reads SAN (``Nf3``, ``exd5``, ``O-O``). Positions are FEN.
 
 from __future__ import annotations
 
-from typing import Final, Self
+from typing import TYPE_CHECKING, Final, Self
 
 import chess
 import chess.polyglot
 
 from zerosum.game import MoveError, Outcome, PositionError, Score
+
+if TYPE_CHECKING:
+    from zerosum.capabilities import Checks, NullMove, QuiescenceMoves, RuleDraws, Tactical
 
 Move = chess.Move
 """A chess move (python-chess's ``Move``)."""
@@ -168,9 +171,11 @@ def ep_key(board: chess.Board) -> int:
 class Chess:
     """A chess position with its history (the protocol of ``zerosum.game``).
 
-    Besides the protocol it offers the search capabilities of
-    ``zerosum.search.tactical``: ``in_check``, ``tactical_moves``/``quiet_moves``,
-    ``is_legal``, ``drawn`` and the null move.
+    Besides the protocol it implements every capability of :mod:`zerosum.capabilities` the
+    tactical search uses: :class:`~zerosum.capabilities.Tactical`,
+    :class:`~zerosum.capabilities.QuiescenceMoves`, :class:`~zerosum.capabilities.Checks`,
+    :class:`~zerosum.capabilities.RuleDraws` and :class:`~zerosum.capabilities.NullMove`
+    (mypy checks the signatures at the end of this module).
     """
 
     name = "chess"
@@ -633,3 +638,11 @@ def _slides_to(piece: int, square: int, king: int, occupied: int) -> bool:
 
 def _first(pair: tuple[int, Move]) -> int:
     return pair[0]
+
+
+if TYPE_CHECKING:  # mypy checks that Chess implements its capabilities with their types
+
+    def _capabilities(
+        game: Chess,
+    ) -> tuple[Tactical[Move], QuiescenceMoves[Move], Checks[Move], RuleDraws, NullMove]:
+        return game, game, game, game, game

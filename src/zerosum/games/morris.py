@@ -31,10 +31,15 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Iterator
-from typing import Final, Self
+from typing import TYPE_CHECKING, Final, Self
 
+from zerosum.endgames.probe import probe_men
 from zerosum.game import MoveError, Outcome, PositionError, Score
 from zerosum.games.morris_rules import NINE, Rules
+
+if TYPE_CHECKING:
+    from zerosum.endgames.database import Endgames
+    from zerosum.game import Game, Probing
 
 Move = int
 """A move code: ``to | (from + 1) << 5 | (removed + 1) << 10``."""
@@ -118,8 +123,8 @@ class Morris:
         "_lines",
         "_men",
         "_mills_at",
-        "_quiet",
         "_side",
+        "_since_removal",
         "name",
         "rules",
     )
@@ -132,12 +137,12 @@ class Morris:
         """Bitboards of White's and Black's men."""
         self._hand = [rules.men, rules.men]
         self._side = WHITE
-        self._quiet = 0
+        self._since_removal = 0
         """Moves in a row in the movement phase without a removal."""
         self._lines = [0, 0, 0, 0]
         """Closed and open mills of White, then of Black (kept by make/undo)."""
         self._history: list[tuple[Move, int, tuple[int, int, int, int]]] = []
-        """Per move made: the move, the quiet counter and the mill counts before it."""
+        """Per move made: the move, the moves without removal and the mill counts before it."""
         self._key = self.compute_key()
         self._keys = [self._key]
         """The key of every position since the start (or the given position)."""
@@ -163,27 +168,28 @@ class Morris:
         """The keys of the last ``count`` positions (at most), the current one last."""
         return self._keys[-count:]
 
-    def quiet_moves(self) -> int:
-        """Moves in a row in the movement phase without a removal."""
-        return self._quiet
+    def moves_without_removal(self) -> int:
+        """Moves in a row in the movement phase without a removal (the move limit's count)."""
+        return self._since_removal
 
-    def probe(self) -> tuple[Outcome, int] | None:
-        """The endgame databases' exact result, if they decide the position (the search's
-        optional probe: see :func:`zerosum.endgames.morris.probe`)."""
+    def probe(self, endgames: Endgames | None = None) -> tuple[Outcome, int] | None:
+        """The endgame databases' exact result for the side to move and the moves to the end,
+        if they decide the position (the :class:`~zerosum.game.Probing` capability: see
+        :mod:`zerosum.endgames.probe`); from ``endgames``, else from the default store."""
         if self._hand[0] or self._hand[1] or (self._men[0] | self._men[1]).bit_count() > 8:
-            return None  # the usual case, answered before the import
-        from zerosum.endgames.morris import probe  # the databases are optional and heavy
-
-        return probe(self)
+            return None  # the usual case, answered at once
+        side = self._side
+        mine, theirs = self._men[side], self._men[side ^ 1]
+        return probe_men(self.rules, mine, theirs, self._since_removal, endgames)
 
     def _drawn(self) -> bool:
         rules = self.rules
-        if rules.repetition is not None and self._quiet >= 2 * (rules.repetition - 1):
+        if rules.repetition is not None and self._since_removal >= 2 * (rules.repetition - 1):
             key = self._key
-            window = self._keys[-1 - self._quiet : -1]
+            window = self._keys[-1 - self._since_removal : -1]
             if window.count(key) >= rules.repetition - 1:
                 return True
-        if rules.move_limit is not None and self._quiet >= rules.move_limit:
+        if rules.move_limit is not None and self._since_removal >= rules.move_limit:
             return True
         return rules.full_board_draw and (self._men[0] | self._men[1]) == rules.full
 
@@ -261,7 +267,7 @@ class Morris:
         side = self._side
         to, frm, removed = move & 31, (move >> 5 & 31) - 1, (move >> 10 & 31) - 1
         lines = self._lines
-        self._history.append((move, self._quiet, (lines[0], lines[1], lines[2], lines[3])))
+        self._history.append((move, self._since_removal, (lines[0], lines[1], lines[2], lines[3])))
         affected = self._affected(to, frm, removed)
         self._count(affected, -1)
         key = self._key ^ ZOBRIST_BLACK ^ ZOBRIST_MAN[side][to]
@@ -270,15 +276,15 @@ class Morris:
             key ^= ZOBRIST_HAND[side][hand] ^ ZOBRIST_HAND[side][hand - 1]
             self._hand[side] = hand - 1
             self._men[side] |= 1 << to
-            self._quiet = 0
+            self._since_removal = 0
         else:
             key ^= ZOBRIST_MAN[side][frm]
             self._men[side] ^= 1 << frm | 1 << to
-            self._quiet += 1
+            self._since_removal += 1
         if removed != NONE:
             key ^= ZOBRIST_MAN[side ^ 1][removed]
             self._men[side ^ 1] ^= 1 << removed
-            self._quiet = 0
+            self._since_removal = 0
         self._count(affected, 1)
         self._key = key
         self._keys.append(key)
@@ -310,7 +316,7 @@ class Morris:
                 lines[3] += sign
 
     def undo(self) -> None:
-        move, quiet, lines = self._history.pop()
+        move, since_removal, lines = self._history.pop()
         self._keys.pop()
         side = self._side ^ 1
         self._side = side
@@ -322,7 +328,7 @@ class Morris:
             self._men[side] ^= 1 << to
         else:
             self._men[side] ^= 1 << frm | 1 << to
-        self._quiet = quiet
+        self._since_removal = since_removal
         self._lines = list(lines)
         self._key = self._keys[-1]
         self._cache = None
@@ -344,7 +350,7 @@ class Morris:
         other._men = list(self._men)
         other._hand = list(self._hand)
         other._side = self._side
-        other._quiet = self._quiet
+        other._since_removal = self._since_removal
         other._lines = list(self._lines)
         other._history = list(self._history)
         other._key = self._key
@@ -492,8 +498,8 @@ class Morris:
     def position(self) -> str:
         text = "".join(self._symbol(point) for point in range(self.rules.size))
         fields = [text, "wb"[self._side], str(self._hand[0]), str(self._hand[1])]
-        if self._quiet:
-            fields.append(str(self._quiet))
+        if self._since_removal:
+            fields.append(str(self._since_removal))
         return " ".join(fields)
 
     def _symbol(self, point: int) -> str:
@@ -540,7 +546,7 @@ class Morris:
         game = cls(rules)
         game._side = "wb".index(side.lower())
         game._hand = [int(counts[0]), int(counts[1])]
-        game._quiet = int(counts[2]) if len(counts) == 3 else 0
+        game._since_removal = int(counts[2]) if len(counts) == 3 else 0
         for point, symbol in enumerate(board):
             if symbol != ".":
                 game._men[SYMBOLS.index(symbol)] |= 1 << point
@@ -557,7 +563,7 @@ class Morris:
                 f"{text!r} is impossible: {SIDE_NAMES[last]}, who moved last, has fewer than 3 "
                 "men (the game ended before)"
             )
-        if game._quiet and (game._hand[0] or game._hand[1]):
+        if game._since_removal and (game._hand[0] or game._hand[1]):
             raise PositionError(
                 f"{text!r}: moves without removal are counted in the movement phase only: "
                 "expected no counter while men are in hand"
@@ -585,8 +591,8 @@ class Morris:
             f"{SIDE_NAMES[self._side]} to move. On the board: W {men[0]}, B {men[1]}; "
             f"in hand: W {self._hand[0]}, B {self._hand[1]}"
         )
-        if self._quiet:
-            state += f"; {self._quiet} moves without removal"
+        if self._since_removal:
+            state += f"; {self._since_removal} moves without removal"
         return f"{board}\n{state}"
 
 
@@ -660,3 +666,9 @@ def _after(game: Morris, move: Move, depth: int) -> int:
         return perft_steps(game, depth)
     finally:
         game.undo()
+
+
+if TYPE_CHECKING:  # mypy checks that Morris implements the protocol and its probe
+
+    def _protocols(game: Morris) -> tuple[Game[Move], Probing]:
+        return game, game

@@ -22,7 +22,7 @@ from zerosum.game import Game, ZerosumError
 
 Reference = str
 """Code named as ``"package.module:attribute"`` (the attribute may be dotted), as entry points
-name it; loaded with :func:`resolve`."""
+name it, or a whole module as ``"package.module"``; loaded with :func:`resolve`."""
 
 
 @dataclass(frozen=True)
@@ -66,8 +66,9 @@ class GameSpec:
     """The game's compiled kernel mapping, a :class:`zerosum.compiled.engine.CompiledGame`
     (e.g. ``"zerosum.compiled.connect4:GAME"``); ``None``: no compiled engine."""
     endgames: Reference | None = None
-    """A module of exact endgame databases (``applies``, ``needed_class``, ``solve_endgame``,
-    ``score``, as :mod:`zerosum.endgames.morris`); ``solve`` answers from it where it applies."""
+    """The module of the game's exact endgame databases (``Endgames``, ``applies``,
+    ``needed_class``, ``solve_endgame``, ``score``, as :mod:`zerosum.endgames.morris`):
+    ``solve`` answers from it where it applies, ``build-endgames`` builds it."""
     openings: tuple[tuple[str, str], ...] = ()
     """A match's opening book: (name, moves from the start separated by spaces); empty: the
     match makes seeded random openings."""
@@ -110,14 +111,14 @@ class GameSpec:
 
 
 def resolve(reference: Reference) -> Any:
-    """The object that ``"module:attribute"`` names; raises :class:`ZerosumError` saying which
-    reference failed and why."""
+    """The object that ``"module:attribute"`` names (the module for ``"module"``); raises
+    :class:`ZerosumError` saying which reference failed and why."""
     module_name, colon, attribute = reference.partition(":")
-    if not colon or not module_name or not attribute:
+    if not module_name or (colon and not attribute):
         raise ZerosumError(f"reference {reference!r} is malformed: expected 'module:attribute'")
     try:
         found: Any = importlib.import_module(module_name)
-        for part in attribute.split("."):
+        for part in attribute.split(".") if attribute else ():
             found = getattr(found, part)
     except (ImportError, AttributeError) as error:
         raise ZerosumError(f"cannot load {reference!r}: {error}") from error

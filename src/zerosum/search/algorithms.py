@@ -14,6 +14,10 @@ Every node function takes the search context, the remaining ``depth``, the windo
   and history ordering and principal variation search (a null window for every move after the
   first, re-searched only when it lands inside the window).
 
+Every node function raises :class:`~zerosum.game.ProtocolError` at an inner node with no legal
+move (the game broke rule 1 of the protocol); the test runs once, after the move loop, on the
+value it leaves, so it adds no work per move.
+
 With memoization, the reference forms keep a memo keyed by (Zobrist key, depth) as seed 000
 does, and the alpha-beta forms a :class:`~zerosum.search.table.TranspositionTable` that stores a
 bound with each score, as seed 001 does.
@@ -23,7 +27,7 @@ from __future__ import annotations
 
 from typing import Any, TypeVar
 
-from zerosum.game import INFINITY, Score, terminal_score
+from zerosum.game import INFINITY, Score, no_moves_error, terminal_score
 from zerosum.search.core import Context, from_table, probed_score, to_table
 from zerosum.search.table import Bound
 
@@ -102,6 +106,8 @@ def minimax(ctx: Context[M], depth: int, ply: int, maximizing: bool) -> Score:
         if (maximizing and value > best) or (not maximizing and value < best):
             best = value
             ctx.pv[ply] = (move, *ctx.pv[ply + 1])
+    if abs(best) == INFINITY:
+        raise no_moves_error(game)
     _memo_put(ctx, key, depth, sign * best, ply)
     return best
 
@@ -123,6 +129,8 @@ def negamax(ctx: Context[M], depth: int, ply: int) -> Score:
         if value > best:
             best = value
             ctx.pv[ply] = (move, *ctx.pv[ply + 1])
+    if best == -INFINITY:
+        raise no_moves_error(game)
     _memo_put(ctx, key, depth, best, ply)
     return best
 
@@ -194,6 +202,8 @@ def alphabeta(ctx: Context[M], depth: int, alpha: Score, beta: Score, ply: int) 
                 if value >= beta:
                     ctx.cutoffs += 1
                     break
+    if best == -INFINITY:
+        raise no_moves_error(game)
     _table_store(ctx, key, depth, best, alpha_on_entry, beta, best_move, ply)
     return best
 
@@ -259,6 +269,8 @@ def pvs(ctx: Context[M], depth: int, alpha: Score, beta: Score, ply: int) -> Sco
                     ctx.cutoffs += 1
                     _reward(ctx, move, depth, ply)
                     break
+    if best == -INFINITY:  # no move was searched: a broken game
+        raise no_moves_error(game)
     # Step 5. Store the result with its bound.
     _table_store(ctx, key, depth, best, alpha_on_entry, beta, best_move, ply)
     return best

@@ -19,7 +19,16 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from zerosum.game import INFINITY, Game, Score, ZerosumError, probe_of, terminal_score
+from zerosum.game import (
+    INFINITY,
+    Game,
+    ProtocolError,
+    Score,
+    ZerosumError,
+    no_moves_error,
+    probe_of,
+    terminal_score,
+)
 from zerosum.search import algorithms
 from zerosum.search.core import Context, Limit, SearchResult, SearchStopped
 from zerosum.search.table import DEFAULT_ENTRIES, Bound, TranspositionTable
@@ -155,7 +164,8 @@ def search_move(
 
 
 def _search_root(ctx: Context[M], algorithm: Algorithm, depth: int, mode: Mode) -> _Iteration:
-    """Search every root move once at ``depth`` (the game is not over at the root)."""
+    """Search every root move once at ``depth`` (the game is not over at the root and has a
+    legal move: :func:`iterate` checks both)."""
     game = ctx.game
     ctx.nodes += 1
     ctx.pv[0] = ()
@@ -225,7 +235,9 @@ def iterate(
     the alpha-beta forms); ``shared_table`` reuses a table across searches (as a player does
     between moves). ``seed`` picks ``best_move`` at random among ``best_moves``; without it the
     first best move in search order is taken. The last result has ``complete=False`` when the
-    limit stopped the search early; the game is left as it was.
+    limit stopped the search early; the game is left as it was. Raises
+    :class:`~zerosum.game.ProtocolError` when a position the search reaches has no legal move
+    but is not over.
 
     ``workers`` > 1 (0: one per core) splits every iteration's root moves over worker
     processes (:mod:`zerosum.search.parallel`), taken from ``pool`` or else from a pool kept
@@ -244,6 +256,8 @@ def iterate(
     if outcome is not None:
         yield SearchResult(terminal_score(outcome, 0), None, (), (), 0, ctx.stats(), solved=True)
         return
+    if not game.legal_moves():  # checked once here for every root search below
+        raise no_moves_error(game)
     if pool is None and parallel:
         from zerosum.search.parallel import shared_pool
 
@@ -275,6 +289,10 @@ def iterate(
             while game.ply() > root_ply:
                 game.undo()
             break
+        except ProtocolError:  # the game is broken: leave it as it was all the same
+            while game.ply() > root_ply:
+                game.undo()
+            raise
         best_move = (
             found.best_moves[0] if seed is None else random.Random(seed).choice(found.best_moves)
         )

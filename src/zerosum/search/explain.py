@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Final, Generic, TypeVar
 
-from zerosum.game import INFINITY, Game, Score, ZerosumError, terminal_score
+from zerosum.game import INFINITY, Game, Score, ZerosumError, no_moves_error, terminal_score
 
 M = TypeVar("M")
 
@@ -146,6 +146,8 @@ class _Recorder(Generic[M]):
         else:
             kind, best = Kind.INNER, -INFINITY
             moves = game.legal_moves()
+            if not moves:
+                raise no_moves_error(game)
             for index, child_move in enumerate(moves):
                 game.make(child_move)
                 value, child = self.node(child_move, depth - 1, -beta, -alpha, ply + 1)
@@ -235,8 +237,10 @@ def explain(
     """Record the tree of ``algorithm`` (``alphabeta`` or ``minimax``, no table) searching
     ``game`` to ``depth`` plies.
 
-    Raises :class:`TreeTooLargeError` when the search visits more than ``max_nodes`` nodes, and
-    :class:`ExplainError` for an unknown algorithm or a depth below 1. The game is left as it was.
+    Raises :class:`TreeTooLargeError` when the search visits more than ``max_nodes`` nodes,
+    :class:`ExplainError` for an unknown algorithm or a depth below 1, and
+    :class:`~zerosum.game.ProtocolError` at a position with no legal move that is not over. The
+    game is left as it was.
     """
     if algorithm not in EXPLAINED:
         raise ExplainError(

@@ -55,7 +55,7 @@ from multiprocessing.connection import Connection, wait
 from multiprocessing.shared_memory import SharedMemory
 from typing import TYPE_CHECKING, Any, Final, TypeVar
 
-from zerosum.game import INFINITY, MAX_PLY, Game, Score, probe_of
+from zerosum.game import INFINITY, MAX_PLY, Game, Score, no_moves_error, probe_of
 from zerosum.search.core import Context, Limit, SearchStopped, to_table
 from zerosum.search.shared_table import MoveCodes, SharedTable, slots_for, table_bytes
 from zerosum.search.table import Bound, TranspositionTable
@@ -635,6 +635,8 @@ class SearchPool:
             return found
         job.ctx.nodes += 1
         moves = board.legal_moves()
+        if not moves:
+            raise no_moves_error(board)
         key = board.key()
         if job.table is not None:
             self._view_game = board

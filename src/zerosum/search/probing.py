@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TypeVar
 
-from zerosum.game import Game, Score, probe_of, terminal_score
+from zerosum.game import Game, Score, no_moves_error, probe_of, terminal_score
 from zerosum.search.core import probed_score
 
 M = TypeVar("M")
@@ -17,12 +17,19 @@ M = TypeVar("M")
 
 def probe_root(game: Game[M]) -> tuple[Score, list[tuple[M, Score]]] | None:
     """The exact value of ``game`` and of every move, from its probe; ``None`` unless the
-    probe decides the position and every position a move leads to (or that one is over)."""
+    probe decides the position and every position a move leads to (or that one is over).
+
+    Raises :class:`~zerosum.game.ProtocolError` when the position has no legal move but is
+    not over.
+    """
     probe = probe_of(game)
     if probe is None or game.outcome() is not None or probe() is None:
         return None
+    moves = game.legal_moves()
+    if not moves:
+        raise no_moves_error(game)
     scored: list[tuple[M, Score]] = []
-    for move in game.legal_moves():
+    for move in moves:
         game.make(move)
         try:
             outcome = game.outcome()

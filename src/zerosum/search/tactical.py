@@ -21,13 +21,13 @@ like chess needs to see far enough in a second of Python:
 * mate-distance pruning and depth-adjusted mate scores (the shortest mate scores highest);
 * repetitions and other rule draws through the game's ``drawn``, scored 0.
 
-Search knows no game: everything game-specific comes from optional capabilities of the game
-(:class:`Capabilities`: ``in_check``, ``tactical_moves``, ``quiescence_moves``,
-``quiet_moves``, ``gives_check``, ``is_legal``,
-``is_quiet``, ``drawn``, ``null_move_allowed``, ``make_null``, ``undo_null``). A game without
-them is searched as by ``algorithms.pvs`` (no quiescence, extension, null move or reductions:
-its values at a fixed depth are the reference minimax's), and with every option of
-:class:`Options` off the same holds for a game with them, which the tests check on chess.
+Search knows no game: everything game-specific comes from the game's optional capabilities,
+typed protocols checked once per search (:mod:`zerosum.capabilities`: :class:`Tactical`,
+:class:`QuiescenceMoves`, :class:`Checks`, :class:`RuleDraws`, :class:`NullMove`; see
+:class:`Capabilities`). A game without them is searched as by ``algorithms.pvs`` (no
+quiescence, extension, null move or reductions: its values at a fixed depth are the reference
+minimax's), and with every option of :class:`Options` off the same holds for a game with
+them, which the tests check on chess.
 
 The search never prints: :meth:`TacticalSearch.iterate` yields a :class:`Report` per finished
 iteration (one per line with MultiPV) and the caller owns time through a
@@ -42,13 +42,16 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Generic, TypeVar
 
+from zerosum.capabilities import Checks, NullMove, QuiescenceMoves, RuleDraws, Tactical
 from zerosum.game import (
     HEURISTIC_LIMIT,
     INFINITY,
     WIN,
     Game,
-    Outcome,
+    ProtocolError,
     Score,
+    no_moves_error,
+    outcome_without_moves,
     terminal_score,
 )
 from zerosum.search.core import Limit, SearchResult, SearchStopped, Stats, from_table, to_table
@@ -129,30 +132,44 @@ class Report(Generic[M]):
 
 
 class Capabilities(Generic[M]):
-    """The optional methods of a game the engine uses, with plain fallbacks for a game that
-    lacks them (resolved once per search, so each node calls a bound method directly)."""
+    """The capabilities of a game (:mod:`zerosum.capabilities`) the engine uses, with plain
+    fallbacks for a game that lacks them: resolved once per search by type, so each node calls
+    a bound method directly."""
 
     def __init__(self, game: Game[M]) -> None:
         self.game = game
-        get = getattr
-        self.in_check: Callable[[], bool] = get(game, "in_check", _false)
-        self.tactical_moves: Callable[[], list[M]] = get(game, "tactical_moves", _no_moves)
-        self.quiescence_moves: Callable[[int], list[M]] = get(
-            game, "quiescence_moves", self._all_tactical
-        )
-        self.quiet_moves: Callable[[], list[M]] = get(game, "quiet_moves", game.legal_moves)
-        self.is_legal: Callable[[M], bool] = get(game, "is_legal", self._listed)
-        self.is_quiet: Callable[[M], bool] = get(game, "is_quiet", _always)
-        self.knows_quiet = hasattr(game, "is_quiet")
-        """Only a game that tells quiet moves from tactical ones gets late-move reductions."""
-        self.drawn: Callable[[], bool] = get(game, "drawn", _false)
-        self.gives_check: Callable[[M], bool] = get(game, "gives_check", _never)
-        self.null_move_allowed: Callable[[], bool] = get(game, "null_move_allowed", _false)
-        self.make_null: Callable[[], None] | None = get(game, "make_null", None)
-        self.undo_null: Callable[[], None] | None = get(game, "undo_null", None)
-        self.outcome_each_node = not hasattr(game, "drawn")
-        """A game without ``drawn`` may end in other ways than by running out of moves: ask
+        # Tactical: two kinds of moves. Without it every move is quiet and none is tactical.
+        self.tactical_moves: Callable[[], list[M]] = _no_moves
+        self.quiet_moves: Callable[[], list[M]] = game.legal_moves
+        self.is_legal: Callable[[M], bool] = self._listed
+        self.is_quiet: Callable[[M], bool] = _always
+        self.knows_quiet = isinstance(game, Tactical)
+        """Only a game that tells quiet moves from tactical ones gets late-move reductions
+        and futility pruning."""
+        if isinstance(game, Tactical):
+            self.tactical_moves = game.tactical_moves
+            self.quiet_moves = game.quiet_moves
+            self.is_legal = game.is_legal
+            self.is_quiet = game.is_quiet
+        self.quiescence_moves: Callable[[int], list[M]] = self._all_tactical
+        if isinstance(game, Tactical) and isinstance(game, QuiescenceMoves):
+            self.quiescence_moves = game.quiescence_moves
+        self.in_check: Callable[[], bool] = _false
+        self.gives_check: Callable[[M], bool] = _never
+        if isinstance(game, Checks):
+            self.in_check = game.in_check
+            self.gives_check = game.gives_check
+        self.drawn: Callable[[], bool] = game.drawn if isinstance(game, RuleDraws) else _false
+        self.outcome_each_node = not isinstance(game, RuleDraws)
+        """A game without rule draws may end in other ways than by running out of moves: ask
         its ``outcome`` at every node, as the reference search does."""
+        self.null_move_allowed: Callable[[], bool] = _false
+        self.make_null: Callable[[], None] | None = None
+        self.undo_null: Callable[[], None] | None = None
+        if isinstance(game, NullMove):
+            self.null_move_allowed = game.null_move_allowed
+            self.make_null = game.make_null
+            self.undo_null = game.undo_null
 
     def _all_tactical(self, margin: int) -> list[M]:
         return self.tactical_moves()
@@ -318,13 +335,16 @@ class TacticalSearch(SearchDriver[M]):
         that was proven better), when an iteration proves a mate or a draw, at ``MAX_DEPTH``,
         or before starting an iteration when more than about half of ``soft_time`` is spent.
         ``root_moves``, if given, restricts the moves searched at the root. Raises
-        ``ValueError`` when there is no legal move. The game is left as it was.
+        ``ValueError`` when the game is over, and :class:`~zerosum.game.ProtocolError` when
+        it has no legal move but is not over. The game is left as it was.
         """
         game, caps = self.game, self._caps
         moves = caps.tactical_moves() + caps.quiet_moves()
         if root_moves:
             moves = [move for move in moves if move in root_moves] or moves
         if not moves:
+            if game.outcome() is None:
+                raise no_moves_error(game)
             raise ValueError("the game is over: there is no move to search")
         self._start(limit or Limit())
         table_entry = self.table.probe(game.key())
@@ -363,6 +383,10 @@ class TacticalSearch(SearchDriver[M]):
                         complete=False,
                     )
                 return
+            except ProtocolError:  # the game is broken: leave it as it was all the same
+                while game.ply() > ply_at_start:
+                    game.undo()
+                raise
             yield from reports
             last = reports
             if self._deepening_ends(moves, reports[0], depth, lines, soft_time):
@@ -611,8 +635,7 @@ class TacticalSearch(SearchDriver[M]):
                         break
         # Step 8. No legal move: the game says whether this is a loss or a draw.
         if searched == 0:
-            outcome = game.outcome()
-            return terminal_score(outcome if outcome is not None else Outcome.DRAW, ply)
+            return terminal_score(outcome_without_moves(game), ply)
         # Step 9. Store the result with its bound.
         bound = Bound.of(best, alpha_on_entry, beta)
         if self.table.store(key, depth, to_table(best, ply), bound, best_move):
@@ -701,8 +724,7 @@ class TacticalSearch(SearchDriver[M]):
         moves = caps.tactical_moves() + caps.quiet_moves()
         best = self._quiesce_moves(moves, -INFINITY, alpha, beta, ply)
         if best == -INFINITY:
-            outcome = game.outcome()
-            return terminal_score(outcome if outcome is not None else Outcome.DRAW, ply)
+            return terminal_score(outcome_without_moves(game), ply)
         return best
 
 

@@ -78,7 +78,15 @@ from dataclasses import dataclass
 from multiprocessing.connection import wait
 from typing import Any, TypeVar
 
-from zerosum.game import INFINITY, WIN, Game, Outcome, Score, terminal_score
+from zerosum.game import (
+    INFINITY,
+    WIN,
+    Game,
+    Score,
+    no_moves_error,
+    outcome_without_moves,
+    terminal_score,
+)
 from zerosum.search.core import Limit, SearchStopped, to_table
 from zerosum.search.parallel import SearchPool, _Answer, attach_block, shared_pool
 from zerosum.search.shared_table import MoveCodes, SharedTable, slots_for
@@ -248,6 +256,8 @@ class ParallelTacticalSearch(SearchDriver[M]):
         if root_moves:
             moves = [move for move in moves if move in root_moves] or moves
         if not moves:
+            if self.game.outcome() is None:
+                raise no_moves_error(self.game)
             raise ValueError("the game is over: there is no move to search")
         self._start(limit or Limit())
         lines = max(1, min(multipv, len(moves)))
@@ -372,8 +382,7 @@ class ParallelTacticalSearch(SearchDriver[M]):
                 self.tt_hits += 1
             moves = list(self._engine._ordered(None if entry is None else entry.move, ply))
             if not moves:
-                outcome = board.outcome()
-                return terminal_score(outcome if outcome is not None else Outcome.DRAW, ply), ()
+                return terminal_score(outcome_without_moves(board), ply), ()
             reduce = options.reductions and caps.knows_quiet and not in_check and depth >= 3
         alpha_on_entry = alpha
         first = moves[0][0]

@@ -25,6 +25,7 @@ from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 
 from zerosum import __version__
 from zerosum.compiled import check_compiled, has_kernel
+from zerosum.formatting import describe
 from zerosum.game import ZerosumError
 from zerosum.games import GAMES, GameSpec, UnknownGameError, get_game
 from zerosum.search.explain import MAX_TREE_NODES, TreeNode, explain
@@ -312,6 +313,7 @@ def create_app() -> FastAPI:
         data = {k: v for k, v in asdict(tree).items() if k not in ("root", "best_move", "pv")}
         return {
             **data,
+            "value_text": describe(tree.value),
             "best_move": None if tree.best_move is None else game.format_move(tree.best_move),
             "pv": _pv_names(game, tree.pv),
             "side_to_move": game.side_to_move(),

@@ -7,9 +7,9 @@ dicts as events; the server reads them without blocking (``add_reader`` on the p
 child to stop gracefully through an event (the search then reports its last completed
 iteration), or kills it outright when the browser tab has gone away.
 
-Events: ``info`` (one per completed iteration: depth, value, principal variation, nodes,
-nodes per second), ``row`` (one compare search), ``done`` (the last one, with the move to play
-or the end of the rows) and ``error``.
+Events: ``info`` (one per completed iteration: depth, value and its words, principal
+variation, nodes, nodes per second), ``row`` (one compare search), ``done`` (the last one,
+with the move to play or the end of the rows) and ``error``.
 """
 
 from __future__ import annotations
@@ -23,7 +23,8 @@ from multiprocessing.synchronize import Event
 from typing import Any, Final
 
 from zerosum.engines import open_engine
-from zerosum.game import WIN, Game, is_proven
+from zerosum.formatting import describe, result_figures
+from zerosum.game import Game
 from zerosum.games import get_game
 from zerosum.search import Limit, SearchResult
 from zerosum.search.compare import compare
@@ -35,29 +36,12 @@ FINAL: Final = ("done", "error")
 Send = Callable[[dict[str, Any]], None]
 
 
-def value_text(value: int, *, solved: bool) -> str:
-    """A score in words from the side to move: ``win in 3 plies``, ``draw``, ``+12``."""
-    if is_proven(value):
-        plies = WIN - abs(value)
-        return f"{'win' if value > 0 else 'loss'} in {plies} {'ply' if plies == 1 else 'plies'}"
-    if solved and value == 0:
-        return "draw"
-    return f"{value:+d}" if value else "0"
-
-
 def _figures(game: Game[Any], result: SearchResult[Any]) -> dict[str, Any]:
-    names = game.format_move
-    return {
-        "depth": result.depth,
-        "value": result.value,
-        "value_text": value_text(result.value, solved=result.solved),
-        "solved": result.solved,
-        "best_move": None if result.best_move is None else names(result.best_move),
-        "best_moves": [names(move) for move in result.best_moves],
-        "pv": [names(move) for move in result.pv],
-        "complete": result.complete,
-        **result.stats.as_dict(),
-    }
+    """The fields of an ``info`` or ``done`` event: the CLI's JSON fields of a search result
+    (``zerosum.formatting``), plus ``value_text_first``, the value in words from the first
+    player's side (the page's evaluation bar), for a search from ``game``'s position."""
+    first = result.value if game.side_to_move() == 0 else -result.value
+    return {**result_figures(game, result), "value_text_first": describe(first)}
 
 
 def think(request: dict[str, Any], send: Send, stop: Callable[[], bool]) -> None:

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from zerosum.capabilities import Checks
 from zerosum.game import Game, MoveError, Outcome, ZerosumError, play_moves
 from zerosum.games import GameSpec, get_game
 
@@ -89,7 +90,6 @@ class Session:
             winner = None if outcome == Outcome.DRAW else mover if outcome > 0 else mover ^ 1
             text = "a draw" if winner is None else f"{spec.sides[winner]} wins"
             result = {"winner": winner, "text": text}
-        in_check = getattr(game, "in_check", None)  # games with checks (chess) tell
         return {
             "id": self.id,
             "game": spec.name,
@@ -102,7 +102,7 @@ class Session:
             "side_to_move": mover,
             "legal": [game.format_move(move) for move in game.legal_moves()],
             "result": result,
-            "in_check": bool(in_check()) if callable(in_check) else None,
+            "in_check": game.in_check() if isinstance(game, Checks) else None,
             "render": game.render(),
         }
 

@@ -2,7 +2,7 @@
 import { boardFor } from "./boards/index.js";
 import { drawTree } from "./tree.js";
 import { drawChart } from "./chart.js";
-import { PROVEN, count, longScore } from "./format.js";
+import { PROVEN, count } from "./format.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -210,14 +210,12 @@ function stopClock() {
   clock = null;
 }
 
-function evalBar(value) {
-  // the first player's share: 1 = won for the first player
+function evalBar(value, text) {
+  // the first player's share: 1 = won for the first player; the words come from the server
   const mine = page.rootSide === 0 ? value : -value;
   const share = Math.abs(mine) >= PROVEN ? (mine > 0 ? 1 : 0) : 0.5 + 0.5 * (mine / (Math.abs(mine) + 100));
   $("evalfill").style.height = `${(share * 100).toFixed(1)}%`;
-  const first = page.state.sides[0];
-  $("evaltext").textContent = `evaluation for ${first}: ` +
-    (Math.abs(mine) >= PROVEN ? `${longScore(mine, true)}` : (mine > 0 ? "+" : "") + mine);
+  $("evaltext").textContent = `evaluation for ${page.state.sides[0]}: ${text}`;
 }
 
 function showFigures(event) {
@@ -228,7 +226,7 @@ function showFigures(event) {
   $("f-nps").textContent = count(event.nps);
   $("f-best").textContent = event.best_moves.join(" ") || "–";
   $("f-pv").textContent = event.pv.join(" ") || "–";
-  evalBar(event.value);
+  evalBar(event.value, event.value_text_first);
 }
 
 function onEvent(event) {
@@ -290,7 +288,7 @@ async function explainPosition() {
   const mm = algorithm === "minimax" ? tree.nodes : otherNodes;
   const saved = ab !== null && mm !== null ? `, alpha-beta visits ${(100 * ab / mm).toFixed(0)}% of minimax's nodes` : "";
   $("explain-summary").textContent =
-    `${algorithm === "alphabeta" ? "alpha-beta" : "minimax"}: value ${longScore(tree.value, false)} for the side to move, ` +
+    `${algorithm === "alphabeta" ? "alpha-beta" : "minimax"}: value ${tree.value_text} for the side to move, ` +
     `best ${tree.best_move}, ${count(tree.nodes)} nodes, ${tree.cutoffs} cut-offs, ${tree.pruned} pruned branches` +
     (mm === null ? ", minimax: more than 5,000 nodes" : saved);
 }

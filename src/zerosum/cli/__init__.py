@@ -1,0 +1,85 @@
+"""The ``zerosum`` command line: play, analyze, solve, compare and list moves of every game.
+
+One module per command (or close family of commands) holds its options (``add_parser``) and
+what it runs (``run``); :data:`COMMANDS` lists them in the order of ``zerosum --help``, and
+:func:`main` runs the one the command line names. Shared pieces live in :mod:`.parser`
+(argument types and shared options), :mod:`.common` (loading a position, printing, exit
+statuses, signals) and :mod:`.engines` (the engines besides ``zerosum.search``'s algorithms);
+value words and result dicts come from :mod:`zerosum.formatting`, as in the web app.
+
+Bad input (an unknown game, algorithm or option value, an illegal or malformed move or
+position) prints one line ``zerosum: error: ...`` naming what was wrong and what is expected,
+and exits with status 2.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+from collections.abc import Sequence
+from typing import Final
+
+from zerosum.cli import (
+    analyze,
+    bench,
+    book,
+    compare,
+    endgames,
+    info,
+    match,
+    play,
+    serve,
+    solve,
+    uci,
+)
+from zerosum.cli.common import EXIT_BAD_INPUT, EXIT_INTERRUPTED
+from zerosum.cli.parser import Command, Parser
+from zerosum.cli.parser import build_parser as _build_parser
+from zerosum.game import ZerosumError
+
+COMMANDS: Final[tuple[Command, ...]] = (
+    info,
+    analyze,
+    solve,
+    book,
+    endgames,
+    compare,
+    bench,
+    play,
+    serve,
+    match,
+    uci,
+)
+"""The command modules, in the order ``zerosum --help`` lists their commands."""
+
+
+def build_parser() -> Parser:
+    """The ``zerosum`` parser with every command of :data:`COMMANDS`."""
+    return _build_parser(COMMANDS)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command ``argv`` names (default: ``sys.argv[1:]``) and return its exit status:
+    2 for bad input (reported in one line on stderr), 130 after Ctrl-C, 128 + SIGPIPE when the
+    reader of stdout went away."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+        status: int = args.run(args)
+        sys.stdout.flush()  # a closed pipe shows here, inside the handler below
+    except BrokenPipeError:
+        # The reader went away (``zerosum analyze ... | head``): stop quietly, as a shell
+        # tool would, and keep Python's exit-time flush from printing a traceback.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 128 + signal.SIGPIPE
+    except ZerosumError as error:
+        print(f"zerosum: error: {error}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        print("zerosum: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    return status
+
+
+__all__ = ["COMMANDS", "build_parser", "main"]

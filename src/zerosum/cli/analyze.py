@@ -1,0 +1,106 @@
+"""``zerosum analyze``: search a position under a limit, printing each completed iteration.
+
+The algorithm is ``--algorithm`` or the game's analyzer: one of ``zerosum.search``'s
+algorithms, the compiled engine (games with a kernel) or the tactical engine. Ctrl-C stops the
+search, which then reports its last completed iteration.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from typing import Any
+
+from zerosum.cli.common import UsageError, emit, interruptible, load_position
+from zerosum.cli.engines import COMPILED_ENGINE, TACTICAL_ENGINE, check_algorithm
+from zerosum.cli.parser import (
+    Subcommands,
+    duration,
+    megabytes,
+    position_options,
+    positive_int,
+    whole_number,
+    workers_option,
+)
+from zerosum.compiled import DEFAULT_HASH_MB
+from zerosum.engines import open_engine
+from zerosum.formatting import describe, move_names, result_data
+from zerosum.search import Limit, SearchResult
+
+
+def add_parser(commands: Subcommands) -> None:
+    """Adds ``analyze``."""
+    analyze = commands.add_parser("analyze", help="search a position under a limit")
+    position_options(analyze)
+    analyze.add_argument("--depth", type=positive_int, help="deepest iteration in plies")
+    analyze.add_argument("--time", type=duration, help="seconds to think (default 10)")
+    analyze.add_argument("--nodes", type=positive_int, help="node budget")
+    analyze.add_argument(
+        "--algorithm", help="see 'zerosum algorithms' (default: engine; tactical for chess)"
+    )
+    analyze.add_argument("--no-table", action="store_true", help="no memo or table")
+    analyze.add_argument("--all-best", action="store_true", help="find every best move")
+    analyze.add_argument(
+        "--seed", type=whole_number, help="pick the best move at random with this seed"
+    )
+    analyze.add_argument(
+        "--hash",
+        type=megabytes,
+        help=f"the compiled engine's table in MB (default {DEFAULT_HASH_MB})",
+    )
+    workers_option(analyze)
+    analyze.set_defaults(run=run)
+
+
+def _limit(args: argparse.Namespace, stop: Callable[[], bool]) -> Limit:
+    """The search's limit: the options given, else 10 seconds; ``stop`` ends it early."""
+    if args.depth is None and args.nodes is None and args.time is None:
+        return Limit(time=10.0, stop=stop)
+    return Limit(depth=args.depth, nodes=args.nodes, time=args.time, stop=stop)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Search the position with the engine the options and the game choose; print one line
+    per completed iteration (text only), then the result."""
+    spec, game = load_position(args)
+    args.algorithm = check_algorithm(spec, args.algorithm)
+    if args.hash is not None and args.algorithm != COMPILED_ENGINE:
+        raise UsageError("--hash sizes the compiled engine's table: expected --algorithm compiled")
+    if args.algorithm == TACTICAL_ENGINE:
+        for option, given in (("--all-best", args.all_best), ("--no-table", args.no_table)):
+            if given:
+                raise UsageError(
+                    f"{option} is not available with the tactical engine: expected "
+                    "--algorithm engine"
+                )
+
+    def report(result: SearchResult[Any]) -> None:
+        if not args.json:
+            line = " ".join(move_names(game, result.pv))
+            print(f"depth {result.depth:>3}  value {describe(result.value):>14}  pv {line}")
+
+    engine = open_engine(
+        spec,
+        args.algorithm,
+        workers=args.workers,
+        table=not args.no_table,
+        all_best=args.all_best,
+        seed=args.seed,
+        hash_mb=args.hash,
+    )
+    with interruptible() as stop, engine:
+        result = engine.search(game, _limit(args, stop), on_iteration=report)
+    data = result_data(spec, game, result, args.algorithm)
+    stats = result.stats
+    lines = [
+        f"value      {describe(result.value, solved=result.solved)} ({result.value})",
+        f"best move  {data['best_move'] or '-'}",
+        f"best moves {' '.join(data['best_moves']) or '-'}",
+        f"pv         {' '.join(data['pv']) or '-'}",
+        f"depth      {result.depth}{'' if result.complete else ' (stopped early)'}",
+        f"nodes      {stats.nodes:,}",
+        f"time       {stats.time_s:.3f} s",
+        f"nodes/s    {stats.nps:,.0f}",
+    ]
+    emit(args, data, "\n".join(lines))
+    return 0

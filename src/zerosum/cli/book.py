@@ -1,0 +1,102 @@
+"""``zerosum book``: solve every position up to some plies from a position into a store.
+
+The store keeps each result as soon as it is proven, so a build stopped by ``--time`` or
+Ctrl-C resumes where it stopped, and the positions solved before are counted, not solved
+again. The compiled engine does the solving: games with a kernel only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from typing import TYPE_CHECKING, Any
+
+from zerosum.cli.common import UsageError, emit, interruptible, load_position
+from zerosum.cli.engines import open_solver
+from zerosum.cli.parser import Subcommands, duration, megabytes, position_options, whole_number
+from zerosum.compiled import DEFAULT_HASH_MB, check_compiled
+from zerosum.formatting import exact_text
+from zerosum.game import Game
+from zerosum.games import get_game
+from zerosum.search import Limit
+from zerosum.store import Store
+
+if TYPE_CHECKING:  # imports numba
+    from zerosum.compiled.solver import Exact
+
+
+def add_parser(commands: Subcommands) -> None:
+    """Adds ``book``."""
+    book = commands.add_parser(
+        "book", help="solve every position up to some plies into a store (resumable)"
+    )
+    position_options(book)
+    book.add_argument("--plies", type=whole_number, required=True, help="how many plies deep")
+    book.add_argument("--store", metavar="PATH", required=True, help="the SQLite store")
+    book.add_argument("--weak", action="store_true", help="only win, draw or loss")
+    book.add_argument("--hash", type=megabytes, default=DEFAULT_HASH_MB, help="table size in MB")
+    book.add_argument("--time", type=duration, help="stop after this many seconds")
+    book.set_defaults(run=run)
+
+
+def compiled_plies(game: str) -> int:
+    """The most plies a game of ``game`` can last (its spec's bound; else as many as its
+    kernel's stack holds)."""
+    from zerosum.compiled.kernels import compiled_game  # numba: only when it is used
+
+    bound = get_game(game).max_plies
+    return bound if bound is not None else compiled_game(game).kernel.max_ply
+
+
+def run(args: argparse.Namespace) -> int:
+    """Build the book, printing each position solved now (text only), then a summary."""
+    spec, game = load_position(args)
+    check_compiled(spec.name)
+    if game.outcome() is not None:
+        raise UsageError(
+            "the game is over at this position, so there is nothing to solve: "
+            "expected a position with moves to play"
+        )
+    most = compiled_plies(spec.name) - game.ply()
+    if not 0 <= args.plies <= most:
+        raise UsageError(
+            f"--plies {args.plies} is out of range: expected 0..{most} "
+            f"(the moves left in {spec.name} after {game.ply()} plies)"
+        )
+    counts = {"positions": 0, "solved": 0, "stored_before": 0}
+    started = time.perf_counter()
+
+    def progress(position: Game[Any], exact: Exact) -> None:
+        counts["positions"] += 1
+        counts["stored_before" if exact.stored else "solved"] += 1
+        if not args.json and not exact.stored:
+            print(
+                f"  {position.position() or '(start)':<16} {exact_text(exact, weak=args.weak)}"
+                f"  {exact.stats.nodes:,} nodes, {exact.stats.time_s:.2f} s"
+            )
+
+    with Store(args.store) as store, interruptible() as stop:
+        solver = open_solver(spec, hash_mb=args.hash, store=store)
+        limit = Limit(time=args.time, stop=stop)
+        done = solver.build_book(
+            game, args.plies, weak=args.weak, limit=limit, on_position=progress
+        )
+        total = store.count(spec.name)
+    seconds = time.perf_counter() - started
+    data = {
+        "game": spec.name,
+        "store": args.store,
+        "plies": args.plies,
+        "complete": done,
+        **counts,
+        "store_results": total,
+        "time_s": round(seconds, 3),
+    }
+    text = (
+        f"{'book complete' if done else 'stopped early (the store keeps every proven result)'}: "
+        f"{counts['positions']} positions up to {args.plies} plies, {counts['solved']} solved now, "
+        f"{counts['stored_before']} already stored; {total} results in {args.store}; "
+        f"{seconds:.1f} s"
+    )
+    emit(args, data, text)
+    return 0

@@ -1,0 +1,81 @@
+"""What every command shares: its errors and exit statuses, the position it works on, how it
+prints its answer, and how Ctrl-C and SIGTERM reach it.
+
+A long command stops cleanly on Ctrl-C: the search polls a stop callback
+(:func:`interruptible`) and the command still reports what it finished. Commands that run
+worker processes of their own (``match``) rather turn SIGTERM into ``KeyboardInterrupt``
+(:func:`terminate_as_interrupt`), so a terminated command stops its workers too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import signal
+from collections.abc import Callable, Iterator
+from typing import Any, Final
+
+from zerosum.game import Game, ZerosumError, play_moves
+from zerosum.games import GameSpec, get_game
+
+EXIT_BAD_INPUT: Final = 2
+"""The exit status of bad input: a usage error or any other :class:`ZerosumError`."""
+EXIT_INTERRUPTED: Final = 130
+"""The exit status after Ctrl-C (128 + SIGINT, as shells report it)."""
+
+
+class UsageError(ZerosumError):
+    """A command line that argparse rejected, or options that do not go together."""
+
+
+def load_position(args: argparse.Namespace) -> tuple[GameSpec, Game[Any]]:
+    """The game ``args.game`` at ``args.position`` (its start without one) after
+    ``args.moves``; raises a :class:`ZerosumError` naming a bad game, position or move."""
+    spec = get_game(args.game)
+    game = spec.from_position(args.position) if args.position is not None else spec.new()
+    play_moves(game, [text for word in args.moves for text in spec.split_moves(word)])
+    return spec, game
+
+
+def emit(args: argparse.Namespace, data: dict[str, Any], text: str) -> None:
+    """Print a command's answer: ``data`` as one JSON object with ``--json``, else ``text``."""
+    print(json.dumps(data) if args.json else text)
+
+
+@contextlib.contextmanager
+def interruptible() -> Iterator[Callable[[], bool]]:
+    """A stop callback for a ``Limit`` that turns true on Ctrl-C, so a long search stops
+    cleanly and still reports its last completed iteration."""
+    interrupted: list[bool] = []
+
+    def on_interrupt(signum: int, frame: object) -> None:
+        interrupted.append(True)
+
+    try:
+        previous = signal.signal(signal.SIGINT, on_interrupt)
+    except ValueError:  # not the main thread: leave Ctrl-C alone
+        yield lambda: False
+        return
+    try:
+        yield lambda: bool(interrupted)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+@contextlib.contextmanager
+def terminate_as_interrupt() -> Iterator[None]:
+    """Turn SIGTERM into KeyboardInterrupt, so a terminated match stops its workers too."""
+
+    def on_terminate(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    try:
+        previous = signal.signal(signal.SIGTERM, on_terminate)
+    except ValueError:  # not the main thread
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)

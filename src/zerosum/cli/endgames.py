@@ -1,0 +1,113 @@
+"""A game's endgame databases (morris's) on the command line: ``zerosum build-endgames``
+builds them, and ``zerosum solve`` answers from them (:func:`run_endgame`) for a position they
+decide, building the classes it needs on first use.
+
+Progress goes to stderr, so that stdout carries only the answer (one JSON object with
+``--json``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from typing import TYPE_CHECKING, Any
+
+from zerosum.cli.common import UsageError, emit
+from zerosum.cli.parser import Subcommands, json_option, whole_number
+from zerosum.endgames import MAX_MEN
+from zerosum.formatting import move_names
+from zerosum.game import Game
+from zerosum.games import GAMES, GameSpec, get_game, resolve
+
+if TYPE_CHECKING:
+    from zerosum.endgames.database import ClassInfo
+
+
+def add_parser(commands: Subcommands) -> None:
+    """Adds ``build-endgames``."""
+    endgames = commands.add_parser(
+        "build-endgames", help="build the morris endgame databases (resumable)"
+    )
+    endgames.add_argument("game", help="morris")
+    endgames.add_argument(
+        "--max-men",
+        type=whole_number,
+        default=MAX_MEN,
+        help=f"men a side, 3..{MAX_MEN} (default {MAX_MEN})",
+    )
+    endgames.add_argument(
+        "--store", metavar="PATH", help="the SQLite file (default: $ZEROSUM_ENDGAMES or the cache)"
+    )
+    json_option(endgames)
+    endgames.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Build every class up to ``--max-men`` men a side (the classes stored already are kept:
+    Ctrl-C loses only the class in progress)."""
+    spec = get_game(args.game)
+    if spec.endgames is None:
+        known = ", ".join(name for name, s in GAMES.items() if s.endgames is not None)
+        raise UsageError(f"{args.game!r} has no endgame databases: expected one of {known}")
+    module = resolve(spec.endgames)
+
+    started = time.perf_counter()
+    with module.Endgames(args.store) as endgames:  # Ctrl-C loses only the class in progress
+        infos = endgames.build(args.max_men, on_class=_endgame_note)
+    seconds = time.perf_counter() - started
+    data = {
+        "game": spec.name,
+        "store": str(endgames.path),
+        "classes": [{**info.__dict__, "name": info.name} for info in infos],
+        "time_s": round(seconds, 3),
+    }
+    text = f"{len(infos)} classes in {endgames.path}; {seconds:.1f} s"
+    emit(args, data, text)
+    return 0
+
+
+def _endgame_note(info: ClassInfo) -> None:
+    """Reports a class built or found while building, on stderr (stdout may carry JSON)."""
+    how = f"built in {info.build_s:.1f} s" if info.built_now else "already stored"
+    print(f"endgames {info.name}: {info.entries:,} positions, {how}", file=sys.stderr)
+
+
+def run_endgame(args: argparse.Namespace, spec: GameSpec, game: Game[Any]) -> int:
+    """``solve`` for a position the game's endgame databases decide (built on first use)."""
+    assert spec.endgames is not None
+    module = resolve(spec.endgames)
+    needed_class, score, solve_endgame = module.needed_class, module.score, module.solve_endgame
+
+    with module.Endgames(args.store) as endgames:
+        if not endgames.has(*needed_class(game)):
+            print(f"building the endgame databases in {endgames.path} (first use)", file=sys.stderr)
+            endgames.build(through=needed_class(game), on_class=_endgame_note)
+        solution = solve_endgame(game, endgames)
+        path = str(endgames.path)
+    result = solution.result
+    data: dict[str, Any] = {
+        "game": spec.name,
+        "position": game.position(),
+        "algorithm": "endgames",
+        "result": result.word,
+        "moves_to_end": result.moves_to_end,
+        "value": score(result),
+        "value_text": str(result),
+        "solved": True,
+        "best_moves": move_names(game, solution.best_moves),
+        "moves": {
+            game.format_move(m): {"result": r.word, "moves_to_end": r.moves_to_end}
+            for m, r in solution.moves
+        },
+        "move_values": {game.format_move(m): score(r) for m, r in solution.moves},
+        "store": path,
+    }
+    lines = [
+        f"result {result} ({score(result)})",
+        f"best moves {' '.join(data['best_moves']) or '-'}",
+    ]
+    lines += [f"  {game.format_move(m):<10} {r}" for m, r in solution.moves]
+    lines.append(f"(exact, from the endgame databases in {path})")
+    emit(args, data, "\n".join(lines))
+    return 0

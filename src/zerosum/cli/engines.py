@@ -1,0 +1,47 @@
+"""The commands' view of the engine layer (:mod:`zerosum.engines`): its names, the check that a
+command may run an engine on a game, and the compiled solver for what only it offers (weak
+solves, Pons's scores, books, the store).
+
+Every command opens its engine through :func:`zerosum.engines.open_engine`; the compiled
+engine imports numba only when a command asks for it, so ``zerosum games`` and ``zerosum legal``
+start in a fraction of a second.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Final
+
+from zerosum.compiled import DEFAULT_HASH_MB
+from zerosum.engines import COMPILED, TACTICAL, Task, choose_engine, open_engine
+from zerosum.games import GameSpec
+from zerosum.store import Store
+
+if TYPE_CHECKING:  # the compiled engine imports numba: commands that need it import it late
+    from zerosum.compiled.solver import Solver
+
+COMPILED_ENGINE: Final = COMPILED
+"""The algorithm name of the compiled engine (games with a kernel only)."""
+TACTICAL_ENGINE: Final = TACTICAL
+"""The algorithm name of the tactical engine (``zerosum.search.tactical``)."""
+
+
+def check_algorithm(spec: GameSpec | None, name: str | None, command: Task = "analyze") -> str:
+    """The engine ``command`` runs on ``spec`` (None: any game): ``name``, or the game's choice
+    when ``name`` is None; raises :class:`~zerosum.engines.EngineError` (exit 2) listing the
+    engines the game offers when it cannot run that one."""
+    return choose_engine(spec, name, task=command)
+
+
+def open_solver(
+    spec: GameSpec,
+    *,
+    hash_mb: float = DEFAULT_HASH_MB,
+    store: Store | None = None,
+    workers: int = 1,
+) -> Solver:
+    """The compiled engine's solver for ``spec``'s game (the caller closes it)."""
+    from zerosum.engines.compiled import CompiledEngine  # numba: only when it is used
+
+    engine = open_engine(spec, COMPILED, hash_mb=hash_mb, store=store, workers=workers)
+    assert isinstance(engine, CompiledEngine)
+    return engine.solver

@@ -1,0 +1,204 @@
+"""``zerosum match``: games between two players with colours swapped; W/D/L and Elo.
+
+The games run in ``--workers`` processes, or on Ray actors with ``--cluster``. Each game's
+line is printed as it ends; Ctrl-C or SIGTERM stops the match (and its workers and engines)
+and still reports the games finished, and a failing player is reported after them. Chess
+games go to a PGN file with ``--pgn``, or are printed as PGN.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from typing import Any
+
+from zerosum.cli.common import EXIT_INTERRUPTED, UsageError, emit, terminate_as_interrupt
+from zerosum.cli.parser import (
+    Subcommands,
+    duration,
+    json_option,
+    positive_int,
+    whole_number,
+    worker_count,
+)
+from zerosum.game import ZerosumError
+from zerosum.games import get_game
+
+
+def add_parser(commands: Subcommands) -> None:
+    """Adds ``match``."""
+    match = commands.add_parser(
+        "match",
+        help="play games between two players, colours swapped; W/D/L and Elo",
+        description="Players: KEY=VALUE[,KEY=VALUE...] for zerosum's search (keys level, depth,"
+        " time, nodes, algorithm, hash, seed; 'zerosum' alone for the defaults) or uci:COMMAND"
+        " for a UCI chess engine, e.g. --a uci:/usr/games/stockfish --a-option UCI_Elo=1350.",
+    )
+    match.add_argument("game", help="game name (see 'zerosum games'; chess for UCI engines)")
+    match.add_argument("--a", required=True, metavar="PLAYER", help="player A")
+    match.add_argument("--b", required=True, metavar="PLAYER", help="player B")
+    for role in ("a", "b"):
+        match.add_argument(
+            f"--{role}-option",
+            action="append",
+            default=[],
+            metavar="NAME=VALUE",
+            help=f"a UCI option for player {role.upper()} (repeatable)",
+        )
+    match.add_argument("--games", type=positive_int, default=10, help="games (default 10)")
+    match.add_argument(
+        "--workers", type=worker_count, default=1, help="processes playing games (0 or auto: cores)"
+    )
+    match.add_argument(
+        "--cluster",
+        metavar="ADDRESS",
+        help="play on Ray: 'auto' starts a local Ray, else a cluster's address;"
+        " --workers N then sets the actors (default: one per CPU)",
+    )
+    match.add_argument("--time-per-move", type=duration, metavar="S", help="seconds per move")
+    match.add_argument("--clock", metavar="BASE+INC", help="a clock per side, e.g. 60+0.6")
+    match.add_argument("--seed", type=whole_number, default=0, help="seed of the players' choices")
+    match.add_argument(
+        "--no-book", dest="book", action="store_false", help="start every game from the start"
+    )
+    match.add_argument(
+        "--max-plies", type=positive_int, default=1000, help="adjudicate a draw after this"
+    )
+    match.add_argument("--pgn", metavar="FILE", help="write the chess games to this PGN file")
+    json_option(match)
+    match.set_defaults(run=run)
+
+
+def _check_writable(path: str) -> None:
+    """Fail now if ``path`` cannot be written, leaving no new file behind."""
+    existed = os.path.exists(path)
+    try:
+        with open(path, "a", encoding="utf-8"):
+            pass
+    except OSError as error:
+        raise UsageError(f"cannot write {path}: {error.strerror or error}") from None
+    if not existed:
+        os.remove(path)
+
+
+def _match_cluster(args: argparse.Namespace) -> Any:
+    """``match --cluster``: Ray actors for the games (started here for ``auto``); ``--workers``
+    N > 1 is the number of actors (default: one per CPU of the cluster), at most the games."""
+    from zerosum.match.cluster import ActorExecutor
+    from zerosum.match.runner import close_players, kill_players
+
+    return ActorExecutor(
+        args.cluster,
+        workers=0 if args.workers == 1 else args.workers,
+        most=args.games,
+        teardown=close_players,
+        kill=kill_players,
+    )
+
+
+def _match_header(
+    args: argparse.Namespace, names: tuple[str, str], control: Any, runner: Any
+) -> str:
+    """The first line of ``match``: the players, games, time control and where they play."""
+    if runner is None:
+        where = f"{args.workers} worker{'s' if args.workers > 1 else ''}"
+    else:
+        where = f"{runner.workers} Ray actor{'s' if runner.workers > 1 else ''} ({args.cluster})"
+    return (
+        f"{args.game}: A = {names[0]}, B = {names[1]}; {args.games} games, "
+        f"{control.describe()}, {where}"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    """Play the match, one line per game as it ends, then the score and the Elo difference;
+    exits 130 when stopped, after reporting the games finished."""
+    from zerosum.match import Match, MatchResult, TimeControl, openings_for, parse_player
+    from zerosum.match.runner import GameRecord
+
+    uci = get_game(args.game).uci  # chess as PGN knows it
+    if args.pgn and not uci:
+        raise UsageError(f"--pgn is for chess: {args.game} games are printed as move lists")
+    if args.pgn:
+        _check_writable(args.pgn)  # before the first game, not after the last
+    if args.time_per_move is not None and args.clock is not None:
+        raise UsageError("give --time-per-move or --clock, not both")
+    control = TimeControl(move_time=args.time_per_move)
+    if args.clock is not None:
+        control = TimeControl.clock(args.clock)
+    match = Match(
+        args.game,
+        parse_player(args.a, args.a_option),
+        parse_player(args.b, args.b_option),
+        games=args.games,
+        time_control=control,
+        openings=None if args.book else openings_for(args.game, book=False),
+        seed=args.seed,
+        max_plies=args.max_plies,
+    )
+    with terminate_as_interrupt():  # a SIGTERM while engines start closes them too
+        names = match.names()
+    if not args.json and args.cluster is None:
+        print(_match_header(args, names, control, None), flush=True)
+    records: list[GameRecord] = []
+
+    def show(record: GameRecord) -> None:
+        records.append(record)
+        if args.json:
+            return
+        first, second = ("A", "B") if record.a_first else ("B", "A")
+        line = (
+            f"game {record.index + 1:>3}  {first}-{second}  {record.result:<7}  "
+            f"{record.ending.reason}  ({record.opening.name}; {len(record.moves)} plies)"
+        )
+        if record.pgn is None:
+            line += "  " + " ".join(record.moves)
+        print(line, flush=True)
+
+    interrupted = False
+    failure: ZerosumError | None = None
+    with terminate_as_interrupt():
+        runner = None if args.cluster is None else _match_cluster(args)  # Ray starts here
+        try:
+            if runner is not None and not args.json:
+                print(_match_header(args, names, control, runner), flush=True)
+            match.play(workers=args.workers, executor=runner, on_game=show, names=names)
+        except KeyboardInterrupt:
+            interrupted = True
+        except ZerosumError as error:  # reported after the games finished so far
+            failure = error
+        finally:
+            if runner is not None:
+                runner.close()
+    records.sort(key=lambda record: record.index)
+    result = MatchResult(args.game, names, control, tuple(records))
+    written, write_error = False, None
+    if args.pgn and records:
+        try:
+            with open(args.pgn, "w", encoding="utf-8") as out:
+                out.write(result.pgn())
+            written = True
+        except OSError as error:  # the results are still printed below
+            write_error = UsageError(f"cannot write {args.pgn}: {error.strerror or error}")
+    elo = result.elo
+    data = {**result.as_dict(), "complete": not (interrupted or failure)}
+    if args.cluster is not None:
+        data["cluster"] = args.cluster
+    lines = []
+    if uci and not written and records:
+        lines += ["", result.pgn().rstrip()]
+    if interrupted or failure:
+        lines.append(f"stopped after {len(records)} of {args.games} games")
+    lines += [
+        f"A: +{elo.wins} ={elo.draws} -{elo.losses}  score {elo.points:g}/{elo.games}"
+        f" ({100 * elo.score:.1f}%)",
+        f"Elo A - B: {elo.describe()}  LOS {100 * elo.los:.1f}%",
+    ]
+    if written:
+        lines.append(f"PGN of {len(records)} games written to {args.pgn}")
+    emit(args, data, "\n".join(lines))
+    if failure is not None:
+        raise failure
+    if write_error is not None:
+        raise write_error
+    return EXIT_INTERRUPTED if interrupted else 0

@@ -1,0 +1,149 @@
+"""The ``zerosum`` argument parser: its error handling, the option value types, the options
+several commands share, and the assembly of the subcommands from the command modules.
+
+Each command module registers its own subcommand (``add_parser``), so this module knows no
+command; the order of the modules given to :func:`build_parser` is the order of ``--help``.
+Every option value is checked here, at the boundary: a bad one is a :class:`UsageError`
+naming what was expected.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Iterable
+from typing import NoReturn, Protocol, TypeAlias
+
+from zerosum import __version__
+from zerosum.cli.common import UsageError
+from zerosum.compiled import MAX_HASH_MB
+
+
+class Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line and exit 2, like every other bad input."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{message} (see '{self.prog} --help')")
+
+
+Subcommands: TypeAlias = "argparse._SubParsersAction[Parser]"
+"""What ``add_subparsers`` returns (argparse names no public type for it)."""
+
+
+class Command(Protocol):
+    """A command module: it adds its subcommand(s), each with ``run`` set to the function
+    that runs it and returns the exit status."""
+
+    def add_parser(self, commands: Subcommands) -> None: ...
+
+
+def build_parser(commands: Iterable[Command]) -> Parser:
+    """The ``zerosum`` parser with the subcommands of ``commands``, in that order."""
+    parser = Parser(
+        prog="zerosum",
+        description="Play and solve two-player zero-sum games with game-tree search.",
+    )
+    parser.add_argument("--version", action="version", version=f"zerosum {__version__}")
+    subcommands = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
+    for command in commands:
+        command.add_parser(subcommands)
+    return parser
+
+
+# -- option value types: each raises ArgumentTypeError naming what it expected -------------
+
+
+def positive_int(text: str) -> int:
+    """A whole number of 1 or more."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} is out of range: expected 1 or more")
+    return value
+
+
+def whole_number(text: str) -> int:
+    """Any whole number."""
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+
+
+def port_number(text: str) -> int:
+    """A TCP port, 0..65535 (0: any free port)."""
+    value = whole_number(text)
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"{value} is out of range: expected a port 0..65535")
+    return value
+
+
+def megabytes(text: str) -> float:
+    """A table size in MB, 1..``MAX_HASH_MB``."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a size in MB") from None
+    if not 1 <= value <= MAX_HASH_MB:
+        raise argparse.ArgumentTypeError(f"{text} MB is out of range: expected 1..{MAX_HASH_MB}")
+    return value
+
+
+def duration(text: str) -> float:
+    """A finite number of seconds above 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"{text} is out of range: expected seconds > 0")
+    return value
+
+
+def worker_count(text: str) -> int:
+    """``--workers``: a count 1..256, or ``0``/``auto`` for every core."""
+    if text.strip().lower() in ("0", "auto"):
+        return os.cpu_count() or 1
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a whole number: expected 0, auto or a number of workers 1..256"
+        ) from None
+    if not 1 <= value <= 256:
+        raise argparse.ArgumentTypeError(
+            f"{value} workers is out of range: expected 0, auto or a positive number up to 256"
+        )
+    return value
+
+
+# -- options several commands share ---------------------------------------------------------
+
+
+def position_options(parser: argparse.ArgumentParser) -> None:
+    """The game, the position (``--position``, then ``--moves`` from it) and ``--json``."""
+    parser.add_argument("game", help="game name (see 'zerosum games')")
+    parser.add_argument(
+        "--moves", nargs="+", default=[], metavar="M", help="moves played from the start"
+    )
+    parser.add_argument("--position", metavar="P", help="a position in the game's format")
+    json_option(parser)
+
+
+def json_option(parser: argparse.ArgumentParser) -> None:
+    """``--json``: print one JSON object instead of text."""
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def workers_option(parser: argparse.ArgumentParser) -> None:
+    """``--workers`` of the searches (processes, or threads in the compiled engine)."""
+    parser.add_argument(
+        "--workers",
+        type=worker_count,
+        default=1,
+        metavar="N",
+        help="parallel searches: processes, threads in the compiled engine (default 1; 0 or "
+        "auto: one per core)",
+    )

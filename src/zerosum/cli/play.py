@@ -1,0 +1,173 @@
+"""``zerosum play``: a game against the computer in the terminal.
+
+The computer (:class:`Computer`) plays with the compiled engine when the game has one, else
+with the pure-Python or the tactical engine; at depth 0 it plays perfectly. The human types
+moves in the game's notation, or ``undo``, ``hint`` or ``quit``; a bad move is explained and
+asked for again.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+from typing import Any
+
+from zerosum.cli.common import UsageError, load_position
+from zerosum.cli.parser import Subcommands, positive_int, whole_number, workers_option
+from zerosum.engines import COMPILED, open_engine
+from zerosum.formatting import describe, move_names
+from zerosum.game import Game, ZerosumError
+from zerosum.games import GameSpec
+from zerosum.store import Store
+
+
+def add_parser(commands: Subcommands) -> None:
+    """Adds ``play``."""
+    play = commands.add_parser("play", help="play against the computer in the terminal")
+    play.add_argument("game", help="game name (see 'zerosum games')")
+    play.add_argument("--side", default="first", help="first, second or the game's side name")
+    play.add_argument("--level", type=positive_int, help="strength, 1 = weakest (default: top)")
+    play.add_argument("--seed", type=whole_number, help="seed for the computer's choices")
+    play.add_argument("--moves", nargs="+", default=[], metavar="M", help="start after these")
+    play.add_argument("--position", metavar="P", help="start from this position")
+    play.add_argument(
+        "--store", metavar="PATH", help="SQLite store of proven results (an opening book)"
+    )
+    workers_option(play)
+    play.set_defaults(run=run)
+
+
+class Computer:
+    """The computer's side of ``play``: the engine the game's spec chooses for playing (the
+    compiled engine when it has one). ``depth`` 0 plays perfectly, choosing among all best
+    moves with ``rng``."""
+
+    def __init__(
+        self,
+        spec: GameSpec,
+        depth: int,
+        rng: random.Random,
+        store: Store | None,
+        workers: int = 1,
+    ) -> None:
+        self.depth = depth
+        self.rng = rng
+        self.engine = open_engine(spec, task="play", store=store, workers=workers)
+
+    def best(self, game: Game[Any], *, depth: int) -> tuple[list[Any], str]:
+        """The best moves found at ``depth`` (0: all proven best moves) and their value; every
+        best move when the game's probe (an endgame database) decides the position."""
+        found = self.engine.best_moves(game, depth=depth, seed=self.rng.randrange(1 << 30))
+        return list(found.best_moves), describe(found.value, solved=found.solved)
+
+    def move(self, game: Game[Any]) -> Any:
+        """The move to play: one of the best moves at the computer's depth, chosen by ``rng``."""
+        moves, _ = self.best(game, depth=self.depth)
+        return self.rng.choice(moves)
+
+    def close(self) -> None:
+        self.engine.close()
+
+
+def _side(spec: GameSpec, text: str) -> int:
+    """The side index named ``text``: ``first``/``second`` or the game's own side names."""
+    names = [("first", spec.sides[0].lower()), ("second", spec.sides[1].lower())]
+    for index, aliases in enumerate(names):
+        if text.lower() in aliases:
+            return index
+    expected = ", ".join(n for pair in names for n in pair)
+    raise UsageError(f"unknown side {text!r} for {spec.name}: expected one of {expected}")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Check the options, open the computer's engine, play until the game ends or the human
+    leaves, then close the engine and the store."""
+    spec, game = load_position(args)
+    levels = spec.levels
+    level = args.level if args.level is not None else spec.default_level or len(levels)
+    if not 1 <= level <= len(levels):
+        raise UsageError(
+            f"level {level} is out of range for {spec.name}: expected 1..{len(levels)}"
+        )
+    human = _side(spec, args.side)
+    depth = levels[level - 1]
+    if args.store and spec.play_engine != COMPILED:
+        raise UsageError(f"--store needs a game with the compiled engine: {spec.name} has none")
+    store = Store(args.store) if args.store else None
+    computer: Computer | None = None
+    try:
+        computer = Computer(spec, depth, random.Random(args.seed), store, args.workers)
+        return _play(spec, game, human, level, computer)
+    finally:
+        if computer is not None:
+            computer.close()
+        if store is not None:
+            store.close()
+
+
+def _play(spec: GameSpec, game: Game[Any], human: int, level: int, computer: Computer) -> int:
+    """The game loop: draw the board after each change, let the computer move on its turns
+    and read the human's commands on theirs."""
+    levels = spec.levels
+    depth = levels[level - 1]
+    strength = "perfect" if depth == 0 else f"search depth {depth}"
+    print(
+        f"{spec.title}: you play {spec.sides[human]}, "
+        f"the computer plays at level {level} of {len(levels)} ({strength})."
+    )
+    print("Type a move, 'undo', 'hint' or 'quit'.")
+    human_turns: list[int] = []
+    """The ply before each of the human's moves, for undo."""
+    shown = -1
+    """The ply of the position last drawn: the board is drawn again only after a change."""
+    while True:
+        if shown != game.ply():
+            print()
+            print(game.render())
+            shown = game.ply()
+        outcome = game.outcome()
+        if outcome is not None:
+            mover = game.side_to_move()
+            winner = mover if outcome > 0 else mover ^ 1
+            if outcome == 0:
+                print("Game over: a draw.")
+            elif winner == human:
+                print("Game over: you win.")
+            else:
+                print("Game over: the computer wins.")
+            return 0
+        if game.side_to_move() != human:
+            move = computer.move(game)
+            print(f"computer plays {game.format_move(move)}")
+            game.make(move)
+            continue
+        try:
+            text = input(f"your move ({spec.sides[human]}): ").strip()
+        except EOFError:
+            print("\nInput ended: game abandoned.")
+            return 0
+        if text.lower() in ("quit", "exit", "q"):
+            print("Game abandoned.")
+            return 0
+        if text.lower() == "undo":
+            if not human_turns:
+                print("Nothing to undo.")
+                continue
+            target = human_turns.pop()
+            while game.ply() > target:
+                game.undo()
+            shown = -1
+            continue
+        if text.lower() == "hint":
+            moves, value = computer.best(game, depth=depth)
+            print(f"hint: {' '.join(move_names(game, moves))} ({value})")
+            continue
+        if not text:
+            continue
+        try:
+            move = game.parse_move(text)
+        except ZerosumError as error:
+            print(error)
+            continue
+        human_turns.append(game.ply())
+        game.make(move)

@@ -1,0 +1,217 @@
+"""``zerosum solve``: the exact value of a position and its best moves (every move's value with
+``--all``).
+
+:func:`run` chooses how to solve: the morris endgame databases for a position they decide
+(:mod:`.endgames`), a test-set file of positions (``--positions``, :mod:`.solve_positions`),
+work units on Ray (``--cluster``, :mod:`.solve_cluster`), the compiled engine
+(:func:`solve_compiled`), or the engine layer's solve with a pure-Python algorithm. A limit or
+Ctrl-C stops any of them; the answer then says what was not proven.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from typing import TYPE_CHECKING, Any
+
+from zerosum.cli.common import UsageError, emit, interruptible, load_position
+from zerosum.cli.endgames import run_endgame
+from zerosum.cli.engines import COMPILED_ENGINE, check_algorithm, open_solver
+from zerosum.cli.parser import (
+    Subcommands,
+    duration,
+    megabytes,
+    position_options,
+    positive_int,
+    workers_option,
+)
+from zerosum.cli.solve_cluster import run_cluster
+from zerosum.cli.solve_positions import run_positions
+from zerosum.compiled import DEFAULT_HASH_MB
+from zerosum.engines import open_engine
+from zerosum.formatting import describe, exact_text, exact_value_text, move_names, result_data
+from zerosum.game import Game
+from zerosum.games import GameSpec, resolve
+from zerosum.search import Limit
+from zerosum.store import Store
+
+if TYPE_CHECKING:  # imports numba
+    from zerosum.compiled.solver import Exact, Solver
+
+
+def add_parser(commands: Subcommands) -> None:
+    """Adds ``solve``."""
+    solver = commands.add_parser("solve", help="the exact value and every move's value")
+    position_options(solver)
+    solver.add_argument(
+        "--algorithm", help="see 'zerosum algorithms' (default: the game's own choice)"
+    )
+    solver.add_argument("--no-table", action="store_true", help="no memo or table")
+    solver.add_argument("--time", type=duration, help="give up after this many seconds")
+    solver.add_argument("--all", action="store_true", help="every move's score")
+    solver.add_argument("--weak", action="store_true", help="only win, draw or loss (faster)")
+    solver.add_argument(
+        "--hash", type=megabytes, help=f"table size in MB (default {DEFAULT_HASH_MB})"
+    )
+    solver.add_argument("--store", metavar="PATH", help="keep proven results in this SQLite file")
+    workers_option(solver)
+    solver.add_argument(
+        "--cluster",
+        metavar="ADDRESS",
+        help="solve in work units on Ray: 'auto' starts a local Ray, else a cluster's address",
+    )
+    solver.add_argument(
+        "--split", type=positive_int, default=2, help="plies below the root of the work units"
+    )
+    solver.add_argument(
+        "--positions",
+        metavar="FILE",
+        help="solve every position of a test-set file (lines 'POSITION [SCORE]') and check them",
+    )
+    solver.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Solve with what the options and the position choose (see the module's header)."""
+    if args.positions is not None:
+        return run_positions(args)
+    spec, game = load_position(args)
+    algorithm = args.algorithm
+    if algorithm is None and args.cluster is None and spec.endgames is not None:
+        if resolve(spec.endgames).applies(game):
+            return run_endgame(args, spec, game)
+        if args.store:
+            raise UsageError(
+                "--store names the endgame store, and this position is outside the endgame "
+                "databases: expected nothing in hand and 3..4 men a side on the standard board"
+            )
+    algorithm = check_algorithm(spec, algorithm, "solve")
+    if args.cluster is not None:
+        if algorithm != COMPILED_ENGINE:
+            raise UsageError(
+                "--cluster solves with the compiled engine: expected --algorithm compiled "
+                "(the default for connect four)"
+            )
+        return run_cluster(args, spec, game)
+    if algorithm == COMPILED_ENGINE:
+        return solve_compiled(args, spec, game)
+    compiled_only = (
+        ("--weak", args.weak),
+        ("--store", args.store),
+        ("--hash", args.hash),
+    )
+    for option, given in compiled_only:
+        if given:
+            raise UsageError(f"{option} needs the compiled engine: expected --algorithm compiled")
+    engine = open_engine(
+        spec, algorithm, task="solve", workers=args.workers, table=not args.no_table
+    )
+    with interruptible() as stop, engine:
+        result = engine.solve(game, limit=Limit(time=args.time, stop=stop))
+    data = result_data(spec, game, result, algorithm)
+    data["move_values"] = {game.format_move(m): v for m, v in result.move_values}
+    lines = [f"value {describe(result.value, solved=result.solved)} ({result.value})"]
+    if not result.solved:
+        lines.append("(not solved: stopped early; the values are estimates)")
+    lines.append(f"best moves {' '.join(data['best_moves']) or '-'}")
+    for move, value in result.move_values:
+        lines.append(f"  {game.format_move(move):<8} {describe(value, solved=result.solved)}")
+    lines.append(f"nodes {result.stats.nodes:,} in {result.stats.time_s:.3f} s")
+    emit(args, data, "\n".join(lines))
+    return 0
+
+
+def solve_compiled(args: argparse.Namespace, spec: GameSpec, game: Game[Any]) -> int:
+    """``solve`` with the compiled engine: the game's exact score, best moves, and with
+    ``--all`` every move's score, each stored as soon as it is proven when a store is open."""
+    store = Store(args.store) if args.store else None
+    solver: Solver | None = None
+    try:
+        solver = open_solver(
+            spec, hash_mb=args.hash or DEFAULT_HASH_MB, store=store, workers=args.workers
+        )
+        stream = not args.json and args.all
+
+        def show(move: Any, exact: Exact) -> None:
+            if stream:
+                print(f"  {game.format_move(move):<8} {exact_text(exact, weak=args.weak)}")
+
+        with interruptible() as stop:
+            limit = Limit(time=args.time, stop=stop)
+            started = time.perf_counter()
+            exact = solver.solve(game, weak=args.weak, limit=limit)
+            results: list[tuple[Any, Exact]] = []
+            best: list[Any] = []
+            best_known = True
+            if stream and exact.complete:
+                print(f"score {exact_text(exact, weak=args.weak)}")
+            if exact.complete and game.outcome() is None:
+                if args.all:
+                    left = limit  # --time covers the score and every move's
+                    if args.time is not None:
+                        spent = time.perf_counter() - started
+                        left = Limit(time=max(args.time - spent, 1e-3), stop=stop)
+                    results = solver.move_results(game, weak=args.weak, limit=left, on_move=show)
+                    best = [m for m, r in results if r.rank == exact.rank]
+                else:  # Ctrl-C and --time stop this too
+                    left = limit
+                    if args.time is not None:
+                        spent = time.perf_counter() - started
+                        left = Limit(time=max(args.time - spent, 1e-3), stop=stop)
+                    found = solver.best_moves_within(game, exact.rank, weak=args.weak, limit=left)
+                    best, best_known = found or [], found is not None
+    finally:
+        if solver is not None:
+            solver.close()
+        if store is not None:
+            store.close()
+    complete = exact.complete and (not args.all or len(results) == len(game.legal_moves()))
+    complete = complete and best_known
+    nodes = exact.stats.nodes + sum(r.stats.nodes for _, r in results)
+    seconds = exact.stats.time_s + sum(r.stats.time_s for _, r in results)
+    data: dict[str, Any] = {
+        "game": spec.name,
+        "position": game.position(),
+        "algorithm": COMPILED_ENGINE,
+        "weak": args.weak,
+        "score": exact.rank if exact.complete else None,
+        "value": exact.value if exact.complete else None,
+        "value_text": exact_value_text(exact, weak=args.weak) if exact.complete else None,
+        "best_moves": move_names(game, best),
+        "complete": complete,
+        "stored": exact.stored,
+        "nodes": nodes,
+        "time_s": round(seconds, 6),
+    }
+    if args.all:
+        scores: dict[str, int | None] = dict.fromkeys(spec.move_names)
+        scores.update({game.format_move(m): r.rank for m, r in results})
+        data["scores"] = scores
+        solved = {m for m, _ in results}
+        data["unsolved"] = [game.format_move(m) for m in game.legal_moves() if m not in solved]
+        data["move_values"] = {game.format_move(m): r.value for m, r in results}
+    lines = []
+    if game.outcome() is not None:
+        lines.append("the game is over: no moves to play")
+    if not exact.complete:
+        lines.append("not solved: stopped before the score was proven")
+    elif not stream:
+        lines.append(f"score {exact_text(exact, weak=args.weak)}")
+    if exact.complete and not best_known:
+        lines.append("best moves not known: stopped before they were proven")
+    elif exact.complete:
+        lines.append(f"best moves {' '.join(data['best_moves']) or '-'}")
+    if args.all:
+        unsolved = data["unsolved"]
+        full = [
+            name for name, score in data["scores"].items() if score is None and name not in unsolved
+        ]
+        if full and game.outcome() is None:
+            lines.append(f"  not playable: {' '.join(full)}")
+        if unsolved and game.outcome() is None:
+            lines.append(f"  not solved (stopped): {' '.join(unsolved)}")
+        if exact.complete and not complete:
+            lines.append("  (stopped before every move was solved)")
+    lines.append(f"nodes {nodes:,} in {seconds:.3f} s{' (from the store)' if exact.stored else ''}")
+    emit(args, data, "\n".join(lines))
+    return 0

@@ -1,0 +1,100 @@
+"""Values in words and search results as JSON dicts, shared by every front end.
+
+The command line and the web app print the same words for the same value (``win in 3 plies``,
+``loss in 1 ply``, ``draw``, ``+12``) and the same fields for the same search result, so both
+take them from here. This module knows the protocol and the search's result types only: it
+imports no front end and no engine, so any of them may import it without pulling in numba or
+a web server. The compiled engine's exact results are formatted through :class:`ExactResult`,
+a protocol its ``Exact`` satisfies, for the same reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any, Protocol
+
+from zerosum.game import WIN, Game, Score, is_proven
+from zerosum.games import GameSpec
+from zerosum.search.core import SearchResult
+
+
+def plies_to_end(value: Score) -> int:
+    """The plies until the game ends under perfect play, for a proven ``value``
+    (:func:`zerosum.game.is_proven`): a win ``n`` plies away scores ``WIN - n``."""
+    return WIN - abs(value)
+
+
+def describe(value: Score, *, solved: bool = False) -> str:
+    """A value from the side to move in words: ``win in 3 plies``, ``loss in 1 ply``, ``draw``
+    (a 0 that ``solved`` proves) or the heuristic number with its sign (``+12``, ``-5``, ``0``).
+    """
+    if is_proven(value):
+        plies = plies_to_end(value)
+        return f"{'win' if value > 0 else 'loss'} in {plies} {'ply' if plies == 1 else 'plies'}"
+    if solved and value == 0:
+        return "draw"
+    return f"{value:+d}" if value else "0"
+
+
+def move_names(game: Game[Any], moves: Iterable[Any]) -> list[str]:
+    """``moves`` in ``game``'s notation (each formatted at ``game``'s current position)."""
+    return [game.format_move(move) for move in moves]
+
+
+def result_figures(game: Game[Any], result: SearchResult[Any]) -> dict[str, Any]:
+    """The JSON fields of one search ``result`` at ``game``'s position (the search's root):
+    value, ``value_text`` (its words), solved, the best move(s) and principal variation in the
+    game's notation, depth, complete, then every counter of ``result.stats``."""
+    best = result.best_move
+    return {
+        "value": result.value,
+        "value_text": describe(result.value, solved=result.solved),
+        "solved": result.solved,
+        "best_move": None if best is None else game.format_move(best),
+        "best_moves": move_names(game, result.best_moves),
+        "pv": move_names(game, result.pv),
+        "depth": result.depth,
+        "complete": result.complete,
+        **result.stats.as_dict(),
+    }
+
+
+def result_data(
+    spec: GameSpec, game: Game[Any], result: SearchResult[Any], algorithm: str
+) -> dict[str, Any]:
+    """The JSON object of a search ``result`` of ``algorithm`` at ``game``'s position: the
+    game's name, the position and the algorithm, then :func:`result_figures`."""
+    return {
+        "game": spec.name,
+        "position": game.position(),
+        "algorithm": algorithm,
+        **result_figures(game, result),
+    }
+
+
+class ExactResult(Protocol):
+    """An exact result of the compiled engine, as far as its words need it."""
+
+    @property
+    def rank(self) -> int:
+        """The game's own score; -1/0/1 after a weak solve."""
+
+    @property
+    def value(self) -> Score:
+        """The same result as a search value (``WIN - n`` for a win in ``n`` plies)."""
+
+
+def exact_text(exact: ExactResult, *, weak: bool) -> str:
+    """An exact result as the CLI prints it: ``win``, ``draw`` or ``loss`` after a weak solve;
+    else the game's score with the value in words (``+N (win in P plies)``), or ``0 (draw)``."""
+    if weak:
+        return {1: "win", 0: "draw", -1: "loss"}[exact.rank]
+    return f"{exact.rank:+d} ({describe(exact.value, solved=True)})" if exact.rank else "0 (draw)"
+
+
+def exact_value_text(exact: ExactResult, *, weak: bool) -> str:
+    """``value_text`` of an exact result in JSON: the value in words (``draw``,
+    ``win in 13 plies``), or only ``win``, ``draw`` or ``loss`` after a weak solve."""
+    if weak:
+        return exact_text(exact, weak=True)
+    return describe(exact.value, solved=True)
