@@ -23,8 +23,8 @@ import time
 from pathlib import Path
 
 from zerosum.endgames.database import ClassInfo, Endgames
-from zerosum.endgames.morris import probe, solve_endgame
 from zerosum.games.morris import Morris
+from zerosum.games.morris_endgames import probe, solve_endgame
 
 
 def random_game(rng: random.Random, mover: int, other: int) -> Morris:

@@ -22,12 +22,12 @@ from zerosum.endgames import database
 from zerosum.endgames import probe as endgames_probe
 from zerosum.endgames.board import GRID, NINE_MENS_MORRIS, SQUARE, Board
 from zerosum.endgames.database import ClassInfo, EndgameResult, Endgames, parse_position
-from zerosum.endgames.morris import probe, score, solve_endgame
 from zerosum.endgames.reference import children, solve_by_levels
 from zerosum.endgames.retro import Geometry, class_size, solve_all
 from zerosum.game import WIN, Outcome
 from zerosum.games import get_game
 from zerosum.games.morris import Morris
+from zerosum.games.morris_endgames import probe, score, solve_endgame
 from zerosum.search import Limit, search
 
 POINTS = NINE_MENS_MORRIS.points

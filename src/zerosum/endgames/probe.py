@@ -2,9 +2,9 @@
 
 This is the part of the endgames that the game itself needs (``Morris.probe``, the game's
 :class:`~zerosum.game.Probing` capability), so it imports no game module: the dependencies go
-one way, ``endgames.morris`` (results and best moves for a ``Morris``) -> ``games.morris`` ->
-``endgames.probe`` -> ``endgames.database``. The rules type is imported for mypy only, from
-``games.morris_rules``, which imports no other game module.
+one way, ``games.morris_endgames`` (results and best moves for a ``Morris``) ->
+``games.morris`` -> ``endgames.probe`` -> ``endgames.database``. The rules type is imported
+for mypy only, from ``games.morris_rules``.
 
 Trade-off: the databases need numpy and SQLite, which a game should not pay for at import
 (``zerosum games`` lists the games without numpy). So :mod:`zerosum.endgames.database` is

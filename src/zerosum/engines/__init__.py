@@ -24,10 +24,10 @@ from zerosum.game import Game
 from zerosum.games import GameSpec, get_game, spec_of
 from zerosum.search.core import Limit, SearchResult
 from zerosum.search.driver import ALGORITHMS
-from zerosum.search.parallel import SearchPool
 from zerosum.search.table import TranspositionTable
 
 if TYPE_CHECKING:
+    from zerosum.search.parallel import SearchPool
     from zerosum.store import Store
 
 COMPILED: Final = "compiled"

@@ -7,14 +7,16 @@ first use and kept until :meth:`PythonEngine.close`).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from zerosum.engines.base import Engine, OnIteration, at_depth, check_picklable
 from zerosum.game import Game
 from zerosum.search import driver
 from zerosum.search.core import Limit, SearchResult
-from zerosum.search.parallel import SearchPool
 from zerosum.search.table import TranspositionTable
+
+if TYPE_CHECKING:
+    from zerosum.search.parallel import SearchPool
 
 
 class PythonEngine(Engine):
@@ -46,6 +48,9 @@ class PythonEngine(Engine):
     def pool(self) -> SearchPool | None:
         """The worker processes (``None`` for a serial engine), started on first use."""
         if self._pool is None and self.workers > 1:
+            # Worker processes (and numpy, for their shared table) only when asked for.
+            from zerosum.search.parallel import SearchPool
+
             self._pool = SearchPool(self.workers)
             self._owns_pool = True
         return self._pool

@@ -8,18 +8,17 @@ one game move by move keeps what it learnt, as a UCI engine does.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from zerosum.engines.base import Engine, EngineError, OnIteration, at_depth, check_picklable
 from zerosum.game import Game
 from zerosum.search import driver
 from zerosum.search.core import Limit, SearchResult
-from zerosum.search.parallel import SearchPool
 from zerosum.search.table import TranspositionTable
-from zerosum.search.tactical import Report, TacticalSearch
-from zerosum.search.tactical_parallel import ParallelTacticalSearch, tactical_search
+from zerosum.search.tactical import Report, SearchDriver, TacticalSearch
 
-Searcher = TacticalSearch[Any] | ParallelTacticalSearch[Any]
+if TYPE_CHECKING:
+    from zerosum.search.parallel import SearchPool
 
 
 class TacticalEngine(Engine):
@@ -41,16 +40,23 @@ class TacticalEngine(Engine):
         self._pool = pool
         self._owns_pool = False
         self._game: Game[Any] | None = None
-        self._searcher: Searcher | None = None
+        self._searcher: SearchDriver[Any] | None = None
 
-    def _searcher_for(self, game: Game[Any]) -> Searcher:
+    def _searcher_for(self, game: Game[Any]) -> SearchDriver[Any]:
         if self._searcher is None or game is not self._game:
             if self.workers > 1 or self._pool is not None:
                 check_picklable(game)
             if self._pool is None and self.workers > 1:
+                from zerosum.search.parallel import SearchPool  # processes only when asked for
+
                 self._pool = SearchPool(self.workers)
                 self._owns_pool = True
-            self._searcher = tactical_search(game, table=self.shared_table, pool=self._pool)
+            if self._pool is None:
+                self._searcher = TacticalSearch(game, table=self.shared_table)
+            else:
+                from zerosum.search.tactical_parallel import tactical_search  # as the pool
+
+                self._searcher = tactical_search(game, table=self.shared_table, pool=self._pool)
             self._game = game
         return self._searcher
 

@@ -109,7 +109,7 @@ def morris(options: str = "") -> GameSpec:
         options=morris,
         variants=("morris:six", "morris:twelve") if not options else (),
         kernel="zerosum.compiled.morris:GAME",
-        endgames="zerosum.endgames.morris",
+        endgames="zerosum.games.morris_endgames",
         bench=(("", 4),),
         board="morris",
     )

@@ -67,7 +67,7 @@ class GameSpec:
     (e.g. ``"zerosum.compiled.connect4:GAME"``); ``None``: no compiled engine."""
     endgames: Reference | None = None
     """The module of the game's exact endgame databases (``Endgames``, ``applies``,
-    ``needed_class``, ``solve_endgame``, ``score``, as :mod:`zerosum.endgames.morris`):
+    ``needed_class``, ``solve_endgame``, ``score``, as :mod:`zerosum.games.morris_endgames`):
     ``solve`` answers from it where it applies, ``build-endgames`` builds it."""
     openings: tuple[tuple[str, str], ...] = ()
     """A match's opening book: (name, moves from the start separated by spaces); empty: the

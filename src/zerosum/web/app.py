@@ -15,7 +15,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import asdict
 from importlib import resources
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Final, Literal
 from urllib.parse import urlsplit
 
 from fastapi import FastAPI, Query, Request, WebSocket, WebSocketDisconnect
@@ -24,7 +24,7 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 
 from zerosum import __version__
-from zerosum.compiled import check_compiled, has_kernel
+from zerosum.engines import COMPILED, choose_engine, engine_names
 from zerosum.formatting import describe
 from zerosum.game import ZerosumError
 from zerosum.games import GAMES, GameSpec, UnknownGameError, get_game
@@ -127,19 +127,21 @@ def _game_info(spec: GameSpec) -> dict[str, Any]:
         "levels": _levels(spec),
         "default_level": spec.default_level or len(spec.levels),
         "position_format": spec.position_format,
-        "compiled": has_kernel(spec.name),
+        "compiled": COMPILED in engine_names(spec),
         "analyzer": _engine(spec, "default"),
         "board": spec.board,
     }
 
 
 def _engine(spec: GameSpec, engine: str) -> str:
-    """The engine a search runs: ``default`` is the game's analyzer (tactical for chess)."""
-    if engine == "compiled":
-        check_compiled(spec.name)
-    if engine != "default":
-        return engine
-    return "tactical" if spec.analyzer == "tactical" else "python"
+    """The engine a search runs, in the API's names: ``default`` is the game's analyzer
+    (tactical for chess), ``python`` the pure-Python engine; one the game lacks is refused."""
+    name = choose_engine(spec, None if engine == "default" else _ALGORITHM.get(engine, engine))
+    return "python" if name == "engine" else name
+
+
+_ALGORITHM: Final = {"python": "engine"}
+"""The API's engine names that differ from the engine layer's."""
 
 
 def _depth(spec: GameSpec, think: Think) -> int:
