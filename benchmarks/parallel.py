@@ -70,8 +70,9 @@ from zerosum.compiled.engine import DEPTH_INF, narrowed, next_test, score_of_ran
 from zerosum.compiled.parallel import ParallelEngine
 from zerosum.compiled.solver import Solver
 from zerosum.games.connect4 import Connect4
+from zerosum.runtime.workers import Activity
 from zerosum.search import Limit, search
-from zerosum.search.parallel import Activity, SearchPool
+from zerosum.search.parallel import SearchPool
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "connect4"
 HARD = ("4453", "44534", "4453444", "445344")

@@ -12,9 +12,9 @@ import pytest
 pytest.importorskip("ray")
 
 from zerosum.cli import main
-from zerosum.cluster import RayExecutor
-from zerosum.distributed import solve_distributed
+from zerosum.compiled.distributed import solve_distributed
 from zerosum.games.connect4 import Connect4
+from zerosum.runtime.cluster import RayTaskExecutor
 from zerosum.search import Limit
 from zerosum.store import Store
 
@@ -23,13 +23,13 @@ POSITION, SCORE = "32164625", 11
 
 
 @pytest.fixture(scope="module")
-def ray_cluster() -> Iterator[RayExecutor]:
-    executor = RayExecutor("auto", workers=2)
+def ray_cluster() -> Iterator[RayTaskExecutor]:
+    executor = RayTaskExecutor("auto", workers=2)
     yield executor
     executor.shutdown()
 
 
-def test_a_solve_on_ray_gives_the_known_score(ray_cluster: RayExecutor, tmp_path: Path) -> None:
+def test_a_solve_on_ray_gives_the_known_score(ray_cluster: RayTaskExecutor, tmp_path: Path) -> None:
     assert ray_cluster.workers == 2
     with Store(tmp_path / "ray.sqlite") as store:
         found = solve_distributed(
@@ -39,7 +39,7 @@ def test_a_solve_on_ray_gives_the_known_score(ray_cluster: RayExecutor, tmp_path
         assert store.count("connect4") >= found.solved // 2
 
 
-def test_an_interrupted_ray_solve_resumes(ray_cluster: RayExecutor, tmp_path: Path) -> None:
+def test_an_interrupted_ray_solve_resumes(ray_cluster: RayTaskExecutor, tmp_path: Path) -> None:
     game = Connect4.from_position(POSITION)
     arrived: list[Any] = []
     path = tmp_path / "resume.sqlite"
@@ -58,7 +58,7 @@ def test_an_interrupted_ray_solve_resumes(ray_cluster: RayExecutor, tmp_path: Pa
 
 
 def test_the_command_line_joins_the_running_ray(
-    ray_cluster: RayExecutor, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    ray_cluster: RayTaskExecutor, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     path = str(tmp_path / "cli.sqlite")
     argv = ["solve", "connect4", "--moves", POSITION, "--cluster", "auto", "--store", path]
@@ -77,7 +77,7 @@ LOCAL_FIELDS += ("best_moves", "complete", "scores", "unsolved", "move_values")
 
 @pytest.mark.parametrize("weak", [False, True])
 def test_the_command_line_gives_the_local_solve(
-    ray_cluster: RayExecutor, capsys: pytest.CaptureFixture[str], weak: bool
+    ray_cluster: RayTaskExecutor, capsys: pytest.CaptureFixture[str], weak: bool
 ) -> None:
     for every in ([], ["--all"]):
         argv = ["solve", "connect4", "--moves", POSITION, *every, *(["--weak"] * weak)]

@@ -12,23 +12,24 @@ import pytest
 from test_compiled import read_set
 from test_search_exhaustive import POSITIONS
 
-from zerosum.cluster import ClusterError, LocalExecutor, open_executor
+from zerosum.compiled.distributed import solve_distributed
 from zerosum.compiled.solver import Solver
-from zerosum.distributed import solve_distributed
 from zerosum.games.connect4 import Connect4
 from zerosum.games.tictactoe import TicTacToe
+from zerosum.runtime.cluster import ClusterError, open_executor
+from zerosum.runtime.executor import ProcessExecutor
 from zerosum.search import Limit
 from zerosum.store import Store
 
 
 @pytest.fixture(scope="module")
-def executor() -> Iterator[LocalExecutor]:
-    pool = LocalExecutor(2)
+def executor() -> Iterator[ProcessExecutor]:
+    pool = ProcessExecutor(2)
     yield pool
     pool.shutdown()
 
 
-def test_units_give_the_known_scores(executor: LocalExecutor, data_dir: Path) -> None:
+def test_units_give_the_known_scores(executor: ProcessExecutor, data_dir: Path) -> None:
     sample = read_set(data_dir, "Test_L2_R1")[:8] + read_set(data_dir, "Test_L1_R1")[:4]
     for moves, score in sample:
         game = Connect4.from_position(moves)
@@ -39,7 +40,7 @@ def test_units_give_the_known_scores(executor: LocalExecutor, data_dir: Path) ->
             assert weak.rank == (score > 0) - (score < 0), moves
 
 
-def test_tic_tac_toe_units_give_the_serial_ranks(executor: LocalExecutor) -> None:
+def test_tic_tac_toe_units_give_the_serial_ranks(executor: ProcessExecutor) -> None:
     serial = Solver("tictactoe")
     inner = [game for game in POSITIONS if game.outcome() is None and game.ply() < 6]
     games = [TicTacToe(), *random.Random(3).sample(inner, 12)]
@@ -50,7 +51,7 @@ def test_tic_tac_toe_units_give_the_serial_ranks(executor: LocalExecutor) -> Non
 
 
 def test_an_interrupted_solve_resumes_from_the_store(
-    executor: LocalExecutor, tmp_path: Path
+    executor: ProcessExecutor, tmp_path: Path
 ) -> None:
     game = Connect4.from_position("32164625")  # Test_L1_R1: score 11
     arrived: list[Any] = []
@@ -80,25 +81,25 @@ def test_bad_requests() -> None:
     with pytest.raises(ClusterError, match="no Ray cluster answers"):
         open_executor("127.0.0.1:1")
     with Store(":memory:") as store, pytest.raises(ValueError, match="split"):
-        solve_distributed(Connect4(), executor=LocalExecutor(1), store=store, split=0)
+        solve_distributed(Connect4(), executor=ProcessExecutor(1), store=store, split=0)
 
 
 def test_a_cluster_without_ray_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    import zerosum.cluster
+    import zerosum.runtime.cluster
 
     def missing(name: str) -> Any:
         raise ImportError(name)
 
-    monkeypatch.setattr(zerosum.cluster.importlib, "import_module", missing)
+    monkeypatch.setattr(zerosum.runtime.cluster.importlib, "import_module", missing)
     with pytest.raises(ClusterError, match=r"pip install zerosum\[ray\]"):
         open_executor("auto")
 
 
 def test_shutting_the_local_pool_without_waiting_ends_its_workers() -> None:
-    pool = LocalExecutor(1)
+    pool = ProcessExecutor(1)
     pool.submit(time.sleep, 60)
     time.sleep(0.5)  # the worker has started the task
-    processes = list(pool._pool._processes.values())
+    processes = list(pool.processes)
     started = time.perf_counter()
     pool.shutdown(wait=False, cancel_futures=True)
     for process in processes:
@@ -120,7 +121,7 @@ def _local_moves(solver: Solver, game: Any, weak: bool) -> tuple[int, list[Any],
 
 
 def test_best_moves_and_every_move_equal_the_local_solve(
-    executor: LocalExecutor, data_dir: Path
+    executor: ProcessExecutor, data_dir: Path
 ) -> None:
     tictactoe, connect4 = Solver("tictactoe"), Solver("connect4")
     inner = [game for game in POSITIONS if game.outcome() is None and game.ply() < 6]
@@ -144,7 +145,7 @@ def test_best_moves_and_every_move_equal_the_local_solve(
                 assert (full.rank, list(full.moves), list(full.best_moves)) == (rank, every, best)
 
 
-def test_a_finished_game_has_no_moves(executor: LocalExecutor) -> None:
+def test_a_finished_game_has_no_moves(executor: ProcessExecutor) -> None:
     game = Connect4.from_position("1212121")
     with Store(":memory:") as store:
         found = solve_distributed(game, executor=executor, store=store, moves="all")
@@ -152,7 +153,7 @@ def test_a_finished_game_has_no_moves(executor: LocalExecutor) -> None:
     assert found.moves == () and found.best_moves == () and found.moves_complete
 
 
-def test_a_stopped_solve_of_every_move_keeps_what_it_proved(executor: LocalExecutor) -> None:
+def test_a_stopped_solve_of_every_move_keeps_what_it_proved(executor: ProcessExecutor) -> None:
     game = Connect4.from_position("32164625")
     arrived: list[Any] = []
     with Store(":memory:") as store:
@@ -172,7 +173,7 @@ def test_a_stopped_solve_of_every_move_keeps_what_it_proved(executor: LocalExecu
 
 
 def test_deeper_units_answer_with_bounds_outside_their_window(
-    executor: LocalExecutor, data_dir: Path
+    executor: ProcessExecutor, data_dir: Path
 ) -> None:
     # The engine fails soft: a unit solved in (6, 9) whose rank is 12 may answer 10, a bound.
     # Taken as exact, it once gave move 1 of 32164625 the score -3 instead of -4 (split 3).

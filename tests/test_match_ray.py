@@ -28,10 +28,9 @@ pytest.importorskip("ray")
 from test_match_cli import _survivors
 
 from zerosum.cli import main
-from zerosum.cluster import connect
 from zerosum.match import Match, TimeControl, WorkerError, parse_player
-from zerosum.match.cluster import ActorExecutor
 from zerosum.match.runner import close_players, kill_players
+from zerosum.runtime.cluster import RayActorExecutor, connect
 
 FAKE = Path(__file__).with_name("fake_uci.py")
 
@@ -44,8 +43,8 @@ def ray() -> Iterator[Any]:
         ray.shutdown()
 
 
-def actors(workers: int = 2) -> ActorExecutor:
-    return ActorExecutor(workers=workers, teardown=close_players, kill=kill_players)
+def actors(workers: int = 2) -> RayActorExecutor:
+    return RayActorExecutor(workers=workers, teardown=close_players, kill=kill_players)
 
 
 def _signature(records: Any) -> list[tuple[Any, ...]]:

@@ -84,10 +84,10 @@ def _check_writable(path: str) -> None:
 def _match_cluster(args: argparse.Namespace) -> Any:
     """``match --cluster``: Ray actors for the games (started here for ``auto``); ``--workers``
     N > 1 is the number of actors (default: one per CPU of the cluster), at most the games."""
-    from zerosum.match.cluster import ActorExecutor
     from zerosum.match.runner import close_players, kill_players
+    from zerosum.runtime.cluster import RayActorExecutor
 
-    return ActorExecutor(
+    return RayActorExecutor(
         args.cluster,
         workers=0 if args.workers == 1 else args.workers,
         most=args.games,

@@ -24,8 +24,8 @@ from zerosum.store import Store
 
 def run_cluster(args: argparse.Namespace, spec: GameSpec, game: Game[Any]) -> int:
     """Solve ``game`` on the Ray cluster ``args.cluster`` and print the answer."""
-    from zerosum.cluster import open_executor
-    from zerosum.distributed import solve_distributed
+    from zerosum.compiled.distributed import solve_distributed  # numba: only when asked for
+    from zerosum.runtime.cluster import open_executor
 
     with Store(args.store or ":memory:") as store, interruptible() as stop:
         executor = open_executor(args.cluster, workers=0 if args.workers == 1 else args.workers)

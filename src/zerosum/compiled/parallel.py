@@ -35,19 +35,19 @@ worker's ``io`` row (counters written at every node) has cache lines of its own.
 Batches. :meth:`ParallelEngine.solve_many` solves many positions, each whole by one worker, for
 sets of solves too small to split (a test set): the workers take chunks of positions as they
 come free and the results come back in the order of the positions.
+
+The workers are a :class:`~zerosum.runtime.workers.WorkerGroup`; the send/collect/stop loop of
+each of the three splits (a null-window test, a search, a batch) is
+:class:`~zerosum.runtime.scheduler.Split`'s, and this module brings the plans.
 """
 
 from __future__ import annotations
 
 import contextlib
 import itertools
-import multiprocessing
-import os
-import threading
 import time
-from collections import deque
 from collections.abc import Generator, Iterable
-from multiprocessing.connection import Connection, wait
+from multiprocessing.connection import Connection
 from multiprocessing.shared_memory import SharedMemory
 from typing import Any, Final
 
@@ -82,10 +82,10 @@ from zerosum.compiled.engine import (
     table_move,
 )
 from zerosum.compiled.runner import Found, Solution, compiled
+from zerosum.runtime.scheduler import Split, Verdict
+from zerosum.runtime.workers import Activity, WorkerGroup
 from zerosum.search.core import Limit, Stats
-from zerosum.search.parallel import Activity, ignore_sigint, sigint_held, wait_until_ready
 
-_POLL_S: Final = 0.01
 _IO_STRIDE: Final = 32
 """Slots from one worker's ``io`` row to the next: 256 bytes, so that no two workers' rows
 share a cache line (each search writes its counters at every node; on a shared line the
@@ -126,7 +126,7 @@ def _rows(memory: SharedMemory, workers: int) -> np.ndarray[Any, Any]:
 
 
 def _worker(
-    game: str,
+    kernel: Kernel,
     table_name: str,
     entries: int,
     io_name: str,
@@ -134,11 +134,9 @@ def _worker(
     index: int,
     pipe: Connection,
 ) -> None:
-    """A worker's life: attach to the shared arrays, then solve whatever the pipe sends."""
-    ignore_sigint()  # the parent handles Ctrl-C and stops us
-    from zerosum.compiled.kernels import compiled_game
-
-    kernel = compiled_game(game).kernel
+    """A worker process's life (after :func:`~zerosum.runtime.workers.worker_init`): attach to
+    the shared arrays, then solve whatever the pipe sends. ``kernel`` comes pickled: numba
+    pickles its compiled functions, and the worker loads them from numba's cache."""
     table_memory, io_memory = _attach(table_name), _attach(io_name)
     table = _table(table_memory, entries)
     ios = _rows(io_memory, workers)
@@ -191,6 +189,173 @@ def _serve(
         pipe.send(int(score))
 
 
+class _BatchPlan:
+    """A :class:`~zerosum.runtime.scheduler.Plan`: whole solves in chunks of about
+    ``_CHUNK_S`` seconds (the first position alone), for :meth:`ParallelEngine.solve_many`.
+    Every answer is kept (a halted chunk's too: its solutions say whether they completed)."""
+
+    def __init__(
+        self,
+        states: Iterable[np.ndarray[Any, Any]],
+        bounds: tuple[int, int, int, int],
+        deadline: float | None,
+        limit: Limit | None,
+    ) -> None:
+        self.pending = enumerate(states)
+        self.bounds = bounds
+        """``(lo, hi, node limit, generation)`` of every solve."""
+        self.deadline, self.limit = deadline, limit
+        self.done: dict[int, Solution] = {}
+        self.mean_s = 0.0  # seconds per position so far, for the size of the chunks
+        self.solved = 0
+
+    def assign(self, worker: int) -> tuple[list[int], Any] | None:
+        size = 1 if self.solved == 0 else int(_CHUNK_S / max(self.mean_s, 1e-6))
+        chunk = list(itertools.islice(self.pending, max(1, min(size, _CHUNK_MAX))))
+        if not chunk:
+            return None
+        values = [[int(value) for value in state] for _, state in chunk]
+        return [index for index, _ in chunk], (_SOLVE, values, *self.bounds)
+
+    def count(self, worker: int, indices: list[int], results: Any) -> int:
+        for index, (rank, searched, seconds, aborted) in zip(indices, results, strict=True):
+            self.done[index] = Solution(rank, Stats(nodes=searched, time_s=seconds), not aborted)
+            self.mean_s = (self.mean_s * self.solved + seconds) / (self.solved + 1)
+            self.solved += 1
+        return sum(result[1] for result in results)
+
+    def take(self, worker: int, indices: list[int], results: Any) -> Verdict:
+        return Verdict.GO_ON
+
+    def stopping(self) -> bool:
+        return _limit_says_stop(self.deadline, self.limit)
+
+
+def _limit_says_stop(deadline: float | None, limit: Limit | None) -> bool:
+    """Whether the clock passed ``deadline`` or the stop callback of ``limit`` says stop."""
+    return (deadline is not None and time.perf_counter() >= deadline) or (
+        limit is not None and limit.stop is not None and limit.stop()
+    )
+
+
+class _SearchPlan:
+    """A :class:`~zerosum.runtime.scheduler.Plan`: the root moves of
+    :meth:`ParallelEngine.search` (see :meth:`ParallelEngine._split`). A piece is ``(move
+    index, its alpha, full window)``."""
+
+    def __init__(
+        self,
+        engine: ParallelEngine,
+        moves: list[tuple[int, list[int]]],
+        depth: int,
+        window: tuple[int, int],
+        deadline: float | None,
+        limit: Limit | None,
+    ) -> None:
+        self.engine, self.moves, self.depth = engine, moves, depth
+        self.floor, self.beta = window
+        self.deadline, self.limit = deadline, limit
+        self.queue: list[tuple[int, bool]] = [(0, True)]  # (move index, full window), in order
+        self.queue += [(index, False) for index in range(1, len(moves))]
+        self.best, self.best_at = -INF, -1
+
+    def assign(self, worker: int) -> tuple[tuple[int, int, bool], Any] | None:
+        engine = self.engine
+        if not self.queue or (self.best_at < 0 and engine._scheduler.busy):
+            return None  # young brothers wait for the first move
+        index, full = self.queue.pop(0)
+        alpha = max(self.best, self.floor)
+        top = self.beta if full or self.best_at < 0 else alpha + 1
+        engine.ios[worker] = engine._fresh()
+        message = (_SEARCH, self.moves[index][1], -top, -alpha, self.depth - 1)
+        return (index, alpha, full or self.best_at < 0), message
+
+    def count(self, worker: int, tag: Any, score: Any) -> int:
+        engine = self.engine
+        nodes = int(engine.ios[worker, NODES])
+        engine._nodes += nodes
+        for slot in range(EVALUATIONS + 1):
+            engine._counts[slot] += int(engine.ios[worker, slot])
+        return nodes
+
+    def take(self, worker: int, tag: tuple[int, int, bool], score: Any) -> Verdict:
+        index, alpha, full = tag
+        if self.engine.ios[worker, ABORTED] != 0:  # its node budget ran out
+            return Verdict.STOP
+        value = -int(score)
+        if not full and alpha < value < self.beta:
+            # A null window failed high: the value is a lower bound. Above the best so far,
+            # the move is the new best: search it with the full window; else test it again
+            # against the best, which rose meanwhile.
+            self.queue.insert(0, (index, value > self.best))
+            return Verdict.GO_ON
+        if value > self.best or self.best_at < 0:
+            self.best, self.best_at = value, index
+        if self.best >= self.beta:  # a cutoff: the other moves cannot matter
+            return Verdict.CUTOFF
+        return Verdict.GO_ON
+
+    def stopping(self) -> bool:
+        return _limit_says_stop(self.deadline, self.limit)
+
+
+class _TestPlan:
+    """A :class:`~zerosum.runtime.scheduler.Plan`: the root's children in one null-window test
+    of an exact solve (see :meth:`ParallelEngine._root`). A piece is a child's index."""
+
+    def __init__(
+        self,
+        engine: ParallelEngine,
+        children: list[list[int]],
+        window: tuple[int, int],
+        deadline: float | None,
+        limit: Limit | None,
+    ) -> None:
+        self.engine, self.children = engine, children
+        self.alpha, self.beta = window
+        self.deadline, self.limit = deadline, limit
+        self.queue = list(range(len(children)))
+        self.answered: set[int] = set()
+        self.best = -INF
+
+    def assign(self, worker: int) -> tuple[int, Any] | None:
+        engine = self.engine
+        busy = engine._scheduler.tags()
+        if self.queue:
+            child, variant = self.queue.pop(0), 0
+        elif busy:  # lazy SMP: join a child still being searched, in another move order
+            child, variant = min(busy.values()), worker + 1
+        else:
+            return None
+        engine.ios[worker] = engine._fresh()
+        engine.ios[worker, VARIANT] = variant
+        return child, (_SEARCH, self.children[child], -self.beta, -self.alpha, DEPTH_INF - 1)
+
+    def count(self, worker: int, child: int, score: Any) -> int:
+        nodes = int(self.engine.ios[worker, NODES])
+        self.engine._nodes += nodes
+        return nodes
+
+    def take(self, worker: int, child: int, score: Any) -> Verdict:
+        engine = self.engine
+        if child in self.answered:  # another copy answered first
+            return Verdict.GO_ON
+        if engine.ios[worker, ABORTED] != 0:  # not stopped by us: its node budget
+            return Verdict.STOP
+        self.answered.add(child)
+        copies = [
+            other for other, searching in engine._scheduler.tags().items() if searching == child
+        ]
+        engine._group_halt(copies)
+        self.best = max(self.best, -int(score))
+        if self.best >= self.beta:
+            return Verdict.CUTOFF
+        return Verdict.GO_ON
+
+    def stopping(self) -> bool:
+        return _limit_says_stop(self.deadline, self.limit)
+
+
 class ParallelEngine:
     """Exact solves of one kernel's game by ``workers`` threads (or processes, ``threads=False``)
     sharing one table."""
@@ -232,62 +397,54 @@ class ParallelEngine:
         self._node_limit: int | None = None
         self.activity = Activity(workers)
         """Busy time and nodes per worker since the last solve or search started."""
-        context = multiprocessing.get_context("spawn")
-        self._pipes: list[Connection] = []
-        self._processes: list[Any] = []
+        self.game = game
+        self.closed = False
+        self._group: WorkerGroup | None = None
         try:
-            self._start(context, game, entries)
+            self._group = self._start(entries)
         except BaseException:  # Ctrl-C while the workers load: end them, free the memory
             self.close(kill=True)
             raise
+        self._scheduler: Split[Any] = Split(self._group, activity=self.activity)
+        self._batches: Split[Any] = Split(self._group, activity=self.activity, in_flight=_IN_FLIGHT)
 
-    def _start(self, context: Any, game: str, entries: int) -> None:
+    def _start(self, entries: int) -> WorkerGroup:
         """Start the workers and wait until each has loaded the compiled search."""
         workers = self.workers
         if self.threads:
-            for index in range(workers):
-                mine, theirs = context.Pipe()
-                thread = threading.Thread(
-                    target=_serve,
-                    args=(self.kernel, self.table, self.ios[index], theirs, self._aux),
-                    daemon=True,
-                    name=f"zerosum-worker-{index}",
-                )
-                thread.start()
-                self._pipes.append(mine)
-                self._processes.append(thread)
-            wait_until_ready(self._pipes)
-            return
-        assert self._table_memory is not None and self._io_memory is not None
-        for index in range(workers):
-            mine, theirs = context.Pipe()
-            process = context.Process(
-                target=_worker,
-                args=(
-                    game,
-                    self._table_memory.name,
-                    entries,
-                    self._io_memory.name,
-                    workers,
-                    index,
-                    theirs,
-                ),
-                daemon=True,
-                name=f"zerosum-worker-{index}",
+            return WorkerGroup(
+                workers,
+                _serve,
+                lambda index, pipe: (self.kernel, self.table, self.ios[index], pipe, self._aux),
+                flag=self._flag,
+                name="zerosum-worker",
+                threads=True,
             )
-            with sigint_held():
-                process.start()
-            self._pipes.append(mine)
-            self._processes.append(process)
-        wait_until_ready(self._pipes)
+        assert self._table_memory is not None and self._io_memory is not None
+        table_name, io_name = self._table_memory.name, self._io_memory.name
+        return WorkerGroup(
+            workers,
+            _worker,
+            lambda index, pipe: (self.kernel, table_name, entries, io_name, workers, index, pipe),
+            flag=self._flag,
+            name="zerosum-worker",
+            join_s=5.0,
+        )
+
+    def _flag(self, worker: int, raised: bool) -> None:
+        self.ios[worker, STOP] = int(raised)
+
+    @property
+    def _processes(self) -> list[Any]:
+        """The workers (threads or processes)."""
+        return [] if self._group is None else self._group.processes
 
     @property
     def pids(self) -> list[int]:
         """The worker processes' ids; with threads, this process's id (whose CPU time is
         the workers' and this thread's, which mostly waits for them)."""
-        if self.threads:
-            return [os.getpid()]
-        return [int(process.pid) for process in self._processes]
+        assert self._group is not None
+        return self._group.pids
 
     @property
     def table_bytes(self) -> int:
@@ -372,69 +529,21 @@ class ParallelEngine:
         deadline = None if limit is None or limit.time is None else started + limit.time
         self.activity.reset()
         self.ios[:, STOP] = 0
-        pending = enumerate(states)
-        queued: list[deque[list[int]]] = [deque() for _ in range(self.workers)]
-        done: dict[int, Solution] = {}
+        plan = _BatchPlan(states, (lo, hi, nodes, generation), deadline, limit)
         answered = 0  # results yielded
-        mean_s = 0.0  # seconds per position so far, for the size of the chunks
-        solved = 0
-        stopped = False
-
-        def send(worker: int) -> None:
-            while not stopped and len(queued[worker]) < _IN_FLIGHT:
-                size = 1 if solved == 0 else int(_CHUNK_S / max(mean_s, 1e-6))
-                chunk = list(itertools.islice(pending, max(1, min(size, _CHUNK_MAX))))
-                if not chunk:
-                    return
-                if not queued[worker]:
-                    self.activity.begin(worker)
-                queued[worker].append([index for index, _ in chunk])
-                values = [[int(value) for value in state] for _, state in chunk]
-                self._pipes[worker].send((_SOLVE, values, lo, hi, nodes, generation))
-
+        verdict = Verdict.GO_ON
         try:
-            for worker in range(self.workers):
-                send(worker)
-            while any(queued):
-                busy = {self._pipes[worker]: worker for worker in range(self.workers)}
-                ready = wait([pipe for pipe, w in busy.items() if queued[w]], timeout=_POLL_S)
-                for pipe in ready:
-                    worker = busy[pipe]  # type: ignore[index]  # the pipes we waited on
-                    results = self._pipes[worker].recv()
-                    indices = queued[worker].popleft()
-                    self.activity.end(worker, sum(result[1] for result in results))
-                    if queued[worker]:
-                        self.activity.begin(worker)
-                    for index, (rank, searched, seconds, aborted) in zip(
-                        indices, results, strict=True
-                    ):
-                        stats = Stats(nodes=searched, time_s=seconds)
-                        done[index] = Solution(rank, stats, not aborted)
-                        mean_s = (mean_s * solved + seconds) / (solved + 1)
-                        solved += 1
-                    send(worker)
-                while answered in done:
-                    solution = done.pop(answered)
-                    answered += 1
-                    yield solution
-                    if stopped and not solution.complete:
-                        return
-                if not stopped and (
-                    (deadline is not None and time.perf_counter() >= deadline)
-                    or (limit is not None and limit.stop is not None and limit.stop())
-                ):
-                    stopped = True
-                    self.ios[:, STOP] = 1
-            if stopped and next(pending, None) is not None:
+            with contextlib.closing(self._batches.rounds(plan)) as rounds:
+                for verdict in rounds:
+                    while answered in plan.done:
+                        solution = plan.done.pop(answered)
+                        answered += 1
+                        yield solution
+                        if verdict is Verdict.STOP and not solution.complete:
+                            return
+            if verdict is Verdict.STOP and next(plan.pending, None) is not None:
                 yield Solution(0, Stats(), complete=False)  # the first one never sent
         finally:
-            if any(queued):  # stopped, or the caller closed the iterator: let none run on
-                self.ios[:, STOP] = 1
-                for worker, chunks in enumerate(queued):
-                    for _ in chunks:
-                        self._pipes[worker].recv()
-                    if chunks:
-                        self.activity.end(worker, 0)
             self.ios[:, STOP] = 0
 
     def _expand(self, root: np.ndarray[Any, Any]) -> list[list[int]]:
@@ -522,69 +631,10 @@ class ParallelEngine:
         """The fail-soft value in ``window`` and the best move of the root whose children are
         ``moves``, searched to ``depth`` (see :meth:`search`); ``None`` if a limit stopped
         it."""
-        floor, beta = window
-        queue: list[tuple[int, bool]] = [(0, True)]  # (move index, full window), in order
-        queue += [(index, False) for index in range(1, len(moves))]
-        busy: dict[int, tuple[int, int, bool]] = {}  # worker -> (move, its alpha, full window)
-        best, best_at = -INF, -1
-        stopping = stopped = False
-
-        def fill() -> None:
-            for worker in range(self.workers):
-                if worker in busy or stopping or not queue:
-                    continue
-                if best_at < 0 and busy:  # young brothers wait for the first move
-                    return
-                index, full = queue.pop(0)
-                alpha = max(best, floor)
-                top = beta if full or best_at < 0 else alpha + 1
-                self.ios[worker] = self._fresh()
-                busy[worker] = (index, alpha, full or best_at < 0)
-                self.activity.begin(worker)
-                self._pipes[worker].send((_SEARCH, moves[index][1], -top, -alpha, depth - 1))
-
-        fill()
-        try:
-            while busy:
-                for pipe in wait([self._pipes[worker] for worker in busy], timeout=_POLL_S):
-                    worker = next(w for w in busy if self._pipes[w] is pipe)
-                    score = self._pipes[worker].recv()
-                    index, alpha, full = busy.pop(worker)
-                    self._nodes += int(self.ios[worker, NODES])
-                    self.activity.end(worker, int(self.ios[worker, NODES]))
-                    for slot in range(EVALUATIONS + 1):
-                        self._counts[slot] += int(self.ios[worker, slot])
-                    if stopping:
-                        continue
-                    if self.ios[worker, ABORTED] != 0:  # its node budget ran out
-                        stopping = stopped = True
-                        self.ios[:, STOP] = 1
-                        continue
-                    value = -int(score)
-                    if not full and alpha < value < beta:
-                        # A null window failed high: the value is a lower bound. Above the best
-                        # so far, the move is the new best: search it with the full window;
-                        # else test it again against the best, which rose meanwhile.
-                        queue.insert(0, (index, value > best))
-                        continue
-                    if value > best or best_at < 0:
-                        best, best_at = value, index
-                    if best >= beta:  # a cutoff: the other moves cannot matter
-                        stopping = True
-                        self.ios[:, STOP] = 1
-                if not stopping and (
-                    (deadline is not None and time.perf_counter() >= deadline)
-                    or (limit is not None and limit.stop is not None and limit.stop())
-                ):
-                    stopping = stopped = True
-                    self.ios[:, STOP] = 1
-                fill()
-        except BaseException:
-            self.ios[:, STOP] = 1
-            for worker in busy:
-                self._pipes[worker].recv()
-            raise
-        return None if stopped else (best, moves[best_at][0])
+        plan = _SearchPlan(self, moves, depth, window, deadline, limit)
+        if self._scheduler.run(plan) is Verdict.STOP:
+            return None
+        return plan.best, moves[plan.best_at][0]
 
     def _root(
         self,
@@ -608,65 +658,14 @@ class ParallelEngine:
         workers too (with ``DEPTH_INF`` every one of them was too shallow at the children and
         the first tests were searched again).
         """
-        queue = list(range(len(children)))
-        busy: dict[int, int] = {}  # worker -> child
-        answered: set[int] = set()
-        best = -INF
-        stopping = stopped = False
+        plan = _TestPlan(self, children, (alpha, beta), deadline, limit)
+        if self._scheduler.run(plan) is Verdict.STOP:
+            return None
+        return plan.best
 
-        def start(worker: int, child: int, variant: int) -> None:
-            self.ios[worker] = self._fresh()
-            self.ios[worker, VARIANT] = variant
-            busy[worker] = child
-            self.activity.begin(worker)
-            message = (_SEARCH, children[child], -beta, -alpha, DEPTH_INF - 1)
-            self._pipes[worker].send(message)
-
-        def fill() -> None:
-            for worker in range(self.workers):
-                if worker in busy or stopping:
-                    continue
-                if queue:
-                    start(worker, queue.pop(0), 0)
-                elif busy:
-                    start(worker, min(busy.values()), worker + 1)
-
-        fill()
-        try:
-            while busy:
-                for pipe in wait([self._pipes[worker] for worker in busy], timeout=_POLL_S):
-                    worker = next(i for i, mine in enumerate(self._pipes) if mine is pipe)
-                    score = self._pipes[worker].recv()
-                    child = busy.pop(worker)
-                    self._nodes += int(self.ios[worker, NODES])
-                    self.activity.end(worker, int(self.ios[worker, NODES]))
-                    if stopping or child in answered:
-                        continue
-                    if self.ios[worker, ABORTED] != 0:  # not stopped by us: its node budget
-                        stopping = stopped = True
-                        self.ios[:, STOP] = 1
-                        continue
-                    answered.add(child)
-                    for other, searching in busy.items():
-                        if searching == child:
-                            self.ios[other, STOP] = 1
-                    best = max(best, -score)
-                    if best >= beta:
-                        stopping = True
-                        self.ios[:, STOP] = 1
-                if not stopping and (
-                    (deadline is not None and time.perf_counter() >= deadline)
-                    or (limit is not None and limit.stop is not None and limit.stop())
-                ):
-                    stopping = stopped = True
-                    self.ios[:, STOP] = 1
-                fill()
-        except BaseException:
-            self.ios[:, STOP] = 1
-            for worker in busy:
-                self._pipes[worker].recv()
-            raise
-        return None if stopped else best
+    def _group_halt(self, workers: Iterable[int]) -> None:
+        assert self._group is not None
+        self._group.halt(workers)
 
     def _fresh(self) -> np.ndarray[Any, Any]:
         fresh = new_io()
@@ -678,21 +677,11 @@ class ParallelEngine:
     def close(self, *, kill: bool = False) -> None:
         """Stop the workers (``kill``: at once, without letting them finish; threads are told to
         stop) and free the shared memory."""
-        if kill:
-            self.ios[:, STOP] = 1
-        for pipe in self._pipes:
-            with contextlib.suppress(BrokenPipeError, OSError):
-                pipe.send(None)
-        for process in self._processes:
-            if self.threads:
-                process.join()
-                continue
-            if kill:
-                process.kill()
-            process.join(timeout=5)
-            if process.is_alive():
-                process.kill()
-                process.join()
+        if self.closed:
+            return
+        self.closed = True
+        if self._group is not None:
+            self._group.close(kill=kill)
         del self.table, self.ios
         for memory in (self._table_memory, self._io_memory):
             if memory is not None:

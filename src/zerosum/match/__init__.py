@@ -7,8 +7,9 @@
 * :mod:`.elo`: the Elo difference and its 95% interval (formulas in its docstring).
 * :mod:`.openings`: the built-in books.
 * :mod:`.referee`: the rules keeper of a game (python-chess for chess) and PGN.
-* :mod:`.executor`: where games run: this process, or worker processes.
-* :mod:`.cluster`: or Ray actors that keep their players (``zerosum match --cluster``).
+
+Where the games run is :mod:`zerosum.runtime`'s: this process, worker processes, or Ray actors
+that keep their players (``zerosum match --cluster``); its executor names are re-exported here.
 
 >>> from zerosum.match import Match, parse_player
 >>> result = Match("tictactoe", parse_player("level=5"), parse_player("level=5"), games=2).play()
@@ -17,7 +18,6 @@
 """
 
 from zerosum.match.elo import EloEstimate, elo_from_score, estimate, score_from_elo
-from zerosum.match.executor import Executor, ProcessExecutor, SerialExecutor, WorkerError
 from zerosum.match.openings import Opening, openings_for
 from zerosum.match.players import (
     EngineSettings,
@@ -27,6 +27,7 @@ from zerosum.match.players import (
     parse_player,
 )
 from zerosum.match.runner import GameRecord, Match, MatchResult, TimeControl, TimeControlError
+from zerosum.runtime.executor import Executor, ProcessExecutor, SerialExecutor, WorkerError
 
 __all__ = [
     "EloEstimate",

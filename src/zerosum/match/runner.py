@@ -19,7 +19,6 @@ from typing import Any
 from zerosum.game import MoveError, ZerosumError
 from zerosum.games import get_game
 from zerosum.match.elo import EloEstimate, estimate
-from zerosum.match.executor import Executor, SerialExecutor
 from zerosum.match.openings import Opening, openings_for
 from zerosum.match.players import (
     Player,
@@ -33,6 +32,7 @@ from zerosum.match.players import (
     open_player,
 )
 from zerosum.match.referee import Ending, check_moves, chess_pgn, referee_for
+from zerosum.runtime.executor import Executor, ProcessExecutor, SerialExecutor
 
 DEFAULT_MAX_PLIES = 1000
 """A game still going after this many plies is adjudicated a draw."""
@@ -325,8 +325,6 @@ def worker_executor(workers: int) -> Executor:
     """The executor for ``workers`` local processes (this process itself for 1)."""
     if workers <= 1:
         return SerialExecutor()
-    from zerosum.match.executor import ProcessExecutor
-
     return ProcessExecutor(workers, initializer=enter_worker, teardown=close_players)
 
 

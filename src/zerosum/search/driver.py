@@ -1,219 +1,58 @@
-"""The public entry of the search: the algorithm registry, the root search and the driver.
+"""The public entry of the search: the driver.
 
 The driver checks its input once, runs the chosen algorithm at the root, deepens iteratively
 when the algorithm or the limit asks for it, and turns the last completed iteration into a
 :class:`~zerosum.search.core.SearchResult`. It never prints: callers watch the iterations
 through :func:`iterate` or the ``on_iteration`` callback.
 
-Root modes: ``one`` keeps the window at the best score so far and proves one best move;
-``all`` keeps it one below (scores are integers), so every move that ties the best is scored
-exactly and the set of best moves is complete; ``exact`` searches every move with a full window
-and reports each move's value (the solver's view).
+The registry, the root modes and the serial root search live in :mod:`.root` (re-exported
+here); the split root search in :mod:`.parallel`.
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from enum import Enum
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
-from zerosum.game import (
-    INFINITY,
-    Game,
-    ProtocolError,
-    Score,
-    ZerosumError,
-    no_moves_error,
-    probe_of,
-    terminal_score,
-)
-from zerosum.search import algorithms
+from zerosum.game import Game, ProtocolError, no_moves_error, probe_of, terminal_score
 from zerosum.search.core import Context, Limit, SearchResult, SearchStopped
-from zerosum.search.table import DEFAULT_ENTRIES, Bound, TranspositionTable
+from zerosum.search.root import (
+    ALGORITHMS,
+    Algorithm,
+    Iteration,
+    Mode,
+    Node,
+    UnknownAlgorithmError,
+    extend_pv,
+    get_algorithm,
+    root_alpha,
+    search_move,
+    search_root,
+)
+from zerosum.search.table import DEFAULT_ENTRIES, TranspositionTable
 
-if TYPE_CHECKING:  # imported when a search asks for workers
+if TYPE_CHECKING:  # annotations only: the pool is imported when a search asks for workers
     from zerosum.search.parallel import SearchPool
 
+__all__ = [
+    "ALGORITHMS",
+    "Algorithm",
+    "Iteration",
+    "Mode",
+    "Node",
+    "UnknownAlgorithmError",
+    "extend_pv",
+    "get_algorithm",
+    "iterate",
+    "root_alpha",
+    "search",
+    "search_move",
+    "search_root",
+    "solve",
+]
+
 M = TypeVar("M")
-
-Node = Callable[[Context[Any], int, Score, Score, int], Score]
-"""A node function in negamax form: ``(context, depth, alpha, beta, ply) -> score``."""
-
-
-class UnknownAlgorithmError(ZerosumError, KeyError):
-    """An algorithm name that is not in the registry."""
-
-    def __str__(self) -> str:
-        return str(self.args[0])
-
-
-class Mode(Enum):
-    """Which root moves the search proves best (see the module docstring)."""
-
-    ONE = "one"
-    ALL = "all"
-    EXACT = "exact"
-
-
-def _minimax_child(ctx: Context[Any], depth: int, alpha: Score, beta: Score, ply: int) -> Score:
-    # The reference returns the root player's value; a child's negamax value is its negation.
-    return -algorithms.minimax(ctx, depth, ply, maximizing=False)
-
-
-def _negamax_child(ctx: Context[Any], depth: int, alpha: Score, beta: Score, ply: int) -> Score:
-    return algorithms.negamax(ctx, depth, ply)
-
-
-@dataclass(frozen=True)
-class Algorithm:
-    """One entry of the algorithm registry."""
-
-    name: str
-    summary: str
-    """One line for ``zerosum algorithms``."""
-    node: Node
-    """The node function used below the root."""
-    table_kind: str
-    """``"memo"`` (keyed by key and depth) or ``"table"`` (a bounded table with bounds)."""
-    iterative: bool = False
-    """Deepen iteratively even when only the depth limits the search."""
-    ordering: bool = False
-    """Order root moves with the table move, killers and history."""
-    null_window: bool = False
-    """Search root moves after the first with a null window first (PVS)."""
-
-
-ALGORITHMS: dict[str, Algorithm] = {
-    a.name: a
-    for a in (
-        Algorithm(
-            "minimax",
-            "reference minimax in max/min form (seeds 000, 002); table = memo by key and depth",
-            _minimax_child,
-            "memo",
-        ),
-        Algorithm(
-            "negamax",
-            "negamax from the side to move (seed 003); table = memo by key and depth",
-            _negamax_child,
-            "memo",
-        ),
-        Algorithm(
-            "alphabeta",
-            "fail-soft alpha-beta (seed 001); table = transposition table with bounds",
-            algorithms.alphabeta,
-            "table",
-        ),
-        Algorithm(
-            "engine",
-            "iterative deepening PVS with table, killer and history ordering",
-            algorithms.pvs,
-            "table",
-            iterative=True,
-            ordering=True,
-            null_window=True,
-        ),
-    )
-}
-
-
-def get_algorithm(name: str) -> Algorithm:
-    """The registered algorithm ``name``; raises :class:`UnknownAlgorithmError`."""
-    try:
-        return ALGORITHMS[name]
-    except KeyError:
-        known = ", ".join(ALGORITHMS)
-        raise UnknownAlgorithmError(
-            f"unknown algorithm {name!r}: expected one of {known}"
-        ) from None
-
-
-@dataclass(frozen=True)
-class _Iteration:
-    value: Score
-    scored: tuple[tuple[Any, Score], ...]
-    best_moves: tuple[Any, ...]
-    pv: tuple[Any, ...]
-
-
-def root_alpha(mode: Mode, best: Score) -> Score:
-    """The lower end of the window a root move is searched with, given the best score so far."""
-    if mode is Mode.EXACT or best == -INFINITY:
-        return -INFINITY
-    return best - 1 if mode is Mode.ALL else best
-
-
-def search_move(
-    ctx: Context[M], algorithm: Algorithm, move: M, depth: int, alpha: Score, *, null_window: bool
-) -> Score:
-    """The fail-soft value of root move ``move`` at ``depth`` in the window ``(alpha, INFINITY)``;
-    with ``null_window`` (a move after the first) an algorithm that uses PVS tries a null window
-    first. Raises SearchStopped with the move still made (the driver unwinds the game)."""
-    game, node = ctx.game, algorithm.node
-    game.make(move)
-    if algorithm.null_window and null_window and alpha > -INFINITY:
-        value = -node(ctx, depth - 1, -alpha - 1, -alpha, 1)
-        if value > alpha:
-            value = -node(ctx, depth - 1, -INFINITY, -alpha, 1)
-    else:
-        value = -node(ctx, depth - 1, -INFINITY, -alpha, 1)
-    game.undo()
-    return value
-
-
-def _search_root(ctx: Context[M], algorithm: Algorithm, depth: int, mode: Mode) -> _Iteration:
-    """Search every root move once at ``depth`` (the game is not over at the root and has a
-    legal move: :func:`iterate` checks both)."""
-    game = ctx.game
-    ctx.nodes += 1
-    ctx.pv[0] = ()
-    key = game.key()
-    moves = game.legal_moves()
-    if algorithm.ordering:
-        table_move = None
-        if ctx.table is not None:
-            ctx.tt_probes += 1
-            entry = ctx.table.probe(key)
-            if entry is not None:
-                ctx.tt_hits += 1
-                table_move = entry.move
-        moves = algorithms.ordered(ctx, moves, table_move, 0)
-    best = -INFINITY
-    scored: list[tuple[M, Score]] = []
-    for index, move in enumerate(moves):
-        alpha = root_alpha(mode, best)
-        value = search_move(ctx, algorithm, move, depth, alpha, null_window=index > 0)
-        scored.append((move, value))
-        if value > best:
-            best = value
-            ctx.pv[0] = (move, *ctx.pv[1])
-    best_moves = tuple(move for move, value in scored if value == best)
-    if mode is Mode.ONE:
-        best_moves = best_moves[:1]
-    if ctx.table is not None and ctx.table.store(key, depth, best, Bound.EXACT, best_moves[0]):
-        ctx.tt_stores += 1
-    return _Iteration(best, tuple(scored), best_moves, ctx.pv[0])
-
-
-def _extend_pv(ctx: Context[M], pv: tuple[M, ...], depth: int) -> tuple[M, ...]:
-    """Follow table moves past the end of ``pv`` (cut short by table hits) up to ``depth``."""
-    table, game = ctx.table, ctx.game
-    if table is None:
-        return pv
-    line = list(pv)
-    for move in line:
-        game.make(move)
-    while len(line) < depth and game.outcome() is None:
-        entry = table.probe(game.key())
-        if entry is None or entry.move is None or entry.move not in game.legal_moves():
-            break
-        game.make(entry.move)
-        line.append(entry.move)
-    for _ in line:
-        game.undo()
-    return tuple(line)
 
 
 def iterate(
@@ -259,6 +98,8 @@ def iterate(
     if not game.legal_moves():  # checked once here for every root search below
         raise no_moves_error(game)
     if pool is None and parallel:
+        # Worker processes (and numpy, for their shared table) only when asked for: not a
+        # cycle (the pool imports .root, never this module), the start-up of every command.
         from zerosum.search.parallel import shared_pool
 
         pool = shared_pool(workers)
@@ -274,7 +115,7 @@ def iterate(
             ctx.table.new_search()
         try:
             if pool is None:
-                found = _search_root(ctx, chosen, depth, mode)
+                found = search_root(ctx, chosen, depth, mode)
             else:
                 found = pool.search_root(
                     ctx,
@@ -301,7 +142,7 @@ def iterate(
             value=found.value,
             best_move=best_move,
             best_moves=found.best_moves,
-            pv=_extend_pv(ctx, pv, depth),
+            pv=extend_pv(ctx, pv, depth),
             depth=min(depth, ctx.seldepth),
             stats=ctx.stats(),
             move_values=found.scored if mode is Mode.EXACT else (),

@@ -38,7 +38,10 @@ nodes (``Limit.stop``). The parent watches the clock, the node budget and the ca
 callback while it waits, raises every flag when one of them says stop, waits for every worker
 to answer (so the pool is idle and reusable), and raises ``SearchStopped``. Workers ignore
 SIGINT: Ctrl-C reaches the parent, which stops them the same way. A worker whose parent dies
-sees its pipe close and exits.
+sees its pipe close and exits. The workers themselves are a
+:class:`~zerosum.runtime.workers.WorkerGroup`, and the send/collect/stop loop of steps 2-3 and of
+the PV split is :class:`~zerosum.runtime.scheduler.Split`'s: this module brings the plans (which
+move goes out next, with which window, and what an answer means).
 """
 
 from __future__ import annotations
@@ -46,26 +49,33 @@ from __future__ import annotations
 import atexit
 import contextlib
 import multiprocessing
-import os
-import signal
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from multiprocessing.connection import Connection, wait
+from multiprocessing.connection import Connection
 from multiprocessing.shared_memory import SharedMemory
-from typing import TYPE_CHECKING, Any, Final, TypeVar
+from typing import Any, Final, TypeVar
 
 from zerosum.game import INFINITY, MAX_PLY, Game, Score, no_moves_error, probe_of
+from zerosum.runtime.scheduler import Split, Verdict
+from zerosum.runtime.workers import Activity, WorkerGroup, resolve_workers
 from zerosum.search.core import Context, Limit, SearchStopped, to_table
+from zerosum.search.root import Iteration, Mode, extend_pv, get_algorithm, root_alpha, search_move
 from zerosum.search.shared_table import MoveCodes, SharedTable, slots_for, table_bytes
 from zerosum.search.table import Bound, TranspositionTable
 
-if TYPE_CHECKING:  # the driver imports this module lazily; these names only type it
-    from zerosum.search.driver import Mode, _Iteration
+__all__ = [
+    "SPLIT_DEPTH",
+    "Activity",
+    "SearchPool",
+    "SplitItems",
+    "attach_block",
+    "resolve_workers",
+    "shared_pool",
+]
 
 M = TypeVar("M")
 
-_POLL_S: Final = 0.01
 SPLIT_DEPTH: Final = 4
 _attached: dict[str, SharedMemory] = {}
 """In a worker: the pool's shared blocks it opened, kept across searches."""
@@ -82,78 +92,6 @@ def attach_block(name: str) -> SharedMemory:
         _attached.clear()
         block = _attached[name] = SharedMemory(name=name)
     return block
-
-
-def wait_until_ready(pipes: Iterable[Connection]) -> None:
-    """Wait for every worker's ``"ready"``; raises if one died or said anything else."""
-    for pipe in pipes:
-        try:
-            ready = pipe.recv()
-        except EOFError:
-            ready = None
-        if ready != "ready":
-            raise RuntimeError("a search worker failed to start (see its error above)")
-
-
-@contextlib.contextmanager
-def sigint_held() -> Iterator[None]:
-    """Block SIGINT while worker processes are started. They inherit the blocked signal, so a
-    Ctrl-C cannot kill one half-way through Python's start-up (with a trace on the terminal);
-    each worker then ignores SIGINT and unblocks it (:func:`ignore_sigint`). In the parent, a
-    Ctrl-C that came meanwhile is delivered as soon as the block ends: none is lost."""
-    if not hasattr(signal, "pthread_sigmask"):  # not POSIX
-        yield
-        return
-    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
-
-
-def ignore_sigint() -> None:
-    """A worker's first step: Ctrl-C is the parent's to handle (it stops the workers)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    if hasattr(signal, "pthread_sigmask"):
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
-
-
-def resolve_workers(workers: int) -> int:
-    """``workers`` as a process count: 0 means one per core."""
-    if workers < 0:
-        raise ValueError(f"{workers} workers: expected 0 (every core) or more")
-    return workers or os.cpu_count() or 1
-
-
-class Activity:
-    """What each worker of a pool did since :meth:`reset`: seconds busy with a task and nodes
-    searched. ``utilization`` is the share of the workers' time spent searching: together with
-    the node counts it tells how the split would scale on dedicated cores (see
-    ``benchmarks/parallel.py``)."""
-
-    def __init__(self, workers: int) -> None:
-        self.workers = workers
-        self.reset()
-
-    def reset(self) -> None:
-        self.busy_s = [0.0] * self.workers
-        self.nodes = [0] * self.workers
-        self.tasks = 0
-        self.started = time.perf_counter()
-        self._since: dict[int, float] = {}
-
-    def begin(self, worker: int) -> None:
-        self._since[worker] = time.perf_counter()
-        self.tasks += 1
-
-    def end(self, worker: int, nodes: int) -> None:
-        self.busy_s[worker] += time.perf_counter() - self._since.pop(worker)
-        self.nodes[worker] += nodes
-
-    def utilization(self) -> float:
-        """Busy worker-seconds over ``workers`` times the wall-clock seconds since the reset."""
-        elapsed = time.perf_counter() - self.started
-        return sum(self.busy_s) / (self.workers * elapsed) if elapsed > 0 else 0.0
 
 
 @dataclass(frozen=True)
@@ -216,8 +154,6 @@ class _WorkerSearch:
     """What a worker keeps for the whole of one search: tables, killers and history."""
 
     def __init__(self, task: _Task) -> None:
-        from zerosum.search.driver import get_algorithm
-
         self.search_id = task.search_id
         self.algorithm = get_algorithm(task.algorithm)
         self.memo: dict[tuple[int, int], tuple[Score, tuple[Any, ...]]] | None = None
@@ -235,8 +171,6 @@ class _WorkerSearch:
         self.depth = 0
 
     def run(self, task: _Task, stop: Any, index: int) -> _Answer:
-        from zerosum.search.driver import _extend_pv, search_move
-
         if isinstance(self.table, SharedTable):
             self.table.generation = task.generation  # the parent's count of iterations
         elif task.depth != self.depth and self.table is not None:
@@ -268,7 +202,7 @@ class _WorkerSearch:
                     task.alpha,
                     null_window=task.null_window,
                 )
-                pv = _extend_pv(ctx, (task.move, *ctx.pv[1]), task.depth)
+                pv = extend_pv(ctx, (task.move, *ctx.pv[1]), task.depth)
         except SearchStopped:
             stopped = True
         counts = (
@@ -298,9 +232,8 @@ class _WorkerSearch:
 
 
 def _serve(index: int, pipe: Connection, stop: Any) -> None:
-    """A worker's life: search whatever root move the pipe sends until it sends ``None`` or
-    closes."""
-    ignore_sigint()
+    """A worker's life (after :func:`~zerosum.runtime.workers.worker_init`): search whatever
+    the pipe sends until it sends ``None`` or closes."""
     current: _WorkerSearch | None = None
     pipe.send("ready")
     while True:
@@ -398,16 +331,120 @@ class _Job:
         )
 
 
+class SplitItems:
+    """A :class:`~zerosum.runtime.scheduler.Plan`: search ``items`` (moves at one node, or
+    ``None`` for the node itself) over the workers as they come free, each with the best value
+    so far as its alpha (``task(item, alpha)`` makes the worker's task); :attr:`found` is then
+    the best value above ``best`` and its PV (``None`` if none is above). A value at least
+    ``beta`` is a cutoff; a worker whose own limit stopped it stops the run.
+    ``on_better(found)`` hears of every new best."""
+
+    def __init__(
+        self,
+        items: Iterable[Any],
+        best: Score,
+        beta: Score,
+        *,
+        task: Callable[[Any, Score], Any],
+        count: Callable[[_Answer | str], None],
+        stopping: Callable[[], bool],
+        on_better: Callable[[tuple[Score, tuple[Any, ...]]], None] | None = None,
+    ) -> None:
+        self.queue = list(items)
+        self.best = best
+        self.beta = beta
+        self.found: tuple[Score, tuple[Any, ...]] | None = None
+        self._task = task
+        self._count = count
+        self.stopping = stopping
+        self._on_better = on_better
+
+    def assign(self, worker: int) -> tuple[Any, Any] | None:
+        if not self.queue:
+            return None
+        item = self.queue.pop(0)
+        return item, self._task(item, self.best)
+
+    def count(self, worker: int, tag: Any, answer: _Answer | str) -> int:
+        self._count(answer)
+        assert isinstance(answer, _Answer)  # a failed worker raised in ``count``
+        return answer.counts[0]
+
+    def take(self, worker: int, tag: Any, answer: _Answer) -> Verdict:
+        if answer.stopped:
+            return Verdict.STOP
+        if answer.value > self.best:
+            self.best = answer.value
+            self.found = (self.best, answer.pv)
+            if self._on_better is not None:
+                self._on_better(self.found)
+            if self.best >= self.beta:
+                return Verdict.CUTOFF
+        return Verdict.GO_ON
+
+
+class _RootPlan:
+    """A :class:`~zerosum.runtime.scheduler.Plan`: the root moves of one iteration of
+    :meth:`SearchPool.search_root` (steps 2-3 of the module docstring)."""
+
+    def __init__(
+        self,
+        split: Split[int],
+        job: _Job,
+        moves: list[Any],
+        depth: int,
+        mode: Mode,
+        queue: list[int],
+        values: dict[int, Score],
+        pvs: dict[int, tuple[Any, ...]],
+        best: Score,
+    ) -> None:
+        self.split, self.job, self.moves, self.depth, self.mode = split, job, moves, depth, mode
+        self.queue, self.values, self.pvs, self.best = queue, values, pvs, best
+
+    def assign(self, worker: int) -> tuple[int, _Task] | None:
+        # Step 2. Young brothers wait for the first move, unless every move gets a full window.
+        waiting = self.mode is not Mode.EXACT and 0 not in self.values
+        if not self.queue or (waiting and (self.split.busy or self.queue[0] != 0)):
+            return None
+        index = self.queue.pop(0)
+        alpha = root_alpha(self.mode, self.best)
+        return index, self.job.task(self.moves[index], self.depth, alpha, null_window=index > 0)
+
+    def count(self, worker: int, tag: int, answer: _Answer | str) -> int:
+        _count(self.job.ctx, answer)
+        assert isinstance(answer, _Answer)
+        return answer.counts[0]
+
+    def take(self, worker: int, index: int, answer: _Answer) -> Verdict:
+        # Step 3. Each new best tightens the window of later moves.
+        if answer.stopped:
+            return Verdict.STOP
+        self.values[index], self.pvs[index] = answer.value, answer.pv
+        self.best = max(self.best, answer.value)
+        return Verdict.GO_ON
+
+    def stopping(self) -> bool:
+        return self.job.stopping()
+
+
+def _count(ctx: Context[Any], answer: _Answer | str) -> None:
+    """Add a worker's answer to ``ctx``; raises if the worker failed (its answer says how)."""
+    if isinstance(answer, str):
+        raise RuntimeError(f"a search worker failed: {answer}")
+    answer.add_to(ctx)
+    ctx.stale_cutoffs += answer.stale_cutoffs
+
+
 class SearchPool:
     """``workers`` search processes, started once and reused by every search until
-    :meth:`close` (or the end of a ``with`` block)."""
+    :meth:`close` (or the end of a ``with`` block). The pool is the
+    :class:`~zerosum.runtime.scheduler.Link` its searches' splits talk to."""
 
     def __init__(self, workers: int = 0) -> None:
         self.workers = resolve_workers(workers)
         context = multiprocessing.get_context("spawn")
         self._stop: Any = context.RawArray("b", self.workers)
-        self._pipes: list[Connection] = []
-        self._processes: list[Any] = []
         self._search_ids = 0
         self._order: dict[Any, Score] = {}
         self._order_search = -1
@@ -421,48 +458,43 @@ class SearchPool:
         this many plies left (see :meth:`_split`)."""
         self.activity = Activity(self.workers)
         """Busy time and nodes per worker since the last search started."""
-        try:
-            for index in range(self.workers):
-                mine, theirs = context.Pipe()
-                process = context.Process(
-                    target=_serve,
-                    args=(index, theirs, self._stop),
-                    daemon=True,
-                    name=f"zerosum-search-{index}",
-                )
-                with sigint_held():
-                    process.start()
-                theirs.close()
-                self._pipes.append(mine)
-                self._processes.append(process)
-            wait_until_ready(self._pipes)
-        except BaseException:  # Ctrl-C while the workers start, or one failed: end them all
-            self.close(kill=True)
-            raise
+        self._group = WorkerGroup(
+            self.workers,
+            _serve,
+            lambda index, pipe: (index, pipe, self._stop),
+            flag=self._flag,
+            name="zerosum-search",
+        )
+        self._scheduler: Split[Any] = Split(self, activity=self.activity)
+
+    def _flag(self, worker: int, raised: bool) -> None:
+        self._stop[worker] = int(raised)
 
     @property
     def pids(self) -> list[int]:
         """The worker processes' ids."""
-        return [process.pid for process in self._processes]
+        return self._group.pids
 
-    def submit(self, worker: int, task: Any) -> None:
+    @property
+    def _processes(self) -> list[Any]:
+        return self._group.processes
+
+    def send(self, worker: int, task: Any) -> None:
         """Send ``task`` (an object with ``search_id`` and ``start()``, whose ``start()`` gives an
         object with ``search_id`` and ``run(task, stop, index)``) to an idle ``worker``."""
-        self._stop[worker] = 0
-        self._pipes[worker].send(task)
+        self._group.send(worker, task)
 
     def connection(self, worker: int) -> Connection:
         """The pipe on which ``worker`` answers (to ``wait`` on)."""
-        return self._pipes[worker]
+        return self._group.connection(worker)
 
     def halt(self, workers: Iterable[int]) -> None:
         """Raise the stop flags of ``workers``: their searches stop at their next poll."""
-        for worker in workers:
-            self._stop[worker] = 1
+        self._group.halt(workers)
 
-    def drain(self, busy: dict[int, Any]) -> None:
-        """Wait for the answers of the halted ``busy`` workers, so the pool is idle again."""
-        self._drain(busy)
+    def lost(self) -> None:
+        """A worker could not answer (it died, or Ctrl-C came): the pool closes."""
+        self.close()
 
     def shared_block(self, size: int) -> SharedMemory:
         """A block of shared memory of ``size`` bytes for this pool's searches (a shared
@@ -490,12 +522,10 @@ class SearchPool:
         search_id: int,
         table: bool,
         table_entries: int,
-    ) -> _Iteration:
-        """One iteration at ``depth``, split over the workers (see the module docstring):
-        the driver's ``_Iteration``. Adds the workers' counts to ``ctx``; raises SearchStopped
-        when the limit in ``ctx`` stops it, with every worker idle again."""
-        from zerosum.search.driver import Mode, _Iteration, get_algorithm, root_alpha
-
+    ) -> Iteration:
+        """One iteration at ``depth``, split over the workers (see the module docstring).
+        Adds the workers' counts to ``ctx``; raises SearchStopped when the limit in ``ctx``
+        stops it, with every worker idle again."""
         if self.closed:
             raise RuntimeError("the search pool is closed")
         game = ctx.game
@@ -526,77 +556,25 @@ class SearchPool:
         pvs: dict[int, tuple[Any, ...]] = {}
         best = -INFINITY
         queue = list(range(len(moves)))
-        busy: dict[int, int] = {}  # worker -> move index
-        stopping = False
-
-        def send(worker: int, index: int) -> None:
-            busy[worker] = index
-            alpha = root_alpha(mode, best)
-            self._send(worker, job.task(moves[index], depth, alpha, null_window=index > 0))
-
-        def fill() -> None:
-            # Step 2. Young brothers wait for the first move, unless every move gets a full
-            # window anyway.
-            waiting = mode is not Mode.EXACT and 0 not in values
-            for worker in range(self.workers):
-                if stopping or not queue or worker in busy:
-                    continue
-                if waiting and (busy or queue[0] != 0):
-                    return
-                send(worker, queue.pop(0))
-
-        def halt() -> None:
-            for worker in busy:
-                self._stop[worker] = 1
-
-        try:
-            split = get_algorithm(algorithm).null_window and probe_of(game) is None
-            if split and mode is not Mode.EXACT and depth - 1 >= self.split_depth:
-                # Step 2a. PVS: the first move is split along its principal variation.
-                queue.pop(0)
-                value, line = self._split(job, [moves[0]], depth - 1, -INFINITY, INFINITY)
-                values[0], pvs[0] = -value, (moves[0], *line)
-                best = values[0]
-            fill()
-            # Step 3. Collect answers; each new best tightens the window of later moves.
-            while busy:
-                for ready in wait([self._pipes[worker] for worker in busy], timeout=_POLL_S):
-                    worker = next(w for w in busy if self._pipes[w] is ready)
-                    answer: _Answer | str = self._pipes[worker].recv()
-                    index = busy.pop(worker)
-                    if isinstance(answer, str):
-                        raise RuntimeError(f"a search worker failed: {answer}")
-                    self._count(ctx, answer)
-                    self.activity.end(worker, answer.counts[0])
-                    if answer.stopped:
-                        stopping = True
-                        halt()
-                    elif not stopping:
-                        values[index], pvs[index] = answer.value, answer.pv
-                        best = max(best, answer.value)
-                if not stopping and job.stopping():
-                    stopping = True
-                    halt()
-                fill()
-        except BaseException:
-            halt()
-            self._drain(busy)
-            raise
-        if stopping:
+        split = get_algorithm(algorithm).null_window and probe_of(game) is None
+        if split and mode is not Mode.EXACT and depth - 1 >= self.split_depth:
+            # Step 2a. PVS: the first move is split along its principal variation.
+            queue.pop(0)
+            value, line = self._split(job, [moves[0]], depth - 1, -INFINITY, INFINITY)
+            values[0], pvs[0] = -value, (moves[0], *line)
+            best = values[0]
+        plan = _RootPlan(self._scheduler, job, moves, depth, mode, queue, values, pvs, best)
+        if self._scheduler.run(plan) is Verdict.STOP:
             raise SearchStopped
         # Step 4. Combine as the serial root does.
+        best = plan.best
         scored = tuple((moves[index], values[index]) for index in range(len(moves)))
         self._order = {move: value for move, value in scored}
         best_moves = tuple(move for move, value in scored if value == best)
         if mode is Mode.ONE:
             best_moves = best_moves[:1]
         pv = pvs[moves.index(best_moves[0])]
-        return _Iteration(best, scored, best_moves, pv)
-
-    def _send(self, worker: int, task: _Task) -> None:
-        self._stop[worker] = 0
-        self.activity.begin(worker)
-        self._pipes[worker].send(task)
+        return Iteration(best, scored, best_moves, pv)
 
     def shared_table(self, game: Game[Any], entries: int) -> SharedTable[Any]:
         """The parent's view of the pool's shared table of ``entries`` slots (made once per
@@ -669,94 +647,40 @@ class SearchPool:
         best: Score,
     ) -> tuple[Score, tuple[Any, ...]] | None:
         """Search ``items`` (moves at the node at the end of ``path``, or ``None`` for the
-        node itself) over the workers as they come free, each with the best value so far as
-        its alpha; the best value above ``best`` and its PV (``None`` if none is above). A
-        value at least ``beta`` stops the others. Raises ``SearchStopped`` (with every worker
-        idle) when the limit stops the search."""
-        found: tuple[Score, tuple[Any, ...]] | None = None
-        queue = list(items)
-        busy: dict[int, Any] = {}
-        stopping = cutoff = False
+        node itself) over the workers (:class:`SplitItems`): the best value above ``best`` and
+        its PV (``None`` if none is above). A value at least ``beta`` stops the others.
+        Raises ``SearchStopped`` (with every worker idle) when the limit stops the search."""
         moves = tuple(path)
-        try:
-            while True:
-                for worker in range(self.workers):
-                    if stopping or cutoff or not queue or worker in busy:
-                        continue
-                    move = busy[worker] = queue.pop(0)
-                    task = job.task(
-                        move,
-                        depth,
-                        max(alpha, best) if move is not None else alpha,
-                        null_window=move is not None,
-                        path=moves,
-                        beta=beta,
-                        whole=move is None,
-                    )
-                    self._send(worker, task)
-                if not busy:
-                    break
-                for ready in wait([self._pipes[worker] for worker in busy], timeout=_POLL_S):
-                    worker = next(w for w in busy if self._pipes[w] is ready)
-                    answer: _Answer | str = self._pipes[worker].recv()
-                    busy.pop(worker)
-                    if isinstance(answer, str):
-                        raise RuntimeError(f"a search worker failed: {answer}")
-                    self._count(job.ctx, answer)
-                    self.activity.end(worker, answer.counts[0])
-                    if answer.stopped:
-                        stopping = stopping or not cutoff
-                        self.halt(busy)
-                    elif not stopping and not cutoff and answer.value > best:
-                        best = answer.value
-                        found = (best, answer.pv)
-                        if best >= beta:
-                            cutoff = True
-                            self.halt(busy)
-                if not stopping and job.stopping():
-                    stopping = True
-                    self.halt(busy)
-        except BaseException:
-            self.halt(busy)
-            self._drain(busy)
-            raise
-        if stopping:
+
+        def task(move: Any, best: Score) -> _Task:
+            return job.task(
+                move,
+                depth,
+                max(alpha, best) if move is not None else alpha,
+                null_window=move is not None,
+                path=moves,
+                beta=beta,
+                whole=move is None,
+            )
+
+        plan = SplitItems(
+            items,
+            best,
+            beta,
+            task=task,
+            count=lambda answer: _count(job.ctx, answer),
+            stopping=job.stopping,
+        )
+        if self._scheduler.run(plan) is Verdict.STOP:
             raise SearchStopped
-        return found
-
-    @staticmethod
-    def _count(ctx: Context[Any], answer: _Answer) -> None:
-        answer.add_to(ctx)
-        ctx.stale_cutoffs += answer.stale_cutoffs
-
-    def _drain(self, busy: dict[int, Any]) -> None:
-        """Wait for the stopped workers' answers (a few milliseconds), so the pool is idle."""
-        for worker in list(busy):
-            try:
-                self._pipes[worker].recv()
-            except (EOFError, OSError, KeyboardInterrupt):
-                self.close()
-                return
-            del busy[worker]
+        return plan.found
 
     def close(self, *, kill: bool = False) -> None:
         """Stop the workers (``kill``: at once); the pool cannot be used afterwards."""
         if self.closed:
             return
         self.closed = True
-        for index, pipe in enumerate(self._pipes):
-            self._stop[index] = 1
-            with contextlib.suppress(BrokenPipeError, OSError):
-                pipe.send(None)
-        for process in self._processes:
-            if kill:
-                process.kill()
-            process.join(timeout=2)
-            if process.is_alive():
-                process.kill()
-                process.join()
-        for pipe in self._pipes:
-            pipe.close()
+        self._group.close(kill=kill)
         for view in self._views.values():
             view.release()
         self._views.clear()

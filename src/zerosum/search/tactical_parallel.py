@@ -72,10 +72,10 @@ last finished iteration, or a root move of the interrupted one proven better.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from multiprocessing.connection import wait
 from typing import Any, TypeVar
 
 from zerosum.game import (
@@ -87,8 +87,9 @@ from zerosum.game import (
     outcome_without_moves,
     terminal_score,
 )
+from zerosum.runtime.scheduler import Split, Verdict
 from zerosum.search.core import Limit, SearchStopped, to_table
-from zerosum.search.parallel import SearchPool, _Answer, attach_block, shared_pool
+from zerosum.search.parallel import SearchPool, SplitItems, _Answer, attach_block, shared_pool
 from zerosum.search.shared_table import MoveCodes, SharedTable, slots_for
 from zerosum.search.table import Bound, TranspositionTable
 from zerosum.search.tactical import (
@@ -103,7 +104,6 @@ from zerosum.search.tactical import (
 
 M = TypeVar("M")
 
-_POLL_S = 0.01
 DEFAULT_ENTRIES = 1 << 18
 """Entries of the shared table (the serial engine's default size)."""
 SPLIT_DEPTH = 4
@@ -222,8 +222,8 @@ class ParallelTacticalSearch(SearchDriver[M]):
         self.options = options or Options()
         self.table_entries = slots_for(table_entries)
         self.split_depth = max(1, split_depth)
-        self._orphans: set[int] = set()
-        """Workers told to stop whose answers have not come yet (see :meth:`_run`)."""
+        self._scheduler: Split[Any] = Split(pool, activity=pool.activity, wait_on_cutoff=False)
+        """The split of the workers' tasks: a cutoff does not wait (see :meth:`_run`)."""
         self._caps = Capabilities(game)
         self.nodes = self.seldepth = self.cutoffs = 0
         self.tt_probes = self.tt_hits = self.tt_stores = self.evaluations = 0
@@ -241,6 +241,11 @@ class ParallelTacticalSearch(SearchDriver[M]):
         """The parent's engine on ``_board``: it orders the moves of the split nodes."""
         self._informed: set[int] = set()
         """The workers that have the root position of the current search."""
+
+    @property
+    def _orphans(self) -> dict[int, Any]:
+        """Workers told to stop whose answers have not come yet (see :meth:`_run`)."""
+        return self._scheduler.orphans
 
     def iterate(
         self,
@@ -340,7 +345,7 @@ class ParallelTacticalSearch(SearchDriver[M]):
                 depth, -INFINITY, INFINITY, 0, [(move, False) for move in moves]
             )
         finally:
-            self._halt_all(set())  # the iteration ends with every worker idle
+            self._halt_all()  # the iteration ends with every worker idle
         return value, self._engine._extend(pv)
 
     def _split(
@@ -445,24 +450,18 @@ class ParallelTacticalSearch(SearchDriver[M]):
         (with every worker idle) when the limit stops the search."""
         pool, limit = self.pool, self._limit
         path = tuple(self._path)
-        found: tuple[Score, tuple[M, ...]] | None = None
-        queue = list(items)
-        busy: set[int] = set()
-        orphans = self._orphans
-        stopping = cutoff = False
 
-        def send(worker: int, move: M | None, reduction: int) -> None:
+        def task(item: tuple[M | None, int], best: Score) -> TacticalTask:
+            move, reduction = item
             remaining = None
             if limit.time is not None:
                 remaining = max(limit.time - self._elapsed(), 1e-3)
             budget = None
             if limit.nodes is not None:
                 budget = max((limit.nodes - self.nodes) // pool.workers, 1)
-            busy.add(worker)
-            pool.activity.begin(worker)
-            task = TacticalTask(
+            return TacticalTask(
                 self._search_id,
-                None if worker in self._informed else self.game,
+                None,  # the root position, for a worker that lacks it: see ``assign``
                 self.options,
                 self._table_name,
                 self.table_entries,
@@ -475,79 +474,67 @@ class ParallelTacticalSearch(SearchDriver[M]):
                 remaining,
                 budget,
             )
-            self._informed.add(worker)
-            pool.submit(worker, task)
 
-        def fill() -> None:
-            for worker in range(pool.workers):
-                if stopping or cutoff or not queue or worker in busy or worker in orphans:
-                    continue
-                send(worker, *queue.pop(0))
+        def on_better(found: tuple[Score, tuple[Any, ...]]) -> None:
+            if ply == 0:
+                self._partial = found
 
-        try:
-            fill()
-            while busy and not cutoff:
-                connections = [pool.connection(worker) for worker in (*busy, *orphans)]
-                for ready in wait(connections, timeout=_POLL_S):
-                    worker = next(w for w in (*busy, *orphans) if pool.connection(w) is ready)
-                    answer: _Answer | str = pool.connection(worker).recv()
-                    orphan = worker in orphans
-                    orphans.discard(worker)
-                    busy.discard(worker)
-                    if isinstance(answer, str):
-                        raise RuntimeError(f"a search worker failed: {answer}")
-                    self._count(answer)
-                    pool.activity.end(worker, answer.counts[0])
-                    if orphan or cutoff:
-                        continue
-                    if answer.stopped:
-                        stopping = True
-                        pool.halt(busy)
-                    elif not stopping and answer.value > best:
-                        best = answer.value
-                        found = (best, answer.pv)
-                        if ply == 0:
-                            self._partial = found
-                        if best >= beta:
-                            cutoff = True
-                            pool.halt(busy)
-                if not stopping and not cutoff and self._stopping():
-                    stopping = True
-                    pool.halt(busy)
-                fill()
-        except BaseException:
-            self._halt_all(busy)
-            raise
-        orphans.update(busy)  # stopped by the cutoff
-        if stopping:
-            self._halt_all(set())
+        plan = _TacticalItems(
+            self,
+            items,
+            best,
+            beta,
+            task=task,
+            count=self._count,
+            stopping=self._stopping,
+            on_better=on_better,
+        )
+        if self._scheduler.run(plan) is Verdict.STOP:
+            self._halt_all()
             raise SearchStopped
-        return found
+        return plan.found
 
-    def _halt_all(self, busy: set[int]) -> None:
-        """Stop ``busy`` and the orphans, and wait for their answers (a few milliseconds), so
-        that the pool is idle; closes the pool if one cannot answer (or on Ctrl-C meanwhile)."""
+    def _halt_all(self) -> None:
+        """Stop the busy workers and the orphans, and wait for their answers (a few
+        milliseconds), so that the pool is idle; closes the pool if one cannot answer (or on
+        Ctrl-C meanwhile)."""
         pool = self.pool
-        waiting = [*busy, *self._orphans]
-        self._orphans.clear()
-        pool.halt(waiting)
-        for worker in waiting:
-            try:
-                answer = pool.connection(worker).recv()
-            except (EOFError, OSError, KeyboardInterrupt):
-                pool.close()
-                return
+
+        def late(worker: int, answer: Any) -> None:
             if isinstance(answer, _Answer):
                 self._count(answer)
                 pool.activity.end(worker, answer.counts[0])
+
+        self._scheduler.drain(late)
 
     @property
     def _table_name(self) -> str:
         assert self._table is not None
         return self._table.name
 
-    def _count(self, answer: _Answer) -> None:
+    def _count(self, answer: _Answer | str) -> None:
+        """Add a worker's answer to this search's counts; raises if the worker failed."""
+        if isinstance(answer, str):
+            raise RuntimeError(f"a search worker failed: {answer}")
         answer.add_to(self)
+
+
+class _TacticalItems(SplitItems):
+    """:class:`~zerosum.search.parallel.SplitItems` for the tactical split: a worker's first
+    task of a search carries the root position."""
+
+    def __init__(self, search: ParallelTacticalSearch[Any], *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._search = search
+
+    def assign(self, worker: int) -> tuple[Any, Any] | None:
+        piece = super().assign(worker)
+        informed = self._search._informed
+        if piece is None or worker in informed:
+            return piece
+        informed.add(worker)
+        tag, task = piece
+        return tag, dataclasses.replace(task, game=self._search.game)
 
 
 def tactical_search(

@@ -2,8 +2,8 @@
 
 The tree of the first ``split`` plies below the root is expanded here; every position at its
 leaves (transpositions merged) is a *work unit*, solved exactly by the compiled engine in a
-task of an :class:`~zerosum.cluster.Executor` (the local pool or Ray). Each unit's result is
-put into the :class:`~zerosum.store.Store` the moment it arrives (and so is every inner
+task of an :class:`~zerosum.runtime.executor.Executor` (the local pool or Ray). Each unit's
+result is put into the :class:`~zerosum.store.Store` the moment it arrives (and so is every inner
 position of the tree once its result is proven), so an interrupted solve loses nothing: the
 next run finds those results in the store and sends only what is missing.
 
@@ -28,24 +28,23 @@ solver's ``best_moves`` does. The root is then expanded even when its rank is st
 
 from __future__ import annotations
 
-import concurrent.futures
 import time
 from collections.abc import Callable
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from functools import cache
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 import numpy as np
 
-from zerosum.cluster import Executor
 from zerosum.compiled.engine import NO_SCORE, rank_of_lower_bound
+from zerosum.compiled.kernels import compiled_game
+from zerosum.compiled.solver import Solver
 from zerosum.game import Game
 from zerosum.games import get_game
+from zerosum.runtime.executor import Executor
 from zerosum.search.core import Limit
 from zerosum.store import Store
-
-if TYPE_CHECKING:
-    from zerosum.compiled.solver import Solver
 
 DEFAULT_SPLIT: Final = 2
 """Plies below the root where the work units are cut."""
@@ -55,8 +54,6 @@ _UNBOUNDED: Final = 1 << 30
 
 @cache
 def _unit_solver(game: str, hash_mb: float) -> Solver:
-    from zerosum.compiled.solver import Solver
-
     return Solver(game, hash_mb=hash_mb)
 
 
@@ -303,8 +300,6 @@ def solve_distributed(
     :meth:`~zerosum.compiled.solver.Solver.best_moves` does); ``moves="all"`` every root move's
     exact rank (the root's moves are solved each in the full window, the rank following from
     them). A limit may then stop it with the rank known but not every move."""
-    from zerosum.compiled.kernels import compiled_game
-
     compiled_game(game.name)  # a clear error for a game without a kernel
     if split < 1:
         raise ValueError(f"split {split} is out of range: expected 1 or more plies")
@@ -314,7 +309,7 @@ def solve_distributed(
     limit = limit or Limit()
     solver = _unit_solver(game.name, 1)
     tree = _Tree(solver, store, game, split, weak=weak, moves=moves is not None)
-    running: dict[concurrent.futures.Future[tuple[int, int, float]], tuple[int, tuple[int, int]]]
+    running: dict[Future[tuple[int, int, float]], tuple[int, tuple[int, int]]]
     running = {}
     solved = cancelled = nodes = 0
 
@@ -362,9 +357,7 @@ def solve_distributed(
                     future = executor.submit(solve_unit, game.name, position, window, weak, hash_mb)
                     running[future] = (key, window)
             # Step 2. Take in every result that arrives: store it, then narrow the tree.
-            done, _ = concurrent.futures.wait(
-                list(running), timeout=_POLL_S, return_when=concurrent.futures.FIRST_COMPLETED
-            )
+            done = executor.wait(list(running), _POLL_S)
             for future in done:
                 key, window = running.pop(future)
                 if future.cancelled():

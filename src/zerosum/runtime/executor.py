@@ -1,0 +1,307 @@
+"""Where independent work units run: one executor interface, and the local backends.
+
+An :class:`Executor` takes work units (a module-level function and picklable arguments) with
+:meth:`~Executor.submit`, gives each back as a :class:`concurrent.futures.Future`, reports the
+ones that finished with :meth:`~Executor.wait`, and gives up units with
+:meth:`~Executor.cancel` and everything with :meth:`~Executor.close`. A distributed solve
+submits units as its tree asks for them; a match maps one function over its games with
+:meth:`~Executor.map_unordered`, which yields each result with its item's index as soon as it
+is done. The backends:
+
+* :class:`SerialExecutor`: this process, in order (the twin that tests compare against);
+* :class:`ProcessExecutor`: local worker processes (``spawn``), started once and reused;
+* :class:`~zerosum.runtime.cluster.RayTaskExecutor` and
+  :class:`~zerosum.runtime.cluster.RayActorExecutor`: Ray tasks, or Ray actors that keep their
+  state between units (:mod:`.cluster`; Ray is imported only when one is asked for).
+
+Futures complete only inside :meth:`~Executor.wait` (or the backend's own threads): there is no
+thread of ours collecting results, so a caller polls, and Ctrl-C always reaches it.
+
+Process hygiene (:class:`ProcessExecutor`): each worker leads its own process group and
+ignores SIGINT, so a Ctrl-C in the terminal reaches only the parent, which then stops the
+workers itself: SIGTERM first (a worker turns it into ``SystemExit``, so its ``teardown``
+closes what it started), and after a grace period SIGKILL to the worker's whole process group,
+which holds every process it started (a UCI engine). A worker whose parent died stops at its
+next idle moment. Units are handed to the workers only as they come free, so a unit cancelled
+before it started never runs; a running one runs to its end and its result is dropped. Nothing
+is left running once :meth:`ProcessExecutor.close` returns.
+"""
+
+from __future__ import annotations
+
+import abc
+import concurrent.futures
+import contextlib
+import multiprocessing
+import os
+import queue
+import signal
+import traceback
+from collections import deque
+from collections.abc import Callable, Collection, Iterator, Sequence
+from concurrent.futures import Future
+from typing import Any, Final, Self, TypeVar
+
+from zerosum.game import ZerosumError
+from zerosum.runtime.signals import exit_on_terminate, sigint_held
+from zerosum.runtime.workers import worker_imports, worker_init
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+GRACE_SECONDS: Final = 3.0
+"""How long stopped workers get to close what they started before they are killed."""
+POLL_S: Final = 0.2
+"""How often :meth:`Executor.map_unordered` looks up from waiting (so Ctrl-C is seen
+promptly)."""
+
+
+class WorkerError(ZerosumError, RuntimeError):
+    """A unit that raised in a worker (the message carries the worker's traceback, or only the
+    message of a :class:`~zerosum.game.ZerosumError`: bad input says it all), or a worker that
+    died."""
+
+
+class Executor(abc.ABC):
+    """Runs work units somewhere (see the module docstring). A unit's function must be
+    importable by name (a module-level function); its arguments and result picklable."""
+
+    workers: int
+    """How many units run at the same time."""
+
+    @abc.abstractmethod
+    def submit(self, fn: Callable[..., T], /, *args: Any) -> Future[T]:
+        """Run ``fn(*args)`` as a unit; its future completes when it is done (its exception a
+        :class:`WorkerError`, or the backend's own error for a unit it lost)."""
+
+    def wait(self, futures: Collection[Future[Any]], timeout: float) -> set[Future[Any]]:
+        """The ones of ``futures`` that are done, after waiting up to ``timeout`` seconds for
+        the first; raises :class:`WorkerError` if a worker died."""
+        done, _ = concurrent.futures.wait(
+            futures, timeout=timeout, return_when=concurrent.futures.FIRST_COMPLETED
+        )
+        return done
+
+    def cancel(self, future: Future[Any]) -> None:
+        """Give up ``future``: it will not be waited for; a unit not yet started never runs, a
+        running one runs to its end (or as far as the backend can stop it) and its result is
+        dropped."""
+        future.cancel()
+
+    def map_unordered(self, fn: Callable[[T], R], items: Sequence[T]) -> Iterator[tuple[int, R]]:
+        """``(index, fn(item))`` for every item, as each is done, in any order; a unit that
+        failed raises (:meth:`result`). Leaving the iterator early cancels what is left."""
+        futures = {self.submit(fn, item): index for index, item in enumerate(items)}
+        try:
+            while futures:
+                for future in self.wait(futures, POLL_S):
+                    index = futures.pop(future)
+                    yield index, self.result(future, index)
+        finally:
+            for future in futures:
+                self.cancel(future)
+
+    def result(self, future: Future[R], index: int) -> R:
+        """The result of the done ``future``, unit ``index`` of a map (a backend may reword
+        its failure to name the unit)."""
+        return future.result()
+
+    @abc.abstractmethod
+    def close(self) -> None:
+        """Stop every worker and give up every unit; nothing of ours is left running."""
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        """:meth:`close`, spelt as :class:`concurrent.futures.Executor` spells it (running units
+        are always given up)."""
+        self.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class SerialExecutor(Executor):
+    """Runs every unit in this process, at once when submitted, and a map in order."""
+
+    workers = 1
+
+    def submit(self, fn: Callable[..., T], /, *args: Any) -> Future[T]:
+        future: Future[T] = Future()
+        future.set_running_or_notify_cancel()
+        try:
+            future.set_result(fn(*args))
+        except Exception as error:
+            future.set_exception(error)
+        return future
+
+    def map_unordered(self, fn: Callable[[T], R], items: Sequence[T]) -> Iterator[tuple[int, R]]:
+        """Each item in turn, run when the previous result has been taken."""
+        for index, item in enumerate(items):
+            yield index, fn(item)
+
+    def close(self) -> None:
+        pass
+
+
+def _serve(
+    imports: Sequence[str],
+    tasks: Any,
+    results: Any,
+    initializer: Callable[[], None] | None,
+    teardown: Callable[[], None] | None,
+    parent: int,
+) -> None:
+    """A worker's life: take units until told to stop (``None``), the parent dies, or SIGTERM."""
+    os.setpgid(0, 0)
+    worker_init(imports)
+    signal.signal(signal.SIGTERM, exit_on_terminate)
+    results.cancel_join_thread()
+    try:
+        if initializer is not None:
+            initializer()
+        while True:
+            try:
+                job = tasks.get(timeout=1.0)
+            except queue.Empty:
+                if os.getppid() != parent:
+                    return
+                continue
+            if job is None:
+                return
+            number, function, args = job
+            try:
+                results.put((number, True, function(*args)))
+            except ZerosumError as error:  # bad input: its message says it all
+                results.put((number, False, str(error)))
+            except Exception:
+                results.put((number, False, traceback.format_exc()))
+    finally:
+        if teardown is not None:
+            teardown()
+
+
+class ProcessExecutor(Executor):
+    """``workers`` local processes (0: one per core), started at construction and reused for
+    every unit until :meth:`close` (see the module docstring for how they are stopped).
+
+    ``initializer`` runs once in each worker before its first unit; ``teardown`` runs in each
+    worker as it stops, also when it is stopped by SIGTERM. Both must be module-level functions.
+    """
+
+    def __init__(
+        self,
+        workers: int = 0,
+        *,
+        initializer: Callable[[], None] | None = None,
+        teardown: Callable[[], None] | None = None,
+    ) -> None:
+        if workers < 0:
+            raise ValueError(f"{workers} workers: expected 1 or more (0: one per core)")
+        workers = workers or os.cpu_count() or 1
+        context = multiprocessing.get_context("spawn")
+        self._tasks: Any = context.Queue()
+        self._results: Any = context.Queue()
+        self._numbers = 0
+        self._waiting: deque[tuple[int, Callable[..., Any], tuple[Any, ...], Future[Any]]]
+        self._waiting = deque()
+        """Units not yet handed to a worker."""
+        self._sent: dict[int, Future[Any]] = {}
+        """Units handed to the workers, by number, until their answer comes."""
+        self.processes = [
+            context.Process(
+                target=_serve,
+                args=(
+                    worker_imports(),
+                    self._tasks,
+                    self._results,
+                    initializer,
+                    teardown,
+                    os.getpid(),
+                ),
+                name=f"zerosum-worker-{number}",
+                daemon=True,
+            )
+            for number in range(1, workers + 1)
+        ]
+        """The worker processes."""
+        self.workers = workers
+        try:
+            with sigint_held():
+                for process in self.processes:
+                    process.start()
+        except BaseException:
+            self.close()
+            raise
+
+    def submit(self, fn: Callable[..., T], /, *args: Any) -> Future[T]:
+        if not self.processes:
+            raise RuntimeError("the executor is closed")
+        self._numbers += 1
+        future: Future[T] = Future()
+        self._waiting.append((self._numbers, fn, args, future))
+        self._dispatch()
+        return future
+
+    def _dispatch(self) -> None:
+        """Hand waiting units to the workers, as many as there are workers not busy."""
+        while self._waiting and len(self._sent) < len(self.processes):
+            number, fn, args, future = self._waiting.popleft()
+            if future.set_running_or_notify_cancel():  # False: cancelled while it waited
+                self._sent[number] = future
+                self._tasks.put((number, fn, args))
+
+    def wait(self, futures: Collection[Future[Any]], timeout: float) -> set[Future[Any]]:
+        done = {future for future in futures if future.done()}
+        if done:
+            return done
+        try:
+            answers = [self._results.get(timeout=timeout)]
+        except queue.Empty:
+            dead = [p.name for p in self.processes if not p.is_alive()]
+            if dead:
+                raise WorkerError(f"worker process {dead[0]} died") from None
+            return set()
+        with contextlib.suppress(queue.Empty):
+            while True:
+                answers.append(self._results.get_nowait())
+        for number, ok, value in answers:
+            future = self._sent.pop(number)
+            if not ok:
+                future.set_exception(WorkerError(f"a task failed in a worker process: {value}"))
+            elif not future.cancelled():
+                future.set_result(value)
+        self._dispatch()
+        return {future for future in futures if future.done()}
+
+    def close(self) -> None:
+        """Stop every worker: at once if units are still running, else after their teardown."""
+        processes, self.processes = self.processes, []
+        for _, _, _, future in self._waiting:
+            future.cancel()
+        self._waiting.clear()
+        if not processes:
+            return
+        alive = [p for p in processes if p.pid is not None and p.is_alive()]
+        if self._sent:
+            for process in alive:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(process.pid or 0, signal.SIGTERM)
+        else:
+            for _ in alive:
+                self._tasks.put(None)
+        for process in alive:
+            process.join(GRACE_SECONDS)
+        for process in alive:
+            if process.is_alive():
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(process.pid or 0, signal.SIGKILL)
+                process.kill()  # in case it had not yet made its own process group
+                process.join(GRACE_SECONDS)
+        for future in self._sent.values():
+            future.cancel()
+        self._sent.clear()
+        for channel in (self._tasks, self._results):
+            channel.cancel_join_thread()
+            channel.close()

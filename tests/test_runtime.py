@@ -1,0 +1,196 @@
+"""The runtime: executors, the split scheduler over worker threads, and the layering."""
+
+from __future__ import annotations
+
+import ast
+import math
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from zerosum.runtime import (
+    ProcessExecutor,
+    SerialExecutor,
+    Split,
+    Verdict,
+    WorkerError,
+    WorkerGroup,
+)
+
+
+def test_serial_and_process_executors_give_the_same_results() -> None:
+    items = [1.0, 4.0, 9.0, 16.0, 25.0]
+    serial = list(SerialExecutor().map_unordered(math.sqrt, items))
+    with ProcessExecutor(2) as pool:
+        assert pool.workers == 2
+        assert sorted(pool.map_unordered(math.sqrt, items)) == serial
+        future = pool.submit(pow, 2, 10)
+        while not pool.wait([future], 0.2):
+            pass
+        assert future.result() == 1024
+
+
+def test_a_unit_cancelled_before_it_starts_never_runs() -> None:
+    with ProcessExecutor(1) as pool:
+        running = pool.submit(time.sleep, 0.5)
+        waiting = pool.submit(math.sqrt, 4.0)
+        pool.cancel(waiting)
+        assert waiting.cancelled()
+        while not pool.wait([running], 0.2):
+            pass
+        assert running.result() is None
+        assert not pool._waiting and not pool._sent
+
+
+def test_a_failing_unit_fails_its_future() -> None:
+    with ProcessExecutor(1) as pool:
+        future = pool.submit(math.sqrt, -1.0)
+        while not pool.wait([future], 0.2):
+            pass
+        with pytest.raises(WorkerError, match="math domain error"):
+            future.result()
+    with pytest.raises(ValueError, match="math domain error"):
+        SerialExecutor().submit(math.sqrt, -1.0).result()
+
+
+def _echo(flags: list[int], index: int, pipe: Connection) -> None:
+    """A worker thread: answers ``(value, stopped)`` to ``(value, seconds)``, waiting
+    ``seconds`` unless its stop flag rises first."""
+    pipe.send("ready")
+    while (message := pipe.recv()) is not None:
+        value, seconds = message
+        ends = time.perf_counter() + seconds
+        while time.perf_counter() < ends and not flags[index]:
+            time.sleep(0.001)
+        pipe.send((value, bool(flags[index])))
+
+
+class _Largest:
+    """Hands out ``items`` (value, seconds); a value at least ``beta`` is a cutoff."""
+
+    def __init__(self, items: list[tuple[int, float]], beta: int) -> None:
+        self.queue = list(items)
+        self.beta = beta
+        self.best = -1
+        self.counted: list[int] = []
+
+    def assign(self, worker: int) -> tuple[int, Any] | None:
+        return (self.queue[0][0], self.queue.pop(0)) if self.queue else None
+
+    def count(self, worker: int, tag: int, answer: Any) -> int:
+        self.counted.append(tag)
+        return 1
+
+    def take(self, worker: int, tag: int, answer: Any) -> Verdict:
+        value, _ = answer
+        self.best = max(self.best, value)
+        return Verdict.CUTOFF if value >= self.beta else Verdict.GO_ON
+
+    def stopping(self) -> bool:
+        return False
+
+
+def _group(flags: list[int]) -> WorkerGroup:
+    def flag(worker: int, raised: bool) -> None:
+        flags[worker] = int(raised)
+
+    return WorkerGroup(
+        2, _echo, lambda index, pipe: (flags, index, pipe), flag=flag, name="t", threads=True
+    )
+
+
+def test_a_split_collects_every_answer_and_stops_at_a_cutoff() -> None:
+    flags = [0, 0]
+    group = _group(flags)
+    try:
+        split: Split[int] = Split(group)
+        plan = _Largest([(3, 0.0), (1, 0.0), (7, 0.0), (2, 0.0)], beta=100)
+        assert split.run(plan) is Verdict.GO_ON
+        assert plan.best == 7 and sorted(plan.counted) == [1, 2, 3, 7]
+        # A cutoff: the long piece is halted and waited for, the last one never sent.
+        plan = _Largest([(50, 30.0), (200, 0.0), (5, 0.0), (6, 0.0)], beta=100)
+        assert split.run(plan) is Verdict.CUTOFF
+        assert plan.best == 200 and not split.busy and 50 in plan.counted
+        assert plan.queue  # not everything was sent
+    finally:
+        group.close()
+
+
+def test_a_split_that_does_not_wait_keeps_orphans_until_drained() -> None:
+    flags = [0, 0]
+    group = _group(flags)
+    try:
+        split: Split[int] = Split(group, wait_on_cutoff=False)
+        plan = _Largest([(50, 30.0), (200, 0.05)], beta=100)
+        assert split.run(plan) is Verdict.CUTOFF
+        assert list(split.orphans) == [0] and not split.busy
+        late: list[Any] = []
+        split.drain(lambda worker, answer: late.append(answer))
+        assert late == [(50, True)] and not split.orphans
+    finally:
+        group.close()
+
+
+def test_the_runtime_imports_neither_numba_nor_ray() -> None:
+    code = (
+        "import sys, zerosum.runtime, zerosum.runtime.cluster\n"
+        "bad = [m for m in sys.modules if m.split('.')[0] in ('numba', 'ray')]\n"
+        "assert not bad, bad\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+SRC = Path(__file__).resolve().parents[1] / "src" / "zerosum"
+CYCLES = {
+    "search/parallel.py": "zerosum.search.driver",
+    "search/root.py": "zerosum.search.driver",
+    "compiled/parallel.py": "zerosum.compiled.solver",
+}
+"""Modules that must not import the module that imports them."""
+LAZY = {("search/driver.py", "zerosum.search.parallel")}
+"""Imports inside a function that only keep a heavy import off every command's start-up (the
+pool's shared table imports numpy)."""
+
+
+def _imports(tree: ast.AST) -> Iterator[tuple[ast.AST, str]]:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            yield node, node.module
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                yield node, alias.name
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "runtime/__init__.py",
+        "runtime/cluster.py",
+        "runtime/executor.py",
+        "runtime/scheduler.py",
+        "runtime/signals.py",
+        "runtime/workers.py",
+        "search/driver.py",
+        "search/root.py",
+        "search/parallel.py",
+        "search/tactical_parallel.py",
+        "compiled/parallel.py",
+        "compiled/distributed.py",
+    ],
+)
+def test_no_import_inside_a_function_holds_a_cycle_together(path: str) -> None:
+    """The runtime and the split searches import at the top (but for :data:`LAZY`), and never
+    the module that imports them."""
+    tree = ast.parse((SRC / path).read_text())
+    for function in ast.walk(tree):
+        if isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
+            inner = [m for _, m in _imports(function) if (path, m) not in LAZY]
+            assert not inner, f"{path}: {function.name} imports {inner}"
+    forbidden = CYCLES.get(path)
+    assert forbidden not in {module for _, module in _imports(tree)}
