@@ -332,6 +332,21 @@ def test_4x4_solve_agrees_with_brute_force() -> None:
         assert value == -(brute_force(child, "o") - 1)
 
 
+@pytest.mark.parametrize("algorithm", ["engine", "alphabeta"])
+def test_solves_after_every_4x4_reply_are_proven(algorithm: str) -> None:
+    """Passes bring a board back at another ply: the table's proven entries of an earlier
+    iteration must not keep a solve from knowing it is done (it deepened to MAX_PLY)."""
+    game = Othello(4)
+    grid, side = parse(game.position())
+    for opening in reference_moves(grid, side):
+        position = Othello(4)
+        position.make(position.parse_move(opening))
+        result = zerosum.solve(position, algorithm=algorithm)
+        after = reference_play(grid, side, opening)
+        assert result.solved and result.depth < 20
+        assert result.value == brute_force(after, "o")
+
+
 # -- the plugin in every front end ----------------------------------------------------------
 # Each command runs in a fresh interpreter: the game comes from the installed package's entry
 # point, as it would for a user, and never from this test module's imports.

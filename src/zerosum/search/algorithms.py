@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from typing import Any, TypeVar
 
-from zerosum.game import INFINITY, Score, no_moves_error, terminal_score
+from zerosum.game import INFINITY, Score, is_proven, no_moves_error, terminal_score
 from zerosum.search.core import Context, from_table, probed_score, to_table
 from zerosum.search.table import Bound
 
@@ -154,7 +154,9 @@ def _table_probe(
             or (entry.bound == Bound.LOWER and score >= beta)
             or (entry.bound == Bound.UPPER and score <= alpha)
         ):
-            if entry.generation != table.generation:
+            if entry.generation != table.generation and not is_proven(score):
+                # A proven score holds at any depth; a heuristic one of an earlier iteration
+                # may hide evaluations, so the iteration cannot claim to be solved.
                 ctx.stale_cutoffs += 1
             ctx.pv[ply] = () if entry.move is None else (entry.move,)
             return score, entry.move
