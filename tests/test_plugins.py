@@ -88,6 +88,7 @@ def test_entry_point_plugins_load_and_a_broken_one_is_named(tmp_path: Path) -> N
         [zerosum.games]
         crosses = crosses_plugin:spec
         circles = crosses_plugin:make_spec
+        stuck = crosses_plugin:stuck
         broken = broken_plugin:spec
         """,
         {
@@ -106,6 +107,16 @@ def test_entry_point_plugins_load_and_a_broken_one_is_named(tmp_path: Path) -> N
                 spec = dataclasses.replace(
                     base, name="crosses", title="Crosses", new=Crosses,
                     from_position=Crosses.from_position, kernel=None, board="generic")
+
+                class Stuck(TicTacToe):  # no legal moves after two plies, yet not over
+                    name = "stuck"
+
+                    def legal_moves(self):
+                        return [] if self.ply() >= 2 else super().legal_moves()
+
+                stuck = dataclasses.replace(
+                    spec, name="stuck", title="Stuck", new=Stuck,
+                    from_position=Stuck.from_position)
 
                 def make_spec():
                     return dataclasses.replace(
@@ -142,6 +153,15 @@ def test_entry_point_plugins_load_and_a_broken_one_is_named(tmp_path: Path) -> N
         env=env,
     )
     assert parallel.returncode == 0, parallel.stderr
+    broken = subprocess.run(
+        [sys.executable, "-m", "zerosum", "analyze", "stuck", "--depth", "3"],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert broken.returncode == 2, broken.stderr
+    assert "no legal moves but is not over" in broken.stderr
+    assert "Traceback" not in broken.stderr
 
 
 def test_a_plugin_warning_names_the_entry_point(monkeypatch: pytest.MonkeyPatch) -> None:
