@@ -64,6 +64,7 @@ def _alive(pid: int) -> bool:
     [
         ("connect4", "depth=4,algorithm=engine,seed=5", "depth=3,algorithm=alphabeta,seed=9", 6),
         ("tictactoe", "level=2", "level=1", 8),
+        ("othello:4", "level=2", "level=1", 4),  # a plugin's game: Ray's workers load it too
     ],
 )
 def test_ray_plays_the_games_of_one_process(
