@@ -17,9 +17,10 @@ its own and is driven over UCI::
 
     python3 -m venv /work/sunfish-venv && /work/sunfish-venv/bin/pip install sunfish
 
-Run from the repository root::
+The suite is not in the repository (no test reads it): pass its path, e.g. Win At Chess from
+sunfish's ``tests/files/wac_001-150.epd``. Run from the repository root::
 
-    .venv/bin/python benchmarks/chess_suite.py ../shared/data/chess/wac_001-150.epd 1 \\
+    .venv/bin/python benchmarks/chess_suite.py PATH/TO/wac_001-150.epd 1 \\
         [--positions 1-50] [--engine CMD] [--option NAME=VALUE ...]
     # e.g. --engine /usr/games/stockfish, or --engine /work/sunfish-venv/bin/sunfish-uci
 """
@@ -76,7 +77,12 @@ def start(command: list[str], options: dict[str, str]) -> chess.engine.SimpleEng
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("file", type=Path, help="an EPD suite")
+    parser.add_argument(
+        "file",
+        type=Path,
+        help="an EPD suite (required, none in the repository), e.g. sunfish's "
+        "tests/files/wac_001-150.epd",
+    )
     parser.add_argument("seconds", type=float, help="seconds per position")
     parser.add_argument("--engine", help="the engine's command (default: zerosum uci)")
     parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE")

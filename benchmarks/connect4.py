@@ -10,7 +10,7 @@ What it measures, in one run:
    and the first solve in-process, and the whole process (interpreter start included) from
    outside.
 2. The three public test sets ``Test_L3_R1``, ``Test_L2_R1`` and ``Test_L1_R1`` (Pascal Pons's,
-   ``../shared/data/connect4``): a strong solve of every position (or the first ``--sample N``)
+   ``tests/data/connect4``): a strong solve of every position (or the first ``--sample N``)
    by the compiled engine, with one table per set that is never cleared between positions (the
    C++ reference benchmark does not reset its table either). Two passes, each with a fresh
    table: the first times :meth:`zerosum.compiled.solver.Solver.solve` on a prebuilt
@@ -65,7 +65,7 @@ from zerosum.search import Limit, solve
 T = TypeVar("T")
 
 ROOT: Final = Path(__file__).resolve().parents[1]
-DATA: Final = ROOT.parent / "shared" / "data" / "connect4"
+DATA: Final = ROOT / "tests" / "data" / "connect4"
 INSTALL_HINT: Final = "pip install -e '.[bench]'"
 
 TARGET_RATIO: Final = 3.0
@@ -708,7 +708,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"zerosum {_version('zerosum')} at {_commit()}"
     )
     if not DATA.is_dir():
-        print(f"no test data at {DATA}: expected the shared data next to the project")
+        print(f"no test data at {DATA}: expected the test sets of the repository's tests/data")
         return 1
     print()
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from zerosum.games.morris import Morris, perft, perft_steps
 from zerosum.games.morris_rules import NINE
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "morris"
+DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "morris"
 
 
 def main() -> int:

@@ -74,7 +74,7 @@ from zerosum.runtime.workers import Activity
 from zerosum.search import Limit, search
 from zerosum.search.parallel import SearchPool
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "connect4"
+DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "connect4"
 HARD = ("4453", "44534", "4453444", "445344")
 """Compiled solves that take seconds: where parallel search can pay for its overhead."""
 PYTHON = (("", 12), ("4453", 12), ("44", 12))
@@ -83,12 +83,12 @@ SCALING_COMPILED = ("44534", "4453444")
 CHESS = (
     ("start", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", 7),
     ("italian", "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3", 7),
-    ("BK.03", "", 6),
-    ("BK.05", "", 6),
-    ("BK.12", "", 6),
+    ("BK.03", "2q1rr1k/3bbnnp/p2p1pp1/2pPp3/PpP1P1P1/1P2BNNP/2BQ1PRK/7R b - - 0 1", 6),
+    ("BK.05", "r1b2rk1/2q1b1pp/p2ppn2/1p6/3QP3/1BN1B3/PPP3PP/R4RK1 w - - 0 1", 6),
+    ("BK.12", "r3r1k1/ppqb1ppp/8/4p1NQ/8/2P5/PP3PPP/R3R1K1 b - - 0 1", 6),
 )
-"""Chess at a fixed depth with the tactical engine: (label, FEN, depth); an empty FEN is the
-position of that id in ``shared/data/chess/bratko_kopec_test.epd`` (middlegames)."""
+"""Chess at a fixed depth with the tactical engine: (label, FEN, depth); the ``BK`` positions
+are middlegames of the Bratko-Kopec test (sunfish's ``tests/files/bratko_kopec_test.epd``)."""
 HEADER = (
     f"{'position':<10} {'depth':>5} {'value':>8} {'serial s':>9} {'nodes':>11} "
     f"{'parallel s':>10} {'nodes':>11} {'speed-up':>8} {'util':>5} {'est':>5}"
@@ -309,13 +309,6 @@ def _cpu_total(rows: list[tuple[float, float]]) -> str:
     return f"{sum(one for one, _ in rows) / sum(many for _, many in rows):>7.2f}"
 
 
-def _bratko_kopec(label: str) -> str:
-    for line in (DATA.parent / "chess" / "bratko_kopec_test.epd").read_text().splitlines():
-        if f'id "{label}"' in line:
-            return " ".join(line.split()[:4]) + " 0 1"
-    raise ValueError(f"no position {label} in bratko_kopec_test.epd")
-
-
 def chess_fixed_depth(workers: int) -> None:
     """Chess at a fixed depth: the tactical engine serial against its split over ``workers``
     processes sharing one table (:mod:`zerosum.search.tactical_parallel`), with every selective
@@ -328,11 +321,10 @@ def chess_fixed_depth(workers: int) -> None:
         cpu_rows: list[tuple[float, float]] = []
         others = _OtherLoad(pool)
         for label, fen, depth in CHESS:
-            position = fen or _bratko_kopec(label)
             _pair(
                 (label, depth),
-                partial(_chess, position, depth, None),
-                partial(_chess, position, depth, pool),
+                partial(_chess, fen, depth, None),
+                partial(_chess, fen, depth, pool),
                 pool,
                 others,
                 (rows, cpu_rows),

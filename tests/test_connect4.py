@@ -202,7 +202,7 @@ def test_pons_score_rejects_what_is_not_a_finished_game(value: int, ply: int) ->
         pons_score(value, ply)
 
 
-# -- exact values against Pons's test sets (shared/data/connect4) ----------------------------
+# -- exact values against Pons's test sets (tests/data/connect4) -----------------------------
 
 
 @pytest.mark.parametrize("algorithm", ["engine", "alphabeta"])

@@ -1,4 +1,4 @@
-"""Tic-tac-toe against the published figures (shared/data/README.md) and its notation."""
+"""Tic-tac-toe against the published figures (tests/data/README.md) and its notation."""
 
 from __future__ import annotations
 

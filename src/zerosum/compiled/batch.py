@@ -1,6 +1,6 @@
 """Solving a set of positions: a test-set file in, every position's exact score out.
 
-The file format is that of Pascal Pons's connect four test sets (``../shared/data/connect4``):
+The file format is that of Pascal Pons's connect four test sets (``tests/data/connect4``):
 one position a line, ``POSITION [SCORE]``, the position in the game's own format (connect four:
 the columns played from the empty board, ``4453``) and optionally its known exact score for the
 side to move, which the results are checked against. Blank lines and lines starting with ``#``
