@@ -141,6 +141,7 @@ def search(
     all_best: bool = False,
     seed: int | None = None,
     hash_mb: float | None = None,
+    shared_table: TranspositionTable[Any] | None = None,
 ) -> SearchResult[Any]:
     """Search ``game`` under ``limit`` with its engine (see :func:`open_engine`) and return the
     last completed iteration's result; ``on_iteration`` sees every iteration as it completes."""
@@ -153,6 +154,7 @@ def search(
         all_best=all_best,
         seed=seed,
         hash_mb=hash_mb,
+        shared_table=shared_table,
     ) as engine:
         return engine.search(game, limit, on_iteration=on_iteration)
 
