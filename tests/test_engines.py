@@ -158,3 +158,19 @@ def test_a_game_workers_cannot_receive_is_named_before_any_worker_starts() -> No
         pytest.raises(ProtocolError, match="cannot be sent to worker processes"),
     ):
         engine.search(Local(), Limit(depth=2))
+
+
+@pytest.mark.parametrize("name", ["engine", TACTICAL])
+def test_a_shared_table_is_the_one_the_engine_fills(name: str) -> None:
+    """A caller's table (a UCI engine's ``Hash``, a player's between moves) is used, not a
+    fresh one."""
+    from zerosum.search import TranspositionTable
+
+    table: TranspositionTable[Any] = TranspositionTable(1 << 12)
+    game = get_game("chess").new()
+    with open_engine(get_game("chess"), name, shared_table=table) as engine:
+        engine.search(game, Limit(depth=2))
+    assert len(table) > 0
+    table.clear()
+    zerosum.search(get_game("tictactoe").new(), limit=Limit(depth=3), shared_table=table)
+    assert len(table) > 0

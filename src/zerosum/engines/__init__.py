@@ -117,8 +117,16 @@ def open_engine(
             options["hash_mb"] = hash_mb
         return CompiledEngine(spec.name, **options)
     if name == TACTICAL:
-        return TacticalEngine(workers=workers, pool=pool)
-    return PythonEngine(name, table=table, all_best=all_best, seed=seed, workers=workers, pool=pool)
+        return TacticalEngine(workers=workers, pool=pool, shared_table=shared_table)
+    return PythonEngine(
+        name,
+        table=table,
+        all_best=all_best,
+        seed=seed,
+        workers=workers,
+        pool=pool,
+        shared_table=shared_table,
+    )
 
 
 def _spec(game: GameSpec | Game[Any] | str | None) -> GameSpec | None:
