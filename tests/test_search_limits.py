@@ -7,6 +7,7 @@ import time
 import pytest
 from synthetic import RandomGame
 
+from zerosum.game import WIN
 from zerosum.games.tictactoe import TicTacToe
 from zerosum.search import Bound, Limit, LimitError, TranspositionTable, iterate, search
 
@@ -38,8 +39,16 @@ def test_stop_callback_ends_the_search() -> None:
         calls.append(1)
         return len(calls) >= 3
 
-    result = search(RandomGame(5, width=1000, max_branching=5), limit=Limit(stop=stop))
+    # A tree whose value no iteration settles (a win within the horizon would end the search).
+    result = search(RandomGame(6, width=1000, max_branching=5), limit=Limit(stop=stop))
     assert len(calls) == 3 and not result.complete and result.best_move is not None
+
+
+def test_a_win_within_the_horizon_ends_the_search() -> None:
+    """The root wins in 4 plies: the iteration at depth 4 proves it, whatever it evaluated
+    beside the winning line, and the search stops there (it went on for ever before)."""
+    result = search(RandomGame(5, width=1000, max_branching=5), limit=Limit(nodes=10**6))
+    assert (result.value, result.depth, result.solved, result.complete) == (WIN - 4, 4, True, True)
 
 
 def test_iterations_deepen_one_ply_at_a_time() -> None:

@@ -15,7 +15,7 @@ import random
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, TypeVar
 
-from zerosum.game import Game, ProtocolError, no_moves_error, probe_of, terminal_score
+from zerosum.game import WIN, Game, ProtocolError, no_moves_error, probe_of, terminal_score
 from zerosum.search.core import Context, Limit, SearchResult, SearchStopped
 from zerosum.search.root import (
     ALGORITHMS,
@@ -146,7 +146,12 @@ def iterate(
             depth=min(depth, ctx.seldepth),
             stats=ctx.stats(),
             move_values=found.scored if mode is Mode.EXACT else (),
-            solved=ctx.evaluations == evaluations and ctx.stale_cutoffs == stale,
+            solved=(ctx.evaluations == evaluations and ctx.stale_cutoffs == stale)
+            or (mode is not Mode.EXACT and found.value >= WIN - depth),
+            # A win within the horizon is exact whatever was evaluated beside it: no faster win
+            # lies beyond the horizon, and every move that wins as fast is seen within it (an
+            # exact solve still needs every move's value, so it goes on). The order in which a
+            # parallel search meets the moves then does not change when the search stops.
         )
         yield last
         if last.solved:
