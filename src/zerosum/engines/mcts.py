@@ -242,6 +242,11 @@ class MctsEngine(Engine):
         stats += [RootMove(move, 0, 0.0, None) for move in root.untried or ()]
         return tuple(stats)
 
+    @property
+    def tree_size(self) -> int:
+        """The nodes in the tree now (at most ``max_nodes``)."""
+        return self._size
+
     def reset(self) -> None:
         self._root = self._root_game = self._game = None
         self._size = 0
