@@ -208,8 +208,11 @@ class MctsEngine(Engine):
         on_iteration: OnIteration | None = None,
     ) -> SearchResult[Any]:
         """Simulate under ``limit`` until the root is proven (then ``solved``), reporting each
-        iteration (a doubling of the simulations, see the header); ``best_move`` is the most
-        visited root move unless the solver proved better. Leaves ``game`` as it was."""
+        iteration (a doubling of the simulations, see the header); without a time, simulation
+        or depth budget, a full tree also ends it. ``best_move`` is the most visited root move
+        unless the solver proved better; ``stats.nodes`` counts simulations. The first
+        simulation runs before any limit is looked at, so there is always a move to report.
+        Leaves ``game`` as it was."""
         return self._run(game, limit or Limit(), on_iteration, solving=False)
 
     def solve(self, game: Game[Any], *, limit: Limit | None = None) -> SearchResult[Any]:
@@ -414,6 +417,8 @@ class MctsEngine(Engine):
         """The tree's node for ``game``'s position: the old root's descendant when the same
         game object has moved on (or not) into a position the tree holds, else a new root."""
         found = self._follow(game) if game is self._game else None
+        if found is not None and found.proven and not found.children:
+            found = None  # a leaf the game's probe decided: the root needs its moves' children
         if found is None:
             found = Node(None, -UNKNOWN, UNKNOWN)
             self._size = 1
