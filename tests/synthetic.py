@@ -122,3 +122,77 @@ class StuckGame(RandomGame):
         )
         twin._path = list(self._path)
         return twin
+
+
+class Nim:
+    """A subtraction game (implements :class:`zerosum.game.Game`): heaps of stones, a move takes
+    1 to ``most`` stones from one heap, and the player who cannot move loses. A heap of ``n``
+    has Grundy value ``n % (most + 1)``, so the side to move wins exactly when the heaps' Grundy
+    values do not xor to 0: a known result for the solvers. Moves are ``(heap, stones)``."""
+
+    name = "nim"
+
+    def __init__(self, heaps: tuple[int, ...], *, most: int = 3) -> None:
+        self.heaps = list(heaps)
+        self.most = most
+        self._history: list[tuple[int, int]] = []
+
+    def first_player_wins(self) -> bool:
+        grundy = 0
+        for heap in self.heaps:
+            grundy ^= heap % (self.most + 1)
+        return grundy != 0
+
+    def side_to_move(self) -> int:
+        return len(self._history) & 1
+
+    def ply(self) -> int:
+        return len(self._history)
+
+    def outcome(self) -> Outcome | None:
+        return Outcome.LOSS if not any(self.heaps) else None
+
+    def legal_moves(self) -> list[tuple[int, int]]:
+        return [
+            (heap, take)
+            for heap, stones in enumerate(self.heaps)
+            for take in range(1, min(stones, self.most) + 1)
+        ]
+
+    def make(self, move: tuple[int, int]) -> None:
+        self.heaps[move[0]] -= move[1]
+        self._history.append(move)
+
+    def undo(self) -> None:
+        heap, take = self._history.pop()
+        self.heaps[heap] += take
+
+    def evaluate(self) -> Score:
+        return 0
+
+    compute_evaluation = evaluate
+
+    def key(self) -> int:
+        return mix(self.side_to_move(), *self.heaps)
+
+    compute_key = key
+
+    def copy(self) -> Self:
+        twin = type(self)(tuple(self.heaps), most=self.most)
+        twin._history = list(self._history)
+        return twin
+
+    def parse_move(self, text: str) -> tuple[int, int]:
+        heap, _, take = text.partition(":")
+        if heap.isdigit() and take.isdigit() and (int(heap), int(take)) in self.legal_moves():
+            return int(heap), int(take)
+        raise MoveError(f"{text!r} is not a legal move: expected HEAP:STONES")
+
+    def format_move(self, move: tuple[int, int]) -> str:
+        return f"{move[0]}:{move[1]}"
+
+    def position(self) -> str:
+        return ",".join(map(str, self.heaps)) + f"/{self.side_to_move()}"
+
+    def render(self) -> str:
+        return self.position()

@@ -36,7 +36,7 @@ def test_games_and_algorithms(capsys: pytest.CaptureFixture[str]) -> None:
     assert names[:4] == ["tictactoe", "connect4", "morris", "chess"]
     assert names == list(GAMES)
     names = [a["name"] for a in run_json(capsys, "algorithms")["algorithms"]]
-    assert names == ["minimax", "negamax", "alphabeta", "engine", "compiled", "tactical"]
+    assert names == ["minimax", "negamax", "alphabeta", "engine", "compiled", "tactical", "mcts"]
 
 
 def test_legal(capsys: pytest.CaptureFixture[str]) -> None:
@@ -104,7 +104,7 @@ def test_compare(capsys: pytest.CaptureFixture[str]) -> None:
         (["legal", "tictactoe", "--moves", "b2", "b2"], "move 2 ('b2'): b2 is already taken"),
         (["legal", "tictactoe", "--moves", "d4"], "'d4' is not a tic-tac-toe cell: expected"),
         (["legal", "tictactoe", "--position", "xxxx"], "is not a tic-tac-toe position"),
-        (["analyze", "tictactoe", "--algorithm", "mcts"], "unknown algorithm 'mcts'"),
+        (["analyze", "tictactoe", "--algorithm", "uct"], "unknown algorithm 'uct'"),
         (
             ["analyze", "tictactoe", "--algorithm", "bogus"],
             "unknown algorithm 'bogus': expected one of minimax, negamax, alphabeta, engine, "

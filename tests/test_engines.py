@@ -12,6 +12,7 @@ from synthetic import RandomGame
 import zerosum
 from zerosum.engines import (
     COMPILED,
+    MCTS,
     TACTICAL,
     EngineError,
     choose_engine,
@@ -24,7 +25,7 @@ from zerosum.games import GAMES, GameSpec, get_game
 from zerosum.search import ALGORITHMS, Limit
 from zerosum.search import solve as reference_solve
 
-ALL_ENGINES = [*ALGORITHMS, TACTICAL, COMPILED]
+ALL_ENGINES = [*ALGORITHMS, TACTICAL, COMPILED, MCTS]
 SPECS = [
     *GAMES.values(),
     *(get_game(name) for spec in GAMES.values() for name in spec.variants),
@@ -64,6 +65,8 @@ def test_every_engine_searches_every_game_or_refuses_clearly(spec: GameSpec, nam
     assert result.best_move in game.legal_moves()
     assert result.depth >= 1 and seen == sorted(seen) and seen[-1] == result.depth
     assert result.stats.nodes > 0
+    if name == MCTS:  # MCTS's depth counts iterations, each doubling the simulations
+        assert seen == [1, 2, 3] and result.stats.nodes == 64
 
 
 @pytest.mark.parametrize("spec", SPECS, ids=lambda spec: spec.name)

@@ -164,6 +164,17 @@ def test_think_plays_the_move(client: TestClient) -> None:
     wait_until_no_searches()
 
 
+def test_think_with_mcts_proves_the_block(client: TestClient) -> None:
+    state = new(client, moves=["b2", "a1", "c2"])
+    body = {"depth": 0, "engine": "mcts", "seed": 1, "time": 60}
+    answer = client.post(f"/api/sessions/{state['id']}/think", json=body)
+    assert answer.status_code == 200, answer.text
+    result = answer.json()["result"]
+    # every move but a2 loses: the solver proves it and MCTS blocks
+    assert result["best_move"] == "a2" and result["solved"] and result["complete"]
+    wait_until_no_searches()
+
+
 def test_value_words_come_from_the_server(client: TestClient) -> None:
     # O to move and lost in 4 plies: the words for the side to move and for the first player
     state = new(client, moves=["a1", "b1", "b2"])

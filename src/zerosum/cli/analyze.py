@@ -1,8 +1,10 @@
 """``zerosum analyze``: search a position under a limit, printing each completed iteration.
 
 The algorithm is ``--algorithm`` or the game's analyzer: one of ``zerosum.search``'s
-algorithms, the compiled engine (games with a kernel) or the tactical engine. Ctrl-C stops the
-search, which then reports its last completed iteration.
+algorithms, the compiled engine (games with a kernel), the tactical engine or Monte Carlo tree
+search (``mcts``: its lines show simulations where the others show depth, ``--nodes`` counts
+simulations, and ``--json`` adds each root move's visits and value). Ctrl-C stops the search,
+which then reports its last completed iteration.
 """
 
 from __future__ import annotations
@@ -12,18 +14,20 @@ from collections.abc import Callable
 from typing import Any
 
 from zerosum.cli.common import UsageError, emit, interruptible, load_position
-from zerosum.cli.engines import COMPILED_ENGINE, TACTICAL_ENGINE, check_algorithm
+from zerosum.cli.engines import COMPILED_ENGINE, MCTS_ENGINE, TACTICAL_ENGINE, check_algorithm
 from zerosum.cli.parser import (
     Subcommands,
     duration,
     megabytes,
+    non_negative,
     position_options,
     positive_int,
     whole_number,
     workers_option,
 )
 from zerosum.compiled import DEFAULT_HASH_MB
-from zerosum.engines import open_engine
+from zerosum.engines import MctsEngine, open_engine
+from zerosum.engines.mcts import PLAYOUTS
 from zerosum.formatting import describe, move_names, result_data
 from zerosum.search import Limit, SearchResult
 
@@ -48,6 +52,14 @@ def add_parser(commands: Subcommands) -> None:
         type=megabytes,
         help=f"the compiled engine's table in MB (default {DEFAULT_HASH_MB})",
     )
+    analyze.add_argument(
+        "--exploration", type=non_negative, help="MCTS's UCT exploration constant (default 1.4)"
+    )
+    analyze.add_argument(
+        "--playout",
+        choices=PLAYOUTS,
+        help="how MCTS scores a new leaf: a random game to the end (default) or the evaluation",
+    )
     workers_option(analyze)
     analyze.set_defaults(run=run)
 
@@ -66,18 +78,26 @@ def run(args: argparse.Namespace) -> int:
     args.algorithm = check_algorithm(spec, args.algorithm)
     if args.hash is not None and args.algorithm != COMPILED_ENGINE:
         raise UsageError("--hash sizes the compiled engine's table: expected --algorithm compiled")
-    if args.algorithm == TACTICAL_ENGINE:
+    for option, given in (("--exploration", args.exploration), ("--playout", args.playout)):
+        if given is not None and args.algorithm != MCTS_ENGINE:
+            raise UsageError(f"{option} is an option of MCTS: expected --algorithm mcts")
+    if args.algorithm in (TACTICAL_ENGINE, MCTS_ENGINE):
         for option, given in (("--all-best", args.all_best), ("--no-table", args.no_table)):
             if given:
                 raise UsageError(
-                    f"{option} is not available with the tactical engine: expected "
+                    f"{option} is not available with the {args.algorithm} engine: expected "
                     "--algorithm engine"
                 )
+    mcts = args.algorithm == MCTS_ENGINE
 
     def report(result: SearchResult[Any]) -> None:
         if not args.json:
             line = " ".join(move_names(game, result.pv))
-            print(f"depth {result.depth:>3}  value {describe(result.value):>14}  pv {line}")
+            if mcts:
+                value = describe(result.value, solved=result.solved)
+                print(f"simulations {result.stats.nodes:>9,}  value {value:>14}  pv {line}")
+            else:
+                print(f"depth {result.depth:>3}  value {describe(result.value):>14}  pv {line}")
 
     engine = open_engine(
         spec,
@@ -87,20 +107,39 @@ def run(args: argparse.Namespace) -> int:
         all_best=args.all_best,
         seed=args.seed,
         hash_mb=args.hash,
+        exploration=args.exploration,
+        playout=args.playout,
     )
     with interruptible() as stop, engine:
         result = engine.search(game, _limit(args, stop), on_iteration=report)
+        root_moves = engine.root_stats() if isinstance(engine, MctsEngine) else None
     data = result_data(spec, game, result, args.algorithm)
     stats = result.stats
+    if root_moves is not None:
+        data["root_moves"] = [
+            {
+                "move": game.format_move(root.move),
+                "visits": root.visits,
+                "value": round(root.value, 6),
+                "proven": root.proven,
+            }
+            for root in root_moves
+        ]
     lines = [
         f"value      {describe(result.value, solved=result.solved)} ({result.value})",
         f"best move  {data['best_move'] or '-'}",
         f"best moves {' '.join(data['best_moves']) or '-'}",
         f"pv         {' '.join(data['pv']) or '-'}",
         f"depth      {result.depth}{'' if result.complete else ' (stopped early)'}",
-        f"nodes      {stats.nodes:,}",
+        f"nodes      {stats.nodes:,}{' (simulations)' if mcts else ''}",
         f"time       {stats.time_s:.3f} s",
         f"nodes/s    {stats.nps:,.0f}",
     ]
+    for root in root_moves or ():
+        proven = "" if root.proven is None else f"  {describe(root.proven, solved=True)}"
+        lines.append(
+            f"  {game.format_move(root.move):<8} visits {root.visits:>9,}  "
+            f"value {root.value:+.3f}{proven}"
+        )
     emit(args, data, "\n".join(lines))
     return 0

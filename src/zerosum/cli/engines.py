@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Final
 
 from zerosum.compiled import DEFAULT_HASH_MB
-from zerosum.engines import COMPILED, TACTICAL, Task, choose_engine, open_engine
+from zerosum.engines import COMPILED, MCTS, TACTICAL, Task, choose_engine, open_engine
 from zerosum.games import GameSpec
 from zerosum.store import Store
 
@@ -23,6 +23,8 @@ COMPILED_ENGINE: Final = COMPILED
 """The algorithm name of the compiled engine (games with a kernel only)."""
 TACTICAL_ENGINE: Final = TACTICAL
 """The algorithm name of the tactical engine (``zerosum.search.tactical``)."""
+MCTS_ENGINE: Final = MCTS
+"""The algorithm name of Monte Carlo tree search (``zerosum.engines.mcts``)."""
 
 
 def check_algorithm(spec: GameSpec | None, name: str | None, command: Task = "analyze") -> str:

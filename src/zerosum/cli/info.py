@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 
 from zerosum.cli.common import emit, load_position
-from zerosum.cli.engines import COMPILED_ENGINE, TACTICAL_ENGINE
+from zerosum.cli.engines import COMPILED_ENGINE, MCTS_ENGINE, TACTICAL_ENGINE
 from zerosum.cli.parser import Subcommands, json_option, position_options
 from zerosum.compiled import kernel_games
 from zerosum.formatting import move_names
@@ -38,7 +38,8 @@ def run_games(args: argparse.Namespace) -> int:
 
 
 def run_algorithms(args: argparse.Namespace) -> int:
-    """Every search algorithm, then the compiled and the tactical engine: name and summary."""
+    """Every search algorithm, then the compiled, the tactical and the MCTS engine: name and
+    summary."""
     rows = [(a.name, a.summary) for a in ALGORITHMS.values()]
     rows.append(
         (
@@ -52,6 +53,13 @@ def run_algorithms(args: argparse.Namespace) -> int:
             TACTICAL_ENGINE,
             "iterative deepening PVS with quiescence, check extension, null move and late-move "
             "reductions (chess's engine)",
+        )
+    )
+    rows.append(
+        (
+            MCTS_ENGINE,
+            "Monte Carlo tree search (UCT, random or evaluation playouts) with a solver that "
+            "proves wins, losses and draws; --nodes counts simulations",
         )
     )
     data = {"algorithms": [{"name": name, "summary": summary} for name, summary in rows]}

@@ -102,6 +102,17 @@ def duration(text: str) -> float:
     return value
 
 
+def non_negative(text: str) -> float:
+    """A finite number of 0 or more."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0 <= value < float("inf"):
+        raise argparse.ArgumentTypeError(f"{text} is out of range: expected a number >= 0")
+    return value
+
+
 def worker_count(text: str) -> int:
     """``--workers``: a count 1..256, or ``0``/``auto`` for every core."""
     if text.strip().lower() in ("0", "auto"):

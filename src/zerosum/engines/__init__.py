@@ -1,8 +1,9 @@
 """Engines: the one layer through which every front end and the library search and solve.
 
-Three families implement :class:`Engine` — the pure-Python algorithms (:class:`PythonEngine`),
+Four families implement :class:`Engine` — the pure-Python algorithms (:class:`PythonEngine`),
 the tactical search (:class:`TacticalEngine`) and the compiled engine (:class:`CompiledEngine`),
-each serial or with ``workers`` — and :func:`open_engine` is the one place that picks one for a
+each serial or with ``workers``, and Monte Carlo tree search with a solver
+(:class:`MctsEngine`, serial) — and :func:`open_engine` is the one place that picks one for a
 game: the engine the caller names, else the choice in the game's :class:`GameSpec` for the task
 at hand (``analyze``, ``solve`` or ``play``). An engine the game cannot use is refused with an
 :class:`EngineError` that names the engines the game offers.
@@ -18,6 +19,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Final, Literal
 
 from zerosum.engines.base import Engine, EngineError, OnIteration
+from zerosum.engines.mcts import MctsEngine
 from zerosum.engines.python import PythonEngine
 from zerosum.engines.tactical import TacticalEngine
 from zerosum.game import Game
@@ -34,6 +36,8 @@ COMPILED: Final = "compiled"
 """The compiled engine's name."""
 TACTICAL: Final = "tactical"
 """The tactical engine's name."""
+MCTS: Final = "mcts"
+"""The Monte Carlo tree search engine's name."""
 
 Task = Literal["analyze", "solve", "play", "bench"]
 """What the engine is for; a game's spec may choose a different engine for each (``bench``
@@ -42,13 +46,16 @@ measures the exact engines' node-count signature)."""
 
 def engine_names(spec: GameSpec | None = None, *, task: Task = "analyze") -> list[str]:
     """The engines ``spec``'s game offers for ``task`` (every engine when ``spec`` is None):
-    the pure-Python algorithms, the compiled engine for a game with a kernel, and the tactical
-    search unless the task is an exact solve or the signature."""
+    the pure-Python algorithms, the compiled engine for a game with a kernel, the tactical
+    search unless the task is an exact solve or the signature, and MCTS (a solver too) unless
+    the task is the signature."""
     names = list(ALGORITHMS)
     if spec is None or spec.kernel is not None:
         names.append(COMPILED)
     if task not in ("solve", "bench"):
         names.append(TACTICAL)
+    if task != "bench":
+        names.append(MCTS)
     return names
 
 
@@ -97,6 +104,10 @@ def open_engine(
     hash_mb: float | None = None,
     store: Store | None = None,
     shared_table: TranspositionTable[Any] | None = None,
+    exploration: float | None = None,
+    playout: str | None = None,
+    bias: float | None = None,
+    max_nodes: int | None = None,
 ) -> Engine:
     """The engine for ``game`` (a spec, a position, a registered name, or None for any game):
     ``algorithm`` if given, else the game's choice for ``task``.
@@ -104,10 +115,23 @@ def open_engine(
     ``workers`` > 1 runs it in parallel (``pool``: worker processes a caller keeps for several
     engines); ``table``, ``all_best`` and ``seed`` are the pure-Python engines' options,
     ``shared_table`` a table the caller keeps across engines (pure-Python and tactical),
-    ``hash_mb`` and ``store`` the compiled engine's. Close the engine when done.
+    ``hash_mb`` and ``store`` the compiled engine's; ``seed``, ``exploration``, ``playout``,
+    ``bias`` and ``max_nodes`` MCTS's (``None``: its defaults, see :class:`MctsEngine`), which
+    runs in one process: ``workers`` > 1 is refused. Close the engine when done.
     """
     spec = _spec(game)
     name = choose_engine(spec, algorithm, task=task)
+    if name == MCTS:
+        if workers > 1:
+            raise EngineError(f"the {MCTS} engine runs in one process: expected workers=1")
+        given = {
+            "exploration": exploration,
+            "playout": playout,
+            "bias": bias,
+            "max_nodes": max_nodes,
+        }
+        chosen: dict[str, Any] = {key: value for key, value in given.items() if value is not None}
+        return MctsEngine(seed=seed, **chosen)
     if name == COMPILED:
         assert spec is not None  # choose_engine offers it only for a game with a kernel
         from zerosum.engines.compiled import CompiledEngine  # numba: only when it is used
@@ -197,9 +221,11 @@ def solve(
 
 __all__ = [
     "COMPILED",
+    "MCTS",
     "TACTICAL",
     "Engine",
     "EngineError",
+    "MctsEngine",
     "PythonEngine",
     "TacticalEngine",
     "Task",

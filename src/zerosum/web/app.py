@@ -83,10 +83,12 @@ class Think(BaseModel):
     )
     time: float = Field(DEFAULT_TIME, gt=0, le=MAX_TIME, description="seconds to think at most")
     seed: int | None = Field(None, description="picks among equally good moves; none: at random")
-    engine: Literal["default", "python", "compiled", "tactical"] = Field(
+    engine: Literal["default", "python", "compiled", "tactical", "mcts"] = Field(
         "default",
         description="the pure-Python engine, the compiled one (games with a kernel), the "
-        "tactical one (captures and checks: chess), or the game's own choice (its analyzer)",
+        "tactical one (captures and checks: chess), Monte Carlo tree search with a solver "
+        "(its depth counts iterations, each doubling the simulations), or the game's own "
+        "choice (its analyzer)",
     )
     play: bool = Field(False, description="play the move found in the session")
 

@@ -51,7 +51,8 @@ def think(request: dict[str, Any], send: Send, stop: Callable[[], bool]) -> None
 
     The pure-Python engine proves every best move and picks one at random with ``seed``; the
     compiled engine (``engine="compiled"``, games with a kernel) and the tactical engine
-    (``engine="tactical"``, chess's analyzer) play their first best move.
+    (``engine="tactical"``, chess's analyzer) play their first best move, MCTS
+    (``engine="mcts"``, seeded with ``seed``) its most visited or proven best one.
     """
     spec = get_game(request["game"])
     game = build(spec, request["start"], request["moves"])

@@ -1,0 +1,555 @@
+"""Monte Carlo tree search with a solver: the engine for games without a good evaluation.
+
+:class:`MctsEngine` grows a tree from the position one simulation at a time, in four steps:
+
+1. **Selection.** From the root, descend to the child with the highest UCT score
+   ``q + exploration * sqrt(ln N / n)`` (``q`` the child's mean reward for the side choosing,
+   ``n`` its visits, ``N`` the parent's), plus ``bias * h / (n + 1)`` with progressive bias
+   (``h`` the game's evaluation of the child, squashed into ``(-1, 1)``).
+2. **Expansion.** At the first node with an untried move, add one child for a random one.
+3. **Playout.** Score the new leaf: a random game to the end (``playout="random"``: +1 won,
+   -1 lost, 0 drawn) or the game's evaluation squashed into ``(-1, 1)``
+   (``playout="evaluation"``: no random moves, the leaf's heuristic at once).
+4. **Backup.** Add the reward to every node on the path, from the side that moved into it, and
+   recompute the score bounds of each ancestor whose child's bounds changed.
+
+**The solver** (MCTS-Solver, Winands et al. 2008, with the score bounds of Cazenave and
+Saffidine 2010). Each node keeps a pessimistic and an optimistic bound on its exact value, from
+its own side to move, in ``mission.md``'s convention counted from the node (a win ``n`` plies
+later scores ``WIN - n``). A finished position is exact at once (as is one the game's probe
+decides); an inner node's bounds are the negamax of its children's, so a child proven lost for
+its side to move makes the parent a win, a parent whose moves all lose is a loss, and draws and
+the distance to the end come out exact too. Selection skips proven children and those whose
+optimistic value cannot beat what the parent already has; a node is proven when its bounds
+meet, and a proven root ends the search with the exact value (``solved=True``). In exchange
+for exact distances the solver must also refute every faster win, so it proves a won position a
+little later than a win-loss-only solver would.
+
+Trade-offs:
+
+* **A tree, not a graph.** Positions reached by different paths get different nodes (no
+  transposition table): statistics are not shared, but every node has one parent, a reward is
+  backed up along one path, and a subtree can be kept or dropped as a whole.
+* **Bounded memory.** The tree holds at most ``max_nodes`` nodes. Once full, simulations go on
+  from the leaves they reach (refining the statistics, proving nothing new); a search with no
+  time, simulation or depth budget stops there, not solved.
+* **Tree reuse.** A search of the same game object after moves were made keeps the subtree of
+  the new position when the tree holds it (found by position among the nodes that many plies
+  down), so a player following a game keeps what it learnt; else the tree starts afresh.
+* **Limits.** ``Limit.nodes`` counts simulations (``stats.nodes`` reports simulations, not
+  positions). Iteration ``k`` ends after ``FIRST_ITERATION * 2**(k-1)`` simulations and is
+  reported through ``on_iteration``; ``Limit.depth = d`` therefore means "stop after iteration
+  ``d``", a simulation budget that doubles with the depth (MCTS has no search depth of its own).
+  Time and the stop callback are polled before every simulation.
+* **Reproducible.** The random choices come from one generator seeded at construction (seed
+  ``None`` is 0): a fresh engine with the same seed and the same simulation count gives the
+  same tree, visit for visit.
+
+A result's value is the exact score when the root is proven; else a proven bound when the root
+is known won (at least ``WIN - n``: won within ``n`` plies) or lost; else the best move's mean
+reward in hundredths (``+100``: every playout through it won).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Final, Literal
+
+from zerosum.engines.base import Engine, EngineError, OnIteration, at_depth, no_moves
+from zerosum.game import (
+    HEURISTIC_LIMIT,
+    WIN,
+    Game,
+    Score,
+    no_moves_error,
+    probe_of,
+    random_playout,
+    terminal_score,
+)
+from zerosum.search.core import Limit, SearchResult, Stats, probed_score
+
+Playout = Literal["random", "evaluation"]
+"""How a new leaf is scored: a random game to the end, or the game's evaluation."""
+
+PLAYOUTS: Final[tuple[Playout, ...]] = ("random", "evaluation")
+
+DEFAULT_EXPLORATION: Final = 1.4
+"""UCT's exploration constant (about ``sqrt(2)``, for rewards in ``[-1, 1]``)."""
+DEFAULT_MAX_NODES: Final = 200_000
+"""The default bound on the tree's size (some 50 MB of Python objects)."""
+FIRST_ITERATION: Final = 16
+"""The simulations of iteration 1; each later iteration doubles the total."""
+EVALUATION_SCALE: Final = 200.0
+"""An evaluation of ``x`` centi-units rewards ``tanh(x / EVALUATION_SCALE)``."""
+VALUE_SCALE: Final = 100
+"""A mean reward ``q`` is reported as the value ``round(q * VALUE_SCALE)``."""
+
+UNKNOWN: Final[Score] = WIN - 1
+"""The bound of a position not over: it cannot be won or lost sooner than in one ply."""
+
+
+def up(score: Score) -> Score:
+    """A node's score (or bound) seen from its parent, one ply above: negated, and a win or a
+    loss one ply further away (``-(WIN - n)`` for the child is ``WIN - n - 1`` for the parent)."""
+    if score > 0:
+        return 1 - score
+    if score < 0:
+        return -1 - score
+    return 0
+
+
+class Node:
+    """One position of the tree (see the module header for its invariants)."""
+
+    __slots__ = ("children", "lower", "move", "prior", "total", "untried", "upper", "visits")
+
+    def __init__(self, move: Any, lower: Score, upper: Score, prior: float = 0.0) -> None:
+        self.move = move
+        """The move from the parent (``None`` at the root)."""
+        self.children: list[Node] = []
+        self.untried: list[Any] | None = None
+        """Legal moves without a child yet; ``None`` until the node is first expanded."""
+        self.visits = 0
+        self.total = 0.0
+        """Sum of the rewards backed up through the node, for the side that moved into it."""
+        self.lower = lower
+        """Pessimistic bound of the node's exact value, from its side to move."""
+        self.upper = upper
+        """Optimistic bound of the node's exact value, from its side to move."""
+        self.prior = prior
+        """The evaluation of the node for the side that moved into it, in ``(-1, 1)``
+        (progressive bias only; 0 otherwise)."""
+
+    @property
+    def proven(self) -> bool:
+        return self.lower == self.upper
+
+    def mean(self) -> float:
+        """The mean reward for the side that moved into the node (0 before any visit)."""
+        return self.total / self.visits if self.visits else 0.0
+
+    def update_bounds(self) -> bool:
+        """Recompute the bounds from the children's (negamax); true if they changed."""
+        lower, upper = -UNKNOWN, -UNKNOWN
+        for child in self.children:
+            lower = max(lower, up(child.upper))
+            upper = max(upper, up(child.lower))
+        if self.untried is None or self.untried:
+            upper = UNKNOWN  # a move not tried yet may still win at once
+        changed = (lower, upper) != (self.lower, self.upper)
+        self.lower, self.upper = lower, upper
+        return changed
+
+
+@dataclass(frozen=True)
+class RootMove:
+    """One root move's statistics after a search, from the root's side to move."""
+
+    move: Any
+    visits: int
+    """Simulations through the move (over every search that kept the tree)."""
+    value: float
+    """The mean reward of those simulations, in ``[-1, 1]`` (0 without a visit)."""
+    proven: Score | None
+    """The move's exact value when the solver proved it, else ``None``."""
+
+
+class MctsEngine(Engine):
+    """Monte Carlo tree search with a solver, for any game of the protocol (see the header).
+
+    ``exploration`` is UCT's constant, ``playout`` how leaves are scored, ``bias`` the weight of
+    progressive bias (0: none; it evaluates every new node), ``max_nodes`` the tree's bound and
+    ``seed`` the random generator's seed. Raises :class:`EngineError` for a bad option.
+    """
+
+    name = "mcts"
+
+    def __init__(
+        self,
+        *,
+        exploration: float = DEFAULT_EXPLORATION,
+        playout: str = "random",
+        bias: float = 0.0,
+        max_nodes: int = DEFAULT_MAX_NODES,
+        seed: int | None = None,
+    ) -> None:
+        if not (math.isfinite(exploration) and exploration >= 0):
+            raise EngineError(f"exploration {exploration} is out of range: expected a number >= 0")
+        if playout not in PLAYOUTS:
+            raise EngineError(f"unknown playout {playout!r}: expected one of {', '.join(PLAYOUTS)}")
+        if not (math.isfinite(bias) and bias >= 0):
+            raise EngineError(f"bias {bias} is out of range: expected a number >= 0")
+        if max_nodes < 2:
+            raise EngineError(f"max_nodes {max_nodes} is out of range: expected at least 2")
+        self.exploration = exploration
+        self.playout = playout
+        self.bias = bias
+        self.max_nodes = max_nodes
+        self.seed = seed
+        self._rng = random.Random(0 if seed is None else seed)
+        self._root: Node | None = None
+        self._root_game: Game[Any] | None = None
+        """A copy of the position at the root, to find the new root after moves."""
+        self._game: Game[Any] | None = None
+        self._size = 0
+        """Nodes in the tree under (and with) the root."""
+
+    # -- the public interface ---------------------------------------------------------------
+
+    def search(
+        self,
+        game: Game[Any],
+        limit: Limit | None = None,
+        *,
+        on_iteration: OnIteration | None = None,
+    ) -> SearchResult[Any]:
+        """Simulate under ``limit`` until the root is proven (then ``solved``), reporting each
+        iteration (a doubling of the simulations, see the header); without a time, simulation
+        or depth budget, a full tree also ends it. ``best_move`` is the most visited root move
+        unless the solver proved better; ``stats.nodes`` counts simulations. The first
+        simulation runs before any limit is looked at, so there is always a move to report.
+        Leaves ``game`` as it was."""
+        return self._run(game, limit or Limit(), on_iteration, solving=False)
+
+    def solve(self, game: Game[Any], *, limit: Limit | None = None) -> SearchResult[Any]:
+        """Simulate until the root and every root move are proven: the exact value, every
+        move's value (``move_values``) and all best moves. If ``limit`` (its depth ignored) or
+        the tree's bound stops it first, ``solved`` is false and unproven values are estimates."""
+        if limit is not None:
+            limit = at_depth(limit, None)
+        return self._run(game, limit or Limit(), None, solving=True)
+
+    def _best_moves(
+        self, game: Game[Any], depth: int, seed: int | None, limit: Limit | None
+    ) -> SearchResult[Any]:
+        if seed is not None:
+            self._rng = random.Random(seed)
+        if depth == 0:
+            return self.solve(game, limit=limit)
+        return self.search(game, at_depth(limit, depth))
+
+    def root_stats(self) -> tuple[RootMove, ...]:
+        """Every root move of the last search, best first (as ``best_move`` ranks them), with
+        its visits, mean reward and proven value; moves never tried come last, unvisited."""
+        root = self._root
+        if root is None:
+            return ()
+        ranked = sorted(root.children, key=_ranking(root), reverse=True)
+        stats = [
+            RootMove(c.move, c.visits, c.mean(), up(c.lower) if c.proven else None) for c in ranked
+        ]
+        stats += [RootMove(move, 0, 0.0, None) for move in root.untried or ()]
+        return tuple(stats)
+
+    @property
+    def tree_size(self) -> int:
+        """The nodes in the tree now (at most ``max_nodes``)."""
+        return self._size
+
+    def reset(self) -> None:
+        self._root = self._root_game = self._game = None
+        self._size = 0
+
+    def close(self) -> None:
+        self.reset()
+
+    # -- the search ----------------------------------------------------------------------------
+
+    def _run(
+        self, game: Game[Any], limit: Limit, on_iteration: OnIteration | None, *, solving: bool
+    ) -> SearchResult[Any]:
+        """The simulation loop shared by :meth:`search` and :meth:`solve`."""
+        if game.outcome() is not None:
+            return no_moves(game)
+        started = time.perf_counter()
+        root = self._root_for(game)
+        budgeted = limit.nodes is not None or limit.time is not None or limit.depth is not None
+        done = _solved if solving else _proven
+        simulations = evaluations = iteration = reported = 0
+        next_report = FIRST_ITERATION
+        complete = False
+        while True:
+            # Step 1. Stop when the answer is known, a limit is reached, or nothing can change.
+            if done(root):
+                complete = True
+                if simulations > reported or not iteration:
+                    iteration += 1  # the iteration that proved it ends here
+                break
+            if limit.nodes is not None and simulations >= limit.nodes:
+                break
+            elapsed = time.perf_counter() - started
+            if simulations and limit.time is not None and elapsed >= limit.time:
+                break
+            if simulations and limit.stop is not None and limit.stop():
+                break
+            if not budgeted and self._size >= self.max_nodes:
+                break
+            # Step 2. One simulation.
+            evaluations += self._simulate(game, root, prune_root=not solving)
+            simulations += 1
+            # Step 3. Report an iteration at each doubling; a depth limit counts iterations.
+            if simulations == next_report:
+                iteration, reported = iteration + 1, simulations
+                next_report *= 2
+                if limit.depth is not None and iteration >= limit.depth:
+                    complete = True
+                    break
+                if on_iteration is not None:
+                    on_iteration(
+                        self._result(
+                            game, root, iteration, simulations, evaluations, started, solving
+                        )
+                    )
+        result = self._result(
+            game, root, iteration, simulations, evaluations, started, solving, complete=complete
+        )
+        if on_iteration is not None and complete:
+            on_iteration(result)
+        return result
+
+    def _simulate(self, game: Game[Any], root: Node, *, prune_root: bool) -> int:
+        """One simulation from ``root`` (``game`` at its position, left there); returns the
+        evaluations it made."""
+        path = [root]
+        node = root
+        evaluations = 0
+        # Steps 1 and 2. Selection descends while every move of the node has a child (or the
+        # tree is full); the first node with an untried move expands one, the new leaf.
+        while True:
+            if node.untried is None:
+                node.untried = game.legal_moves()
+                if not node.untried:
+                    raise no_moves_error(game)
+            if node.untried and self._size < self.max_nodes:
+                node = self._expand(game, node)
+                evaluations += int(self.bias > 0)
+                path.append(node)
+                break
+            # UCT's choice; none when a full tree ends here: play out from this node.
+            child = self._select(node, prune=prune_root or node is not root)
+            if child is None:
+                break
+            game.make(child.move)
+            path.append(child)
+            node = child
+        # Step 3. Playout: a reward for the leaf's side to move.
+        reward, evaluated = self._playout(game, node)
+        evaluations += evaluated
+        # Step 4. Backup: rewards for the side that moved into each node, then the bounds.
+        changed = True
+        for depth in range(len(path) - 1, -1, -1):
+            step = path[depth]
+            step.visits += 1
+            step.total -= reward
+            reward = -reward
+            if depth < len(path) - 1 and changed:
+                changed = step.update_bounds()
+            if depth:
+                game.undo()
+        return evaluations
+
+    def _expand(self, game: Game[Any], node: Node) -> Node:
+        """A child of ``node`` for a random untried move, made on ``game``."""
+        untried = node.untried
+        assert untried
+        index = self._rng.randrange(len(untried))
+        move = untried[index]
+        untried[index] = untried[-1]
+        untried.pop()
+        game.make(move)
+        lower, upper = -UNKNOWN, UNKNOWN
+        outcome = game.outcome()
+        if outcome is not None:
+            lower = upper = terminal_score(outcome, 0)
+        else:
+            probe = probe_of(game)
+            probed = probe() if probe is not None else None
+            if probed is not None:
+                lower = upper = probed_score(probed[0], probed[1], 0)
+        prior = -_squash(game.evaluate()) if self.bias > 0 else 0.0
+        child = Node(move, lower, upper, prior)
+        node.children.append(child)
+        self._size += 1
+        return child
+
+    def _select(self, node: Node, *, prune: bool) -> Node | None:
+        """The child with the best UCT score among those that can still change ``node``'s
+        value (``prune`` false: every unproven child); ``None`` if there is none."""
+        best: Node | None = None
+        best_score = -math.inf
+        log_visits = math.log(max(node.visits, 1))
+        exploration, bias = self.exploration, self.bias
+        floor = node.lower
+        for child in node.children:
+            if child.lower == child.upper or (prune and up(child.lower) <= floor):
+                continue
+            visits = child.visits
+            if not visits:
+                return child
+            score = child.total / visits + exploration * math.sqrt(log_visits / visits)
+            if bias:
+                score += bias * child.prior / (visits + 1)
+            if score > best_score:
+                best, best_score = child, score
+        return best
+
+    def _playout(self, game: Game[Any], leaf: Node) -> tuple[float, int]:
+        """The reward of ``leaf`` for its side to move and the evaluations made (``game`` at
+        the leaf's position, left there)."""
+        if leaf.proven:
+            return float((leaf.lower > 0) - (leaf.lower < 0)), 0
+        if self.playout == "evaluation":
+            return _squash(game.evaluate()), 1
+        made = random_playout(game, self._rng)
+        outcome = game.outcome()
+        reward = 0.0 if outcome is None else float(int(outcome))
+        for _ in range(made):
+            game.undo()
+        return (reward if made % 2 == 0 else -reward), 0
+
+    # -- the tree between searches ---------------------------------------------------------------
+
+    def _root_for(self, game: Game[Any]) -> Node:
+        """The tree's node for ``game``'s position: the old root's descendant when the same
+        game object has moved on (or not) into a position the tree holds, else a new root."""
+        found = self._follow(game) if game is self._game else None
+        if found is not None and found.proven and not found.children:
+            found = None  # a leaf the game's probe decided: the root needs its moves' children
+        if found is None:
+            found = Node(None, -UNKNOWN, UNKNOWN)
+            self._size = 1
+        else:
+            self._size = _count(found)
+        self._root, self._game, self._root_game = found, game, game.copy()
+        return found
+
+    def _follow(self, game: Game[Any]) -> Node | None:
+        """The node of ``game``'s position among the old root's descendants, if any."""
+        root, before = self._root, self._root_game
+        if root is None or before is None:
+            return None
+        plies = game.ply() - before.ply()
+        if plies < 0:
+            return None
+        position, key = game.position(), game.key()
+        level: list[tuple[Node, tuple[Any, ...]]] = [(root, ())]
+        for _ in range(plies):
+            level = [(c, (*line, c.move)) for n, line in level for c in n.children]
+        for node, line in level:
+            for move in line:
+                before.make(move)
+            same = before.key() == key and before.position() == position
+            for _ in line:
+                before.undo()
+            if same:
+                return node
+        return None
+
+    # -- results -------------------------------------------------------------------------------
+
+    def _result(
+        self,
+        game: Game[Any],
+        root: Node,
+        iteration: int,
+        simulations: int,
+        evaluations: int,
+        started: float,
+        solving: bool,
+        *,
+        complete: bool = True,
+    ) -> SearchResult[Any]:
+        """The search's result so far (see the header for what its value means)."""
+        best = _best_child(root)
+        if root.proven or root.lower >= HEURISTIC_LIMIT:  # exact, or won within some plies
+            value = root.lower
+        elif root.upper <= -HEURISTIC_LIMIT:
+            value = root.upper
+        else:
+            value = _estimate(best)
+        pv: list[Any] = []
+        node = best
+        while node is not None:
+            pv.append(node.move)
+            node = _best_child(node)
+        best_move = best.move if best is not None else game.legal_moves()[0]
+        best_moves: tuple[Any, ...] = (best_move,)
+        move_values: tuple[tuple[Any, Score], ...] = ()
+        solved = root.proven and (not solving or _solved(root))
+        if solving:
+            values = {c.move: up(c.lower) if c.proven else _estimate(c) for c in root.children}
+            move_values = tuple((m, values.get(m, 0)) for m in game.legal_moves())
+            if solved:
+                best_moves = tuple(m for m, v in move_values if v == value)
+        stats = Stats(
+            nodes=simulations, evaluations=evaluations, time_s=time.perf_counter() - started
+        )
+        return SearchResult(
+            value,
+            best_move,
+            best_moves,
+            tuple(pv) or (best_move,),
+            iteration,
+            stats,
+            move_values,
+            complete=complete,
+            solved=solved,
+        )
+
+
+def _ranking(parent: Node) -> Callable[[Node], tuple[bool, bool, Score, bool, int, float]]:
+    """How good a child of ``parent`` is to play: when ``parent`` is proven, a child that keeps
+    its exact value first; then a proven win (the quicker, the better); then any move not
+    proven lost; then the most visited; then the best mean."""
+    exact = parent.lower if parent.proven else None
+
+    def rank(child: Node) -> tuple[bool, bool, Score, bool, int, float]:
+        pessimistic = up(child.upper)
+        won = pessimistic >= HEURISTIC_LIMIT
+        lost = up(child.lower) <= -HEURISTIC_LIMIT
+        keeps = exact is not None and pessimistic == exact
+        return keeps, won, pessimistic if won else 0, not lost, child.visits, child.mean()
+
+    return rank
+
+
+def _best_child(node: Node) -> Node | None:
+    """The child to play from ``node`` (see :func:`_ranking`); ``None`` for a leaf."""
+    return max(node.children, key=_ranking(node), default=None)
+
+
+def _estimate(child: Node | None) -> Score:
+    """A child's mean reward as a value for its parent (see ``VALUE_SCALE``)."""
+    return 0 if child is None else round(child.mean() * VALUE_SCALE)
+
+
+def _squash(evaluation: Score) -> float:
+    """A heuristic evaluation as a reward in ``(-1, 1)``."""
+    return math.tanh(evaluation / EVALUATION_SCALE)
+
+
+def _proven(root: Node) -> bool:
+    return root.proven
+
+
+def _solved(root: Node) -> bool:
+    """Whether the root and every root move are proven (what :meth:`MctsEngine.solve` needs)."""
+    return (
+        root.untried is not None
+        and not root.untried
+        and all(child.proven for child in root.children)
+    )
+
+
+def _count(node: Node) -> int:
+    """The nodes in ``node``'s subtree, itself included."""
+    count, stack = 0, [node]
+    while stack:
+        current = stack.pop()
+        count += 1
+        stack.extend(current.children)
+    return count
