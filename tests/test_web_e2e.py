@@ -402,3 +402,18 @@ def test_chess_moves_promotion_and_flip_by_clicking(server: str, page: Page) -> 
     expect(page.locator("#status")).to_have_text("Game over: Black wins.")
     expect(page.locator("#board [data-square='e1'] rect.check")).to_have_count(1)
     page.screenshot(path=str(ARTIFACTS / "chess-mate.png"), full_page=True)
+
+
+def test_the_computer_plays_with_mcts_on_any_game(server: str, page: Page) -> None:
+    """The engine menu offers MCTS on every game (the compiled engine only with a kernel)."""
+    open_game(page, server, "chess")
+    compiled = page.locator('#engine-kind option[value="compiled"]')
+    assert compiled.is_disabled()
+    page.select_option("#side", "both")
+    page.select_option("#engine-kind", "mcts")
+    page.fill("#think-time", "0.5")
+    page.click("#engine")
+    expect(page.locator("#movelist li")).to_have_count(1, timeout=20_000)
+    expect(page.locator("#f-nodes")).not_to_have_text("\u2013")
+    open_game(page, server, "connect4")
+    assert not page.locator('#engine-kind option[value="compiled"]').is_disabled()

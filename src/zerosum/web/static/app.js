@@ -135,7 +135,10 @@ async function newSession() {
   fillSelectors();
   orient();
   $("format").textContent = "Position format: " + page.info.position_format;
-  $("engine-label").hidden = !page.info.compiled;
+  // every game offers its own engine and MCTS; only games with a kernel the compiled one
+  const compiled = $("engine-kind").querySelector('option[value="compiled"]');
+  compiled.hidden = compiled.disabled = !page.info.compiled;
+  if ($("engine-kind").value === "compiled" && !page.info.compiled) $("engine-kind").value = "default";
   page.busy = null;
   stopClock();
   resetFigures();
@@ -189,8 +192,9 @@ async function think(play) {
   render();
   // playing: the chosen strength within the think time; analysing: deeper until solved or stopped
   const how = play ? { level: Number($("level").value), time: thinkTime() } : { depth: 0, time: 120 };
-  // the game's own engine (its analyzer: tactical for chess) unless a compiled one is chosen
-  const engine = page.info.compiled && $("engine-kind").value === "compiled" ? "compiled" : "default";
+  // the game's own engine (its analyzer: tactical for chess), the compiled one or MCTS
+  const kind = $("engine-kind").value;
+  const engine = kind === "mcts" || (kind === "compiled" && page.info.compiled) ? kind : "default";
   await send({ action: "think", ...how, engine, play });
 }
 
