@@ -84,9 +84,15 @@ def test_solve(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_compare(capsys: pytest.CaptureFixture[str]) -> None:
     data = run_json(capsys, "compare", "tictactoe", "--moves", "b2", "--depth", "4")
-    rows = data["rows"]
+    *rows, mcts = data["rows"]
     assert len(rows) == 16
     assert {row["value"] for row in rows} == {rows[0]["value"]}
+    # MCTS last, on as many simulations as the engine search visited nodes
+    engine = [
+        r for r in rows if (r["algorithm"], r["table"], r["best"]) == ("engine", "table", "one")
+    ]
+    assert mcts["algorithm"] == "mcts" and mcts["nodes"] == engine[0]["nodes"]
+    assert set(mcts["best_moves"]) <= {"a1", "a3", "c1", "c3", "a2", "b1", "b3", "c2"}
     every = [set(row["best_moves"]) for row in rows if row["best"] == "all"]
     assert all(moves == every[0] for moves in every)
     plain = {(row["algorithm"], row["table"]): row["nodes"] for row in rows if row["best"] == "one"}

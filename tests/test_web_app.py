@@ -256,8 +256,14 @@ def test_live_compare_streams_rows(client: TestClient) -> None:
         socket.send_json({"action": "compare", "depth": 2})
         events = events_until_done(socket)
     rows = [e for e in events if e["type"] == "row"]
-    assert len(rows) == 2 * 16 and events[-1] == {"type": "done", "complete": True}
+    assert len(rows) == 2 * 16 + 1 and events[-1] == {"type": "done", "complete": True}
     assert {row["depth"] for row in rows} == {1, 2}
+    engine = [
+        r
+        for r in rows
+        if (r["algorithm"], r["table"], r["best"], r["depth"]) == ("engine", "table", "one", 2)
+    ]
+    assert rows[-1]["algorithm"] == "mcts" and rows[-1]["nodes"] == engine[0]["nodes"]
     wait_until_no_searches()
 
 

@@ -197,7 +197,8 @@ def test_connect4_moves_analysis_and_compare(server: str, page: Page) -> None:
     page.click("#compare-run")
     expect(page.locator("#compare-summary")).to_have_text("done", timeout=30_000)
     assert page.locator("#chart svg path.series").count() >= 4
-    assert page.locator("#compare-table tbody tr").count() == 3 * 16
+    assert page.locator("#compare-table tbody tr").count() == 3 * 16 + 1  # MCTS last
+    expect(page.locator("#compare-table tbody tr").last).to_contain_text("mcts")
     page.screenshot(path=str(ARTIFACTS / "connect4-compare.png"), full_page=True)
 
 

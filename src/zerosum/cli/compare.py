@@ -1,5 +1,6 @@
-"""``zerosum compare``: every algorithm with and without its table on one position, one row
-per search, printed as soon as it is done, so a Ctrl-C keeps the rows finished so far."""
+"""``zerosum compare``: every algorithm with and without its table on one position, then MCTS
+on the same node budget, one row per search, printed as soon as it is done, so a Ctrl-C keeps
+the rows finished so far."""
 
 from __future__ import annotations
 
@@ -10,9 +11,10 @@ from typing import Any
 
 from zerosum.cli.common import EXIT_INTERRUPTED, load_position
 from zerosum.cli.parser import Subcommands, position_options, positive_int
+from zerosum.engines.mcts import compare_row as mcts_row
 from zerosum.formatting import move_names
 from zerosum.game import Game
-from zerosum.search.compare import compare
+from zerosum.search.compare import CompareRow, compare
 
 
 def add_parser(commands: Subcommands) -> None:
@@ -24,17 +26,27 @@ def add_parser(commands: Subcommands) -> None:
 
 
 def compare_rows(game: Game[Any], depth: int) -> Iterator[dict[str, Any]]:
-    """Every algorithm with and without its table, one best move and all best moves; each row
-    as soon as its search is done."""
+    """Every algorithm with and without its table, one best move and all best moves, then MCTS
+    with as many simulations as the engine search visited nodes; each row as soon as its
+    search is done."""
+    budget = 0
     for row in compare(game, [depth]):
-        yield {
-            "algorithm": row.algorithm,
-            "table": row.table,
-            "best": row.best,
-            "value": row.value,
-            "best_moves": move_names(game, row.best_moves),
-            **row.stats.as_dict(),
-        }
+        if (row.algorithm, row.table, row.best) == ("engine", "table", "one"):
+            budget = row.stats.nodes
+        yield _row(game, row)
+    if game.outcome() is None:
+        yield _row(game, mcts_row(game, budget, depth=depth))
+
+
+def _row(game: Game[Any], row: CompareRow[Any]) -> dict[str, Any]:
+    return {
+        "algorithm": row.algorithm,
+        "table": row.table,
+        "best": row.best,
+        "value": row.value,
+        "best_moves": move_names(game, row.best_moves),
+        **row.stats.as_dict(),
+    }
 
 
 def run(args: argparse.Namespace) -> int:

@@ -70,6 +70,7 @@ from zerosum.game import (
     random_playout,
     terminal_score,
 )
+from zerosum.search.compare import CompareRow
 from zerosum.search.core import Limit, SearchResult, Stats, probed_score
 
 Playout = Literal["random", "evaluation"]
@@ -553,3 +554,29 @@ def _count(node: Node) -> int:
         count += 1
         stack.extend(current.children)
     return count
+
+
+def compare_row(
+    game: Game[Any],
+    simulations: int,
+    *,
+    depth: int,
+    seed: int = 0,
+    stop: Callable[[], bool] | None = None,
+) -> CompareRow[Any]:
+    """MCTS as one more row of the teaching table (:func:`zerosum.search.compare.compare`):
+    ``simulations`` random playouts from ``game`` (a budget the caller matches to the
+    alpha-beta rows' nodes), seeded. Its value is the proven one if the solver proved the root,
+    else the mean reward x100; ``depth`` only labels the row, as MCTS has no horizon."""
+    engine = MctsEngine(seed=seed)
+    result = engine.search(game, Limit(nodes=max(simulations, 1), stop=stop))
+    return CompareRow(
+        algorithm="mcts",
+        table="tree",
+        best="one",
+        depth=depth,
+        value=result.value,
+        best_moves=result.best_moves,
+        stats=result.stats,
+        complete=result.complete or result.stats.nodes >= simulations,
+    )

@@ -23,11 +23,12 @@ from multiprocessing.synchronize import Event
 from typing import Any, Final
 
 from zerosum.engines import open_engine
+from zerosum.engines.mcts import compare_row as mcts_row
 from zerosum.formatting import describe, result_figures
 from zerosum.game import Game
 from zerosum.games import get_game
 from zerosum.search import Limit, SearchResult
-from zerosum.search.compare import compare
+from zerosum.search.compare import CompareRow, compare
 from zerosum.web.sessions import build
 
 FINAL: Final = ("done", "error")
@@ -71,26 +72,35 @@ def think(request: dict[str, Any], send: Send, stop: Callable[[], bool]) -> None
 
 
 def compare_rows(request: dict[str, Any], send: Send, stop: Callable[[], bool]) -> None:
-    """Every algorithm at every depth from 1 to ``depth``: one ``row`` event per search."""
+    """Every algorithm at every depth from 1 to ``depth``, then MCTS with as many simulations
+    as the engine search at the last depth visited nodes: one ``row`` event per search."""
     spec = get_game(request["game"])
     game = build(spec, request["start"], request["moves"])
-    complete = True
-    for row in compare(game, range(1, request["depth"] + 1), stop=stop):
+    complete, budget, depth = True, 0, request["depth"]
+    for row in compare(game, range(1, depth + 1), stop=stop):
         complete = row.complete
-        send(
-            {
-                "type": "row",
-                "algorithm": row.algorithm,
-                "table": row.table,
-                "best": row.best,
-                "depth": row.depth,
-                "value": row.value,
-                "best_moves": [game.format_move(move) for move in row.best_moves],
-                "complete": row.complete,
-                **row.stats.as_dict(),
-            }
-        )
+        if (row.algorithm, row.table, row.best) == ("engine", "table", "one"):
+            budget = row.stats.nodes
+        send(_row_event(game, row))
+    if complete and game.outcome() is None:
+        row = mcts_row(game, budget, depth=depth, stop=stop)
+        complete = row.complete
+        send(_row_event(game, row))
     send({"type": "done", "complete": complete})
+
+
+def _row_event(game: Game[Any], row: CompareRow[Any]) -> dict[str, Any]:
+    return {
+        "type": "row",
+        "algorithm": row.algorithm,
+        "table": row.table,
+        "best": row.best,
+        "depth": row.depth,
+        "value": row.value,
+        "best_moves": [game.format_move(move) for move in row.best_moves],
+        "complete": row.complete,
+        **row.stats.as_dict(),
+    }
 
 
 KINDS: Final[dict[str, Callable[[dict[str, Any], Send, Callable[[], bool]], None]]] = {
