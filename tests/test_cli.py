@@ -276,3 +276,18 @@ def test_compare_json_on_ctrl_c_says_incomplete(
     assert status == 130 and data["complete"] is False and len(data["rows"]) == 1
     monkeypatch.undo()
     assert run_json(capsys, "compare", "tictactoe", "--depth", "1")["complete"] is True
+
+
+def test_play_time_caps_each_computer_move() -> None:
+    """At the top level connect four's computer solves exactly, which from the opening takes
+    minutes; ``--time`` caps each move, and the computer plays the best move it found."""
+    done = subprocess.run(
+        [*ZEROSUM, "play", "connect4", "--level", "5", "--time", "0.3", "--seed", "2"],
+        input="4\nquit\n",
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "level 5 of 5 (perfect, at most 0.3 s a move)" in done.stdout
+    assert "computer plays 4" in done.stdout  # the reply the opening's search prefers

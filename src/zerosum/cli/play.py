@@ -10,14 +10,16 @@ from __future__ import annotations
 
 import argparse
 import random
+import time
 from typing import Any
 
 from zerosum.cli.common import UsageError, load_position
-from zerosum.cli.parser import Subcommands, positive_int, whole_number, workers_option
+from zerosum.cli.parser import Subcommands, duration, positive_int, whole_number, workers_option
 from zerosum.engines import COMPILED, open_engine
 from zerosum.formatting import describe, move_names
 from zerosum.game import Game, ZerosumError
 from zerosum.games import GameSpec
+from zerosum.search import Limit
 from zerosum.store import Store
 
 
@@ -28,6 +30,11 @@ def add_parser(commands: Subcommands) -> None:
     play.add_argument("--side", default="first", help="first, second or the game's side name")
     play.add_argument("--level", type=positive_int, help="strength, 1 = weakest (default: top)")
     play.add_argument("--seed", type=whole_number, help="seed for the computer's choices")
+    play.add_argument(
+        "--time",
+        type=duration,
+        help="seconds the computer thinks per move, at most (its level still caps the depth)",
+    )
     play.add_argument("--moves", nargs="+", default=[], metavar="M", help="start after these")
     play.add_argument("--position", metavar="P", help="start from this position")
     play.add_argument(
@@ -49,16 +56,31 @@ class Computer:
         rng: random.Random,
         store: Store | None,
         workers: int = 1,
+        seconds: float | None = None,
     ) -> None:
         self.depth = depth
         self.rng = rng
+        self.seconds = seconds
+        """The most a move may take (``None``: as long as the depth needs)."""
         self.engine = open_engine(spec, task="play", store=store, workers=workers)
 
     def best(self, game: Game[Any], *, depth: int) -> tuple[list[Any], str]:
         """The best moves found at ``depth`` (0: all proven best moves) and their value; every
         best move when the game's probe (an endgame database) decides the position."""
-        found = self.engine.best_moves(game, depth=depth, seed=self.rng.randrange(1 << 30))
+        seed = self.rng.randrange(1 << 30)
+        if self.seconds is None:
+            found = self.engine.best_moves(game, depth=depth, seed=seed)
+        else:
+            started = time.perf_counter()
+            found = self.engine.best_moves(game, depth=depth, seed=seed, limit=self._clock(started))
+            if not found.best_moves:  # the time ran out before a perfect player knew its moves
+                found = self.engine.search(game, self._clock(started))
         return list(found.best_moves), describe(found.value, solved=found.solved)
+
+    def _clock(self, started: float) -> Limit:
+        """What is left of this move's time (a sliver once it has all gone)."""
+        assert self.seconds is not None
+        return Limit(time=max(self.seconds - (time.perf_counter() - started), 1e-3))
 
     def move(self, game: Game[Any]) -> Any:
         """The move to play: one of the best moves at the computer's depth, chosen by ``rng``."""
@@ -96,7 +118,7 @@ def run(args: argparse.Namespace) -> int:
     store = Store(args.store) if args.store else None
     computer: Computer | None = None
     try:
-        computer = Computer(spec, depth, random.Random(args.seed), store, args.workers)
+        computer = Computer(spec, depth, random.Random(args.seed), store, args.workers, args.time)
         return _play(spec, game, human, level, computer)
     finally:
         if computer is not None:
@@ -111,6 +133,8 @@ def _play(spec: GameSpec, game: Game[Any], human: int, level: int, computer: Com
     levels = spec.levels
     depth = levels[level - 1]
     strength = "perfect" if depth == 0 else f"search depth {depth}"
+    if computer.seconds is not None:
+        strength += f", at most {computer.seconds:g} s a move"
     print(
         f"{spec.title}: you play {spec.sides[human]}, "
         f"the computer plays at level {level} of {len(levels)} ({strength})."
