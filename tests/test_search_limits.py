@@ -106,3 +106,15 @@ def test_table_keeps_the_move_when_a_result_has_none() -> None:
     table.store(9, 4, 2, Bound.UPPER, None)
     entry = table.probe(9)
     assert entry is not None and entry.move == 4 and entry.depth == 4
+
+
+def test_what_is_left_of_a_limit() -> None:
+    import time
+
+    stop = lambda: False  # noqa: E731
+    limit = Limit(depth=4, nodes=100, time=1.0, stop=stop)
+    left = limit.since(time.perf_counter() - 0.25)
+    assert (left.depth, left.nodes, left.stop) == (4, 100, stop) and 0.0 < left.time <= 0.75
+    assert limit.since(time.perf_counter() - 5).time == 1e-3  # spent: a millisecond remains
+    untimed = Limit(nodes=10)
+    assert untimed.since(0.0) is untimed

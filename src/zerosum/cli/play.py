@@ -71,16 +71,11 @@ class Computer:
         if self.seconds is None:
             found = self.engine.best_moves(game, depth=depth, seed=seed)
         else:
-            started = time.perf_counter()
-            found = self.engine.best_moves(game, depth=depth, seed=seed, limit=self._clock(started))
+            started, limit = time.perf_counter(), Limit(time=self.seconds)
+            found = self.engine.best_moves(game, depth=depth, seed=seed, limit=limit)
             if not found.best_moves:  # the time ran out before a perfect player knew its moves
-                found = self.engine.search(game, self._clock(started))
+                found = self.engine.search(game, limit.since(started))
         return list(found.best_moves), describe(found.value, solved=found.solved)
-
-    def _clock(self, started: float) -> Limit:
-        """What is left of this move's time (a sliver once it has all gone)."""
-        assert self.seconds is not None
-        return Limit(time=max(self.seconds - (time.perf_counter() - started), 1e-3))
 
     def move(self, game: Game[Any]) -> Any:
         """The move to play: one of the best moves at the computer's depth, chosen by ``rng``."""

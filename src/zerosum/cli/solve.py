@@ -146,18 +146,11 @@ def solve_compiled(args: argparse.Namespace, spec: GameSpec, game: Game[Any]) ->
             if stream and exact.complete:
                 print(f"score {exact_text(exact, weak=args.weak)}")
             if exact.complete and game.outcome() is None:
+                left = limit.since(started)  # --time covers the score and every move's
                 if args.all:
-                    left = limit  # --time covers the score and every move's
-                    if args.time is not None:
-                        spent = time.perf_counter() - started
-                        left = Limit(time=max(args.time - spent, 1e-3), stop=stop)
                     results = solver.move_results(game, weak=args.weak, limit=left, on_move=show)
                     best = [m for m, r in results if r.rank == exact.rank]
                 else:  # Ctrl-C and --time stop this too
-                    left = limit
-                    if args.time is not None:
-                        spent = time.perf_counter() - started
-                        left = Limit(time=max(args.time - spent, 1e-3), stop=stop)
                     found = solver.best_moves_within(game, exact.rank, weak=args.weak, limit=left)
                     best, best_known = found or [], found is not None
     finally:

@@ -227,18 +227,7 @@ class Solver:
                     rank = self._terminal_rank(game)
                     child = Exact(rank, terminal_score(outcome, 0), Stats())
                 else:
-                    remaining = None
-                    if limit is not None and limit.time is not None:
-                        remaining = max(limit.time - (time.perf_counter() - started), 1e-3)
-                    child_limit = (
-                        limit
-                        if remaining is None
-                        else Limit(
-                            nodes=limit.nodes if limit else None,
-                            time=remaining,
-                            stop=limit.stop if limit else None,
-                        )
-                    )
+                    child_limit = None if limit is None else limit.since(started)
                     child = self.solve(game, weak=weak, limit=child_limit)
             finally:
                 game.undo()

@@ -55,7 +55,9 @@ class CompiledEngine(Engine):
         exact = self.solver.solve(game, limit=limit)
         if not exact.complete:
             return _unfinished(game, exact.stats)
-        results = self.solver.move_results(game, limit=_left(limit, started))
+        results = self.solver.move_results(
+            game, limit=None if limit is None else limit.since(started)
+        )
         stats = _sum([exact.stats, *(r.stats for _, r in results)], started)
         if len(results) < len(game.legal_moves()):
             return _unfinished(game, stats)
@@ -79,7 +81,9 @@ class CompiledEngine(Engine):
             exact = self.solver.solve(game, limit=limit)
             found = None
             if exact.complete:
-                found = self.solver.best_moves_within(game, exact.rank, limit=_left(limit, started))
+                found = self.solver.best_moves_within(
+                    game, exact.rank, limit=None if limit is None else limit.since(started)
+                )
             if found is None:  # stopped before the best moves were known
                 return SearchResult(
                     0, None, (), (), 0, _sum([exact.stats], started), complete=False
@@ -107,14 +111,6 @@ def _unfinished(game: Game[Any], stats: Stats) -> SearchResult[Any]:
     """A solve that a limit stopped: no value, a legal move to play."""
     moves = tuple(game.legal_moves()[:1])
     return SearchResult(0, moves[0] if moves else None, moves, moves, 0, stats, complete=False)
-
-
-def _left(limit: Limit | None, started: float) -> Limit | None:
-    """What is left of ``limit``'s time after the root's solve."""
-    if limit is None or limit.time is None:
-        return limit
-    spent = time.perf_counter() - started
-    return Limit(nodes=limit.nodes, time=max(limit.time - spent, 1e-3), stop=limit.stop)
 
 
 def _sum(parts: list[Stats], started: float) -> Stats:

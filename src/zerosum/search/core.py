@@ -56,6 +56,15 @@ class Limit:
     def max_depth(self) -> int:
         return self.depth if self.depth is not None else MAX_PLY
 
+    def since(self, started: float) -> Limit:
+        """This limit once the time since ``started`` (a ``time.perf_counter()`` reading) is
+        spent: its time shortened by it, to a millisecond at least, so that what runs next
+        still makes a move; the other bounds as they are."""
+        if self.time is None:
+            return self
+        left = max(self.time - (time.perf_counter() - started), 1e-3)
+        return Limit(depth=self.depth, nodes=self.nodes, time=left, stop=self.stop)
+
     @property
     def only_depth(self) -> bool:
         """True when no node or time budget bounds the search (a stop callback is an

@@ -122,6 +122,7 @@ def _levels(spec: GameSpec) -> list[dict[str, Any]]:
 
 
 def _game_info(spec: GameSpec) -> dict[str, Any]:
+    analyzer = choose_engine(spec)
     return {
         "name": spec.name,
         "title": spec.title,
@@ -130,20 +131,21 @@ def _game_info(spec: GameSpec) -> dict[str, Any]:
         "default_level": spec.default_level or len(spec.levels),
         "position_format": spec.position_format,
         "compiled": COMPILED in engine_names(spec),
-        "analyzer": _engine(spec, "default"),
+        "analyzer": _API_NAMES.get(analyzer, analyzer),
         "board": spec.board,
     }
 
 
 def _engine(spec: GameSpec, engine: str) -> str:
-    """The engine a search runs, in the API's names: ``default`` is the game's analyzer
-    (tactical for chess), ``python`` the pure-Python engine; one the game lacks is refused."""
-    name = choose_engine(spec, None if engine == "default" else _ALGORITHM.get(engine, engine))
-    return "python" if name == "engine" else name
+    """The engine layer's name of the engine a search runs, from the API's: ``default`` is the
+    game's analyzer (tactical for chess), ``python`` the pure-Python engine; one the game lacks
+    is refused."""
+    return choose_engine(spec, None if engine == "default" else _FROM_API.get(engine, engine))
 
 
-_ALGORITHM: Final = {"python": "engine"}
-"""The API's engine names that differ from the engine layer's."""
+_API_NAMES: Final = {"engine": "python"}
+"""The engine layer's names that the HTTP API spells otherwise."""
+_FROM_API: Final = {api: name for name, api in _API_NAMES.items()}
 
 
 def _depth(spec: GameSpec, think: Think) -> int:

@@ -64,9 +64,9 @@ def think(request: dict[str, Any], send: Send, stop: Callable[[], bool]) -> None
     def report(result: SearchResult[Any]) -> None:
         send({"type": "info", **_figures(game, result)})
 
-    name = request.get("engine") or "python"
-    name = "engine" if name == "python" else name  # the API's name of the pure-Python engine
-    with open_engine(spec, name, task="play", all_best=True, seed=seed, hash_mb=16) as engine:
+    with open_engine(
+        spec, request["engine"], task="play", all_best=True, seed=seed, hash_mb=16
+    ) as engine:
         last = engine.search(game, limit, on_iteration=report)
     send({"type": "done", **_figures(game, last)})
 
