@@ -176,7 +176,8 @@ def search(
     shared_table: TranspositionTable[Any] | None = None,
 ) -> SearchResult[Any]:
     """Search ``game`` under ``limit`` with its engine (see :func:`open_engine`) and return the
-    last completed iteration's result; ``on_iteration`` sees every iteration as it completes."""
+    last completed iteration's result (its moves named in the game's notation for display,
+    :meth:`SearchResult.named`); ``on_iteration`` sees every iteration as it completes."""
     with open_engine(
         game,
         algorithm,
@@ -188,7 +189,7 @@ def search(
         hash_mb=hash_mb,
         shared_table=shared_table,
     ) as engine:
-        return engine.search(game, limit, on_iteration=on_iteration)
+        return engine.search(game, limit, on_iteration=on_iteration).named(game)
 
 
 def solve(
@@ -216,7 +217,7 @@ def solve(
         hash_mb=hash_mb,
         store=store,
     ) as engine:
-        return engine.solve(game, limit=limit)
+        return engine.solve(game, limit=limit).named(game)
 
 
 __all__ = [

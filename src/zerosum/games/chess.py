@@ -33,6 +33,7 @@ import chess
 import chess.polyglot
 
 from zerosum.game import MoveError, Outcome, PositionError, Score
+from zerosum.games.boards import BoardState, draw_board
 
 if TYPE_CHECKING:
     from zerosum.capabilities import Checks, NullMove, QuiescenceMoves, RuleDraws, Tactical
@@ -620,6 +621,19 @@ class Chess:
         side = "White" if board.turn else "Black"
         rows.append(f"    {side} to move" + ("  (check)" if board.is_check() else ""))
         return "\n".join(rows)
+
+    # -- display --------------------------------------------------------------------------
+
+    def __repr__(self) -> str:
+        """The expression that rebuilds the position, e.g. ``Chess(fen='8/8/...')`` (the
+        history, and so the repetitions, are not kept)."""
+        return f"Chess(fen={self.position()!r})"
+
+    def _repr_svg_(self) -> str:
+        """The board as SVG, drawn by python-chess as the web app draws it (Jupyter shows it)."""
+        stack = self.board.move_stack
+        last = stack[-1].uci() if stack and stack[-1] else None  # a null move marks nothing
+        return draw_board("chess", BoardState("chess", self.position(), last_move=last))
 
 
 def _slides_to(piece: int, square: int, king: int, occupied: int) -> bool:

@@ -30,6 +30,7 @@ import random
 from typing import Final, Self
 
 from zerosum.game import WIN, MoveError, Outcome, PositionError, Score, is_proven
+from zerosum.games.boards import BoardState, draw_board
 
 Column = int
 """A column index 0..6 from the left (written ``"1"``..``"7"``)."""
@@ -421,3 +422,13 @@ class Connect4:
         rows.append("+" + "-" * (2 * WIDTH + 1) + "+")
         rows.append("  " + " ".join(column_name(c) for c in range(WIDTH)))
         return "\n".join(rows)
+
+    # -- display --------------------------------------------------------------------------
+
+    def __repr__(self) -> str:
+        """The expression that rebuilds the game, e.g. ``Connect4.from_position('4453')``."""
+        return f"Connect4.from_position({self.position()!r})"
+
+    def _repr_svg_(self) -> str:
+        """The board as SVG, drawn as the web app draws it (Jupyter shows it)."""
+        return draw_board("connect4", BoardState("connect4", self.position()))

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Final, Self
 
 from zerosum.endgames.probe import probe_men
 from zerosum.game import MoveError, Outcome, PositionError, Score
+from zerosum.games.boards import BoardState, draw_board
 from zerosum.games.morris_rules import NINE, Rules
 
 if TYPE_CHECKING:
@@ -594,6 +595,21 @@ class Morris:
         if self._since_removal:
             state += f"; {self._since_removal} moves without removal"
         return f"{board}\n{state}"
+
+    # -- display --------------------------------------------------------------------------
+
+    def __repr__(self) -> str:
+        """The expression that rebuilds the position, e.g. ``Morris.from_position('W... b 8 9')``,
+        with its rules when they are not nine men's morris'
+        (``Morris.from_position('...', parse_options('six'))``; the history is not kept)."""
+        options = self.name.partition(":")[2]
+        rules = f", parse_options({options!r})" if options else ""
+        return f"Morris.from_position({self.position()!r}{rules})"
+
+    def _repr_svg_(self) -> str:
+        """The board as SVG, drawn as the web app draws it (Jupyter shows it)."""
+        last = self.format_move(self._history[-1][0]) if self._history else None
+        return draw_board("morris", BoardState(self.name, self.position(), last_move=last))
 
 
 MOVE_PATTERN: Final = re.compile(r"([a-g][1-7])(?:-([a-g][1-7]))?(?:x([a-g][1-7]))?")

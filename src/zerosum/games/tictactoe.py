@@ -18,6 +18,7 @@ import random
 from typing import Final, Self
 
 from zerosum.game import MoveError, Outcome, PositionError, Score
+from zerosum.games.boards import BoardState, draw_board
 
 Cell = int
 """A cell index 0..8 (a1=0, b1=1, ..., c3=8)."""
@@ -252,3 +253,15 @@ class TicTacToe:
             rows.append(f" {rank + 1}  {row}")
         separator = "\n    " + "-" * 9 + "\n"
         return separator.join(rows) + "\n\n    a   b   c"
+
+    # -- display --------------------------------------------------------------------------
+
+    def __repr__(self) -> str:
+        """The expression that rebuilds the position, e.g. ``TicTacToe.from_position('x.o/...')``
+        (the history is not kept: ``from_position`` rebuilds one)."""
+        return f"TicTacToe.from_position({self.position()!r})"
+
+    def _repr_svg_(self) -> str:
+        """The board as SVG, drawn as the web app draws it (Jupyter shows it)."""
+        last = cell_name(self._history[-1]) if self._history else None
+        return draw_board("tictactoe", BoardState("tictactoe", self.position(), last_move=last))

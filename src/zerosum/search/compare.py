@@ -14,6 +14,7 @@ from typing import Generic, TypeVar
 
 from zerosum.game import Game, Score
 from zerosum.search.core import Limit, Stats
+from zerosum.search.display import compare_html
 from zerosum.search.driver import ALGORITHMS, get_algorithm, search
 
 M = TypeVar("M")
@@ -73,3 +74,39 @@ def compare(
                     )
                     if not result.complete:
                         return
+
+
+@dataclass(frozen=True)
+class CompareTable(Generic[M]):
+    """Rows of :func:`compare` (and any other :class:`CompareRow`, such as MCTS's) with their
+    best moves in the game's notation: the table Jupyter shows."""
+
+    title: str
+    rows: tuple[CompareRow[M], ...]
+    move_names: tuple[tuple[str, ...], ...]
+    """Each row's best moves in the game's notation."""
+
+    @classmethod
+    def of(
+        cls, game: Game[M], rows: Iterable[CompareRow[M]], *, title: str = ""
+    ) -> CompareTable[M]:
+        """The table of ``rows`` searched at ``game``'s position (which names their moves)."""
+        kept = tuple(rows)
+        names = tuple(tuple(game.format_move(move) for move in row.best_moves) for row in kept)
+        return cls(title or f"{game.name} at {game.position()!r}", kept, names)
+
+    def _repr_html_(self) -> str:
+        """The rows as an HTML table (Jupyter shows it)."""
+        return compare_html(self)
+
+
+def compare_table(
+    game: Game[M],
+    depths: Iterable[int],
+    *,
+    algorithms: Iterable[str] | None = None,
+    stop: Callable[[], bool] | None = None,
+) -> CompareTable[M]:
+    """Every row of :func:`compare` gathered in a :class:`CompareTable`."""
+    rows = compare(game, depths, algorithms=algorithms, stop=stop)
+    return CompareTable.of(game, rows)

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Final, Generic, TypeVar
 
 from zerosum.game import MAX_PLY, WIN, Game, Outcome, Score, ZerosumError
+from zerosum.search.display import result_html, stats_html
 from zerosum.search.table import TranspositionTable
 
 M = TypeVar("M")
@@ -108,6 +109,10 @@ class Stats:
             "nps": round(self.nps),
         }
 
+    def _repr_html_(self) -> str:
+        """The counters as an HTML table (Jupyter shows it)."""
+        return stats_html(self)
+
 
 @dataclass(frozen=True)
 class SearchResult(Generic[M]):
@@ -131,6 +136,22 @@ class SearchResult(Generic[M]):
     """False when a limit stopped the search before the requested depth."""
     solved: bool = False
     """True when the value is the exact game value: no heuristic evaluation decided it."""
+    notation: tuple[tuple[M, str], ...] = field(default=(), compare=False, repr=False)
+    """The moves above written in the game's notation, as (move, text) pairs, when the caller
+    knew the game (:meth:`named`); only the displays read it."""
+
+    def named(self, game: Game[M]) -> SearchResult[M]:
+        """This result with its moves written in ``game``'s notation (``game`` at the searched
+        position), for its display."""
+        moves = {*self.best_moves, *self.pv, *(move for move, _ in self.move_values)}
+        if self.best_move is not None:
+            moves.add(self.best_move)
+        return replace(self, notation=tuple((move, game.format_move(move)) for move in moves))
+
+    def _repr_html_(self) -> str:
+        """The value, best moves, principal variation and statistics as HTML (Jupyter shows
+        it)."""
+        return result_html(self)
 
 
 @dataclass

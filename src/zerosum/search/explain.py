@@ -23,6 +23,8 @@ from enum import Enum
 from typing import Final, Generic, TypeVar
 
 from zerosum.game import INFINITY, Game, Score, ZerosumError, no_moves_error, terminal_score
+from zerosum.markup import notice_svg
+from zerosum.search.tree_drawing import tree_svg
 
 M = TypeVar("M")
 
@@ -86,6 +88,8 @@ class TreeNode(Generic[M]):
     chosen: bool
     """True on the chosen path: the root and its principal variation."""
     children: tuple[TreeNode[M], ...]
+    name: str | None = None
+    """``move`` in the game's notation (``None`` at the root)."""
 
 
 @dataclass(frozen=True)
@@ -107,6 +111,25 @@ class Tree(Generic[M]):
     pruned: int
     """Moves left unsearched by those cutoffs."""
 
+    def svg(self, *, max_nodes: int = MAX_TREE_NODES) -> str:
+        """The tree drawn as SVG, as the web app draws it (:mod:`zerosum.search.tree_drawing`);
+        raises :class:`TreeTooLargeError` when it holds more than ``max_nodes`` nodes, the
+        pruned ones included."""
+        size = self.nodes + self.pruned
+        if size > max_nodes:
+            raise TreeTooLargeError(
+                f"the tree has {size:,} nodes, more than {max_nodes:,} to draw: "
+                "expected a smaller depth, or a larger max_nodes"
+            )
+        return tree_svg(self)
+
+    def _repr_svg_(self) -> str:
+        """The drawing of :meth:`svg` (Jupyter shows it), or a note when it is too large."""
+        try:
+            return self.svg()
+        except TreeTooLargeError as error:
+            return notice_svg(str(error))
+
 
 @dataclass
 class _Recorder(Generic[M]):
@@ -125,10 +148,17 @@ class _Recorder(Generic[M]):
             )
 
     def node(
-        self, move: M | None, depth: int, alpha: Score, beta: Score, ply: int
+        self,
+        move: M | None,
+        depth: int,
+        alpha: Score,
+        beta: Score,
+        ply: int,
+        name: str | None = None,
     ) -> tuple[Score, TreeNode[M]]:
         """Search the current position as fail-soft alpha-beta in negamax form (or plain
-        negamax when not pruning); returns the side to move's value and the recorded node.
+        negamax when not pruning); returns the side to move's value and the recorded node
+        (``name``: ``move`` in the game's notation).
 
         The recorded value and window are turned to the root player's point of view.
         """
@@ -149,8 +179,9 @@ class _Recorder(Generic[M]):
             if not moves:
                 raise no_moves_error(game)
             for index, child_move in enumerate(moves):
+                child_name = game.format_move(child_move)
                 game.make(child_move)
-                value, child = self.node(child_move, depth - 1, -beta, -alpha, ply + 1)
+                value, child = self.node(child_move, depth - 1, -beta, -alpha, ply + 1, child_name)
                 value = -value
                 game.undo()
                 children.append(child)
@@ -183,13 +214,15 @@ class _Recorder(Generic[M]):
             cutoff=cutoff,
             chosen=False,
             children=tuple(children),
+            name=name,
         )
         return best, record
 
     def pruned_node(self, move: M, ply: int) -> TreeNode[M]:
         self.pruned += 1
+        name = self.game.format_move(move)
         return TreeNode(
-            move, ply % 2 == 0, Kind.PRUNED, None, Bound.EXACT, None, None, False, False, ()
+            move, ply % 2 == 0, Kind.PRUNED, None, Bound.EXACT, None, None, False, False, (), name
         )
 
 
@@ -224,6 +257,7 @@ def _replace(node: TreeNode[M], children: tuple[TreeNode[M], ...]) -> TreeNode[M
         node.cutoff,
         True,
         children,
+        node.name,
     )
 
 
