@@ -204,3 +204,15 @@ def test_a_tree_too_large_is_refused_or_noted() -> None:
     note = big._repr_svg_()
     assert "more than" in note
     parse(note)
+
+
+def test_tree_svg_draws_the_nodes_the_table_settled() -> None:
+    tree = explain(TicTacToe.from_position("x.o/.../..."), 5, table=True)
+    root = parse(tree.svg())
+
+    def settled(node: TreeNode[Any]) -> int:
+        return (node.kind.value == "table") + sum(settled(child) for child in node.children)
+
+    drawn = [e for e in classed(root, "table") if e.tag == SVG + "g"]
+    assert len(drawn) == settled(tree.root) > 0
+    assert f"table: {tree.table_hits:,} hits" in tree.svg()

@@ -118,3 +118,31 @@ def test_finished_position() -> None:
     game = get_game("tictactoe").from_position("xxx/oo./...")
     tree = explain(game, 2)
     assert tree.nodes == 1 and tree.root.kind is Kind.TERMINAL and tree.best_move is None
+
+
+@pytest.mark.parametrize("name", ["tictactoe", "connect4"])
+@pytest.mark.parametrize("algorithm", ["alphabeta", "minimax"])
+def test_tree_with_its_table_matches_the_real_search_with_its_table(
+    name: str, algorithm: str
+) -> None:
+    depth = 5 if name == "tictactoe" else 4
+    settled = 0
+    for seed in range(4):
+        game = get_game(name).new()
+        rng = random.Random(seed)
+        random_playout(game, rng, max_plies=rng.randrange(0, 4))
+        if game.outcome() is not None:
+            continue
+        tree = explain(game, depth, algorithm=algorithm, table=True, max_nodes=10**6)
+        real = search(game, algorithm=algorithm, limit=Limit(depth=depth), table=True)
+        assert (tree.value, tree.nodes, tree.cutoffs, tree.table_hits) == (
+            real.value,
+            real.stats.nodes,
+            real.stats.cutoffs,
+            real.stats.tt_hits,
+        )
+        assert tree.best_move == real.best_move and tree.table
+        table_nodes = [n for n in walk(tree.root) if n.kind is Kind.TABLE]
+        assert all(not n.children for n in table_nodes)
+        settled += len(table_nodes)
+    assert settled > 0  # transpositions do happen at these depths

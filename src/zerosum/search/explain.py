@@ -9,8 +9,10 @@ principal variation, green in the seed) is marked.
 The recording is a traced twin of the real node functions, not a hook inside them: the
 reference algorithms stay free of display code. It walks the same moves in the same order with
 the same windows as :func:`zerosum.search.algorithms.alphabeta` and
-:func:`~zerosum.search.algorithms.minimax` driven by :func:`zerosum.search.search` without a
-table, so its value, best move, node count and cutoff count equal theirs (the tests check it).
+:func:`~zerosum.search.algorithms.minimax` driven by :func:`zerosum.search.search`, and with
+``table=True`` it probes and fills the same kind of table (alpha-beta's transposition table,
+minimax's memo) at the same nodes, so its value, best move, node count, cutoff count and table
+hits equal theirs (the tests check it). Nodes the table settles are drawn as such.
 
 Values and windows are given from the root player's point of view, as the seed draws them: MAX
 nodes (the root player to move) take the largest child, MIN nodes the smallest.
@@ -24,6 +26,10 @@ from typing import Final, Generic, TypeVar
 
 from zerosum.game import INFINITY, Game, Score, ZerosumError, no_moves_error, terminal_score
 from zerosum.markup import notice_svg
+from zerosum.search.algorithms import MEMO_LIMIT
+from zerosum.search.core import from_table, to_table
+from zerosum.search.table import DEFAULT_ENTRIES, TranspositionTable
+from zerosum.search.table import Bound as TableBound
 from zerosum.search.tree_drawing import tree_svg
 
 M = TypeVar("M")
@@ -54,6 +60,9 @@ class Kind(Enum):
     """The game is over here: a win, loss or draw."""
     PRUNED = "pruned"
     """Never visited: a cutoff above left it out (no value, no window)."""
+    TABLE = "table"
+    """Settled by the table (or memo): an entry from a transposition of an earlier subtree
+    gave its value, or a bound outside its window, so its moves were not searched."""
 
 
 class Bound(Enum):
@@ -110,6 +119,10 @@ class Tree(Generic[M]):
     """Nodes whose move loop stopped early."""
     pruned: int
     """Moves left unsearched by those cutoffs."""
+    table: bool = False
+    """Searched with the algorithm's table (alpha-beta's transposition table, minimax's memo)."""
+    table_hits: int = 0
+    """Table lookups that found the position (settling it or not), as the search counts them."""
 
     def svg(self, *, max_nodes: int = MAX_TREE_NODES) -> str:
         """The tree drawn as SVG, as the web app draws it (:mod:`zerosum.search.tree_drawing`);
@@ -136,9 +149,55 @@ class _Recorder(Generic[M]):
     game: Game[M]
     max_nodes: int
     prune: bool
+    table: TranspositionTable[M] | None = None
+    """Alpha-beta's table, as :func:`~zerosum.search.algorithms.alphabeta` uses it."""
+    memo: dict[tuple[int, int], Score] | None = None
+    """Minimax's memo of exact values by (key, depth), as the reference forms keep it."""
     nodes: int = 0
     cutoffs: int = 0
     pruned: int = 0
+    table_hits: int = 0
+
+    def lookup(self, depth: int, alpha: Score, beta: Score, ply: int) -> tuple[Score, Bound] | None:
+        """A value the table settles the node with (from the side to move, with its bound from
+        the side to move), as the real node functions probe it; ``None`` if it does not."""
+        key = self.game.key()
+        if self.memo is not None:
+            known = self.memo.get((key, depth))
+            if known is None:
+                return None
+            self.table_hits += 1
+            return from_table(known, ply), Bound.EXACT
+        if self.table is None:
+            return None
+        entry = self.table.probe(key)
+        if entry is None:
+            return None
+        self.table_hits += 1
+        if entry.depth < depth:
+            return None
+        score = from_table(entry.score, ply)
+        if entry.bound == TableBound.EXACT:
+            return score, Bound.EXACT
+        if entry.bound == TableBound.LOWER and score >= beta:
+            return score, Bound.LOWER
+        if entry.bound == TableBound.UPPER and score <= alpha:
+            return score, Bound.UPPER
+        return None
+
+    def remember(
+        self, depth: int, best: Score, alpha: Score, beta: Score, move: M | None, ply: int
+    ) -> None:
+        """Store a searched node as the real node functions do (``alpha`` as on entry)."""
+        key = self.game.key()
+        if self.memo is not None:
+            if len(self.memo) >= MEMO_LIMIT:
+                self.memo.clear()
+            self.memo[key, depth] = to_table(best, ply)
+        elif self.table is not None:
+            self.table.store(
+                key, depth, to_table(best, ply), TableBound.of(best, alpha, beta), move
+            )
 
     def visit(self) -> None:
         self.nodes += 1
@@ -169,12 +228,20 @@ class _Recorder(Generic[M]):
         outcome = game.outcome()
         children: list[TreeNode[M]] = []
         cutoff = False
+        # the root is searched move by move by the driver, which looks nothing up there
+        settled = (
+            None
+            if outcome is not None or depth <= 0 or ply == 0
+            else (self.lookup(depth, alpha, beta, ply))
+        )
         if outcome is not None:
             kind, best = Kind.TERMINAL, terminal_score(outcome, ply)
         elif depth <= 0:
             kind, best = Kind.HORIZON, game.evaluate()
+        elif settled is not None:
+            kind, best = Kind.TABLE, settled[0]
         else:
-            kind, best = Kind.INNER, -INFINITY
+            kind, best, best_move = Kind.INNER, -INFINITY, None
             moves = game.legal_moves()
             if not moves:
                 raise no_moves_error(game)
@@ -186,7 +253,7 @@ class _Recorder(Generic[M]):
                 game.undo()
                 children.append(child)
                 if value > best:
-                    best = value
+                    best, best_move = value, child_move
                     if self.prune and value > alpha:
                         alpha = value
                         if value >= beta:
@@ -196,7 +263,11 @@ class _Recorder(Generic[M]):
                                 self.pruned_node(m, ply + 1) for m in moves[index + 1 :]
                             )
                             break
+            if ply > 0:
+                self.remember(depth, best, alpha_on_entry, beta, best_move, ply)
         bound = Bound.EXACT
+        if settled is not None and settled[1] is not Bound.EXACT:
+            bound = settled[1] if sign > 0 else _FLIPPED[settled[1]]
         if self.prune and kind is Kind.INNER:
             if best <= alpha_on_entry:
                 bound = Bound.UPPER if sign > 0 else Bound.LOWER
@@ -224,6 +295,10 @@ class _Recorder(Generic[M]):
         return TreeNode(
             move, ply % 2 == 0, Kind.PRUNED, None, Bound.EXACT, None, None, False, False, (), name
         )
+
+
+_FLIPPED: Final = {Bound.LOWER: Bound.UPPER, Bound.UPPER: Bound.LOWER, Bound.EXACT: Bound.EXACT}
+"""A bound from the side to move seen from the other side."""
 
 
 def _best_child(node: TreeNode[M]) -> TreeNode[M] | None:
@@ -266,10 +341,12 @@ def explain(
     depth: int,
     *,
     algorithm: str = "alphabeta",
+    table: bool = False,
     max_nodes: int = MAX_TREE_NODES,
 ) -> Tree[M]:
-    """Record the tree of ``algorithm`` (``alphabeta`` or ``minimax``, no table) searching
-    ``game`` to ``depth`` plies.
+    """Record the tree of ``algorithm`` (``alphabeta`` or ``minimax``) searching ``game`` to
+    ``depth`` plies, without or with (``table``) its table: alpha-beta's transposition table,
+    minimax's memo, fresh for this search. Nodes the table settles are :attr:`Kind.TABLE`.
 
     Raises :class:`TreeTooLargeError` when the search visits more than ``max_nodes`` nodes,
     :class:`ExplainError` for an unknown algorithm or a depth below 1, and
@@ -282,7 +359,16 @@ def explain(
         )
     if depth < 1:
         raise ExplainError(f"depth {depth} is out of range: expected 1 or more")
-    recorder = _Recorder(game, max_nodes, prune=algorithm == "alphabeta")
+    prune = algorithm == "alphabeta"
+    recorder = _Recorder(
+        game,
+        max_nodes,
+        prune=prune,
+        table=TranspositionTable(DEFAULT_ENTRIES) if table and prune else None,
+        memo={} if table and not prune else None,
+    )
+    if recorder.table is not None:
+        recorder.table.new_search()  # as the driver starts every search
     ply = game.ply()
     try:
         value, root = recorder.node(None, depth, -INFINITY, INFINITY, 0)
@@ -300,4 +386,6 @@ def explain(
         nodes=recorder.nodes,
         cutoffs=recorder.cutoffs,
         pruned=recorder.pruned,
+        table=table,
+        table_hits=recorder.table_hits,
     )

@@ -2,7 +2,8 @@
 draws it after seed 001: MAX nodes square, MIN nodes round, each with its value (``≥`` or ``≤``
 when alpha-beta's fail-soft result is only a bound) and the window it was searched with; the
 chosen path in green, nodes whose move loop was cut off ringed red, the moves a cutoff left
-unsearched as red crosses on dashed edges. Values are from the root player's point of view.
+unsearched as red crosses on dashed edges, nodes a table settled in blue. Values are from the
+root player's point of view.
 
 A tree with more than 150 leaves is drawn dense (smaller nodes, leaf values written downwards,
 windows in the tooltips only, move names on the root's edges only); one with more nodes than
@@ -23,6 +24,9 @@ if TYPE_CHECKING:
 PROVEN: Final = WIN - 1000
 """Scores this close to a win are written ``W<plies>`` / ``L<plies>`` (as the web app does)."""
 DENSE_LEAVES: Final = 150
+TABLE_FILL: Final = "#eef2ff"
+TABLE_STROKE: Final = "#2856c7"
+"""A node the table settled: blue (the web app draws no table, its trees have none)."""
 
 
 def short_score(value: Score | None) -> str:
@@ -74,7 +78,8 @@ def _describe(node: TreeNode[Any], path: list[str]) -> str:
     if node.kind.value == "pruned":
         lines.append("pruned: a cutoff above made this move unnecessary")
         return "\n".join(lines)
-    lines.append(f"{'MAX' if node.maximizing else 'MIN'} node, {node.kind.value}")
+    kind = "settled by the table" if node.kind.value == "table" else node.kind.value
+    lines.append(f"{'MAX' if node.maximizing else 'MIN'} node, {kind}")
     lines.append(f"value {_value_text(node)} ({node.bound.value})")
     if node.alpha is not None:
         lines.append(f"window [{short_score(node.alpha)}, {short_score(node.beta)}]")
@@ -115,9 +120,11 @@ def tree_svg(tree: Tree[Any]) -> str:
         nodes.append(_node(placed, x(placed), y(placed), r, dense, few, path))
 
     draw(root, [])
+    table = f", table: {tree.table_hits:,} hits" if tree.table else ""
     summary = (
         f"{tree.algorithm}, depth {tree.depth}: value {short_score(tree.value)} for the side to "
         f"move, {tree.nodes:,} nodes, {tree.cutoffs:,} cutoffs, {tree.pruned:,} moves pruned"
+        f"{table}"
     )
     caption = element("text", {"x": 8, "y": 18, "font-size": 12, "fill": MUTED}, text=summary)
     return svg(
@@ -173,6 +180,8 @@ def _node(
         return titled("g", group, tooltip, element("path", {**cross, "stroke-width": 2.5}))
     fill = "#f3f4f6" if node.kind.value == "terminal" else "#ecfdf3" if node.chosen else "#fff"
     stroke: dict[str, object] = {"stroke": INK, "stroke-width": 1.5}
+    if node.kind.value == "table":
+        fill, stroke = TABLE_FILL, {"stroke": TABLE_STROKE, "stroke-width": 2}
     if node.chosen:
         stroke = {"stroke": GREEN, "stroke-width": 3}
     if node.cutoff:
