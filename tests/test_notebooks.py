@@ -1,0 +1,97 @@
+"""The notebooks of docs/notebooks run from top to bottom without an error, and draw what they
+are there to draw: every built-in game's board, search results, compare tables and explain
+trees. They are executed as a reader's Jupyter would, by a ``python3`` kernel (ipykernel in this
+environment) through nbclient."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+nbformat = pytest.importorskip("nbformat", reason="the docs extra runs the notebooks")
+nbclient = pytest.importorskip("nbclient", reason="the docs extra runs the notebooks")
+
+FOLDER = Path(__file__).resolve().parent.parent / "docs" / "notebooks"
+NOTEBOOKS = sorted(FOLDER.glob("*.ipynb"))
+TIMEOUT = 240
+"""Seconds one cell may take (a busy CI machine starting Ray, building an endgame class)."""
+
+
+def code_cells(notebook: Any) -> list[Any]:
+    return [cell for cell in notebook.cells if cell.cell_type == "code"]
+
+
+@pytest.fixture(scope="module")
+def executed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """Every notebook, executed once (in a scratch folder) for the tests below."""
+    done = {}
+    for path in NOTEBOOKS:
+        notebook = nbformat.read(path, as_version=4)
+        client = nbclient.NotebookClient(
+            notebook,
+            kernel_name="python3",
+            timeout=TIMEOUT,
+            resources={"metadata": {"path": str(tmp_path_factory.mktemp(path.stem))}},
+        )
+        client.execute()  # raises CellExecutionError naming the cell and its traceback
+        done[path.stem] = notebook
+    return done
+
+
+def outputs(notebook: Any) -> list[Any]:
+    return [output for cell in code_cells(notebook) for output in cell.get("outputs", [])]
+
+
+def shown(notebook: Any, mime: str) -> list[str]:
+    """Every display of ``mime`` in the notebook."""
+    return [str(o["data"][mime]) for o in outputs(notebook) if mime in o.get("data", {})]
+
+
+def test_there_are_at_least_five_notebooks_stored_without_outputs() -> None:
+    assert len(NOTEBOOKS) >= 5
+    for path in NOTEBOOKS:
+        notebook = nbformat.read(path, as_version=4)
+        nbformat.validate(notebook)
+        assert notebook.metadata["kernelspec"]["name"] == "python3"
+        for cell in code_cells(notebook):
+            assert not cell.outputs and cell.execution_count is None, path.name  # CI runs them
+
+
+def test_every_notebook_runs_without_an_error(executed: dict[str, Any]) -> None:
+    assert set(executed) == {path.stem for path in NOTEBOOKS}
+    for name, notebook in executed.items():
+        errors = [o for o in outputs(notebook) if o.output_type == "error"]
+        assert not errors, name
+        warnings = [o.text for o in outputs(notebook) if o.get("name") == "stderr"]
+        assert not warnings, (name, warnings)  # nothing noisy in the rendered pages
+        assert all(cell.execution_count for cell in code_cells(notebook)), name
+
+
+def test_every_built_in_board_is_drawn(executed: dict[str, Any]) -> None:
+    svgs = [svg for notebook in executed.values() for svg in shown(notebook, "image/svg+xml")]
+    drawn = {ET.fromstring(svg).get("aria-label") for svg in svgs}  # each one well-formed
+    labels = {
+        "tic-tac-toe board",
+        "connect four board",
+        "nine men's morris board",
+        "six men's morris board",
+        "twelve men's morris board",
+    }
+    assert labels <= drawn
+    assert any('class="square light' in svg for svg in svgs)  # python-chess's board
+
+
+def test_results_tables_and_trees_are_drawn(executed: dict[str, Any]) -> None:
+    tictactoe = executed["01-tictactoe-minimax-alphabeta"]
+    html = shown(tictactoe, "text/html")
+    assert any("Search result" in table and "Root moves" in table for table in html)
+    assert any("O to move after X took the centre" in table for table in html)
+    trees = [ET.fromstring(svg) for svg in shown(executed["02-alphabeta-trees"], "image/svg+xml")]
+    labels = [tree.get("aria-label") for tree in trees]
+    assert labels.count("alphabeta search tree") >= 3 and "minimax search tree" in labels
+    classes = [element.get("class", "").split() for tree in trees for element in tree.iter()]
+    for kind in ("chosen", "cutoff", "pruned", "table"):  # the chosen path, cutoffs, the table
+        assert any(kind in words and "node" in words for words in classes), kind
