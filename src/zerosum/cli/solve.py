@@ -29,7 +29,15 @@ from zerosum.cli.solve_cluster import run_cluster
 from zerosum.cli.solve_positions import run_positions
 from zerosum.compiled import DEFAULT_HASH_MB
 from zerosum.engines import open_engine
-from zerosum.formatting import describe, exact_text, exact_value_text, move_names, result_data
+from zerosum.formatting import (
+    describe,
+    exact_text,
+    exact_value_text,
+    move_label,
+    move_labels,
+    move_names,
+    result_data,
+)
 from zerosum.game import Game
 from zerosum.games import GameSpec, resolve
 from zerosum.search import Limit
@@ -113,9 +121,9 @@ def run(args: argparse.Namespace) -> int:
     lines = [f"value {describe(result.value, solved=result.solved)} ({result.value})"]
     if not result.solved:
         lines.append("(not solved: stopped early; the values are estimates)")
-    lines.append(f"best moves {' '.join(data['best_moves']) or '-'}")
+    lines.append(f"best moves {' '.join(move_labels(game, result.best_moves)) or '-'}")
     for move, value in result.move_values:
-        lines.append(f"  {game.format_move(move):<8} {describe(value, solved=result.solved)}")
+        lines.append(f"  {move_label(game, move):<8} {describe(value, solved=result.solved)}")
     lines.append(f"nodes {result.stats.nodes:,} in {result.stats.time_s:.3f} s")
     emit(args, data, "\n".join(lines))
     return 0
