@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 import re
 import subprocess
 import sys
@@ -35,6 +36,11 @@ def test_analyze_finds_the_mate(capsys: pytest.CaptureFixture[str]) -> None:
     assert status == 0
     assert data["algorithm"] == "tactical" and data["best_move"] == "g3g6"
     assert data["value_text"] == "win in 3 plies"
+    assert data["best_move_san"] == "Qg6" and data["pv"][0] == "g3g6"  # UCI for machines
+    assert data["pv_san"] == ["Qg6", "gxf6", "Qh7#"] and data["best_moves_san"] == ["Qg6"]
+    status, out, _ = run(capsys, "analyze", "chess", "--position", WAC_001, "--depth", "4")
+    assert status == 0 and "depth   4  value win in 3 plies  pv Qg6 gxf6 Qh7#" in out
+    assert "best move  Qg6\n" in out and "pv         Qg6 gxf6 Qh7#\n" in out
     status, out, _ = run(capsys, "analyze", "chess", "--depth", "2", "--algorithm", "engine")
     assert status == 0 and "best move" in out
 
@@ -55,7 +61,7 @@ def test_bad_chess_input(capsys: pytest.CaptureFixture[str], argv: list[str], me
 
 
 def test_play_chess_in_the_terminal() -> None:
-    script = "e4\nQh5\ne2e5\nundo\nd4\nquit\n"
+    script = "e4\nd1h5\ne2e5\nundo\nd4\nquit\n"
     done = subprocess.run(
         [sys.executable, "-m", "zerosum", "play", "chess", "--level", "1", "--seed", "3"],
         input=script,
@@ -66,6 +72,34 @@ def test_play_chess_in_the_terminal() -> None:
     assert done.returncode == 0, done.stderr
     out = done.stdout
     assert "\u2654" in out and "\u265a" in out  # the board in Unicode pieces
-    assert len(re.findall(r"computer plays [a-h][1-8][a-h][1-8]", out)) == 3  # e4, Qh5, d4
+    # SAN for people: the computer's moves and the record under the board (SAN and UCI read).
+    replies = re.findall(r"computer plays ([NBRQK]?x?[a-h][1-8][+#]?)\n", out)
+    assert len(replies) == 3  # after e4, Qh5 and d4
+    assert f"moves: 1. e4 {replies[0]} 2. Qh5 {replies[1]}\n" in out
+    assert f"moves: 1. e4 {replies[0]} 2. d4 {replies[2]}\n" in out  # Qh5 was taken back
     assert "e2e5 is not legal" in out
     assert "Game abandoned." in out
+
+
+@pytest.mark.parametrize(
+    ("fen", "plies", "opening"),
+    [
+        ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", 20, "moves: ... 3. "),
+        ("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1", 19, "moves: ... 3. "),
+        ("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1", 3, "moves: 1... "),
+    ],
+)
+def test_play_record_keeps_the_last_moves_numbered(fen: str, plies: int, opening: str) -> None:
+    from zerosum.cli.play import RECORD_MOVES, _record
+    from zerosum.games import get_game
+
+    start = get_game("chess").from_position(fen)
+    game, played = start.copy(), []
+    rng = random.Random(1)
+    for _ in range(plies):  # random legal moves (no game this short ends with this seed)
+        move = rng.choice(game.legal_moves())
+        played.append(move)
+        game.make(move)
+    record = _record(start, played)
+    assert record.startswith(opening), record
+    assert len(record.split()) - 1 <= RECORD_MOVES * 3 // 2 + 2  # labels and numbers only

@@ -14,7 +14,11 @@ from zerosum.formatting import (
     describe,
     exact_text,
     exact_value_text,
+    line_labels,
+    move_label,
+    move_labels,
     move_names,
+    numbered_line,
     plies_to_end,
     result_data,
     result_figures,
@@ -97,3 +101,53 @@ def test_imports_no_front_end_and_no_engine() -> None:
         [sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=120
     )
     assert done.stdout.strip() == "[]"
+
+
+# -- people's notation (MoveLabels: SAN in chess) -------------------------------------------
+
+
+def test_chess_moves_are_labelled_in_san_and_lines_are_played_out() -> None:
+    game = get_game("chess").new()
+    e4, nf3 = game.parse_move("e2e4"), game.parse_move("g1f3")
+    assert move_label(game, nf3) == "Nf3" and move_labels(game, [e4, nf3]) == ["e4", "Nf3"]
+    scholar = ["e2e4", "e7e5", "d1h5", "b8c6", "f1c4", "g8f6", "h5f7"]
+    board = game.copy()
+    line = []
+    for text in scholar:
+        line.append(board.parse_move(text))
+        board.make(line[-1])
+    assert line_labels(game, line) == ["e4", "e5", "Qh5", "Nc6", "Bc4", "Nf6", "Qxf7#"]
+    assert game.ply() == 0  # the line was played on a copy
+    # A move that is not legal where it stands (a stale line) keeps the machine notation.
+    assert line_labels(game, [e4, e4, nf3]) == ["e4", "e2e4", "g1f3"]
+
+
+def test_games_without_labels_keep_their_notation() -> None:
+    game = get_game("connect4").new()
+    moves = [game.parse_move("1"), game.parse_move("2")]
+    assert line_labels(game, moves) == move_names(game, moves) == ["1", "2"]
+    assert move_labels(game, moves) == ["1", "2"]
+    tictactoe = get_game("tictactoe").new()
+    result = search(tictactoe, limit=Limit(depth=2))
+    assert not any(key.endswith("_san") for key in result_figures(tictactoe, result))
+
+
+def test_chess_results_carry_san_beside_uci() -> None:
+    game = get_game("chess").from_position("6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1")
+    figures = result_figures(game, search(game, limit=Limit(depth=2)))
+    assert figures["best_move"] == "a1a8" and figures["best_move_san"] == "Ra8#"
+    assert figures["pv_san"] == ["Ra8#"] and figures["pv"] == ["a1a8"]
+
+
+@pytest.mark.parametrize(
+    ("labels", "first_side", "first_number", "text"),
+    [
+        (["e4", "e5", "Nf3"], 0, 1, "1. e4 e5 2. Nf3"),
+        (["e5", "Nf3", "Nc6"], 1, 1, "1... e5 2. Nf3 Nc6"),
+        (["e5", "Nf3"], 1, 7, "7... e5 8. Nf3"),
+        (["a1"], 0, 3, "3. a1"),
+        ([], 0, 1, ""),
+    ],
+)
+def test_numbered_line(labels: list[str], first_side: int, first_number: int, text: str) -> None:
+    assert numbered_line(labels, first_side=first_side, first_number=first_number) == text

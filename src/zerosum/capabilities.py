@@ -22,6 +22,9 @@ Which engine uses what:
 * :class:`Tactical`, :class:`QuiescenceMoves`, :class:`Checks`, :class:`RuleDraws` and
   :class:`NullMove`: the tactical search (``zerosum.search.tactical``); the web app shows
   :meth:`Checks.in_check`.
+* :class:`MoveLabels`: the front ends (CLI, web app) show moves to people in its notation
+  (SAN in chess) and keep :meth:`~zerosum.game.Game.format_move` for machines
+  (``zerosum.formatting.move_label``).
 * :class:`Probing`: every pure-Python search scores a probed position exactly, and the
   compiled engine's front ends ask it at the root (``zerosum.search.probing``). It is declared
   in ``zerosum.game`` (every search asks for it, and ``zerosum.game.probe_of`` is public) and
@@ -36,6 +39,7 @@ from zerosum.game import Probe, Probing, probe_of
 
 __all__ = [
     "Checks",
+    "MoveLabels",
     "NullMove",
     "Probe",
     "Probing",
@@ -129,4 +133,19 @@ class NullMove(Protocol):
 
     def undo_null(self) -> None:
         """Take back :meth:`make_null`, restoring the position and key exactly."""
+        ...
+
+
+@runtime_checkable
+class MoveLabels(Protocol[M_contra]):
+    """A game with a notation for people beside its machine notation: chess shows ``Nf3``
+    where :meth:`~zerosum.game.Game.format_move` writes ``g1f3`` for programs and files.
+
+    A label depends on the position (SAN names a move by what else could reach its square),
+    so it is asked for at the position where the move is legal. The game's
+    :meth:`~zerosum.game.Game.parse_move` must read its labels back.
+    """
+
+    def move_label(self, move: M_contra) -> str:
+        """``move``, legal here, in the notation people read (for chess, SAN with ``+``/``#``)."""
         ...

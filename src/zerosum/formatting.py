@@ -10,9 +10,10 @@ a protocol its ``Exact`` satisfies, for the same reason.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any, Protocol
 
+from zerosum.capabilities import MoveLabels
 from zerosum.game import WIN, Game, Score, is_proven
 from zerosum.games import GameSpec
 from zerosum.search.core import SearchResult
@@ -41,10 +42,80 @@ def move_names(game: Game[Any], moves: Iterable[Any]) -> list[str]:
     return [game.format_move(move) for move in moves]
 
 
+def move_label(game: Game[Any], move: Any) -> str:
+    """``move`` (legal at ``game``'s position) as people read it: the game's
+    :class:`~zerosum.capabilities.MoveLabels` notation (SAN in chess), else its own notation."""
+    if isinstance(game, MoveLabels):
+        return game.move_label(move)
+    return game.format_move(move)
+
+
+def move_labels(game: Game[Any], moves: Iterable[Any]) -> list[str]:
+    """:func:`move_label` of each of ``moves``, each an alternative at ``game``'s position."""
+    return [move_label(game, move) for move in moves]
+
+
+def line_labels(game: Game[Any], line: Iterable[Any]) -> list[str]:
+    """The moves of ``line``, played one after the other from ``game``'s position (a principal
+    variation, a game's record), each labelled at the position where it is played; ``game``
+    is left as it was. From the first move that is not legal where it stands (a line cut from
+    a stale table), the rest keep the game's own notation, as nothing can label them."""
+    if not isinstance(game, MoveLabels):
+        return move_names(game, line)
+    board = game.copy()
+    labels: list[str] = []
+    moves = list(line)
+    for index, move in enumerate(moves):
+        if move not in board.legal_moves():
+            return labels + [board.format_move(rest) for rest in moves[index:]]
+        labels.append(move_label(board, move))
+        board.make(move)
+    return labels
+
+
+def numbered_line(labels: Sequence[str], *, first_side: int = 0, first_number: int = 1) -> str:
+    """A line of move labels numbered by full moves, as game records print it:
+    ``1. e4 e5 2. Nf3``; a line that starts with the second player's move starts ``1... e5``.
+
+    >>> numbered_line(["e4", "e5", "Nf3"])
+    '1. e4 e5 2. Nf3'
+    >>> numbered_line(["e5", "Nf3"], first_side=1, first_number=7)
+    '7... e5 8. Nf3'
+    """
+    words: list[str] = []
+    number = first_number
+    for index, label in enumerate(labels):
+        side = (first_side + index) % 2
+        if side == 0:
+            words.append(f"{number}. {label}")
+        elif index == 0:
+            words.append(f"{number}... {label}")
+        else:
+            words.append(label)
+        if side == 1:
+            number += 1
+    return " ".join(words)
+
+
+def label_figures(game: Game[Any], result: SearchResult[Any]) -> dict[str, Any]:
+    """The JSON fields that add people's notation to :func:`result_figures` for a game with
+    :class:`~zerosum.capabilities.MoveLabels` (chess: ``best_move_san``, ``best_moves_san``,
+    ``pv_san``); empty for a game whose one notation serves both."""
+    if not isinstance(game, MoveLabels):
+        return {}
+    best = result.best_move
+    return {
+        "best_move_san": None if best is None else move_label(game, best),
+        "best_moves_san": move_labels(game, result.best_moves),
+        "pv_san": line_labels(game, result.pv),
+    }
+
+
 def result_figures(game: Game[Any], result: SearchResult[Any]) -> dict[str, Any]:
     """The JSON fields of one search ``result`` at ``game``'s position (the search's root):
     value, ``value_text`` (its words), solved, the best move(s) and principal variation in the
-    game's notation, depth, complete, then every counter of ``result.stats``."""
+    game's notation (and in people's notation, :func:`label_figures`), depth, complete, then
+    every counter of ``result.stats``."""
     best = result.best_move
     return {
         "value": result.value,
@@ -53,6 +124,7 @@ def result_figures(game: Game[Any], result: SearchResult[Any]) -> dict[str, Any]
         "best_move": None if best is None else game.format_move(best),
         "best_moves": move_names(game, result.best_moves),
         "pv": move_names(game, result.pv),
+        **label_figures(game, result),
         "depth": result.depth,
         "complete": result.complete,
         **result.stats.as_dict(),

@@ -61,7 +61,8 @@ def build_parser() -> Parser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command ``argv`` names (default: ``sys.argv[1:]``) and return its exit status:
-    2 for bad input (reported in one line on stderr), 130 after Ctrl-C, 128 + SIGPIPE when the
+    2 for bad input (reported in one line on stderr; asking for more memory than the machine
+    has counts as bad input), 130 after Ctrl-C, 128 + SIGPIPE when the
     reader of stdout went away."""
     parser = build_parser()
     try:
@@ -75,6 +76,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 128 + signal.SIGPIPE
     except ZerosumError as error:
         print(f"zerosum: error: {error}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except MemoryError:  # e.g. --hash 65536 on a machine without 64 GB to spare
+        print(
+            "zerosum: error: not enough memory for what was asked: expected a smaller table "
+            "(--hash MB) or fewer workers",
+            file=sys.stderr,
+        )
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         print("zerosum: interrupted", file=sys.stderr)

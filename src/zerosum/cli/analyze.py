@@ -5,6 +5,9 @@ algorithms, the compiled engine (games with a kernel), the tactical engine or Mo
 search (``mcts``: its lines show simulations where the others show depth, ``--nodes`` counts
 simulations, and ``--json`` adds each root move's visits and value). Ctrl-C stops the search,
 which then reports its last completed iteration.
+
+Moves print as people read them (SAN in chess, :func:`zerosum.formatting.move_label`); ``--json``
+keeps the game's notation and adds people's (``best_move_san``, ``pv_san``) where it differs.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ from zerosum.cli.parser import (
 from zerosum.compiled import DEFAULT_HASH_MB
 from zerosum.engines import MctsEngine, open_engine
 from zerosum.engines.mcts import PLAYOUTS
-from zerosum.formatting import describe, move_names, result_data
+from zerosum.formatting import describe, line_labels, move_label, move_labels, result_data
 from zerosum.search import Limit, SearchResult
 
 
@@ -92,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
 
     def report(result: SearchResult[Any]) -> None:
         if not args.json:
-            line = " ".join(move_names(game, result.pv))
+            line = " ".join(line_labels(game, result.pv))
             if mcts:
                 value = describe(result.value, solved=result.solved)
                 print(f"simulations {result.stats.nodes:>9,}  value {value:>14}  pv {line}")
@@ -127,9 +130,9 @@ def run(args: argparse.Namespace) -> int:
         ]
     lines = [
         f"value      {describe(result.value, solved=result.solved)} ({result.value})",
-        f"best move  {data['best_move'] or '-'}",
-        f"best moves {' '.join(data['best_moves']) or '-'}",
-        f"pv         {' '.join(data['pv']) or '-'}",
+        f"best move  {'-' if result.best_move is None else move_label(game, result.best_move)}",
+        f"best moves {' '.join(move_labels(game, result.best_moves)) or '-'}",
+        f"pv         {' '.join(line_labels(game, result.pv)) or '-'}",
         f"depth      {result.depth}{'' if result.complete else ' (stopped early)'}",
         f"nodes      {stats.nodes:,}{' (simulations)' if mcts else ''}",
         f"time       {stats.time_s:.3f} s",
@@ -138,7 +141,7 @@ def run(args: argparse.Namespace) -> int:
     for root in root_moves or ():
         proven = "" if root.proven is None else f"  {describe(root.proven, solved=True)}"
         lines.append(
-            f"  {game.format_move(root.move):<8} visits {root.visits:>9,}  "
+            f"  {move_label(game, root.move):<8} visits {root.visits:>9,}  "
             f"value {root.value:+.3f}{proven}"
         )
     emit(args, data, "\n".join(lines))

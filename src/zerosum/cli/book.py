@@ -2,7 +2,8 @@
 
 The store keeps each result as soon as it is proven, so a build stopped by ``--time`` or
 Ctrl-C resumes where it stopped, and the positions solved before are counted, not solved
-again. The compiled engine does the solving: games with a kernel only.
+again. The compiled engine does the solving: games with a kernel only. On a terminal, a status
+line on stderr counts the positions done (:mod:`.progress`).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from zerosum.cli.common import UsageError, emit, interruptible, load_position
 from zerosum.cli.engines import open_solver
 from zerosum.cli.parser import Subcommands, duration, megabytes, position_options, whole_number
+from zerosum.cli.progress import Progress
 from zerosum.compiled import DEFAULT_HASH_MB, check_compiled
 from zerosum.formatting import exact_text
 from zerosum.game import Game
@@ -65,18 +67,25 @@ def run(args: argparse.Namespace) -> int:
         )
     counts = {"positions": 0, "solved": 0, "stored_before": 0}
     started = time.perf_counter()
+    status = Progress.for_command(args, "book")
 
     def progress(position: Game[Any], exact: Exact) -> None:
         counts["positions"] += 1
         counts["stored_before" if exact.stored else "solved"] += 1
         if not args.json and not exact.stored:
-            print(
+            status.echo(
                 f"  {position.position() or '(start)':<16} {exact_text(exact, weak=args.weak)}"
                 f"  {exact.stats.nodes:,} nodes, {exact.stats.time_s:.2f} s"
             )
+        status.update(
+            f"{counts['positions']:,} positions ({counts['solved']:,} solved now, "
+            f"{counts['stored_before']:,} stored before); now at ply {position.ply()}"
+        )
 
-    with Store(args.store) as store, interruptible() as stop:
+    with Store(args.store) as store, interruptible() as stop, status:
+        status.update("loading the compiled solver")
         solver = open_solver(spec, hash_mb=args.hash, store=store)
+        status.update("listing the positions, then solving the deepest first")
         limit = Limit(time=args.time, stop=stop)
         done = solver.build_book(
             game, args.plies, weak=args.weak, limit=limit, on_position=progress

@@ -3,7 +3,8 @@ builds them, and ``zerosum solve`` answers from them (:func:`run_endgame`) for a
 decide, building the classes it needs on first use.
 
 Progress goes to stderr, so that stdout carries only the answer (one JSON object with
-``--json``).
+``--json``): a line per class built or found, and on a terminal a status line that counts the
+classes and shows the time (:mod:`.progress`).
 """
 
 from __future__ import annotations
@@ -11,10 +12,12 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from zerosum.cli.common import UsageError, emit
 from zerosum.cli.parser import Subcommands, json_option, whole_number
+from zerosum.cli.progress import Progress
 from zerosum.endgames import MAX_MEN
 from zerosum.formatting import move_names
 from zerosum.game import Game
@@ -53,8 +56,11 @@ def run(args: argparse.Namespace) -> int:
     module = resolve(spec.endgames)
 
     started = time.perf_counter()
-    with module.Endgames(args.store) as endgames:  # Ctrl-C loses only the class in progress
-        infos = endgames.build(args.max_men, on_class=_endgame_note)
+    status = Progress.for_command(args, "build-endgames")
+    # Ctrl-C loses only the class in progress
+    with module.Endgames(args.store) as endgames, status:
+        status.update(f"building up to {args.max_men} men a side")
+        infos = endgames.build(args.max_men, on_class=_class_notes(status))
     seconds = time.perf_counter() - started
     data = {
         "game": spec.name,
@@ -67,10 +73,20 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _endgame_note(info: ClassInfo) -> None:
-    """Reports a class built or found while building, on stderr (stdout may carry JSON)."""
-    how = f"built in {info.build_s:.1f} s" if info.built_now else "already stored"
-    print(f"endgames {info.name}: {info.entries:,} positions, {how}", file=sys.stderr)
+def _class_notes(status: Progress) -> Callable[[ClassInfo], None]:
+    """The ``on_class`` callback of a build: a line on stderr (stdout may carry JSON) for each
+    class built or found, and the status line's count of them."""
+    classes = 0
+
+    def note(info: ClassInfo) -> None:
+        nonlocal classes
+        classes += 1
+        how = f"built in {info.build_s:.1f} s" if info.built_now else "already stored"
+        text = f"endgames {info.name}: {info.entries:,} positions, {how}"
+        status.echo(text, file=sys.stderr)
+        status.update(f"{classes} classes ready (the last: {info.name})")
+
+    return note
 
 
 def run_endgame(args: argparse.Namespace, spec: GameSpec, game: Game[Any]) -> int:
@@ -79,10 +95,12 @@ def run_endgame(args: argparse.Namespace, spec: GameSpec, game: Game[Any]) -> in
     module = resolve(spec.endgames)
     needed_class, score, solve_endgame = module.needed_class, module.score, module.solve_endgame
 
-    with module.Endgames(args.store) as endgames:
+    status = Progress.for_command(args, "solve")
+    with module.Endgames(args.store) as endgames, status:
         if not endgames.has(*needed_class(game)):
             print(f"building the endgame databases in {endgames.path} (first use)", file=sys.stderr)
-            endgames.build(through=needed_class(game), on_class=_endgame_note)
+            status.update("building the endgame databases")
+            endgames.build(through=needed_class(game), on_class=_class_notes(status))
         solution = solve_endgame(game, endgames)
         path = str(endgames.path)
     result = solution.result

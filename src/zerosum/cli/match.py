@@ -21,6 +21,7 @@ from zerosum.cli.parser import (
     whole_number,
     worker_count,
 )
+from zerosum.cli.progress import Progress
 from zerosum.game import ZerosumError
 from zerosum.games import get_game
 
@@ -141,9 +142,16 @@ def run(args: argparse.Namespace) -> int:
     if not args.json and args.cluster is None:
         print(_match_header(args, names, control, None), flush=True)
     records: list[GameRecord] = []
+    status = Progress.for_command(args, "match")
 
     def show(record: GameRecord) -> None:
         records.append(record)
+        wins = sum(r.score == 1 for r in records)
+        draws = sum(r.score == 0.5 for r in records)
+        status.update(
+            f"{len(records)} of {args.games} games; A +{wins} ={draws} "
+            f"-{len(records) - wins - draws}, {sum(r.score for r in records):g} points"
+        )
         if args.json:
             return
         first, second = ("A", "B") if record.a_first else ("B", "A")
@@ -153,15 +161,16 @@ def run(args: argparse.Namespace) -> int:
         )
         if record.pgn is None:
             line += "  " + " ".join(record.moves)
-        print(line, flush=True)
+        status.echo(line)
 
     interrupted = False
     failure: ZerosumError | None = None
-    with terminate_as_interrupt():
+    with terminate_as_interrupt(), status:
+        status.update(f"0 of {args.games} games")
         runner = None if args.cluster is None else _match_cluster(args)  # Ray starts here
         try:
             if runner is not None and not args.json:
-                print(_match_header(args, names, control, runner), flush=True)
+                status.echo(_match_header(args, names, control, runner))
             match.play(workers=args.workers, executor=runner, on_game=show, names=names)
         except KeyboardInterrupt:
             interrupted = True

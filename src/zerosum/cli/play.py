@@ -2,8 +2,10 @@
 
 The computer (:class:`Computer`) plays with the compiled engine when the game has one, else
 with the pure-Python or the tactical engine; at depth 0 it plays perfectly. The human types
-moves in the game's notation, or ``undo``, ``hint`` or ``quit``; a bad move is explained and
-asked for again.
+moves in the game's notation (or in the notation people read, such as SAN in chess), or
+``undo``, ``hint`` or ``quit``; a bad move is explained and asked for again. Moves are shown
+as people read them (:func:`zerosum.formatting.move_label`), and the moves played so far are
+listed under the board.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from typing import Any
 from zerosum.cli.common import UsageError, load_position
 from zerosum.cli.parser import Subcommands, duration, positive_int, whole_number, workers_option
 from zerosum.engines import COMPILED, open_engine
-from zerosum.formatting import describe, move_names
+from zerosum.formatting import describe, line_labels, move_label, move_labels, numbered_line
 from zerosum.game import Game, ZerosumError
 from zerosum.games import GameSpec
 from zerosum.search import Limit
@@ -137,12 +139,17 @@ def _play(spec: GameSpec, game: Game[Any], human: int, level: int, computer: Com
     print("Type a move, 'undo', 'hint' or 'quit'.")
     human_turns: list[int] = []
     """The ply before each of the human's moves, for undo."""
+    start = game.copy()
+    played: list[Any] = []
+    """The moves made from ``start``, for the record under the board."""
     shown = -1
     """The ply of the position last drawn: the board is drawn again only after a change."""
     while True:
         if shown != game.ply():
             print()
             print(game.render())
+            if played:
+                print(_record(start, played))
             shown = game.ply()
         outcome = game.outcome()
         if outcome is not None:
@@ -157,8 +164,9 @@ def _play(spec: GameSpec, game: Game[Any], human: int, level: int, computer: Com
             return 0
         if game.side_to_move() != human:
             move = computer.move(game)
-            print(f"computer plays {game.format_move(move)}")
+            print(f"computer plays {move_label(game, move)}")
             game.make(move)
+            played.append(move)
             continue
         try:
             text = input(f"your move ({spec.sides[human]}): ").strip()
@@ -175,11 +183,12 @@ def _play(spec: GameSpec, game: Game[Any], human: int, level: int, computer: Com
             target = human_turns.pop()
             while game.ply() > target:
                 game.undo()
+                played.pop()
             shown = -1
             continue
         if text.lower() == "hint":
             moves, value = computer.best(game, depth=depth)
-            print(f"hint: {' '.join(move_names(game, moves))} ({value})")
+            print(f"hint: {' '.join(move_labels(game, moves))} ({value})")
             continue
         if not text:
             continue
@@ -190,3 +199,25 @@ def _play(spec: GameSpec, game: Game[Any], human: int, level: int, computer: Com
             continue
         human_turns.append(game.ply())
         game.make(move)
+        played.append(move)
+
+
+RECORD_MOVES = 16
+"""The most recent moves the record under the board shows (older ones are elided)."""
+
+
+def _record(start: Game[Any], played: list[Any]) -> str:
+    """The moves played from ``start`` as a numbered record, ``moves: 1. e4 e5 2. Nf3``
+    (the last :data:`RECORD_MOVES` only, after ``...``, in a long game)."""
+    labels = line_labels(start, played)
+    first_side = start.side_to_move()
+    shown = 0
+    if len(labels) > RECORD_MOVES:  # an elided record starts on the first player's move
+        shown = len(labels) - RECORD_MOVES
+        shown += (first_side + shown) % 2
+    record = numbered_line(
+        labels[shown:],
+        first_side=(first_side + shown) % 2,
+        first_number=1 + (first_side + shown) // 2,
+    )
+    return f"moves: {'... ' if shown else ''}{record}"

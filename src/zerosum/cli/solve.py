@@ -5,7 +5,8 @@
 (:mod:`.endgames`), a test-set file of positions (``--positions``, :mod:`.solve_positions`),
 work units on Ray (``--cluster``, :mod:`.solve_cluster`), the compiled engine
 (:func:`solve_compiled`), or the engine layer's solve with a pure-Python algorithm. A limit or
-Ctrl-C stops any of them; the answer then says what was not proven.
+Ctrl-C stops any of them; the answer then says what was not proven. On a terminal, a status
+line on stderr says what is being proven and for how long (:mod:`.progress`).
 """
 
 from __future__ import annotations
@@ -25,11 +26,20 @@ from zerosum.cli.parser import (
     positive_int,
     workers_option,
 )
+from zerosum.cli.progress import Progress
 from zerosum.cli.solve_cluster import run_cluster
 from zerosum.cli.solve_positions import run_positions
 from zerosum.compiled import DEFAULT_HASH_MB
 from zerosum.engines import open_engine
-from zerosum.formatting import describe, exact_text, exact_value_text, move_names, result_data
+from zerosum.formatting import (
+    describe,
+    exact_text,
+    exact_value_text,
+    move_label,
+    move_labels,
+    move_names,
+    result_data,
+)
 from zerosum.game import Game
 from zerosum.games import GameSpec, resolve
 from zerosum.search import Limit
@@ -106,16 +116,17 @@ def run(args: argparse.Namespace) -> int:
     engine = open_engine(
         spec, algorithm, task="solve", workers=args.workers, table=not args.no_table
     )
-    with interruptible() as stop, engine:
+    with interruptible() as stop, engine, Progress.for_command(args, "solve") as status:
+        status.update(f"solving with {algorithm}")
         result = engine.solve(game, limit=Limit(time=args.time, stop=stop))
     data = result_data(spec, game, result, algorithm)
     data["move_values"] = {game.format_move(m): v for m, v in result.move_values}
     lines = [f"value {describe(result.value, solved=result.solved)} ({result.value})"]
     if not result.solved:
         lines.append("(not solved: stopped early; the values are estimates)")
-    lines.append(f"best moves {' '.join(data['best_moves']) or '-'}")
+    lines.append(f"best moves {' '.join(move_labels(game, result.best_moves)) or '-'}")
     for move, value in result.move_values:
-        lines.append(f"  {game.format_move(move):<8} {describe(value, solved=result.solved)}")
+        lines.append(f"  {move_label(game, move):<8} {describe(value, solved=result.solved)}")
     lines.append(f"nodes {result.stats.nodes:,} in {result.stats.time_s:.3f} s")
     emit(args, data, "\n".join(lines))
     return 0
@@ -131,12 +142,18 @@ def solve_compiled(args: argparse.Namespace, spec: GameSpec, game: Game[Any]) ->
             spec, hash_mb=args.hash or DEFAULT_HASH_MB, store=store, workers=args.workers
         )
         stream = not args.json and args.all
+        status = Progress.for_command(args, "solve")
+        shown = 0
 
         def show(move: Any, exact: Exact) -> None:
+            nonlocal shown
+            shown += 1
             if stream:
-                print(f"  {game.format_move(move):<8} {exact_text(exact, weak=args.weak)}")
+                status.echo(f"  {game.format_move(move):<8} {exact_text(exact, weak=args.weak)}")
+            status.update(f"{shown} of {len(game.legal_moves())} moves solved")
 
-        with interruptible() as stop:
+        with interruptible() as stop, status:
+            status.update(f"proving the {'result' if args.weak else 'score'}")
             limit = Limit(time=args.time, stop=stop)
             started = time.perf_counter()
             exact = solver.solve(game, weak=args.weak, limit=limit)
@@ -144,9 +161,10 @@ def solve_compiled(args: argparse.Namespace, spec: GameSpec, game: Game[Any]) ->
             best: list[Any] = []
             best_known = True
             if stream and exact.complete:
-                print(f"score {exact_text(exact, weak=args.weak)}")
+                status.echo(f"score {exact_text(exact, weak=args.weak)}")
             if exact.complete and game.outcome() is None:
                 left = limit.since(started)  # --time covers the score and every move's
+                status.update("solving each move" if args.all else "finding the best moves")
                 if args.all:
                     results = solver.move_results(game, weak=args.weak, limit=left, on_move=show)
                     best = [m for m, r in results if r.rank == exact.rank]

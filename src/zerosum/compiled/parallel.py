@@ -81,7 +81,7 @@ from zerosum.compiled.engine import (
     table_entries,
     table_move,
 )
-from zerosum.compiled.runner import Found, Solution, compiled
+from zerosum.compiled.runner import NO_NODE_LIMIT, Found, Solution, compiled
 from zerosum.runtime.scheduler import Split, Verdict
 from zerosum.runtime.workers import Activity, WorkerGroup
 from zerosum.search.core import Limit, Stats
@@ -671,7 +671,8 @@ class ParallelEngine:
         fresh = new_io()
         fresh[GENERATION] = self.generation & 255
         if self._node_limit is not None:
-            fresh[NODE_LIMIT] = max((self._node_limit - self._nodes) // self.workers, 1)
+            left = (self._node_limit - self._nodes) // self.workers
+            fresh[NODE_LIMIT] = min(max(left, 1), NO_NODE_LIMIT)
         return fresh
 
     def close(self, *, kill: bool = False) -> None:

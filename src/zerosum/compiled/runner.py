@@ -45,6 +45,8 @@ from zerosum.compiled.engine import (
 from zerosum.search.core import Limit, Stats
 
 _POLL_S: Final = 0.01
+NO_NODE_LIMIT: Final = int(np.iinfo(np.int64).max)
+"""The largest node budget the search's ``io`` array holds: a larger one is no limit at all."""
 INLINE_NODES: Final = 1_000_000
 """Nodes (about 0.1 s) that a search left without a limit runs in the main thread before it
 restarts in a helper thread; the table keeps what the first try proved, so little is lost."""
@@ -176,7 +178,7 @@ class Engine:
         io[:] = self._fresh_io
         io[GENERATION] = self.generation & 255
         if limit is not None and limit.nodes is not None:
-            io[NODE_LIMIT] = limit.nodes
+            io[NODE_LIMIT] = min(limit.nodes, NO_NODE_LIMIT)  # a budget past int64 is none
         return io
 
     @staticmethod

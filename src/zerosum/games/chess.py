@@ -36,7 +36,14 @@ from zerosum.game import MoveError, Outcome, PositionError, Score
 from zerosum.games.boards import BoardState, draw_board
 
 if TYPE_CHECKING:
-    from zerosum.capabilities import Checks, NullMove, QuiescenceMoves, RuleDraws, Tactical
+    from zerosum.capabilities import (
+        Checks,
+        MoveLabels,
+        NullMove,
+        QuiescenceMoves,
+        RuleDraws,
+        Tactical,
+    )
 
 Move = chess.Move
 """A chess move (python-chess's ``Move``)."""
@@ -175,8 +182,9 @@ class Chess:
     Besides the protocol it implements every capability of :mod:`zerosum.capabilities` the
     tactical search uses: :class:`~zerosum.capabilities.Tactical`,
     :class:`~zerosum.capabilities.QuiescenceMoves`, :class:`~zerosum.capabilities.Checks`,
-    :class:`~zerosum.capabilities.RuleDraws` and :class:`~zerosum.capabilities.NullMove`
-    (mypy checks the signatures at the end of this module).
+    :class:`~zerosum.capabilities.RuleDraws` and :class:`~zerosum.capabilities.NullMove`, and
+    :class:`~zerosum.capabilities.MoveLabels` for the front ends (SAN; mypy checks the
+    signatures at the end of this module).
     """
 
     name = "chess"
@@ -593,6 +601,11 @@ class Chess:
     def format_move(self, move: Move) -> str:
         return move.uci()
 
+    def move_label(self, move: Move) -> str:
+        """``move``, legal here, in SAN (``Nf3``, ``exd8=Q+``, ``O-O``, ``Qh5#``): the
+        notation of :class:`~zerosum.capabilities.MoveLabels`; :meth:`parse_move` reads it."""
+        return self.board.san(move)
+
     def position(self) -> str:
         board = self.board
         cached = self._fen
@@ -658,5 +671,7 @@ if TYPE_CHECKING:  # mypy checks that Chess implements its capabilities with the
 
     def _capabilities(
         game: Chess,
-    ) -> tuple[Tactical[Move], QuiescenceMoves[Move], Checks[Move], RuleDraws, NullMove]:
-        return game, game, game, game, game
+    ) -> tuple[
+        Tactical[Move], QuiescenceMoves[Move], Checks[Move], RuleDraws, NullMove, MoveLabels[Move]
+    ]:
+        return game, game, game, game, game, game
