@@ -186,3 +186,49 @@ def test_a_bad_go_value_gets_one_message_and_ranges_agree() -> None:
         assert params.mate is None
     params, problems = parse_go(["movetime", "0", "winc", "-1"])
     assert params.movetime == 0 and problems == ["go winc -1 ignored: expected 0 or more"]
+
+
+def test_a_go_without_a_valid_limit_is_bounded_and_the_next_go_is_obeyed() -> None:
+    out = Recorder()
+    engine = UciEngine(out)
+    engine.handle("go depth -1")
+    assert "info string go depth -1 ignored: expected 1 or more" in out.lines
+    assert any("no valid limit: searching at most 10000 ms" in line for line in out.lines)
+    assert engine.searching and engine._hard is not None and engine._hard <= 10.0
+    # the GUI's next go stops that search (its bestmove comes first) and runs
+    engine.handle("go depth 1")
+    engine.stop()
+    best = [line for line in out.lines if line.startswith("bestmove")]
+    assert len(best) == 2 and not any("search is running" in line for line in out.lines)
+    # a clock only for the side not to move bounds nothing either; infinite does not need one
+    out.lines.clear()
+    engine.handle("go btime 1000")
+    assert any("no valid limit" in line for line in out.lines)
+    engine.stop()
+    out.lines.clear()
+    engine.handle("go infinite")
+    engine.handle("stop")
+    assert not any("no valid limit" in line for line in out.lines)
+
+
+def test_commands_during_a_search() -> None:
+    out = Recorder()
+    engine = UciEngine(out)
+    engine.handle("position startpos")
+    engine.handle("go infinite")
+    # position sets the next search's position; the running one goes on
+    engine.handle("position startpos moves e2e4")
+    engine.handle("isready")
+    assert engine.searching and out.lines[-1] == "readyok"
+    # ucinewgame and Hash need the engine idle: they stop the search, which answers first
+    engine.handle("setoption name Hash value 2")
+    assert not engine.searching and engine.hash_mb == 2
+    first = [line for line in out.lines if line.startswith("bestmove")]
+    assert len(first) == 1 and chess.Move.from_uci(first[0].split()[1]) in chess.Board().legal_moves
+    engine.handle("go depth 2")
+    engine.handle("ucinewgame")
+    assert not engine.searching
+    second = [line for line in out.lines if line.startswith("bestmove")][1]
+    board = chess.Board()
+    board.push_uci("e2e4")
+    assert chess.Move.from_uci(second.split()[1]) in board.legal_moves  # the new position

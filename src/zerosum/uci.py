@@ -14,6 +14,17 @@ option; with a clock it plans ``remaining / moves_to_go + 3/4 increment`` (moves
 GUI's ``movestogo`` or 30) as a soft target after which no new iteration starts, and a hard
 limit of three times that, never more than a fifth of the clock left (less the overhead),
 so the engine does not lose on time.
+
+Bounded searches: only ``go infinite`` (and ``go ponder`` until ``ponderhit``) searches until
+``stop``. A ``go`` whose limits are all missing or bad (``go depth -1``, a clock given only for
+the side not to move) says so in an ``info string`` and searches at most
+``DEFAULT_MOVETIME`` ms, so a GUI that sent one bad limit still gets its ``bestmove`` in time.
+
+Commands during a search: ``stop``, ``quit``, ``isready``, ``ponderhit``, ``debug`` and ``d``
+are answered at once; ``position`` and the options MultiPV and Move Overhead take effect at
+the next ``go`` (the running search keeps its own copy of the position); ``go``,
+``ucinewgame`` and the options Hash, Threads and Clear Hash first stop the running search,
+which sends its ``bestmove`` as after ``stop``, then are obeyed.
 """
 
 from __future__ import annotations
@@ -50,6 +61,8 @@ OVERHEAD_DEFAULT: Final = 50
 """Move Overhead (ms): the time kept back per move for the GUI and the pipe."""
 MOVES_TO_GO: Final = 30
 """Moves assumed left on the clock when the GUI does not say."""
+DEFAULT_MOVETIME: Final = 10_000
+"""The most a ``go`` without a valid limit searches (ms)."""
 COMMANDS: Final = (
     "uci isready ucinewgame setoption position go stop ponderhit quit debug register d"
 )
@@ -127,6 +140,15 @@ def parse_go(words: list[str]) -> tuple[GoParams, list[str]]:
                 "movestogo, movetime, depth, nodes, mate, infinite, ponder or searchmoves"
             )
     return params, problems
+
+
+def bounded(params: GoParams, white: bool) -> bool:
+    """Whether ``go`` with ``params`` ends by itself or on the GUI's word: a depth, node,
+    mate or time limit, a clock for the side to move, ``infinite`` or ``ponder`` with a
+    clock (a GUI that ponders ends it with ``stop`` or ``ponderhit``)."""
+    clock = params.wtime if white else params.btime
+    limits = (params.depth, params.nodes, params.mate, params.movetime, clock)
+    return params.infinite or any(limit is not None for limit in limits)
 
 
 def plan_time(params: GoParams, white: bool, overhead_ms: int) -> tuple[float | None, float | None]:
@@ -338,12 +360,17 @@ class UciEngine:
         self.game = game
 
     def cmd_go(self, words: list[str]) -> None:
-        if self.searching:
-            raise UciError("go: a search is running: expected 'stop' first")
+        self._busy("go")
         params, problems = parse_go(words)
         for problem in problems:
             self.info(problem)
         game = self.game.copy()
+        if not bounded(params, game.board.turn):
+            params.movetime = DEFAULT_MOVETIME
+            self.info(
+                f"go: no valid limit: searching at most {DEFAULT_MOVETIME} ms (expected depth, "
+                "nodes, mate, movetime, the clock of the side to move, or infinite)"
+            )
         roots = []
         for text in params.searchmoves:
             try:
@@ -387,8 +414,10 @@ class UciEngine:
         self.pool = resize_pool(self.pool, 1)
 
     def _busy(self, what: str) -> None:
-        if self.searching:
-            raise UciError(f"{what}: a search is running: expected 'stop' first")
+        """Before ``what``, which needs the engine idle: stop the running search (it sends
+        its bestmove, as after ``stop``)."""
+        if self.searching or self._thread is not None:
+            self.stop()
 
     # -- the search thread ---------------------------------------------------------------
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from zerosum.cli.parser import Subcommands, port_number
+from zerosum.cli.parser import Subcommands, port_number, positive_int
 
 
 def add_parser(commands: Subcommands) -> None:
@@ -12,6 +12,22 @@ def add_parser(commands: Subcommands) -> None:
     parser = commands.add_parser("serve", help="the web app: play and watch the search think")
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
     parser.add_argument("--port", type=port_number, default=8000, help="port (0: any free port)")
+    parser.add_argument(
+        "--max-searches",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help="searches running at once (default: the number of CPUs); past it a search "
+        "is refused with 429 and Retry-After",
+    )
+    parser.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="one more name the app answers to in the Host header, besides the loopback "
+        "names and --host (e.g. the machine's name when --host 0.0.0.0); repeatable",
+    )
     parser.set_defaults(run=run)
 
 
@@ -19,5 +35,5 @@ def run(args: argparse.Namespace) -> int:
     """Serve until stopped."""
     from zerosum.web import serve
 
-    serve(args.host, args.port)
+    serve(args.host, args.port, max_searches=args.max_searches, allow_hosts=args.allow_host)
     return 0

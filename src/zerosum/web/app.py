@@ -1,36 +1,38 @@
 """The web app: an HTTP API over the sessions, a websocket for live searches, the static page.
 
 Every route checks its input (pydantic for shapes, the game for moves and positions) and
-answers bad input with a 4xx and a ``detail`` message naming what was wrong; the schema is at
-``/openapi.json`` and browsable at ``/docs``. Searches run in child processes (``jobs``), so the
-server stays responsive while they think; a websocket's searches die with it.
+answers bad input with a 4xx and a ``detail`` message naming what was wrong (never echoing a
+large input back); the schema is at ``/openapi.json``. Searches run in child processes
+(``jobs``), so the server stays responsive while they think: at most ``max_searches`` at once
+(429 with ``Retry-After`` past it), each within a time limit, each ended when its client
+leaves (an HTTP client that disconnects, a websocket that closes). ``guard`` checks every
+request first: the ``Host``, the ``Origin``, the body's size; ``sessions`` bounds the memory
+sessions take.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
-from dataclasses import asdict
 from importlib import resources
 from typing import Annotated, Any, Final, Literal
-from urllib.parse import urlsplit
 
 from fastapi import FastAPI, Query, Request, WebSocket, WebSocketDisconnect
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 
 from zerosum import __version__
 from zerosum.engines import COMPILED, choose_engine, engine_names
-from zerosum.formatting import describe
 from zerosum.game import ZerosumError
 from zerosum.games import GAMES, GameSpec, UnknownGameError, get_game
-from zerosum.search.explain import MAX_TREE_NODES, TreeNode, explain
-from zerosum.web.jobs import Job, warm_up
-from zerosum.web.sessions import Session, Sessions, UnknownSessionError
+from zerosum.search.explain import MAX_TREE_NODES
+from zerosum.web.guard import MAX_BODY, Guard
+from zerosum.web.jobs import EXPLAIN_TIME, PER_SESSION, BusyError, Job, Searches, warm_up
+from zerosum.web.sessions import MAX_MOVES, Session, Sessions, UnknownSessionError
 
 STATIC = resources.files("zerosum.web") / "static"
 
@@ -40,12 +42,16 @@ MAX_TIME = 120.0
 """The longest search a request may ask for (seconds)."""
 DEFAULT_TIME = 5.0
 """How long the computer thinks per move unless told otherwise (seconds)."""
+COMPARE_TIME = 60.0
+"""How long a comparison runs at most unless told otherwise (seconds)."""
 MAX_COMPARE_DEPTH = 12
 MAX_EXPLAIN_DEPTH = 8
+MAX_DETAIL = 500
+"""The longest error message sent back (characters): a long input is not echoed whole."""
 
 Moves = Annotated[
     list[Annotated[str, Field(max_length=200)]],
-    Field(max_length=2_000, description="moves in the game's notation, from the start position"),
+    Field(max_length=MAX_MOVES, description="moves in the game's notation, from the position"),
 ]
 
 
@@ -81,7 +87,9 @@ class Think(BaseModel):
     depth: int | None = Field(
         None, ge=0, le=MAX_DEPTH, description="plies; 0 searches until solved (overrides level)"
     )
-    time: float = Field(DEFAULT_TIME, gt=0, le=MAX_TIME, description="seconds to think at most")
+    time: float = Field(
+        DEFAULT_TIME, gt=0, le=MAX_TIME, allow_inf_nan=False, description="seconds to think at most"
+    )
     seed: int | None = Field(None, description="picks among equally good moves; none: at random")
     engine: Literal["default", "python", "compiled", "tactical", "mcts"] = Field(
         "default",
@@ -100,6 +108,7 @@ class ThinkMessage(Think):
 class CompareMessage(BaseModel):
     action: Literal["compare"]
     depth: int = Field(ge=1, le=MAX_COMPARE_DEPTH)
+    time: float = Field(COMPARE_TIME, gt=0, le=MAX_TIME, allow_inf_nan=False)
 
 
 class StopMessage(BaseModel):
@@ -174,28 +183,6 @@ def _think_request(session: Session, think: Think) -> dict[str, Any]:
     return _request(session, depth=depth, time=think.time, seed=think.seed, engine=engine)
 
 
-def _tree_data(node: TreeNode[Any], format_move: Any, game: Any) -> dict[str, Any]:
-    move = None
-    if node.move is not None:
-        move = format_move(node.move)
-        game.make(node.move)
-    children = [_tree_data(child, format_move, game) for child in node.children]
-    if node.move is not None:
-        game.undo()
-    return {
-        "move": move,
-        "max": node.maximizing,
-        "kind": node.kind.value,
-        "value": node.value,
-        "bound": node.bound.value,
-        "alpha": node.alpha,
-        "beta": node.beta,
-        "cutoff": node.cutoff,
-        "chosen": node.chosen,
-        "children": children,
-    }
-
-
 def _apply(session: Session, think: Think, done: dict[str, Any], snapshot: list[str]) -> None:
     """Play the move a search found, if the session is still where the search started."""
     if not think.play or done.get("best_move") is None:
@@ -206,9 +193,53 @@ def _apply(session: Session, think: Think, done: dict[str, Any], snapshot: list[
             done["played"] = True
 
 
-def create_app() -> FastAPI:
-    """The app with a fresh, empty session store."""
+def _short(text: str) -> str:
+    """``text``, its middle cut out past ``MAX_DETAIL`` characters."""
+    if len(text) <= MAX_DETAIL:
+        return text
+    return f"{text[: MAX_DETAIL - 150]} ... ({len(text):,} characters) ... {text[-100:]}"
+
+
+async def _collect(request: Request, job: Job) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """The job's ``info`` events and its last one; the job is killed if the client leaves."""
+
+    async def watch() -> None:
+        while (await request.receive())["type"] != "http.disconnect":
+            pass
+        job.kill()
+
+    watcher = asyncio.create_task(watch())
+    infos: list[dict[str, Any]] = []
+    done: dict[str, Any] = {}
+    try:
+        async for event in job.events():
+            if event["type"] == "info":
+                infos.append(event)
+            else:
+                done = event
+    finally:
+        watcher.cancel()
+    if done.get("type") == "error" and done.get("bad_input"):
+        raise ZerosumError(done["message"])
+    return infos, done
+
+
+def create_app(
+    *,
+    hosts: Iterable[str] | None = None,
+    max_searches: int | None = None,
+    session_searches: int = PER_SESSION,
+    max_body: int = MAX_BODY,
+) -> FastAPI:
+    """The app with a fresh, empty session store.
+
+    ``hosts``: the names it answers to in ``Host`` (``None``: any; ``serve`` gives the
+    loopback names and the address it listens on); ``max_searches``: searches at once
+    (default: the number of CPUs), ``session_searches`` of them for one session;
+    ``max_body``: the largest request body (bytes).
+    """
     sessions = Sessions()
+    searches = Searches(max_searches, session_searches)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -222,12 +253,30 @@ def create_app() -> FastAPI:
         version=__version__,
         description="Play every registered game against the search and watch it think.",
         lifespan=lifespan,
+        docs_url=None,  # Swagger UI and ReDoc load scripts from other sites: /openapi.json only
+        redoc_url=None,
     )
+    app.add_middleware(Guard, hosts=hosts, max_body=max_body)
 
     @app.exception_handler(ZerosumError)
     async def bad_input(request: Request, error: ZerosumError) -> JSONResponse:
+        if isinstance(error, BusyError):
+            return JSONResponse(
+                {"detail": str(error), "retry_after": error.retry_after},
+                status_code=429,
+                headers={"Retry-After": str(error.retry_after)},
+            )
         status = 404 if isinstance(error, (UnknownSessionError, UnknownGameError)) else 422
-        return JSONResponse({"detail": str(error)}, status_code=status)
+        return JSONResponse({"detail": _short(str(error))}, status_code=status)
+
+    @app.exception_handler(RequestValidationError)
+    async def bad_shape(request: Request, error: RequestValidationError) -> JSONResponse:
+        # FastAPI's own answer echoes each bad input whole (and fails on a NaN): not here
+        detail = [
+            {"type": e["type"], "loc": list(e["loc"]), "msg": _short(str(e["msg"]))}
+            for e in error.errors()[:20]
+        ]
+        return JSONResponse({"detail": detail}, status_code=422)
 
     # -- games and sessions ------------------------------------------------------------
 
@@ -243,9 +292,14 @@ def create_app() -> FastAPI:
         ]
         return {"games": [_game_info(spec) for spec in specs]}
 
-    @app.get("/api/health", summary="Live sessions and running searches")
-    def health() -> dict[str, Any]:
-        return {"sessions": len(sessions), "searches": len(Job.running)}
+    @app.get("/api/health", summary="Live sessions and running searches, and their limits")
+    async def health() -> dict[str, Any]:
+        return {
+            "sessions": len(sessions),
+            "searches": len(searches.running()),
+            "max_searches": searches.limit,
+            "max_sessions": sessions.max_sessions,
+        }
 
     @app.post("/api/sessions", status_code=201, summary="Start a game (optionally from a position)")
     def new_session(body: NewSession) -> dict[str, Any]:
@@ -281,20 +335,19 @@ def create_app() -> FastAPI:
     # -- searches ------------------------------------------------------------------------
 
     @app.post("/api/sessions/{session_id}/think", summary="The computer's move (no streaming)")
-    async def think(session_id: str, body: Think) -> dict[str, Any]:
+    async def think(session_id: str, body: Think, request: Request) -> dict[str, Any]:
         session = sessions.get(session_id)
         with session.lock:
             if session.game.outcome() is not None:
                 raise ZerosumError("the game is over: expected a position with moves to play")
             snapshot = list(session.moves)
-            job = Job("think", _think_request(session, body))
-        infos: list[dict[str, Any]] = []
-        done: dict[str, Any] = {}
-        async for event in job.events():
-            if event["type"] == "info":
-                infos.append(event)
-            else:
-                done = event
+            job = searches.start(
+                "think",
+                _think_request(session, body),
+                session=session.id,
+                time_limit=body.time + 1.0,
+            )
+        infos, done = await _collect(request, job)
         if done.get("type") == "error":
             return JSONResponse(done, status_code=500)  # type: ignore[return-value]
         _apply(session, body, done, snapshot)
@@ -302,39 +355,27 @@ def create_app() -> FastAPI:
             return {"result": done, "iterations": infos, "state": session.state()}
 
     @app.get("/api/sessions/{session_id}/explain", summary="The search tree of a small search")
-    def explain_tree(
+    async def explain_tree(
         session_id: str,
+        request: Request,
         depth: Annotated[int, Query(ge=1, le=MAX_EXPLAIN_DEPTH)] = 2,
         algorithm: Annotated[Literal["alphabeta", "minimax"], Query()] = "alphabeta",
         max_nodes: Annotated[int, Query(ge=1, le=MAX_TREE_NODES)] = MAX_TREE_NODES,
     ) -> dict[str, Any]:
         session = sessions.get(session_id)
         with session.lock:
-            game = session.game.copy()
-        if game.outcome() is not None:
-            raise ZerosumError("the game is over: expected a position with moves to search")
-        started = time.perf_counter()
-        tree = explain(game, depth, algorithm=algorithm, max_nodes=max_nodes)
-        seconds = time.perf_counter() - started
-        data = {k: v for k, v in asdict(tree).items() if k not in ("root", "best_move", "pv")}
-        return {
-            **data,
-            "value_text": describe(tree.value),
-            "best_move": None if tree.best_move is None else game.format_move(tree.best_move),
-            "pv": _pv_names(game, tree.pv),
-            "side_to_move": game.side_to_move(),
-            "time_s": round(seconds, 6),
-            "root": _tree_data(tree.root, game.format_move, game),
-        }
+            if session.game.outcome() is not None:
+                raise ZerosumError("the game is over: expected a position with moves to search")
+            explained = _request(session, depth=depth, algorithm=algorithm, max_nodes=max_nodes)
+            job = searches.start("explain", explained, session=session.id, time_limit=EXPLAIN_TIME)
+        _, done = await _collect(request, job)
+        if done.get("type") != "done":
+            return JSONResponse(done, status_code=500)  # type: ignore[return-value]
+        return {key: value for key, value in done.items() if key != "type"}
 
     @app.websocket("/api/sessions/{session_id}/live")
     async def live(socket: WebSocket, session_id: str) -> None:
-        # Only pages served by this app may drive searches: browsers send the page's origin,
-        # and another site's page must not put this machine to work.
-        origin = socket.headers.get("origin")
-        if origin is not None and urlsplit(origin).netloc != socket.headers.get("host"):
-            await socket.close(code=4403, reason="expected a page served by this app")
-            return
+        # Only pages served by this app get here (``Guard`` checks the Origin).
         await socket.accept()
         try:
             session = sessions.get(session_id)
@@ -367,6 +408,8 @@ def create_app() -> FastAPI:
             while True:
                 text = await socket.receive_text()
                 try:
+                    if len(text) > max_body:
+                        raise ValueError(f"{len(text):,} characters, over {max_body:,}")
                     message = MESSAGE.validate_python(json.loads(text))
                 except (ValueError, ValidationError) as error:
                     await socket.send_json({"type": "error", "message": _message_error(error)})
@@ -385,13 +428,26 @@ def create_app() -> FastAPI:
                                 raise ZerosumError(
                                     "the game is over: expected a position with moves to play"
                                 )
-                            job = Job("think", _think_request(session, message))
+                            job = searches.start(
+                                "think",
+                                _think_request(session, message),
+                                session=session.id,
+                                time_limit=message.time + 1.0,
+                            )
                             think: Think | None = message
                         else:
-                            job = Job("compare", _request(session, depth=message.depth))
+                            job = searches.start(
+                                "compare",
+                                _request(session, depth=message.depth),
+                                session=session.id,
+                                time_limit=message.time,
+                            )
                             think = None
                 except ZerosumError as error:
-                    await socket.send_json({"type": "error", "message": str(error)})
+                    event: dict[str, Any] = {"type": "error", "message": _short(str(error))}
+                    if isinstance(error, BusyError):
+                        event["retry_after"] = error.retry_after
+                    await socket.send_json(event)
                     continue
                 await socket.send_json({"type": "started", "action": message.action})
                 current = (job, asyncio.create_task(forward(job, think, snapshot)))
@@ -410,20 +466,11 @@ def create_app() -> FastAPI:
     return app
 
 
-def _pv_names(game: Any, pv: tuple[Any, ...]) -> list[str]:
-    names = []
-    for move in pv:
-        names.append(game.format_move(move))
-        game.make(move)
-    for _ in pv:
-        game.undo()
-    return names
-
-
 def _message_error(error: Exception) -> str:
     if isinstance(error, ValidationError):
         problems = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc']) or 'message'}: {e['msg']}" for e in error.errors()
+            f"{'.'.join(str(p) for p in e['loc']) or 'message'}: {e['msg']}"
+            for e in error.errors()[:20]
         )
         return f"bad message: {problems}"
     return f"bad message: expected a JSON object ({error})"

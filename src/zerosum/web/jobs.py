@@ -9,14 +9,23 @@ iteration), or kills it outright when the browser tab has gone away.
 
 Events: ``info`` (one per completed iteration: depth, value and its words, principal
 variation, nodes, nodes per second), ``row`` (one compare search), ``done`` (the last one,
-with the move to play or the end of the rows) and ``error``.
+with the move to play, the end of the rows or the explained tree) and ``error`` (with
+``bad_input`` when the request was at fault, e.g. a tree over its node limit).
+
+Searches are a bounded resource: every job has a time limit (at it the job is asked to stop,
+a moment later it is killed), and an app starts jobs only through :class:`Searches`, which
+refuses one past its limits in all and per session with a :class:`BusyError` that says when
+a slot is expected to be free.
 """
 
 from __future__ import annotations
 
 import asyncio
+import math
 import multiprocessing
+import os
 import random
+import time
 from collections.abc import AsyncIterator, Callable
 from multiprocessing.connection import Connection
 from multiprocessing.synchronize import Event
@@ -25,14 +34,21 @@ from typing import Any, Final
 from zerosum.engines import open_engine
 from zerosum.engines.mcts import compare_row as mcts_row
 from zerosum.formatting import describe, result_figures
-from zerosum.game import Game
+from zerosum.game import Game, ZerosumError
 from zerosum.games import get_game
 from zerosum.search import Limit, SearchResult
 from zerosum.search.compare import CompareRow, compare
+from zerosum.search.explain import TreeNode, explain
 from zerosum.web.sessions import build
 
 FINAL: Final = ("done", "error")
 """The event types after which a job sends nothing more."""
+GRACE: Final = 2.0
+"""Seconds a job asked to stop at its time limit has to answer before it is killed."""
+EXPLAIN_TIME: Final = 30.0
+"""The time limit of an explained tree (at most 5,000 nodes: well under a second here)."""
+PER_SESSION: Final = 2
+"""Searches one session may run at once (the page's live search and an explained tree)."""
 
 Send = Callable[[dict[str, Any]], None]
 
@@ -103,9 +119,72 @@ def _row_event(game: Game[Any], row: CompareRow[Any]) -> dict[str, Any]:
     }
 
 
+def explain_tree(request: dict[str, Any], send: Send, stop: Callable[[], bool]) -> None:
+    """The recorded tree of ``algorithm`` to ``depth`` plies (at most ``max_nodes`` nodes), as
+    the API answers it: one ``done`` event (``explain`` cannot stop early: the job's time
+    limit kills it)."""
+    spec = get_game(request["game"])
+    game = build(spec, request["start"], request["moves"])
+    started = time.perf_counter()
+    tree = explain(
+        game, request["depth"], algorithm=request["algorithm"], max_nodes=request["max_nodes"]
+    )
+    seconds = time.perf_counter() - started
+    send(
+        {
+            "type": "done",
+            "algorithm": tree.algorithm,
+            "depth": tree.depth,
+            "value": tree.value,
+            "nodes": tree.nodes,
+            "cutoffs": tree.cutoffs,
+            "pruned": tree.pruned,
+            "value_text": describe(tree.value),
+            "best_move": None if tree.best_move is None else game.format_move(tree.best_move),
+            "pv": _pv_names(game, tree.pv),
+            "side_to_move": game.side_to_move(),
+            "time_s": round(seconds, 6),
+            "root": _tree_data(tree.root, game),
+        }
+    )
+
+
+def _tree_data(node: TreeNode[Any], game: Game[Any]) -> dict[str, Any]:
+    move = None
+    if node.move is not None:
+        move = game.format_move(node.move)
+        game.make(node.move)
+    children = [_tree_data(child, game) for child in node.children]
+    if node.move is not None:
+        game.undo()
+    return {
+        "move": move,
+        "max": node.maximizing,
+        "kind": node.kind.value,
+        "value": node.value,
+        "bound": node.bound.value,
+        "alpha": node.alpha,
+        "beta": node.beta,
+        "cutoff": node.cutoff,
+        "chosen": node.chosen,
+        "children": children,
+    }
+
+
+def _pv_names(game: Game[Any], pv: tuple[Any, ...]) -> list[str]:
+    names = []
+    for move in pv:
+        names.append(game.format_move(move))
+        game.make(move)
+    for _ in pv:
+        game.undo()
+    return names
+
+
 KINDS: Final[dict[str, Callable[[dict[str, Any], Send, Callable[[], bool]], None]]] = {
     "think": think,
     "compare": compare_rows,
+    "explain": explain_tree,
 }
 
 
@@ -113,6 +192,8 @@ def _run(kind: str, request: dict[str, Any], conn: Connection, stop: Event) -> N
     """The child process: run one job, report a failure as an ``error`` event."""
     try:
         KINDS[kind](request, conn.send, stop.is_set)
+    except ZerosumError as error:  # the request asked for something the game refuses
+        conn.send({"type": "error", "message": str(error), "bad_input": True})
     except Exception as error:  # the server must hear about it; the child ends either way
         conn.send({"type": "error", "message": f"the search failed: {error}"})
     finally:
@@ -136,14 +217,22 @@ def warm_up() -> None:
 
 
 class Job:
-    """One search in a child process, seen from the server."""
+    """One search in a child process, seen from the server, within ``time_limit`` seconds:
+    at the limit the job is asked to stop, ``GRACE`` seconds later it is killed and its
+    events end with an ``error``."""
 
     running: Final[set[Job]] = set()
     """Every job whose process has not been reaped yet (for the health figures and shutdown)."""
 
-    def __init__(self, kind: str, request: dict[str, Any]) -> None:
+    def __init__(
+        self, kind: str, request: dict[str, Any], *, time_limit: float, session: str = ""
+    ) -> None:
         if kind not in KINDS:
             raise ValueError(f"unknown job kind {kind!r}")
+        self.session = session
+        self.time_limit = time_limit
+        self.deadline = time.monotonic() + time_limit
+        """When the job is asked to stop (``time.monotonic``)."""
         context = _context()
         self._receive, send = context.Pipe(duplex=False)
         self._stop = context.Event()
@@ -173,7 +262,18 @@ class Job:
         self._reading = True
         try:
             while True:
-                event = await queue.get()
+                try:
+                    event = await asyncio.wait_for(queue.get(), self._wait())
+                except TimeoutError:
+                    if not self._stop.is_set():
+                        self.stop()  # the time limit: a search reports what it has
+                        continue
+                    self.kill()
+                    yield {
+                        "type": "error",
+                        "message": f"the search passed its time limit of {self.time_limit:g} s",
+                    }
+                    return
                 if event is None:
                     yield {"type": "error", "message": "the search ended without an answer"}
                     return
@@ -184,6 +284,11 @@ class Job:
             loop.remove_reader(fd)
             self._reading = False
             self.close()
+
+    def _wait(self) -> float:
+        """Seconds until the job is asked to stop, or (asked) until it is killed."""
+        deadline = self.deadline + (GRACE if self._stop.is_set() else 0.0)
+        return max(0.0, deadline - time.monotonic())
 
     def stop(self) -> None:
         """Ask the search to stop and report what it has (the child then ends by itself)."""
@@ -207,3 +312,55 @@ class Job:
             self.process.join(timeout=1.0)
         self._receive.close()
         Job.running.discard(self)
+
+
+class BusyError(ZerosumError):
+    """No search may start now; ``retry_after``: seconds until a slot is expected to be free."""
+
+    def __init__(self, message: str, retry_after: int) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class Searches:
+    """The searches of one app: at most ``limit`` at once (default: the number of CPUs) and
+    ``per_session`` for one session. Past either, :meth:`start` refuses rather than queues:
+    the client hears at once when to try again."""
+
+    def __init__(self, limit: int | None = None, per_session: int = PER_SESSION) -> None:
+        if (limit is not None and limit < 1) or per_session < 1:
+            raise ValueError("search limits must be 1 or more")
+        self.limit = limit if limit is not None else os.cpu_count() or 1
+        self.per_session = per_session
+        self._jobs: set[Job] = set()
+
+    def running(self) -> list[Job]:
+        """The jobs started here whose process has not been reaped."""
+        self._jobs &= Job.running
+        return list(self._jobs)
+
+    def start(self, kind: str, request: dict[str, Any], *, session: str, time_limit: float) -> Job:
+        """A new job for ``session``; raises :class:`BusyError` past a limit."""
+        running = self.running()
+        mine = [job for job in running if job.session == session]
+        if len(running) >= self.limit:
+            raise BusyError(
+                f"the server is busy: {len(running)} searches are running, its limit "
+                "(zerosum serve --max-searches): expected a retry when one ends",
+                _retry_after(running),
+            )
+        if len(mine) >= self.per_session:
+            raise BusyError(
+                f"this session runs {len(mine)} searches already, its limit: expected a "
+                "retry when one ends (or a stop)",
+                _retry_after(mine),
+            )
+        job = Job(kind, request, time_limit=time_limit, session=session)
+        self._jobs.add(job)
+        return job
+
+
+def _retry_after(jobs: list[Job]) -> int:
+    """Whole seconds until the first of ``jobs`` reaches its time limit (1 at least)."""
+    soonest = min(job.deadline for job in jobs) - time.monotonic()
+    return max(1, math.ceil(soonest))

@@ -3,15 +3,22 @@
 A session is a registered game, the position it was loaded from (``None``: the game's start)
 and the moves played since, in the game's notation. Every change is checked once here and
 raises a :class:`~zerosum.game.ZerosumError` naming what was wrong; the app turns those into
-4xx answers. The store forgets the least recently used sessions past ``max_sessions``.
+4xx answers.
+
+Memory is bounded whatever clients do: a session holds at most ``MAX_MOVES`` moves, and the
+store forgets the least recently used sessions past ``max_sessions`` sessions or
+``max_total_moves`` moves in all, and any session unused for ``max_idle`` seconds. A page
+whose session was forgotten makes a new one from the moves it shows (``POST /api/sessions``
+with ``game``, ``position`` and ``moves``).
 """
 
 from __future__ import annotations
 
 import secrets
 import threading
+import time
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,6 +27,12 @@ from zerosum.game import Game, MoveError, Outcome, ZerosumError, play_moves
 from zerosum.games import GameSpec, get_game
 
 MAX_SESSIONS = 1_000
+MAX_MOVES = 2_000
+"""The most moves one session holds (a long morris game without its draw rules)."""
+MAX_TOTAL_MOVES = 100_000
+"""The most moves all sessions hold together: ~30 MB of game histories (morris, measured)."""
+MAX_IDLE = 3_600.0
+"""Seconds after which an unused session is forgotten."""
 
 
 class UnknownSessionError(ZerosumError, KeyError):
@@ -52,7 +65,15 @@ class Session:
     game: Game[Any]
     lock: threading.Lock = field(default_factory=threading.Lock)
 
+    used: float = field(default_factory=time.monotonic)
+    """When a request last used the session (``time.monotonic``)."""
+
     def play(self, text: str) -> None:
+        if len(self.moves) >= MAX_MOVES:
+            raise ZerosumError(
+                f"the session holds {len(self.moves):,} moves, the most it may: expected a new "
+                "session from the position reached (POST /api/sessions with position)"
+            )
         move = self.game.parse_move(text)
         self.moves.append(self.game.format_move(move))
         self.game.make(move)
@@ -71,7 +92,13 @@ class Session:
         """Replace the game by ``start`` after ``moves``; unchanged if either is bad."""
         game = build(self.spec, start, [])
         spelled = []
-        for index, text in enumerate(split(self.spec, moves), start=1):
+        texts = split(self.spec, moves)
+        if len(texts) > MAX_MOVES:
+            raise ZerosumError(
+                f"{len(texts):,} moves: expected at most {MAX_MOVES:,} (a longer game can start "
+                "from a position)"
+            )
+        for index, text in enumerate(texts, start=1):
             try:
                 move = game.parse_move(text)
             except MoveError as error:
@@ -108,24 +135,40 @@ class Session:
 
 
 class Sessions:
-    """The live sessions by id, least recently used first."""
+    """The live sessions by id, least recently used first, within the bounds above (the
+    session a request just used is never the one forgotten)."""
 
-    def __init__(self, max_sessions: int = MAX_SESSIONS) -> None:
+    def __init__(
+        self,
+        max_sessions: int = MAX_SESSIONS,
+        *,
+        max_total_moves: int = MAX_TOTAL_MOVES,
+        max_idle: float = MAX_IDLE,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.max_sessions = max_sessions
+        self.max_total_moves = max_total_moves
+        self.max_idle = max_idle
+        self._clock = clock
         self._sessions: OrderedDict[str, Session] = OrderedDict()
         self._lock = threading.Lock()
 
     def __len__(self) -> int:
         return len(self._sessions)
 
+    def moves(self) -> int:
+        """The moves all sessions hold."""
+        with self._lock:
+            return sum(len(session.moves) for session in self._sessions.values())
+
     def create(self, game: str, start: str | None, moves: Sequence[str]) -> Session:
         spec = get_game(game)
         session = Session(secrets.token_hex(8), spec, None, [], spec.new())
         session.load(start, moves)
         with self._lock:
+            session.used = self._clock()
             self._sessions[session.id] = session
-            while len(self._sessions) > self.max_sessions:
-                self._sessions.popitem(last=False)
+            self._trim()
         return session
 
     def get(self, session_id: str) -> Session:
@@ -134,7 +177,26 @@ class Sessions:
                 session = self._sessions[session_id]
             except KeyError:
                 raise UnknownSessionError(
-                    f"unknown session {session_id!r}: expected an id from POST /api/sessions"
+                    f"unknown session {session_id!r}: expected an id from POST /api/sessions "
+                    "(sessions unused for a while are forgotten: make a new one)"
                 ) from None
+            session.used = self._clock()
             self._sessions.move_to_end(session_id)
+            self._trim()
             return session
+
+    def _trim(self) -> None:
+        """Forget the least recently used sessions past the bounds, the newest kept."""
+        sessions = self._sessions
+        total = sum(len(session.moves) for session in sessions.values())
+        idle_since = self._clock() - self.max_idle
+        while len(sessions) > 1:
+            oldest = next(iter(sessions.values()))
+            if (
+                len(sessions) <= self.max_sessions
+                and total <= self.max_total_moves
+                and oldest.used >= idle_since
+            ):
+                break
+            total -= len(oldest.moves)
+            del sessions[oldest.id]
