@@ -390,3 +390,15 @@ def test_morris_variants_play_with_removals(client: TestClient) -> None:
     assert len(six["legal"]) == 16
     twelve = new(client, "morris:twelve")
     assert twelve["position"].endswith(" w 12 12")
+
+
+def test_chess_states_carry_the_moves_in_san(client: TestClient) -> None:
+    state = new(client, "chess", moves=["e2e4", "e7e5", "g1f3", "b8c6", "f1b5", "a7a6"])
+    assert state["san"] == ["e4", "e5", "Nf3", "Nc6", "Bb5", "a6"]
+    state = client.post(f"/api/sessions/{state['id']}/moves", json={"move": "b5c6"}).json()
+    assert state["san"][-1] == "Bxc6" and state["moves"][-1] == "b5c6"
+    assert new(client, "chess", position="3k4/8/8/8/8/8/8/R3K3 w Q - 0 1", moves=["e1c1"])[
+        "san"
+    ] == ["O-O-O+"]
+    assert new(client, "connect4", moves=["44"])["san"] is None
+
