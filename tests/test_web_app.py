@@ -402,3 +402,27 @@ def test_chess_states_carry_the_moves_in_san(client: TestClient) -> None:
     ] == ["O-O-O+"]
     assert new(client, "connect4", moves=["44"])["san"] is None
 
+
+def test_games_offer_explain_depths_the_server_accepts(client: TestClient) -> None:
+    depths = {
+        game["name"]: game["explain_depth"] for game in client.get("/api/games").json()["games"]
+    }
+    assert depths["tictactoe"] == 4 and depths["chess"] == 2 and depths["morris"] == 2
+    for name, depth in depths.items():  # the offered depth is accepted from the start
+        sid = new(client, name)["id"]
+        for algorithm in ("minimax", "alphabeta"):
+            answer = client.get(f"/api/sessions/{sid}/explain?depth={depth}&algorithm={algorithm}")
+            assert answer.status_code == 200, (name, answer.json())
+
+
+def test_explain_gives_its_value_for_the_first_player_too(client: TestClient) -> None:
+    # X to move wins at once (c3); one X move later O to move loses within two plies
+    sid = new(client, "tictactoe", moves=["a1", "b1", "b2", "c1"])["id"]
+    tree = client.get(f"/api/sessions/{sid}/explain?depth=1").json()
+    assert tree["side_to_move"] == 0 and tree["value_text_first"] == tree["value_text"]
+    assert tree["value_text"] == "win in 1 ply"
+    sid = new(client, "tictactoe", moves=["a1", "b1", "b2", "c1", "a2"])["id"]
+    tree = client.get(f"/api/sessions/{sid}/explain?depth=2").json()
+    assert tree["side_to_move"] == 1 and tree["value_text"] == "loss in 2 plies"
+    assert tree["value_text_first"] == "win in 2 plies"
+

@@ -9,6 +9,7 @@ server stays responsive while they think; a websocket's searches die with it.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import time
 from collections.abc import AsyncIterator
@@ -133,7 +134,24 @@ def _game_info(spec: GameSpec) -> dict[str, Any]:
         "compiled": COMPILED in engine_names(spec),
         "analyzer": _API_NAMES.get(analyzer, analyzer),
         "board": spec.board,
+        "explain_depth": _explain_depth(spec),
     }
+
+
+@functools.cache
+def _explain_depth(spec: GameSpec) -> int:
+    """The deepest explain depth (at most ``MAX_EXPLAIN_DEPTH``) whose whole minimax tree from
+    the game's start position fits within ``MAX_TREE_NODES``: the depth up to which the page
+    offers trees (alpha-beta's tree is never larger; other positions may have more moves).
+    Computed once per game (a few hundredths of a second for the built-in games)."""
+    deepest = 1
+    for depth in range(2, MAX_EXPLAIN_DEPTH + 1):
+        try:
+            explain(spec.new(), depth, algorithm="minimax")
+        except ZerosumError:  # too large (or a start position with nothing to search)
+            break
+        deepest = depth
+    return deepest
 
 
 def _engine(spec: GameSpec, engine: str) -> str:
@@ -320,6 +338,7 @@ def create_app() -> FastAPI:
         return {
             **data,
             "value_text": describe(tree.value),
+            "value_text_first": describe(tree.value if game.side_to_move() == 0 else -tree.value),
             "best_move": None if tree.best_move is None else game.format_move(tree.best_move),
             "pv": _pv_names(game, tree.pv),
             "side_to_move": game.side_to_move(),
