@@ -426,3 +426,19 @@ def test_explain_gives_its_value_for_the_first_player_too(client: TestClient) ->
     assert tree["side_to_move"] == 1 and tree["value_text"] == "loss in 2 plies"
     assert tree["value_text_first"] == "win in 2 plies"
 
+
+def test_mcts_reports_its_root_visits_live(client: TestClient) -> None:
+    sid = new(client, "connect4", moves=["4", "4"])["id"]
+    with client.websocket_connect(f"/api/sessions/{sid}/live") as socket:
+        socket.send_json({"action": "think", "engine": "mcts", "depth": 3, "seed": 1})
+        events = events_until_done(socket)
+    infos = [e for e in events if e["type"] == "info"]
+    assert infos and all(len(e["visits"]) == 7 for e in [*infos, events[-1]])
+    totals = [sum(v["visits"] for v in e["visits"]) for e in infos]
+    assert totals == sorted(totals) and totals[-1] == events[-1]["nodes"]
+    assert events[-1]["visits"][0]["move"] == events[-1]["best_move"]
+    sid = new(client, "connect4")["id"]
+    with client.websocket_connect(f"/api/sessions/{sid}/live") as socket:
+        socket.send_json({"action": "think", "depth": 2})
+        assert all("visits" not in e for e in events_until_done(socket))
+    wait_until_no_searches()
