@@ -145,17 +145,32 @@ function setState(state, mode) {
   if (computerToMove() && !page.busy) think(true);
 }
 
-// step to the position after `ply` moves of the line
+// step to the position after `ply` moves of the line; steps asked for while one is under way
+// (a key held down) go on from where that one is going
+let stepping = null;  // the ply the steps are heading for, while they run
+
+const stepBase = () => (stepping === null ? cursor() : stepping);
+
 async function goTo(ply) {
   const target = Math.max(0, Math.min(ply, page.line.length));
+  if (stepping !== null) {
+    stepping = target;
+    return;
+  }
   if (target === cursor() || page.moving) return;
   if (page.busy) await stopSearch();
+  stepping = target;
   page.moving = true;
   try {
-    const moves = page.line.slice(0, target).map((entry) => entry.move);
-    const state = await sessionApi("POST", "/load", { position: page.start, moves });
-    adopt(state);
+    while (stepping !== cursor()) {
+      const goal = stepping;
+      const moves = page.line.slice(0, goal).map((entry) => entry.move);
+      adopt(await sessionApi("POST", "/load", { position: page.start, moves }));
+      render();
+      if (cursor() !== goal) break;  // the server holds another line: it has the last word
+    }
   } finally {
+    stepping = null;
     page.moving = false;
     render();
   }
@@ -539,7 +554,7 @@ function onKey(event) {
   const target = event.target;
   if (event.altKey || event.ctrlKey || event.metaKey) return;
   if (target && ["INPUT", "SELECT", "TEXTAREA"].includes(target.tagName)) return;
-  const steps = { ArrowLeft: cursor() - 1, ArrowRight: cursor() + 1, Home: 0, End: page.line.length };
+  const steps = { ArrowLeft: stepBase() - 1, ArrowRight: stepBase() + 1, Home: 0, End: page.line.length };
   if (!(event.key in steps) || !page.state) return;
   event.preventDefault();
   guarded(() => goTo(steps[event.key]));
@@ -570,8 +585,8 @@ async function start() {
   }));
   $("flip").addEventListener("click", () => { page.flipped = !page.flipped; render(); });
   $("to-start").addEventListener("click", () => guarded(() => goTo(0)));
-  $("back").addEventListener("click", () => guarded(() => goTo(cursor() - 1)));
-  $("forward").addEventListener("click", () => guarded(() => goTo(cursor() + 1)));
+  $("back").addEventListener("click", () => guarded(() => goTo(stepBase() - 1)));
+  $("forward").addEventListener("click", () => guarded(() => goTo(stepBase() + 1)));
   $("to-end").addEventListener("click", () => guarded(() => goTo(page.line.length)));
   document.addEventListener("keydown", onKey);
   $("engine").addEventListener("click", () => guarded(() => think(true)));
