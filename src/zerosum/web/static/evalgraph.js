@@ -38,7 +38,7 @@ export function drawEvalGraph(container, { evals, plies, cursor, first, onPick }
   }
   if (!known.length) {
     el("text", { x: width / 2, y: top + plotH / 2 + 4, class: "chart-empty" }, svg,
-      "searches (Analyze, the computer's moves) draw the evaluation here");
+      "Analyze (or let the computer move) to draw it");
   }
   el("text", { x: left, y: height - 3, class: "axis-label" }, svg, "start");
   el("text", { x: left + plotW, y: height - 3, class: "axis-label end" }, svg, `${plies} moves`);
