@@ -390,3 +390,55 @@ def test_morris_variants_play_with_removals(client: TestClient) -> None:
     assert len(six["legal"]) == 16
     twelve = new(client, "morris:twelve")
     assert twelve["position"].endswith(" w 12 12")
+
+
+def test_chess_states_carry_the_moves_in_san(client: TestClient) -> None:
+    state = new(client, "chess", moves=["e2e4", "e7e5", "g1f3", "b8c6", "f1b5", "a7a6"])
+    assert state["san"] == ["e4", "e5", "Nf3", "Nc6", "Bb5", "a6"]
+    state = client.post(f"/api/sessions/{state['id']}/moves", json={"move": "b5c6"}).json()
+    assert state["san"][-1] == "Bxc6" and state["moves"][-1] == "b5c6"
+    assert new(client, "chess", position="3k4/8/8/8/8/8/8/R3K3 w Q - 0 1", moves=["e1c1"])[
+        "san"
+    ] == ["O-O-O+"]
+    assert new(client, "connect4", moves=["44"])["san"] is None
+
+
+def test_games_offer_explain_depths_the_server_accepts(client: TestClient) -> None:
+    depths = {
+        game["name"]: game["explain_depth"] for game in client.get("/api/games").json()["games"]
+    }
+    assert depths["tictactoe"] == 4 and depths["chess"] == 2 and depths["morris"] == 2
+    for name, depth in depths.items():  # the offered depth is accepted from the start
+        sid = new(client, name)["id"]
+        for algorithm in ("minimax", "alphabeta"):
+            answer = client.get(f"/api/sessions/{sid}/explain?depth={depth}&algorithm={algorithm}")
+            assert answer.status_code == 200, (name, answer.json())
+
+
+def test_explain_gives_its_value_for_the_first_player_too(client: TestClient) -> None:
+    # X to move wins at once (c3); one X move later O to move loses within two plies
+    sid = new(client, "tictactoe", moves=["a1", "b1", "b2", "c1"])["id"]
+    tree = client.get(f"/api/sessions/{sid}/explain?depth=1").json()
+    assert tree["side_to_move"] == 0 and tree["value_text_first"] == tree["value_text"]
+    assert tree["value_text"] == "win in 1 ply"
+    sid = new(client, "tictactoe", moves=["a1", "b1", "b2", "c1", "a2"])["id"]
+    tree = client.get(f"/api/sessions/{sid}/explain?depth=2").json()
+    assert tree["side_to_move"] == 1 and tree["value_text"] == "loss in 2 plies"
+    assert tree["value_text_first"] == "win in 2 plies"
+
+
+def test_mcts_reports_its_root_visits_live(client: TestClient) -> None:
+    sid = new(client, "connect4", moves=["4", "4"])["id"]
+    with client.websocket_connect(f"/api/sessions/{sid}/live") as socket:
+        socket.send_json({"action": "think", "engine": "mcts", "depth": 3, "seed": 1})
+        events = events_until_done(socket)
+    infos = [e for e in events if e["type"] == "info"]
+    assert infos and all(len(e["visits"]) == 7 for e in [*infos, events[-1]])
+    totals = [sum(v["visits"] for v in e["visits"]) for e in infos]
+    assert totals == sorted(totals) and totals[-1] == events[-1]["nodes"]
+    assert events[-1]["visits"][0]["move"] == events[-1]["best_move"]
+    sid = new(client, "connect4")["id"]
+    with client.websocket_connect(f"/api/sessions/{sid}/live") as socket:
+        socket.send_json({"action": "think", "depth": 2})
+        assert all("visits" not in e for e in events_until_done(socket))
+    wait_until_no_searches()

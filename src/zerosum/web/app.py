@@ -13,6 +13,7 @@ sessions take.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
@@ -29,7 +30,7 @@ from zerosum import __version__
 from zerosum.engines import COMPILED, choose_engine, engine_names
 from zerosum.game import ZerosumError
 from zerosum.games import GAMES, GameSpec, UnknownGameError, get_game
-from zerosum.search.explain import MAX_TREE_NODES
+from zerosum.search.explain import MAX_TREE_NODES, explain
 from zerosum.web.guard import MAX_BODY, Guard
 from zerosum.web.jobs import EXPLAIN_TIME, PER_SESSION, BusyError, Job, Searches, warm_up
 from zerosum.web.sessions import MAX_MOVES, Session, Sessions, UnknownSessionError
@@ -119,6 +120,15 @@ Message = Annotated[ThinkMessage | CompareMessage | StopMessage, Field(discrimin
 MESSAGE = TypeAdapter(Message)
 
 
+def _variants() -> list[GameSpec]:
+    """Every registered game and each of its named variants."""
+    return [
+        variant
+        for spec in GAMES.values()
+        for variant in (spec, *(get_game(name) for name in spec.variants))
+    ]
+
+
 def _levels(spec: GameSpec) -> list[dict[str, Any]]:
     return [
         {
@@ -142,7 +152,29 @@ def _game_info(spec: GameSpec) -> dict[str, Any]:
         "compiled": COMPILED in engine_names(spec),
         "analyzer": _API_NAMES.get(analyzer, analyzer),
         "board": spec.board,
+        "explain_depth": _explain_depth(spec),
     }
+
+
+def _explain_depth(spec: GameSpec) -> int:
+    """The deepest explain depth (at most ``MAX_EXPLAIN_DEPTH``) whose whole minimax tree from
+    the game's start position fits within ``MAX_TREE_NODES``: the depth up to which the page
+    offers trees (alpha-beta's tree is never larger; other positions may have more moves).
+    Computed once per game (a few tenths of a second for the built-in games)."""
+    return _explain_depth_of(spec.name)
+
+
+@functools.cache  # by name: a variant's spec is built afresh on each lookup
+def _explain_depth_of(name: str) -> int:
+    spec = get_game(name)
+    deepest = 1
+    for depth in range(2, MAX_EXPLAIN_DEPTH + 1):
+        try:
+            explain(spec.new(), depth, algorithm="minimax")
+        except ZerosumError:  # too large (or a start position with nothing to search)
+            break
+        deepest = depth
+    return deepest
 
 
 def _engine(spec: GameSpec, engine: str) -> str:
@@ -244,6 +276,9 @@ def create_app(
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await asyncio.to_thread(warm_up)  # the first search then starts at once
+        # Every game's explain depth, before the first request: it costs a few tenths of a
+        # second of searching, which must not fall on a request and stall the event loop.
+        await asyncio.to_thread(lambda: [_explain_depth(spec) for spec in _variants()])
         yield
         for job in list(Job.running):
             job.kill()
@@ -285,12 +320,7 @@ def create_app(
         summary="The registered games and their named variants, sides and strength levels",
     )
     def games() -> dict[str, Any]:
-        specs = [
-            variant
-            for spec in GAMES.values()
-            for variant in (spec, *(get_game(name) for name in spec.variants))
-        ]
-        return {"games": [_game_info(spec) for spec in specs]}
+        return {"games": [_game_info(spec) for spec in _variants()]}
 
     @app.get("/api/health", summary="Live sessions and running searches, and their limits")
     async def health() -> dict[str, Any]:

@@ -8,9 +8,10 @@ child to stop gracefully through an event (the search then reports its last comp
 iteration), or kills it outright when the browser tab has gone away.
 
 Events: ``info`` (one per completed iteration: depth, value and its words, principal
-variation, nodes, nodes per second), ``row`` (one compare search), ``done`` (the last one,
-with the move to play, the end of the rows or the explained tree) and ``error`` (with
-``bad_input`` when the request was at fault, e.g. a tree over its node limit).
+variation, nodes, nodes per second; MCTS adds its root moves' visits), ``row`` (one
+compare search), ``done`` (the last one, with the move to play, the end of the rows or the
+explained tree) and ``error`` (with ``bad_input`` when the request was at fault, e.g. a
+tree over its node limit).
 
 Searches are a bounded resource: every job has a time limit (at it the job is asked to stop,
 a moment later it is killed), and an app starts jobs only through :class:`Searches`, which
@@ -32,6 +33,7 @@ from multiprocessing.synchronize import Event
 from typing import Any, Final
 
 from zerosum.engines import open_engine
+from zerosum.engines.mcts import MctsEngine
 from zerosum.engines.mcts import compare_row as mcts_row
 from zerosum.formatting import describe, result_figures
 from zerosum.game import Game, ZerosumError
@@ -69,7 +71,10 @@ def think(request: dict[str, Any], send: Send, stop: Callable[[], bool]) -> None
     The pure-Python engine proves every best move and picks one at random with ``seed``; the
     compiled engine (``engine="compiled"``, games with a kernel) and the tactical engine
     (``engine="tactical"``, chess's analyzer) play their first best move, MCTS
-    (``engine="mcts"``, seeded with ``seed``) its most visited or proven best one.
+    (``engine="mcts"``, seeded with ``seed``) its most visited or proven best one; its
+    ``info`` and ``done`` events also carry ``visits``: every root move, best first, as
+    ``{move, visits, value, proven}`` (simulations through it, mean reward in [-1, 1] for the
+    side to move, exact value or null), see :meth:`MctsEngine.root_stats`.
     """
     spec = get_game(request["game"])
     game = build(spec, request["start"], request["moves"])
@@ -77,14 +82,33 @@ def think(request: dict[str, Any], send: Send, stop: Callable[[], bool]) -> None
     limit = Limit(depth=depth, time=request["time"], stop=stop)
     seed = request["seed"] if request["seed"] is not None else random.randrange(1 << 30)
 
-    def report(result: SearchResult[Any]) -> None:
-        send({"type": "info", **_figures(game, result)})
-
     with open_engine(
         spec, request["engine"], task="play", all_best=True, seed=seed, hash_mb=16
     ) as engine:
+
+        def figures(result: SearchResult[Any]) -> dict[str, Any]:
+            if not isinstance(engine, MctsEngine):
+                return _figures(game, result)
+            return {**_figures(game, result), "visits": _visits(game, engine)}
+
+        def report(result: SearchResult[Any]) -> None:
+            send({"type": "info", **figures(result)})
+
         last = engine.search(game, limit, on_iteration=report)
-    send({"type": "done", **_figures(game, last)})
+        send({"type": "done", **figures(last)})
+
+
+def _visits(game: Game[Any], engine: MctsEngine) -> list[dict[str, Any]]:
+    """The root moves of ``engine``'s search from ``game``'s position, best first."""
+    return [
+        {
+            "move": game.format_move(root.move),
+            "visits": root.visits,
+            "value": round(root.value, 4),
+            "proven": root.proven,
+        }
+        for root in engine.root_stats()
+    ]
 
 
 def compare_rows(request: dict[str, Any], send: Send, stop: Callable[[], bool]) -> None:
@@ -140,6 +164,7 @@ def explain_tree(request: dict[str, Any], send: Send, stop: Callable[[], bool]) 
             "cutoffs": tree.cutoffs,
             "pruned": tree.pruned,
             "value_text": describe(tree.value),
+            "value_text_first": describe(tree.value if game.side_to_move() == 0 else -tree.value),
             "best_move": None if tree.best_move is None else game.format_move(tree.best_move),
             "pv": _pv_names(game, tree.pv),
             "side_to_move": game.side_to_move(),

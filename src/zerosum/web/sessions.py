@@ -25,6 +25,7 @@ from typing import Any
 from zerosum.capabilities import Checks
 from zerosum.game import Game, MoveError, Outcome, ZerosumError, play_moves
 from zerosum.games import GameSpec, get_game
+from zerosum.games.chess import Chess
 
 MAX_SESSIONS = 1_000
 MAX_MOVES = 2_000
@@ -130,8 +131,22 @@ class Session:
             "legal": [game.format_move(move) for move in game.legal_moves()],
             "result": result,
             "in_check": game.in_check() if isinstance(game, Checks) else None,
+            "san": _san(game),
             "render": game.render(),
         }
+
+
+def _san(game: Game[Any]) -> list[str] | None:
+    """The moves played since the start position in standard algebraic notation (chess only:
+    ``None`` for the other games, whose ``moves`` are their display notation already)."""
+    if not isinstance(game, Chess):
+        return None
+    board = game.board.root()
+    names = []
+    for move in game.board.move_stack:
+        names.append(board.san(move))
+        board.push(move)
+    return names
 
 
 class Sessions:

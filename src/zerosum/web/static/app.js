@@ -1,22 +1,42 @@
 // The page: one session per tab on the server, one websocket for its live searches.
+//
+// The page is an analysis board. It keeps the game's line (every move from the start position,
+// with its display name: SAN for chess) and a cursor into it; the server's session always holds
+// the position at the cursor. Stepping through the line loads that prefix into the session;
+// playing a move at an earlier point keeps the line if it is the line's next move and
+// otherwise cuts the line there and continues with the new move.
+//
+// One score convention everywhere: values are for the first player (White, X, Red...), labelled
+// with that side's name; the server sends the words (value_text_first).
 import { boardFor } from "./boards/index.js";
 import { drawTree } from "./tree.js";
 import { drawChart } from "./chart.js";
-import { PROVEN, count } from "./format.js";
+import { drawEvalGraph, firstShare } from "./evalgraph.js";
+import { drawVisits } from "./visits.js";
+import { WIN, count } from "./format.js";
 
 const $ = (id) => document.getElementById(id);
 
 const page = {
   games: [],
   info: null,          // the chosen game's entry of GET /api/games
-  state: null,         // the session's state (see POST /api/sessions)
+  state: null,         // the session's state (see POST /api/sessions): the position at the cursor
+  start: null,         // the position the line starts from (null: the game's start)
+  line: [],            // the line: {move, name} from the start; the session holds line[0:cursor]
+  lineId: 0,           // changes whenever the line is cut or replaced
+  evals: [],           // evals[k]: what a search found after k moves: {value, text, best}
   socket: null,
   flipped: false,
   busy: null,          // "think" | "analyze" | "compare" while a search runs
-  moving: false,       // while the server checks a move played on the board
-  rootSide: 0,         // the side to move when the running search started
+  moving: false,       // while the server answers a move or a step
+  search: null,        // where the running search started: {ply, lineId}
+  lastMessage: null,   // the last websocket message, sent again after a lost session
   compareRows: [],
+  compareSide: 0,      // the side to move in the compared position
 };
+
+const cursor = () => (page.state ? page.state.moves.length : 0);
+const atEnd = () => cursor() === page.line.length;
 
 // -- the API ------------------------------------------------------------------------------
 
@@ -30,13 +50,46 @@ async function api(method, path, body) {
   if (!response.ok) {
     let detail = data.detail;
     if (Array.isArray(detail)) detail = detail.map((d) => `${d.loc.slice(1).join(".")}: ${d.msg}`).join("; ");
-    throw new Error(detail || `${response.status} ${response.statusText}`);
+    const error = new Error(detail || `${response.status} ${response.statusText}`);
+    error.status = response.status;
+    throw error;
   }
   return data;
 }
 
+const lostSession = (text) => /^unknown session/.test(text || "");
+
+// A request about this tab's session; if the server has lost it (a restart, or it forgot the
+// least recently used sessions), set the game up again from the page's line and ask again.
+async function sessionApi(method, suffix, body) {
+  try {
+    return await api(method, `/api/sessions/${page.state.id}${suffix}`, body);
+  } catch (error) {
+    if (error.status !== 404 || !lostSession(error.message)) throw error;
+    await recover();
+    return await api(method, `/api/sessions/${page.state.id}${suffix}`, body);
+  }
+}
+
+async function recover() {
+  const moves = page.line.slice(0, cursor()).map((entry) => entry.move);
+  const state = await api("POST", "/api/sessions", { game: page.info.name, position: page.start, moves });
+  page.state = state;
+  notice("The server had lost this game (restarted?): it was set up again from the moves on this page.");
+  await openSocket();
+}
+
 function showError(error) {
   $("error").textContent = error ? String(error.message || error) : "";
+}
+
+let noticeTimer = null;
+
+function notice(text) {
+  $("notice").textContent = text;
+  $("notice").hidden = false;
+  clearTimeout(noticeTimer);
+  noticeTimer = setTimeout(() => { $("notice").hidden = true; }, 8000);
 }
 
 async function guarded(action) {
@@ -48,51 +101,186 @@ async function guarded(action) {
   }
 }
 
-// -- sessions and the board ---------------------------------------------------------------
+// -- the line -----------------------------------------------------------------------------
+
+// Take a state from the server. "browse": the line is kept past the state's moves when they are
+// a prefix of it (else it is cut where they part); "cut": the line ends at the state's moves.
+function adopt(state, mode = "browse") {
+  const moves = state.moves;
+  const names = state.san || moves;
+  let same = 0;
+  if (state.start === page.start) {
+    while (same < moves.length && same < page.line.length && page.line[same].move === moves[same]) same++;
+  }
+  const keep = mode === "browse" && same === moves.length ? page.line.length : same;
+  if (keep < page.line.length || state.start !== page.start) page.lineId++;
+  page.line = page.line.slice(0, keep);
+  page.evals = state.start === page.start ? page.evals.slice(0, keep + 1) : [];
+  moves.forEach((move, index) => { page.line[index] = { move, name: names[index] }; });
+  page.start = state.start;
+  page.state = state;
+  const result = state.result;
+  if (result && !page.evals[moves.length]) {  // a finished game's value is its result
+    const value = result.winner === null ? 0 : result.winner === 0 ? WIN : -WIN;
+    const text = result.winner === null ? "a draw" : result.winner === 0 ? "won" : "lost";
+    page.evals[moves.length] = { value, text, best: null };
+  }
+}
 
 function human() {
   const side = $("side").value;
   return side === "both" ? null : Number(side);
 }
 
+// the computer moves by itself only at the end of the line
 function computerToMove() {
   const state = page.state;
   const me = human();
-  return state && !state.result && me !== null && state.side_to_move !== me;
+  return state && !state.result && me !== null && state.side_to_move !== me && atEnd();
 }
 
-function setState(state) {
-  page.state = state;
+function setState(state, mode) {
+  adopt(state, mode);
   render();
   if (computerToMove() && !page.busy) think(true);
+}
+
+// step to the position after `ply` moves of the line; steps asked for while one is under way
+// (a key held down) go on from where that one is going
+let stepping = null;  // the ply the steps are heading for, while they run
+
+const stepBase = () => (stepping === null ? cursor() : stepping);
+
+async function goTo(ply) {
+  const target = Math.max(0, Math.min(ply, page.line.length));
+  if (stepping !== null) {
+    stepping = target;
+    return;
+  }
+  if (target === cursor() || page.moving) return;
+  if (page.busy) await stopSearch();
+  stepping = target;
+  page.moving = true;
+  try {
+    while (stepping !== cursor()) {
+      const goal = stepping;
+      const moves = page.line.slice(0, goal).map((entry) => entry.move);
+      adopt(await sessionApi("POST", "/load", { position: page.start, moves }));
+      render();
+      if (cursor() !== goal) break;  // the server holds another line: it has the last word
+    }
+  } finally {
+    stepping = null;
+    page.moving = false;
+    render();
+  }
+}
+
+async function stopSearch() {
+  await send({ action: "stop" });
+  page.busy = null;
+  page.search = null;
+  stopClock();
+  $("thinking").hidden = true;
+}
+
+// the numbered move list: a full move per item, each move a button to step to
+function renderMoveList() {
+  const state = page.state;
+  const first = (((state.side_to_move - cursor()) % 2) + 2) % 2;  // the side that moved first
+  const fen = page.info.board === "chess" && page.start ? Number(page.start.split(/\s+/)[5]) : 1;
+  let number = Number.isFinite(fen) && fen > 0 ? fen : 1;
+  const items = [];
+  let item = null;
+  page.line.forEach((entry, index) => {
+    const side = (first + index) % 2;
+    if (item === null || side === 0) {
+      item = document.createElement("li");
+      const label = document.createElement("span");
+      label.className = "number";
+      label.textContent = side === 0 ? `${number}.` : `${number}…`;
+      item.appendChild(label);
+      items.push(item);
+    }
+    const button = document.createElement("button");
+    button.className = "move" + (index + 1 === cursor() ? " current" : "");
+    button.dataset.ply = index + 1;
+    button.textContent = entry.name;
+    button.title = `${state.sides[side]}: ${entry.move}`;
+    if (index + 1 === cursor()) button.setAttribute("aria-current", "step");
+    button.addEventListener("click", () => guarded(() => goTo(index + 1)));
+    item.appendChild(button);
+    if (side === 1) number++;
+  });
+  $("movelist").replaceChildren(...items);
+  const current = $("movelist").querySelector(".current");
+  if (current) current.scrollIntoView({ block: "nearest", inline: "nearest" });
+}
+
+// -- drawing ------------------------------------------------------------------------------
+
+function sideName(side) {
+  const colours = boardFor(page.info.board).sideColours;
+  return page.state.sides[side] + (colours ? ` (${colours[side]})` : "");
 }
 
 function render() {
   const state = page.state;
   const interactive = !page.busy && !page.moving && !state.result && !computerToMove();
+  const here = page.evals[cursor()];
   boardFor(page.info.board).draw($("board"), state, {
     flipped: page.flipped,
     interactive,
+    hint: here && here.best && !state.result ? here.best : null,
     onMove: (move) => playMove(move),
   });
-  const colours = boardFor(page.info.board).sideColours;
-  const mover = state.sides[state.side_to_move] + (colours ? ` (${colours[state.side_to_move]})` : "");
-  $("status").textContent = state.result
-    ? `Game over: ${state.result.text}.`
-    : page.busy === "think" ? `${mover} to move: the computer is thinking…` : `${mover} to move.`;
+  const mover = sideName(state.side_to_move);
+  const check = state.in_check ? ", in check" : "";
+  const where = atEnd() ? "" : ` (move ${cursor()} of ${page.line.length}: ← → step through the game)`;
+  let status;
+  if (state.result) {
+    const how = state.in_check && state.result.winner !== null ? "checkmate, " : "";
+    status = `Game over: ${how}${state.result.text}.${where}`;
+  } else if (page.busy === "think") {
+    status = `${mover} to move${check}: the computer is thinking…`;
+  } else {
+    status = `${mover} to move${check}.${where}`;
+  }
+  $("status").textContent = status;
   $("status").dataset.over = state.result ? "yes" : "no";
-  $("position").value = state.start === null ? "" : state.start;
-  $("moves").value = state.moves.join(" ");
-  $("movelist").replaceChildren(...state.moves.map((move, index) => {
-    const item = document.createElement("li");
-    item.textContent = `${index + 1}. ${state.sides[(index + (state.ply - state.moves.length)) % 2]} ${move}`;
-    return item;
-  }));
+  $("status").dataset.check = state.in_check ? "yes" : "no";
+  $("position").value = page.start === null ? "" : page.start;
+  $("moves").value = page.line.map((entry) => entry.move).join(" ");
+  renderMoveList();
+  showEvaluation();
+  drawEvalGraph($("evalgraph"), {
+    evals: page.evals,
+    plies: page.line.length,
+    cursor: cursor(),
+    first: state.sides[0],
+    onPick: (ply) => guarded(() => goTo(ply)),
+  });
+  for (const [id, target] of [["to-start", 0], ["back", cursor() - 1], ["forward", cursor() + 1], ["to-end", page.line.length]]) {
+    $(id).disabled = page.moving || target < 0 || target > page.line.length || target === cursor();
+  }
   $("undo").disabled = !!page.busy || state.moves.length === 0;
   $("engine").disabled = !!page.busy || !!state.result;
   $("analyze").disabled = !!page.busy || !!state.result;
   $("stop").disabled = !page.busy;
   $("explain-run").disabled = !!state.result;
+}
+
+// the evaluation bar and its words: the last search's value at the shown position
+function showEvaluation() {
+  const here = page.evals[cursor()];
+  const first = page.state.sides[0];
+  if (!here) {
+    $("evalfill").style.height = "50%";
+    $("evaltext").textContent = `evaluation for ${first}: –`;
+    return;
+  }
+  $("evalfill").style.height = `${(firstShare(here.value) * 100).toFixed(1)}%`;
+  $("evaltext").textContent = `evaluation for ${first}: ${here.text}`;
 }
 
 // one move at a time: the board takes no clicks until the server has answered
@@ -102,7 +290,7 @@ async function playMove(move) {
   render();
   try {
     await guarded(async () => {
-      const state = await api("POST", `/api/sessions/${page.state.id}/moves`, { move });
+      const state = await sessionApi("POST", "/moves", { move });
       page.moving = false;
       setState(state);
     });
@@ -121,11 +309,18 @@ function openSocket() {
   socket.onmessage = (message) => onEvent(JSON.parse(message.data));
   socket.onclose = () => { if (page.socket === socket) page.socket = null; };
   page.socket = socket;
-  return new Promise((resolve) => { socket.onopen = resolve; });
+  return new Promise((resolve, reject) => {
+    socket.onopen = resolve;
+    socket.onerror = () => reject(new Error("the server does not answer: is zerosum serve running?"));
+  });
 }
 
 async function send(message) {
-  if (!page.socket || page.socket.readyState !== WebSocket.OPEN) await openSocket();
+  if (message.action !== "stop") page.lastMessage = message;
+  if (!page.socket || page.socket.readyState !== WebSocket.OPEN) {
+    if (message.action === "stop") return;  // nothing runs without a socket
+    await openSocket();
+  }
   page.socket.send(JSON.stringify(message));
 }
 
@@ -142,9 +337,13 @@ async function newSession() {
   page.busy = null;
   stopClock();
   resetFigures();
+  page.start = null;
+  page.line = [];
+  page.evals = [];
+  page.lineId++;
   page.state = await api("POST", "/api/sessions", { game: name });
   await openSocket();
-  setState(page.state);
+  setState(page.state, "cut");
   $("tree").replaceChildren();
   $("explain-summary").textContent = "";
 }
@@ -162,20 +361,25 @@ function fillSelectors() {
   $("side").replaceChildren(
     new Option(label(0), "0"),
     new Option(label(1), "1"),
-    new Option("both sides (no computer)", "both"),
+    new Option("both (no computer)", "both"),
   );
   $("side").value = ["0", "1", "both"].includes(side) ? side : "0";
   $("level").replaceChildren(...info.levels.map((level) => new Option(`${level.level}: ${level.label}`, level.level)));
   $("level").value = String(info.default_level);
+  // the tree depths the server accepts for this game (its whole minimax tree from the start)
+  const depths = Array.from({ length: info.explain_depth }, (_, i) => String(i + 1));
+  const depth = $("explain-depth").value;
+  $("explain-depth").replaceChildren(...depths.map((d) => new Option(d, d)));
+  $("explain-depth").value = depths.includes(depth) ? depth : String(Math.min(2, info.explain_depth));
+  for (const id of ["iterations-score", "compare-value"]) $(id).textContent = `score for ${info.sides[0]}`;
 }
 
 // -- searches -----------------------------------------------------------------------------
 
 function resetFigures() {
-  $("evalfill").style.height = "50%";
-  $("evaltext").textContent = "evaluation –";
   for (const id of ["f-depth", "f-score", "f-nodes", "f-nps", "f-time", "f-best", "f-pv"]) $(id).textContent = "–";
   $("iterations").tBodies[0].replaceChildren();
+  drawVisits($("visits"), null);
 }
 
 function thinkTime() {
@@ -185,7 +389,7 @@ function thinkTime() {
 
 async function think(play) {
   page.busy = play ? "think" : "analyze";
-  page.rootSide = page.state.side_to_move;
+  page.search = { ply: cursor(), lineId: page.lineId, side: page.state.side_to_move };
   resetFigures();
   $("thinking").hidden = false;
   startClock();
@@ -214,35 +418,38 @@ function stopClock() {
   clock = null;
 }
 
-function evalBar(value, text) {
-  // the first player's share: 1 = won for the first player; the words come from the server
-  const mine = page.rootSide === 0 ? value : -value;
-  const share = Math.abs(mine) >= PROVEN ? (mine > 0 ? 1 : 0) : 0.5 + 0.5 * (mine / (Math.abs(mine) + 100));
-  $("evalfill").style.height = `${(share * 100).toFixed(1)}%`;
-  $("evaltext").textContent = `evaluation for ${page.state.sides[0]}: ${text}`;
+// a search's event belongs to the shown line if the line still holds its position
+function searchPosition() {
+  const search = page.search;
+  return search && search.lineId === page.lineId && search.ply <= page.line.length ? search : null;
 }
 
 function showFigures(event) {
+  const search = searchPosition();
+  if (!search) return;
+  const first = search.side === 0 ? event.value : -event.value;
+  page.evals[search.ply] = { value: first, text: event.value_text_first, best: event.best_move };
   $("f-depth").textContent = event.depth;
   if (clock === null) $("f-time").textContent = `${event.time_s.toFixed(2)} s`;
-  $("f-score").textContent = `${event.value_text} for ${page.state.sides[page.rootSide]}`;
+  $("f-score").textContent = `${event.value_text_first} for ${page.state.sides[0]}`;
   $("f-nodes").textContent = count(event.nodes);
   $("f-nps").textContent = count(event.nps);
   $("f-best").textContent = event.best_moves.join(" ") || "–";
   $("f-pv").textContent = event.pv.join(" ") || "–";
-  evalBar(event.value, event.value_text_first);
+  if (event.visits) drawVisits($("visits"), { visits: event.visits, side: search.side, first: page.state.sides[0] });
 }
 
 function onEvent(event) {
   if (event.type === "info") {
     showFigures(event);
     const row = document.createElement("tr");
-    for (const text of [event.depth, event.value_text, count(event.nodes), event.time_s.toFixed(3), event.pv.join(" ")]) {
+    for (const text of [event.depth, event.value_text_first, count(event.nodes), event.time_s.toFixed(3), event.pv.join(" ")]) {
       const cell = document.createElement("td");
       cell.textContent = text;
       row.appendChild(cell);
     }
     $("iterations").tBodies[0].prepend(row);
+    if (page.state) render();
   } else if (event.type === "row") {
     page.compareRows.push(event);
     addCompareRow(event);
@@ -256,17 +463,32 @@ function onEvent(event) {
       $("compare-summary").textContent = event.complete ? "done" : "stopped";
       render();
     } else {
+      // a search the page gave up (it stepped elsewhere) has nothing more to say
+      const current = page.search !== null;
       showFigures(event);
-      if (event.state) {
-        page.state = event.state;
+      page.search = null;
+      if (event.state && current) {
+        adopt(event.state);
         render();
         // the computer may have to move again (it plays both sides only if told to)
         if (computerToMove()) think(true);
+      } else if (page.state) {
+        render();
       }
     }
   } else if (event.type === "error") {
+    if (lostSession(event.message) && page.lastMessage) {
+      // the server restarted or forgot the session: set it up again, then ask again
+      const message = page.lastMessage;
+      guarded(async () => {
+        await recover();
+        await send(message);
+      }).then(() => { if (page.state) render(); });
+      return;
+    }
     stopClock();
     page.busy = null;
+    page.search = null;
     $("thinking").hidden = true;
     showError(event.message);
     if (page.state) render();
@@ -278,13 +500,15 @@ function onEvent(event) {
 async function explainPosition() {
   const depth = $("explain-depth").value;
   const algorithm = document.querySelector("input[name=explain-algo]:checked").value;
-  const id = page.state.id;
-  const tree = await api("GET", `/api/sessions/${id}/explain?depth=${depth}&algorithm=${algorithm}`);
+  const tree = await sessionApi("GET", `/explain?depth=${depth}&algorithm=${algorithm}`);
+  const first = page.state.sides[0], second = page.state.sides[1];
   drawTree($("tree"), tree);
+  $("key-max").textContent = `${first} to move: takes the highest`;
+  $("key-min").textContent = `${second} to move: takes the lowest`;
   const other = algorithm === "alphabeta" ? "minimax" : "alphabeta";
   let otherNodes;
   try {
-    otherNodes = (await api("GET", `/api/sessions/${id}/explain?depth=${depth}&algorithm=${other}`)).nodes;
+    otherNodes = (await sessionApi("GET", `/explain?depth=${depth}&algorithm=${other}`)).nodes;
   } catch {
     otherNodes = null;
   }
@@ -292,14 +516,15 @@ async function explainPosition() {
   const mm = algorithm === "minimax" ? tree.nodes : otherNodes;
   const saved = ab !== null && mm !== null ? `, alpha-beta visits ${(100 * ab / mm).toFixed(0)}% of minimax's nodes` : "";
   $("explain-summary").textContent =
-    `${algorithm === "alphabeta" ? "alpha-beta" : "minimax"}: value ${tree.value_text} for the side to move, ` +
+    `${algorithm === "alphabeta" ? "alpha-beta" : "minimax"}: value ${tree.value_text_first} for ${first}, ` +
     `best ${tree.best_move}, ${count(tree.nodes)} nodes, ${tree.cutoffs} cut-offs, ${tree.pruned} pruned branches` +
     (mm === null ? ", minimax: more than 5,000 nodes" : saved);
 }
 
 function addCompareRow(row) {
   const tr = document.createElement("tr");
-  for (const text of [row.depth, row.algorithm, row.table, row.best, row.value, count(row.nodes), count(row.cutoffs), row.time_s.toFixed(4), row.best_moves.join(" ")]) {
+  const value = page.compareSide === 0 ? row.value : -row.value;
+  for (const text of [row.depth, row.algorithm, row.table, row.best, value, count(row.nodes), count(row.cutoffs), row.time_s.toFixed(4), row.best_moves.join(" ")]) {
     const cell = document.createElement("td");
     cell.textContent = text;
     tr.appendChild(cell);
@@ -314,6 +539,7 @@ function redrawChart() {
 
 async function comparePosition() {
   page.compareRows = [];
+  page.compareSide = page.state.side_to_move;
   $("compare-table").tBodies[0].replaceChildren();
   redrawChart();
   page.busy = "compare";
@@ -323,6 +549,16 @@ async function comparePosition() {
 }
 
 // -- wiring -------------------------------------------------------------------------------
+
+function onKey(event) {
+  const target = event.target;
+  if (event.altKey || event.ctrlKey || event.metaKey) return;
+  if (target && ["INPUT", "SELECT", "TEXTAREA"].includes(target.tagName)) return;
+  const steps = { ArrowLeft: stepBase() - 1, ArrowRight: stepBase() + 1, Home: 0, End: page.line.length };
+  if (!(event.key in steps) || !page.state) return;
+  event.preventDefault();
+  guarded(() => goTo(steps[event.key]));
+}
 
 async function start() {
   page.games = (await api("GET", "/api/games")).games;
@@ -335,19 +571,24 @@ async function start() {
     if (page.state) setState(page.state);
   });
   $("new").addEventListener("click", () => guarded(async () => {
-    if (page.busy) await send({ action: "stop" });
-    page.busy = null;
+    if (page.busy) await stopSearch();
     resetFigures();
-    setState(await api("POST", `/api/sessions/${page.state.id}/load`, { position: null, moves: [] }));
+    page.evals = [];
+    setState(await sessionApi("POST", "/load", { position: null, moves: [] }), "cut");
   }));
   $("undo").addEventListener("click", () => guarded(async () => {
     const state = page.state;
     // against the computer, take back its reply too, so that it is your turn again
     const afterOne = 1 - state.side_to_move;
     const count = human() === null || afterOne === human() ? 1 : Math.min(2, state.moves.length);
-    setState(await api("POST", `/api/sessions/${state.id}/undo`, { count }));
+    setState(await sessionApi("POST", "/undo", { count }), "cut");
   }));
   $("flip").addEventListener("click", () => { page.flipped = !page.flipped; render(); });
+  $("to-start").addEventListener("click", () => guarded(() => goTo(0)));
+  $("back").addEventListener("click", () => guarded(() => goTo(stepBase() - 1)));
+  $("forward").addEventListener("click", () => guarded(() => goTo(stepBase() + 1)));
+  $("to-end").addEventListener("click", () => guarded(() => goTo(page.line.length)));
+  document.addEventListener("keydown", onKey);
   $("engine").addEventListener("click", () => guarded(() => think(true)));
   $("analyze").addEventListener("click", () => guarded(() => think(false)));
   $("stop").addEventListener("click", () => guarded(() => send({ action: "stop" })));
@@ -355,13 +596,14 @@ async function start() {
     const position = $("position").value.trim();
     const moves = $("moves").value.trim();
     const body = { position: position === "" ? null : position, moves: moves ? [moves] : [] };
-    const state = await api("POST", `/api/sessions/${page.state.id}/load`, body);
+    const state = await sessionApi("POST", "/load", body);
     resetFigures();  // the figures of the position before would mislead
-    setState(state);
+    page.evals = [];
+    page.start = undefined;  // a new line, even from the same position
+    setState(state, "cut");
   }));
   $("copy").addEventListener("click", () => guarded(async () => {
-    const state = page.state;
-    const text = state.position;
+    const text = page.state.position;
     try {
       await navigator.clipboard.writeText(text);
       $("status").textContent = `Copied: ${text}`;

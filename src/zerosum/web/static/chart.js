@@ -1,11 +1,27 @@
 // Nodes (or time) per algorithm and depth on a log scale: `zerosum compare` made visible.
+// Algorithms often count exactly the same nodes (minimax and negamax are one search written two
+// ways), so no line may hide another: each series has its own colour and marker shape, its
+// points are shifted a little sideways at each depth, series with a table are dashed, and the
+// legend says which series coincide with an earlier one.
 import { el, svgRoot } from "./svg.js";
 
 const COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf"];
+const SHAPES = ["circle", "square", "triangle", "diamond"];
+
+function marker(parent, shape, x, y, colour) {
+  const r = 4.5;
+  const points = {
+    triangle: [[0, -r - 1], [r + 1, r], [-r - 1, r]],
+    diamond: [[0, -r - 1], [r + 1, 0], [0, r + 1], [-r - 1, 0]],
+  }[shape];
+  if (shape === "circle") return el("circle", { cx: x, cy: y, r, fill: colour, class: "point" }, parent);
+  if (shape === "square") return el("rect", { x: x - r + 0.5, y: y - r + 0.5, width: 2 * r - 1, height: 2 * r - 1, fill: colour, class: "point" }, parent);
+  return el("polygon", { points: points.map(([dx, dy]) => `${x + dx},${y + dy}`).join(" "), fill: colour, class: "point" }, parent);
+}
 
 export function drawChart(container, rows, { measure, best }) {
   const chosen = rows.filter((row) => row.best === best && row[measure] > 0);
-  const width = 760, height = 360, left = 70, right = 210, top = 20, bottom = 44;
+  const width = 760, height = 380, left = 70, right = 250, top = 20, bottom = 44;
   const svg = svgRoot(container, width, height, `${measure} per algorithm and depth`);
   if (!chosen.length) {
     el("text", { x: width / 2, y: height / 2, class: "chart-empty" }, svg, "run a comparison to see the chart");
@@ -35,18 +51,30 @@ export function drawChart(container, rows, { measure, best }) {
     if (!series.has(name)) series.set(name, []);
     series.get(name).push(row);
   }
+  // a series' sideways shift: at most a third of the gap between two depths, split evenly
+  const gap = depths.length > 1 ? plotW / (maxDepth - minDepth) : plotW;
+  const step = Math.min(4, gap / 3 / Math.max(series.size, 1));
+  const seen = new Map();  // the values of a series, as text -> the first series with them
   [...series.entries()].forEach(([name, points], index) => {
     const colour = COLOURS[index % COLOURS.length];
+    const shape = SHAPES[index % SHAPES.length];
     const dashed = name.includes("+");
+    const shift = (index - (series.size - 1) / 2) * step;
     points.sort((a, b) => a.depth - b.depth);
-    const d = points.map((p, i) => `${i ? "L" : "M"}${px(p.depth)},${py(p[measure])}`).join("");
-    el("path", { d, class: "series", stroke: colour, "stroke-dasharray": dashed ? "6 4" : null }, svg);
+    const group = el("g", { class: "series-group", "data-series": name }, svg);
+    const d = points.map((p, i) => `${i ? "L" : "M"}${(px(p.depth) + shift).toFixed(2)},${py(p[measure]).toFixed(2)}`).join("");
+    el("path", { d, class: "series", stroke: colour, "stroke-dasharray": dashed ? "6 4" : null }, group);
     for (const p of points) {
-      const dot = el("circle", { cx: px(p.depth), cy: py(p[measure]), r: 4, fill: colour, class: "point" }, svg);
+      const dot = marker(group, shape, px(p.depth) + shift, py(p[measure]), colour);
       el("title", {}, dot, `${name}, depth ${p.depth}: ${p.nodes.toLocaleString("en-US")} nodes, ${p.time_s.toFixed(4)} s`);
     }
+    const signature = points.map((p) => `${p.depth}:${p[measure]}`).join(" ");
+    const twin = seen.get(signature);
+    if (twin === undefined) seen.set(signature, name);
     const ly = top + 14 + index * 20;
-    el("line", { x1: width - right + 16, x2: width - right + 40, y1: ly, y2: ly, stroke: colour, class: "series", "stroke-dasharray": dashed ? "6 4" : null }, svg);
-    el("text", { x: width - right + 46, y: ly + 4, class: "legend-label" }, svg, name);
+    const lx = width - right + 16;
+    el("line", { x1: lx, x2: lx + 24, y1: ly, y2: ly, stroke: colour, class: "series", "stroke-dasharray": dashed ? "6 4" : null }, svg);
+    marker(svg, shape, lx + 12, ly, colour);
+    el("text", { x: lx + 30, y: ly + 4, class: "legend-label", "data-series": name }, svg, twin === undefined ? name : `${name} (= ${twin})`);
   });
 }

@@ -1,5 +1,7 @@
 // The search tree as seed 001 draws it: values and windows at the nodes, the chosen path in
-// green, cut-off branches in red. Values are from the root player's point of view.
+// green, cut-off branches in red. The server sends values from the root player's point of
+// view; the page shows them for the first player, as every score on the page: square nodes are
+// where the first player moves (and takes the highest value), round ones the second player's.
 import { el, svgRoot, title } from "./svg.js";
 import { shortScore } from "./format.js";
 
@@ -39,7 +41,19 @@ function describe(node, path) {
   return lines.join("\n");
 }
 
-export function drawTree(container, tree) {
+// the node as seen by the first player, when the second player was to move at the root: the
+// values change sign, so bounds swap and the window [alpha, beta] becomes [-beta, -alpha]
+function forFirst(node) {
+  const negate = (v) => (v === null || v === undefined ? v : -v);
+  const bound = { lower: "upper", upper: "lower" }[node.bound] || node.bound;
+  return {
+    ...node, max: !node.max, value: negate(node.value), bound,
+    alpha: negate(node.beta), beta: negate(node.alpha), children: node.children.map(forFirst),
+  };
+}
+
+export function drawTree(container, data) {
+  const tree = data.side_to_move === 1 ? { ...data, root: forFirst(data.root) } : data;
   const { leaves, depth } = layout(tree.root);
   // a wide tree is drawn dense: smaller leaves with their values written downwards, the
   // windows left to the tooltips, move labels only on the root's edges

@@ -1,4 +1,5 @@
-// Chess: the position is a FEN, the moves are UCI ("e2e4", "e7e8q"). Click one of your pieces,
+// Chess: the position is a FEN, the moves are UCI ("e2e4", "e7e8q"); options.hint, a move, is
+// drawn as an arrow (the best move a search found). Click one of your pieces,
 // then a highlighted square; a promotion then asks for the piece (queen, rook, bishop, knight;
 // a click beside the picker takes the move back).
 // The candidate clicks come only from the legal moves the server sent.
@@ -122,6 +123,22 @@ export function draw(container, state, options) {
     const rank = flipped ? i + 1 : 8 - i;
     el("text", { x: margin + i * size + size / 2, y: total - 4, class: "chess-coord" }, svg, file);
     el("text", { x: margin / 2, y: margin + i * size + size / 2 + 4, class: "chess-coord" }, svg, String(rank));
+  }
+  if (options.hint && /^[a-h][1-8][a-h][1-8][qrbn]?$/.test(options.hint)) {
+    // the best move the last search found here: an arrow from its square to its target
+    const [x1, y1] = at(options.hint.slice(0, 2)), [x2, y2] = at(options.hint.slice(2, 4));
+    const c1 = [x1 + size / 2, y1 + size / 2], c2 = [x2 + size / 2, y2 + size / 2];
+    const length = Math.hypot(c2[0] - c1[0], c2[1] - c1[1]);
+    const [ux, uy] = [(c2[0] - c1[0]) / length, (c2[1] - c1[1]) / length];
+    const head = 16, half = 11, tip = [c2[0] - ux * 6, c2[1] - uy * 6];
+    const base = [tip[0] - ux * head, tip[1] - uy * head];
+    const group = el("g", { class: "hint-arrow", "data-move": options.hint }, svg);
+    el("line", { x1: c1[0] + ux * 8, y1: c1[1] + uy * 8, x2: base[0], y2: base[1], class: "hint-shaft" }, group);
+    el("path", {
+      d: `M${tip[0]},${tip[1]}L${base[0] - uy * half},${base[1] + ux * half}L${base[0] + uy * half},${base[1] - ux * half}Z`,
+      class: "hint-head",
+    }, group);
+    title(group, `best move found: ${options.hint}`);
   }
   if (picked.to !== null) {  // the promotion picker, over the target square's file
     const [x, y] = at(picked.to);

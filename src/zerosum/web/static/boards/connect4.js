@@ -32,7 +32,7 @@ function winningCells(grid) {
   return [];
 }
 
-export function draw(container, state, { flipped, interactive, onMove }) {
+export function draw(container, state, { flipped, interactive, onMove, hint }) {
   const size = 60, pad = 10, top = 26;
   const width = WIDTH * size + 2 * pad, height = HEIGHT * size + 2 * pad + top;
   const svg = svgRoot(container, width, height, "connect four board");
@@ -48,6 +48,13 @@ export function draw(container, state, { flipped, interactive, onMove }) {
     const group = el("g", { class: "column" + (playable ? " legal" : ""), "data-move": name }, svg);
     el("rect", { x, y: 0, width: size, height: height, class: "column-hit" }, group);
     el("text", { x: x + size / 2, y: 18, class: "column-name" }, group, name);
+    if (hint === name) {  // the best move a search found: a marker over the column, a ring below
+      const landing = top + pad + (HEIGHT - 1 - grid[column].length) * size + size / 2;
+      const marker = el("g", { class: "hint", "data-move": name }, group);
+      el("rect", { x: x + 3, y: top + pad, width: size - 6, height: HEIGHT * size, rx: 8, class: "hint-column" }, marker);
+      el("circle", { cx: x + size / 2, cy: landing, r: size * 0.44, class: "hint-ring" }, marker);
+      el("title", {}, marker, `best move found: column ${name}`);
+    }
     if (playable) {
       el("path", { d: `M${x + size / 2 - 8},${top - 2}L${x + size / 2 + 8},${top - 2}L${x + size / 2},${top + 6}Z`, class: "target" }, group);
       group.addEventListener("click", () => onMove(name));

@@ -1,5 +1,5 @@
 // Any game without a drawn board yet: the game's own text drawing and a button per legal move.
-export function draw(container, state, { interactive, onMove }) {
+export function draw(container, state, { interactive, onMove, hint }) {
   container.replaceChildren();
   const pre = document.createElement("pre");
   pre.className = "render";
@@ -11,6 +11,10 @@ export function draw(container, state, { interactive, onMove }) {
     const button = document.createElement("button");
     button.textContent = name;
     button.dataset.move = name;
+    if (name === hint) {  // the best move a search found
+      button.classList.add("hint");
+      button.title = "best move found";
+    }
     button.disabled = !interactive;
     button.addEventListener("click", () => onMove(name));
     moves.appendChild(button);

@@ -1,6 +1,8 @@
 // Board renderers by the name a game's spec gives (its "board" in /api/games). A game without one gets the generic board (its text drawing
 // and a button per legal move). A renderer exports draw(container, state, options) with
-// options {flipped, interactive, onMove(moveText)}; it calls onMove with a move in the game's
+// options {flipped, interactive, hint, onMove(moveText)} (hint: null or the best move a search
+// found in this position, which the board marks: chess an arrow, connect four the column,
+// tic-tac-toe the cell, morris its points); it calls onMove with a move in the game's
 // notation (a renderer that needs two clicks, from and to, keeps that selection itself).
 // It may also export sideColours, e.g. ["red", "yellow"], shown beside the side names, and
 // facesPlayer (true: the page flips the board when you play the second side).

@@ -126,6 +126,7 @@ export function draw(container, state, options) {
     shown[picked.to] = mover;
   }
   const last = state.moves.length ? parseMove(state.moves[state.moves.length - 1]) : null;
+  const hint = options.hint ? parseMove(options.hint) : null;  // the best move a search found
 
   const step = 60, pad = 36, band = 44;
   const side = 6 * step + 2 * pad;
@@ -158,6 +159,11 @@ export function draw(container, state, options) {
         cx, cy, r: 19,
         class: (who === 0 ? "man-white" : "man-black") + (picked.to === point ? " pending" : ""),
       }, group);
+    }
+    if (hint && [hint.from, hint.to, hint.remove].includes(point)) {
+      const role = point === hint.remove ? "remove" : point === hint.from ? "from" : "to";
+      const mark = el("circle", { cx, cy, r: 23, class: `hint hint-${role}`, "data-move": hint.text }, group);
+      el("title", {}, mark, `best move found: ${hint.text}`);
     }
     if (kind === "legal") el("circle", { cx, cy, r: 8, class: "target" }, group);
     if (kind === "removable") el("path", { d: `M${cx - 9},${cy - 9}L${cx + 9},${cy + 9}M${cx + 9},${cy - 9}L${cx - 9},${cy + 9}`, class: "remove-cross" }, group);

@@ -15,7 +15,7 @@ function parse(position) {
   return cells;
 }
 
-export function draw(container, state, { flipped, interactive, onMove }) {
+export function draw(container, state, { flipped, interactive, onMove, hint }) {
   const size = 100, pad = 10, total = 3 * size + 2 * pad;
   const svg = svgRoot(container, total, total, "tic-tac-toe board");
   const cells = parse(state.position);
@@ -51,6 +51,10 @@ export function draw(container, state, { flipped, interactive, onMove }) {
       } else if (playable) {
         el("circle", { cx, cy, r: 6, class: "target" }, group);
         group.addEventListener("click", () => onMove(name));
+      }
+      if (hint === name) {  // the best move a search found
+        const mark = el("rect", { x: x + 8, y: y + 8, width: size - 16, height: size - 16, rx: 8, class: "hint", "data-move": name }, group);
+        el("title", {}, mark, `best move found: ${name}`);
       }
       el("text", { x: x + 8, y: y + size - 8, class: "coord" }, group, name);
     }
