@@ -15,14 +15,14 @@ Stockfish is the Debian package (``apt-get install -y stockfish``, binary
 ``/usr/games/stockfish``). sunfish pins ``chess==1.9.4``, so it gets a virtual environment of
 its own and is driven over UCI::
 
-    python3 -m venv /work/sunfish-venv && /work/sunfish-venv/bin/pip install sunfish
+    python3 -m venv ~/sunfish-venv && ~/sunfish-venv/bin/pip install sunfish
 
 The suite is not in the repository (no test reads it): pass its path, e.g. Win At Chess from
 sunfish's ``tests/files/wac_001-150.epd``. Run from the repository root::
 
     .venv/bin/python benchmarks/chess_suite.py PATH/TO/wac_001-150.epd 1 \\
         [--positions 1-50] [--engine CMD] [--option NAME=VALUE ...]
-    # e.g. --engine /usr/games/stockfish, or --engine /work/sunfish-venv/bin/sunfish-uci
+    # e.g. --engine /usr/games/stockfish, or --engine ~/sunfish-venv/bin/sunfish-uci
 """
 
 from __future__ import annotations

@@ -385,6 +385,11 @@ class Chess:
                 count += 1
         return count
 
+    def recent_keys(self) -> list[int]:
+        """The keys since the last irreversible move, the current position's last: what a
+        repetition may look back to (the compiled board loads them)."""
+        return self._keys[self._start :]
+
     def _draw_by_rule(self, repetitions: int) -> bool:
         board = self.board
         if board.halfmove_clock >= 100:

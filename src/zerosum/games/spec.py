@@ -65,6 +65,10 @@ class GameSpec:
     kernel: Reference | None = None
     """The game's compiled kernel mapping, a :class:`zerosum.compiled.engine.CompiledGame`
     (e.g. ``"zerosum.compiled.connect4:GAME"``); ``None``: no compiled engine."""
+    perft: Reference | None = None
+    """The game's fast perft, a function ``(game, depth) -> count`` that counts what
+    :func:`zerosum.search.perft.perft` counts (e.g. ``"zerosum.compiled.perft:chess"``);
+    ``None``: ``zerosum perft`` counts through the protocol."""
     endgames: Reference | None = None
     """The module of the game's exact endgame databases (``Endgames``, ``applies``,
     ``needed_class``, ``solve_endgame``, ``score``, as :mod:`zerosum.games.morris_endgames`):

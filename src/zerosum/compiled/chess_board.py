@@ -1,0 +1,737 @@
+"""The compiled chess board: move generation, make/unmake, key, evaluation and draws in numba.
+
+The position is one ``int64`` array (the *state*, layout below) that :func:`make` and
+:func:`unmake` change in place. Design choices, each measured or forced by numba:
+
+* a mailbox (``state[0:64]`` holds a piece code per square, ``piece + 8 * white`` as in
+  :mod:`zerosum.games.chess`) with precomputed target lists for knights and kings and ray
+  lists for the sliders, plus one occupancy bitboard per colour to visit a side's pieces
+  without scanning 64 squares. Bitboards with magic attack tables need unsigned 64-bit
+  arithmetic, which numba mixes with signed integers into floats; the mailbox stays in
+  ``int64`` throughout;
+* pseudo-legal generation (castling checked in full), and a move is legal when the mover's
+  king is not attacked after it (:func:`legal_moves` filters; the search skips illegal moves
+  as it plays them);
+* the Polyglot key (``chess.polyglot.zobrist_hash``) and the tapered material and
+  piece-square evaluation of :mod:`zerosum.games.chess` are updated by ``make`` from the
+  squares a move changes, and the sums before the move are kept on an undo stack inside the
+  state, as are the keys since the last irreversible move for repetitions.
+
+Moves are ints ``from | to << 6 | promotion << 12`` (squares 0 = a1 .. 63 = h8, promotion a
+python-chess piece type or 0); :data:`NULL_MOVE` is a pass.
+
+Everything here is the fast twin of :class:`zerosum.games.chess.Chess` (python-chess's rules
+with that module's evaluation and key): the tests compare moves, keys, evaluations, draws and
+perft counts on random games and on the perft suite.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+import chess
+import chess.polyglot
+import numpy as np
+from numba import njit
+
+from zerosum.games.chess import EG, FULL_PHASE, MATERIAL_MG, MG, PHASE_WEIGHT, Chess
+
+PAWN: Final = 1
+KNIGHT: Final = 2
+BISHOP: Final = 3
+ROOK: Final = 4
+QUEEN: Final = 5
+KING: Final = 6
+
+# -- the state layout ------------------------------------------------------------------------
+SIDE: Final = 64
+"""1 when White is to move, 0 when Black is."""
+CASTLING: Final = 65
+"""Castling rights: 1 White short, 2 White long, 4 Black short, 8 Black long."""
+EP: Final = 66
+"""The square a pawn skipped on the last move (a double step), else -1 (python-chess's
+``ep_square``)."""
+HALFMOVE: Final = 67
+"""Plies since the last capture or pawn move."""
+KEY: Final = 68
+"""The Polyglot key (as a signed 64-bit int)."""
+MG_SUM: Final = 69
+EG_SUM: Final = 70
+PHASE: Final = 71
+"""The middlegame and endgame sums (White's view) and the material phase."""
+KINGS: Final = 72
+"""The square of Black's king (``KINGS + 0``) and of White's (``KINGS + 1``)."""
+OCC: Final = 74
+"""The occupancy bitboard of Black (``OCC + 0``) and of White (``OCC + 1``)."""
+NKEYS: Final = 76
+"""How many keys the history holds (the current position's last)."""
+START: Final = 77
+"""The index in the history of the first position a repetition may look back to."""
+TOP: Final = 78
+"""How many moves the undo stack holds."""
+FULLMOVE: Final = 79
+HISTORY: Final = 80
+"""The keys of the positions since the last irreversible move."""
+HISTORY_SIZE: Final = 480
+UNDO: Final = HISTORY + HISTORY_SIZE
+"""The undo stack: ``UNDO_FIELDS`` words per move made."""
+UNDO_FIELDS: Final = 10
+MAX_STACK: Final = 360
+"""The most moves a state can take back (search plies plus the game loaded into it)."""
+STATE_SIZE: Final = UNDO + UNDO_FIELDS * MAX_STACK
+MAX_MOVES: Final = 256
+"""More than the legal moves of any position (218 is the most known)."""
+
+# Fields of an undo record.
+_U_MOVE, _U_CAPTURED, _U_CASTLING, _U_EP, _U_HALFMOVE = 0, 1, 2, 3, 4
+_U_KEY, _U_MG, _U_EG, _U_PHASE, _U_START = 5, 6, 7, 8, 9
+
+NULL_MOVE: Final = -1
+_EN_PASSANT: Final = -1
+"""The captured code recorded for an en passant capture (the pawn is not on the target)."""
+
+# -- tables ----------------------------------------------------------------------------------
+
+
+def _to_signed(value: int) -> int:
+    return value - (1 << 64) if value >= 1 << 63 else value
+
+
+_RANDOM = chess.polyglot.POLYGLOT_RANDOM_ARRAY
+PIECE_KEYS = np.zeros((16, 64), np.int64)
+for _piece in range(1, 7):
+    for _white in (0, 1):
+        for _square in range(64):
+            PIECE_KEYS[_piece + 8 * _white, _square] = _to_signed(
+                _RANDOM[64 * ((_piece - 1) * 2 + _white) + _square]
+            )
+CASTLING_KEYS = np.array([_to_signed(_RANDOM[768 + i]) for i in range(4)], np.int64)
+EP_KEYS = np.array([_to_signed(_RANDOM[772 + f]) for f in range(8)], np.int64)
+WHITE_KEY: Final = _to_signed(_RANDOM[780])
+
+MG_TABLE = np.array(MG, np.int64)
+EG_TABLE = np.array(EG, np.int64)
+PHASE_TABLE = np.array(PHASE_WEIGHT, np.int64)
+VALUE = np.array(MATERIAL_MG, np.int64)
+"""Middlegame material by piece type, for move ordering and quiescence."""
+
+BIT = np.array([_to_signed(1 << s) for s in range(64)], np.int64)
+
+
+def _targets(steps: list[tuple[int, int]]) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+    count = np.zeros(64, np.int64)
+    squares = np.zeros((64, 8), np.int64)
+    for square in range(64):
+        file, rank = square & 7, square >> 3
+        for df, dr in steps:
+            f, r = file + df, rank + dr
+            if 0 <= f < 8 and 0 <= r < 8:
+                squares[square, count[square]] = r * 8 + f
+                count[square] += 1
+    return count, squares
+
+
+KNIGHT_COUNT, KNIGHT_TO = _targets(
+    [(1, 2), (2, 1), (2, -1), (1, -2), (-1, -2), (-2, -1), (-2, 1), (-1, 2)]
+)
+KING_COUNT, KING_TO = _targets(
+    [(1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1), (0, -1), (1, -1)]
+)
+_DIRECTIONS = [(0, 1), (0, -1), (1, 0), (-1, 0), (1, 1), (1, -1), (-1, 1), (-1, -1)]
+"""Rook directions first (0-3), then bishop directions (4-7)."""
+RAY_LENGTH = np.zeros((64, 8), np.int64)
+RAY = np.zeros((64, 8, 7), np.int64)
+for _square in range(64):
+    for _d, (_df, _dr) in enumerate(_DIRECTIONS):
+        _f, _r = (_square & 7) + _df, (_square >> 3) + _dr
+        while 0 <= _f < 8 and 0 <= _r < 8:
+            RAY[_square, _d, RAY_LENGTH[_square, _d]] = _r * 8 + _f
+            RAY_LENGTH[_square, _d] += 1
+            _f, _r = _f + _df, _r + _dr
+PAWN_FROM_COUNT = np.zeros((2, 64), np.int64)
+PAWN_FROM = np.zeros((2, 64, 2), np.int64)
+"""``PAWN_FROM[white, s]``: the squares from which a pawn of that colour attacks ``s``."""
+for _square in range(64):
+    for _white, _dr in ((1, -1), (0, 1)):
+        for _df in (-1, 1):
+            _f, _r = (_square & 7) + _df, (_square >> 3) + _dr
+            if 0 <= _f < 8 and 0 <= _r < 8:
+                PAWN_FROM[_white, _square, PAWN_FROM_COUNT[_white, _square]] = _r * 8 + _f
+                PAWN_FROM_COUNT[_white, _square] += 1
+CASTLING_KEEP = np.full(64, 15, np.int64)
+"""The rights left after a move from or to each square (a king or rook moved or captured)."""
+CASTLING_KEEP[chess.E1] = 15 & ~3
+CASTLING_KEEP[chess.H1] = 15 & ~1
+CASTLING_KEEP[chess.A1] = 15 & ~2
+CASTLING_KEEP[chess.E8] = 15 & ~12
+CASTLING_KEEP[chess.H8] = 15 & ~4
+CASTLING_KEEP[chess.A8] = 15 & ~8
+_DE_BRUIJN: Final = 0x03F79D71B4CB0A89
+_BIT_INDEX = np.zeros(64, np.int64)
+for _square in range(64):
+    _BIT_INDEX[(((1 << _square) * _DE_BRUIJN) & ((1 << 64) - 1)) >> 58] = _square
+
+
+# -- small helpers ---------------------------------------------------------------------------
+
+
+@njit(cache=True, nogil=True)
+def lowest_square(bits: int) -> int:
+    """The square of the lowest set bit of a nonzero bitboard."""
+    lowest = bits & -bits
+    return int(_BIT_INDEX[((lowest * _DE_BRUIJN) >> 58) & 63])
+
+
+@njit(cache=True, nogil=True)
+def move_code(source: int, target: int, promotion: int) -> int:
+    return source | (target << 6) | (promotion << 12)
+
+
+@njit(cache=True, nogil=True)
+def ep_key(st: Any) -> int:
+    """The en passant part of the key: the file of the en passant square when a pawn of the
+    side to move stands ready to capture there (Polyglot's rule), else 0."""
+    ep = st[EP]
+    if ep < 0:
+        return 0
+    white = st[SIDE]
+    pawn = PAWN + 8 * white
+    for i in range(PAWN_FROM_COUNT[white, ep]):
+        if st[PAWN_FROM[white, ep, i]] == pawn:
+            return int(EP_KEYS[ep & 7])
+    return 0
+
+
+@njit(cache=True, nogil=True)
+def attacked(st: Any, square: int, by_white: int) -> bool:
+    """Whether the side ``by_white`` (1 White, 0 Black) attacks ``square``."""
+    mine = 8 * by_white
+    for i in range(PAWN_FROM_COUNT[by_white, square]):
+        if st[PAWN_FROM[by_white, square, i]] == PAWN + mine:
+            return True
+    for i in range(KNIGHT_COUNT[square]):
+        if st[KNIGHT_TO[square, i]] == KNIGHT + mine:
+            return True
+    for i in range(KING_COUNT[square]):
+        if st[KING_TO[square, i]] == KING + mine:
+            return True
+    for d in range(8):
+        for i in range(RAY_LENGTH[square, d]):
+            code = st[RAY[square, d, i]]
+            if code != 0:
+                if code == QUEEN + mine:
+                    return True
+                if code == (ROOK if d < 4 else BISHOP) + mine:
+                    return True
+                break
+    return False
+
+
+@njit(cache=True, nogil=True)
+def in_check(st: Any) -> bool:
+    """Whether the side to move is in check."""
+    white = st[SIDE]
+    return attacked(st, st[KINGS + white], 1 - white)
+
+
+# -- move generation -------------------------------------------------------------------------
+
+
+@njit(cache=True, nogil=True)
+def _add_pawn_moves(out: Any, n: int, source: int, target: int, kind: int) -> int:
+    """Add the pawn move ``source``-``target`` (four moves on the last rank) if ``kind``
+    wants it: 0 all, 1 tactical (the caller passes only captures, which all are, plus pushes,
+    of which only queen promotions are), 2 quiet."""
+    rank = target >> 3
+    if rank == 7 or rank == 0:
+        for promotion in (QUEEN, KNIGHT, ROOK, BISHOP):
+            if kind == 0 or (kind == 1) == (promotion == QUEEN):
+                out[n] = move_code(source, target, promotion)
+                n += 1
+        return n
+    out[n] = move_code(source, target, 0)
+    return n + 1
+
+
+@njit(cache=True, nogil=True)
+def pseudo_moves(st: Any, out: Any, kind: int) -> int:
+    """Write the pseudo-legal moves of the side to move into ``out``; returns their count.
+
+    ``kind`` 0: every move; 1: the tactical moves (captures, en passant, promotions to a
+    queen); 2: the quiet moves (the rest). Castling is generated only when legal."""
+    white = st[SIDE]
+    mine = 8 * white
+    n = 0
+    bits = st[OCC + white]
+    want_captures = kind != 2
+    want_quiet = kind != 1
+    while bits != 0:
+        source = lowest_square(bits)
+        bits &= bits - 1
+        piece = st[source] - mine
+        if piece == PAWN:
+            forward = 8 if white else -8
+            target = source + forward
+            if st[target] == 0:
+                rank = target >> 3
+                promoting = rank == 7 or rank == 0
+                if want_quiet or promoting:
+                    n = _add_pawn_moves(out, n, source, target, kind)
+                start = 1 if white else 6
+                if want_quiet and (source >> 3) == start and st[target + forward] == 0:
+                    out[n] = move_code(source, target + forward, 0)
+                    n += 1
+            if want_captures:
+                file = source & 7
+                for df in (-1, 1):
+                    if 0 <= file + df < 8:
+                        target = source + forward + df
+                        victim = st[target]
+                        if victim != 0 and victim // 8 != white:
+                            n = _add_pawn_moves(out, n, source, target, 0)
+                        elif target == st[EP] and victim == 0:
+                            out[n] = move_code(source, target, 0)
+                            n += 1
+        elif piece in (KNIGHT, KING):
+            count = KNIGHT_COUNT[source] if piece == KNIGHT else KING_COUNT[source]
+            for i in range(count):
+                target = KNIGHT_TO[source, i] if piece == KNIGHT else KING_TO[source, i]
+                victim = st[target]
+                if (victim == 0 and want_quiet) or (
+                    victim != 0 and victim // 8 != white and want_captures
+                ):
+                    out[n] = move_code(source, target, 0)
+                    n += 1
+        else:
+            first = 4 if piece == BISHOP else 0
+            last = 4 if piece == ROOK else 8
+            for d in range(first, last):
+                for i in range(RAY_LENGTH[source, d]):
+                    target = RAY[source, d, i]
+                    victim = st[target]
+                    if victim == 0:
+                        if want_quiet:
+                            out[n] = move_code(source, target, 0)
+                            n += 1
+                    else:
+                        if victim // 8 != white and want_captures:
+                            out[n] = move_code(source, target, 0)
+                            n += 1
+                        break
+    if want_quiet:
+        n = _castling_moves(st, out, n, white)
+    return n
+
+
+@njit(cache=True, nogil=True)
+def _castling_moves(st: Any, out: Any, n: int, white: int) -> int:
+    rights = st[CASTLING] >> (0 if white else 2)
+    if rights & 3 == 0:
+        return n
+    king = 4 if white else 60
+    if st[king] != KING + 8 * white or attacked(st, king, 1 - white):
+        return n
+    if (
+        rights & 1
+        and st[king + 1] == 0
+        and st[king + 2] == 0
+        and st[king + 3] == ROOK + 8 * white
+        and not attacked(st, king + 1, 1 - white)
+        and not attacked(st, king + 2, 1 - white)
+    ):
+        out[n] = move_code(king, king + 2, 0)
+        n += 1
+    if (
+        rights & 2
+        and st[king - 1] == 0
+        and st[king - 2] == 0
+        and st[king - 3] == 0
+        and st[king - 4] == ROOK + 8 * white
+        and not attacked(st, king - 1, 1 - white)
+        and not attacked(st, king - 2, 1 - white)
+    ):
+        out[n] = move_code(king, king - 2, 0)
+        n += 1
+    return n
+
+
+@njit(cache=True, nogil=True)
+def legal_after(st: Any, move: int) -> bool:
+    """Whether the pseudo-legal ``move`` leaves the mover's king safe."""
+    white = st[SIDE]
+    make(st, move)
+    safe = not attacked(st, st[KINGS + white], 1 - white)
+    unmake(st)
+    return safe
+
+
+@njit(cache=True, nogil=True)
+def legal_moves(st: Any, out: Any, kind: int) -> int:
+    """The legal moves of ``kind`` (see :func:`pseudo_moves`) in ``out``; returns the count."""
+    n = pseudo_moves(st, out, kind)
+    kept = 0
+    for i in range(n):
+        if legal_after(st, out[i]):
+            out[kept] = out[i]
+            kept += 1
+    return kept
+
+
+@njit(cache=True, nogil=True)
+def has_legal_move(st: Any) -> bool:
+    out = np.empty(MAX_MOVES, np.int64)
+    n = pseudo_moves(st, out, 0)
+    for i in range(n):  # noqa: SIM110  # numba compiles no generator expressions
+        if legal_after(st, out[i]):
+            return True
+    return False
+
+
+# -- make and unmake -------------------------------------------------------------------------
+
+
+@njit(cache=True, nogil=True)
+def _lift(st: Any, code: int, square: int, key: int) -> int:
+    """Take ``code`` off ``square`` (sums and occupancy; the key is returned)."""
+    st[square] = 0
+    st[OCC + code // 8] ^= BIT[square]
+    st[MG_SUM] -= MG_TABLE[code, square]
+    st[EG_SUM] -= EG_TABLE[code, square]
+    return int(key ^ PIECE_KEYS[code, square])
+
+
+@njit(cache=True, nogil=True)
+def _drop(st: Any, code: int, square: int, key: int) -> int:
+    """Put ``code`` on the empty ``square`` (sums and occupancy; the key is returned)."""
+    st[square] = code
+    st[OCC + code // 8] ^= BIT[square]
+    st[MG_SUM] += MG_TABLE[code, square]
+    st[EG_SUM] += EG_TABLE[code, square]
+    return int(key ^ PIECE_KEYS[code, square])
+
+
+@njit(cache=True, nogil=True)
+def _push_undo(st: Any, move: int, captured: int) -> None:
+    u = UNDO + UNDO_FIELDS * st[TOP]
+    st[TOP] += 1
+    st[u + _U_MOVE] = move
+    st[u + _U_CAPTURED] = captured
+    st[u + _U_CASTLING] = st[CASTLING]
+    st[u + _U_EP] = st[EP]
+    st[u + _U_HALFMOVE] = st[HALFMOVE]
+    st[u + _U_KEY] = st[KEY]
+    st[u + _U_MG] = st[MG_SUM]
+    st[u + _U_EG] = st[EG_SUM]
+    st[u + _U_PHASE] = st[PHASE]
+    st[u + _U_START] = st[START]
+
+
+@njit(cache=True, nogil=True)
+def make(st: Any, move: int) -> None:
+    """Play the pseudo-legal ``move`` (or :data:`NULL_MOVE`, a pass)."""
+    white = st[SIDE]
+    key = st[KEY] ^ ep_key(st)
+    if move == NULL_MOVE:
+        _push_undo(st, move, 0)
+        st[EP] = -1
+        st[HALFMOVE] += 1
+        st[START] = st[NKEYS]
+    else:
+        source, target, promotion = move & 63, (move >> 6) & 63, (move >> 12) & 7
+        code = st[source]
+        piece = code & 7
+        captured = st[target]
+        if piece == PAWN and target == st[EP] and captured == 0 and (target - source) & 7:
+            captured = _EN_PASSANT
+        _push_undo(st, move, captured)
+        key = _lift(st, code, source, key)
+        if captured == _EN_PASSANT:
+            key = _lift(st, PAWN + 8 - 8 * white, target - 8 if white else target + 8, key)
+        elif captured != 0:
+            key = _lift(st, captured, target, key)
+            st[PHASE] -= PHASE_TABLE[captured & 7]
+        if promotion:
+            key = _drop(st, promotion + 8 * white, target, key)
+            st[PHASE] += PHASE_TABLE[promotion]
+        else:
+            key = _drop(st, code, target, key)
+        if piece == KING:
+            st[KINGS + white] = target
+            if target - source == 2:
+                key = _lift(st, ROOK + 8 * white, source + 3, key)
+                key = _drop(st, ROOK + 8 * white, source + 1, key)
+            elif source - target == 2:
+                key = _lift(st, ROOK + 8 * white, source - 4, key)
+                key = _drop(st, ROOK + 8 * white, source - 1, key)
+        rights = st[CASTLING]
+        kept = rights & CASTLING_KEEP[source] & CASTLING_KEEP[target]
+        if kept != rights:
+            for i in range(4):
+                if (rights ^ kept) & (1 << i):
+                    key ^= CASTLING_KEYS[i]
+            st[CASTLING] = kept
+        st[EP] = (source + target) // 2 if piece == PAWN and abs(target - source) == 16 else -1
+        if piece == PAWN or captured != 0:
+            st[HALFMOVE] = 0
+            st[START] = st[NKEYS]
+        else:
+            st[HALFMOVE] += 1
+    if white == 0:
+        st[FULLMOVE] += 1
+    st[SIDE] = 1 - white
+    key ^= WHITE_KEY
+    key ^= ep_key(st)
+    st[KEY] = key
+    st[HISTORY + st[NKEYS]] = key
+    st[NKEYS] += 1
+
+
+@njit(cache=True, nogil=True)
+def unmake(st: Any) -> None:
+    """Take back the last move :func:`make` played."""
+    st[TOP] -= 1
+    u = UNDO + UNDO_FIELDS * st[TOP]
+    move = st[u + _U_MOVE]
+    white = 1 - st[SIDE]
+    st[SIDE] = white
+    if white == 0:
+        st[FULLMOVE] -= 1
+    st[NKEYS] -= 1
+    if move != NULL_MOVE:
+        source, target, promotion = move & 63, (move >> 6) & 63, (move >> 12) & 7
+        code = PAWN + 8 * white if promotion else st[target]
+        st[target] = 0
+        st[OCC + white] ^= BIT[target] | BIT[source]
+        st[source] = code
+        captured = st[u + _U_CAPTURED]
+        if captured == _EN_PASSANT:
+            square = target - 8 if white else target + 8
+            st[square] = PAWN + 8 - 8 * white
+            st[OCC + 1 - white] ^= BIT[square]
+        elif captured != 0:
+            st[target] = captured
+            st[OCC + 1 - white] ^= BIT[target]
+        if code & 7 == KING:
+            st[KINGS + white] = source
+            if target - source == 2:
+                rook_from, rook_to = source + 3, source + 1
+            elif source - target == 2:
+                rook_from, rook_to = source - 4, source - 1
+            else:
+                rook_from = rook_to = -1
+            if rook_from >= 0:
+                st[rook_to] = 0
+                st[rook_from] = ROOK + 8 * white
+                st[OCC + white] ^= BIT[rook_to] | BIT[rook_from]
+    st[CASTLING] = st[u + _U_CASTLING]
+    st[EP] = st[u + _U_EP]
+    st[HALFMOVE] = st[u + _U_HALFMOVE]
+    st[KEY] = st[u + _U_KEY]
+    st[MG_SUM] = st[u + _U_MG]
+    st[EG_SUM] = st[u + _U_EG]
+    st[PHASE] = st[u + _U_PHASE]
+    st[START] = st[u + _U_START]
+
+
+# -- evaluation, key and draws, from scratch and incrementally -------------------------------
+
+
+@njit(cache=True, nogil=True)
+def evaluate(st: Any) -> int:
+    """The tapered evaluation from the side to move (:meth:`Chess.evaluate`)."""
+    phase = min(st[PHASE], FULL_PHASE)
+    value = (st[MG_SUM] * phase + st[EG_SUM] * (FULL_PHASE - phase)) // FULL_PHASE
+    return int(value if st[SIDE] else -value)
+
+
+@njit(cache=True, nogil=True)
+def compute_sums(st: Any) -> tuple[int, int, int]:
+    """The middlegame sum, endgame sum and phase added up from the board."""
+    mg = eg = phase = 0
+    for square in range(64):
+        code = st[square]
+        if code != 0:
+            mg += MG_TABLE[code, square]
+            eg += EG_TABLE[code, square]
+            phase += PHASE_TABLE[code & 7]
+    return mg, eg, phase
+
+
+@njit(cache=True, nogil=True)
+def compute_key(st: Any) -> int:
+    """The Polyglot key added up from the board, rights, en passant file and side."""
+    key = 0
+    for square in range(64):
+        if st[square] != 0:
+            key ^= PIECE_KEYS[st[square], square]
+    for i in range(4):
+        if st[CASTLING] & (1 << i):
+            key ^= CASTLING_KEYS[i]
+    key ^= ep_key(st)
+    if st[SIDE]:
+        key ^= WHITE_KEY
+    return key
+
+
+@njit(cache=True, nogil=True)
+def insufficient_material(st: Any) -> bool:
+    """python-chess's ``is_insufficient_material``, for positions of at most four pieces (the
+    only ones :meth:`Chess.drawn` asks about); False with more."""
+    both = st[OCC] | st[OCC + 1]
+    count = np.zeros((2, 8), np.int64)
+    light = dark = pieces = 0
+    while both != 0:
+        square = lowest_square(both)
+        both &= both - 1
+        pieces += 1
+        if pieces > 4:
+            return False
+        code = st[square]
+        count[code // 8, code & 7] += 1
+        count[code // 8, 0] += 1
+        if code & 7 == BISHOP:
+            if ((square & 7) + (square >> 3)) % 2 == 0:
+                dark += 1
+            else:
+                light += 1
+    for side in range(2):
+        other = 1 - side
+        if count[side, PAWN] + count[side, ROOK] + count[side, QUEEN] > 0:
+            return False
+        if count[side, KNIGHT] > 0:
+            # Alone with one knight, against no piece that could help a selfmate.
+            if count[side, 0] > 2 or (
+                count[other, PAWN]
+                + count[other, KNIGHT]
+                + count[other, BISHOP]
+                + count[other, ROOK]
+                > 0
+            ):
+                return False
+        elif count[side, BISHOP] > 0 and (
+            (light > 0 and dark > 0)  # bishops on both colours
+            or count[0, PAWN] + count[1, PAWN] + count[0, KNIGHT] + count[1, KNIGHT] > 0
+        ):
+            return False
+    return True
+
+
+@njit(cache=True, nogil=True)
+def repetitions(st: Any) -> int:
+    """How many times the position occurred since the last irreversible move, this time
+    included (:meth:`Chess.repetitions`)."""
+    key = st[KEY]
+    count = 1
+    for index in range(st[NKEYS] - 3, st[START] - 1, -2):
+        if st[HISTORY + index] == key:
+            count += 1
+    return count
+
+
+@njit(cache=True, nogil=True)
+def draw_by_rule(st: Any, times: int) -> bool:
+    """The fifty-move rule, too little material, or the position seen ``times`` times."""
+    if st[HALFMOVE] >= 100:
+        return True
+    if insufficient_material(st):
+        return True
+    if st[NKEYS] - st[START] <= 4:
+        return False
+    return repetitions(st) >= times
+
+
+@njit(cache=True, nogil=True)
+def drawn(st: Any) -> bool:
+    """A draw whatever follows, for the search: a repetition counts (:meth:`Chess.drawn`)."""
+    return draw_by_rule(st, 2)
+
+
+# -- perft -----------------------------------------------------------------------------------
+
+
+@njit(cache=True, nogil=True)
+def perft(st: Any, depth: int) -> int:
+    """The number of legal move sequences of ``depth`` plies (the last ply counted in bulk)."""
+    if depth <= 0:
+        return 1
+    buf = np.empty((depth, MAX_MOVES), np.int64)
+    return _perft(st, depth, buf)
+
+
+@njit(cache=True, nogil=True)
+def _perft(st: Any, depth: int, buf: Any) -> int:
+    out = buf[depth - 1]
+    n = legal_moves(st, out, 0)
+    if depth == 1:
+        return n
+    total = 0
+    for i in range(n):
+        make(st, out[i])
+        total += _perft(st, depth - 1, buf)
+        unmake(st)
+    return total
+
+
+# -- from and to python-chess ----------------------------------------------------------------
+
+
+def new_state() -> np.ndarray[Any, Any]:
+    return np.zeros(STATE_SIZE, np.int64)
+
+
+def state_of(board: chess.Board, history: list[int] | None = None) -> np.ndarray[Any, Any]:
+    """The state of a python-chess board. ``history``: the keys (as Python ints, the current
+    position's last) since the last irreversible move, for repetitions; default: none known."""
+    st = new_state()
+    for square, piece in board.piece_map().items():
+        code = piece.piece_type + 8 * piece.color
+        st[square] = code
+        st[OCC + int(piece.color)] |= BIT[square]
+    st[SIDE] = 1 if board.turn else 0
+    rights = 0
+    for bit, rook in enumerate((chess.H1, chess.A1, chess.H8, chess.A8)):
+        if board.castling_rights & chess.BB_SQUARES[rook]:
+            rights |= 1 << bit
+    st[CASTLING] = rights
+    st[EP] = -1 if board.ep_square is None else board.ep_square
+    st[HALFMOVE] = board.halfmove_clock
+    st[FULLMOVE] = board.fullmove_number
+    st[KINGS + 1] = board.king(chess.WHITE)
+    st[KINGS + 0] = board.king(chess.BLACK)
+    st[MG_SUM], st[EG_SUM], st[PHASE] = compute_sums(st)
+    st[KEY] = compute_key(st)
+    keys = [_to_signed(k) for k in (history or [])][-(HISTORY_SIZE // 4) :]
+    if not keys or keys[-1] != st[KEY]:
+        keys.append(int(st[KEY]))
+    st[HISTORY : HISTORY + len(keys)] = keys
+    st[NKEYS] = len(keys)
+    return st
+
+
+def unsigned_key(st: np.ndarray[Any, Any]) -> int:
+    """The key of ``st`` as python-chess writes it (an unsigned 64-bit int)."""
+    return int(st[KEY]) & ((1 << 64) - 1)
+
+
+def to_move(code: int) -> chess.Move:
+    """The python-chess move of a move code."""
+    promotion = (code >> 12) & 7
+    return chess.Move(code & 63, (code >> 6) & 63, promotion or None)
+
+
+def from_move(move: chess.Move) -> int:
+    """The move code of a python-chess move."""
+    return move.from_square | (move.to_square << 6) | ((move.promotion or 0) << 12)
+
+
+def moves_of(st: np.ndarray[Any, Any], kind: int = 0) -> list[chess.Move]:
+    """The legal moves of ``kind`` (0 all, 1 tactical, 2 quiet) as python-chess moves."""
+    out = np.empty(MAX_MOVES, np.int64)
+    n = legal_moves(st, out, kind)
+    return [to_move(int(code)) for code in out[:n]]
+
+
+def state_of_game(game: Chess) -> np.ndarray[Any, Any]:
+    """The state of a :class:`~zerosum.games.chess.Chess` position, with the keys a
+    repetition may look back to."""
+    return state_of(game.board, game.recent_keys())

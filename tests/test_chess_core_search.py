@@ -1,0 +1,93 @@
+"""The compiled tactical search of chess against its readable twin, the pure-Python tactical
+search: equal values at fixed depths with nothing selective on, and the driver's contract
+(limits, stop, MultiPV, searchmoves, threads, mates and draws) with everything on."""
+
+from __future__ import annotations
+
+import threading
+
+import chess
+import pytest
+
+from zerosum.compiled.chess_engine import CoreSearch
+from zerosum.game import WIN
+from zerosum.games.chess import Chess
+from zerosum.search.core import Limit
+from zerosum.search.tactical import EXACT_OPTIONS, TacticalSearch
+
+POSITIONS = [
+    chess.STARTING_FEN,
+    "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+    "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+    "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP1B1PPP/R2QKB1R w KQ - 0 8",
+    "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1",
+    "rnbqkb1r/pp1p1ppp/2p2n2/4p3/2B1P3/2N5/PPPP1PPP/R1BQK1NR w KQkq - 0 4",
+]
+
+
+@pytest.mark.parametrize("fen", POSITIONS)
+def test_equal_values_at_fixed_depth_with_the_exact_options(fen: str) -> None:
+    fast = CoreSearch(Chess(fen), options=EXACT_OPTIONS, hash_mb=1)
+    slow = TacticalSearch(Chess(fen), options=EXACT_OPTIONS)
+    for depth in (1, 2, 3):
+        found = fast.search(Limit(depth=depth))
+        expected = slow.search(Limit(depth=depth))
+        assert found.value == expected.value, (fen, depth)
+        assert found.best_move in Chess(fen).legal_moves()
+
+
+def test_equal_values_after_moves_that_repeat() -> None:
+    # The history reaches the compiled board: a repetition inside the search is a draw there too.
+    game = Chess()
+    for text in ("g1f3", "g8f6", "f3g1", "f6g8", "g1f3", "g8f6"):
+        game.make(chess.Move.from_uci(text))
+    for depth in (2, 3):
+        fast = CoreSearch(game, options=EXACT_OPTIONS, hash_mb=1).search(Limit(depth=depth))
+        slow = TacticalSearch(game, options=EXACT_OPTIONS).search(Limit(depth=depth))
+        assert fast.value == slow.value
+    assert game.ply() == 6
+
+
+def test_finds_mates_and_keeps_node_counts_reproducible() -> None:
+    mate_in_two = "r2qkb1r/pp2nppp/3p4/2pNN1B1/2BnP3/3P4/PPP2PPP/R2bK2R w KQkq - 1 0"
+    found = CoreSearch(Chess(mate_in_two), hash_mb=4).search(Limit(depth=6))
+    assert found.value == WIN - 3 and found.best_move == chess.Move.from_uci("d5f6")
+    counts = {CoreSearch(Chess(POSITIONS[3]), hash_mb=4).search(Limit(depth=6)).stats.nodes}
+    counts.add(CoreSearch(Chess(POSITIONS[3]), hash_mb=4).search(Limit(depth=6)).stats.nodes)
+    assert len(counts) == 1
+
+
+def test_limits_stop_multipv_and_searchmoves() -> None:
+    game = Chess(POSITIONS[3])
+    search = CoreSearch(game, hash_mb=4)
+    result = search.search(Limit(nodes=5000))
+    assert not result.complete or result.stats.nodes <= 5000 + 1024
+    assert result.best_move in game.legal_moves()
+    stop = threading.Event()
+    stop.set()
+    stopped = search.search(Limit(stop=stop.is_set))
+    assert stopped.best_move in game.legal_moves() and not stopped.complete
+    reports = list(search.iterate(Limit(depth=3), multipv=3))
+    assert [r.line for r in reports[-3:]] == [1, 2, 3]
+    assert len({r.pv[0] for r in reports[-3:]}) == 3
+    assert reports[-1].value <= reports[-2].value <= reports[-3].value
+    only = chess.Move.from_uci("a2a3")
+    assert search.search(Limit(depth=3), root_moves=[only]).best_move == only
+    assert game.position() == Chess(POSITIONS[3]).position()
+
+
+def test_threads_share_the_table_and_agree_on_a_mate() -> None:
+    mate_in_one = "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1"
+    found = CoreSearch(Chess(mate_in_one), hash_mb=4, threads=2).search(Limit(depth=4))
+    assert found.value == WIN - 1 and found.best_move == chess.Move.from_uci("d1d8")
+    busy = CoreSearch(Chess(POSITIONS[1]), hash_mb=4, threads=2).search(Limit(depth=5))
+    assert busy.best_move in Chess(POSITIONS[1]).legal_moves()
+
+
+def test_bad_options() -> None:
+    with pytest.raises(ValueError, match="threads"):
+        CoreSearch(Chess(), threads=0)
+    with pytest.raises(ValueError, match="hash size"):
+        CoreSearch(Chess(), hash_mb=0)
+    with pytest.raises(ValueError, match="over"):
+        CoreSearch(Chess("7k/5QQ1/8/8/8/8/8/K7 b - - 0 1")).search(Limit(depth=1))
