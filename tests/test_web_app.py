@@ -408,11 +408,14 @@ def test_games_offer_explain_depths_the_server_accepts(client: TestClient) -> No
         game["name"]: game["explain_depth"] for game in client.get("/api/games").json()["games"]
     }
     assert depths["tictactoe"] == 4 and depths["chess"] == 2 and depths["morris"] == 2
-    for name, depth in depths.items():  # the offered depth is accepted from the start
+    for name, depth in depths.items():  # the offered depth is accepted from the start...
         sid = new(client, name)["id"]
         for algorithm in ("minimax", "alphabeta"):
             answer = client.get(f"/api/sessions/{sid}/explain?depth={depth}&algorithm={algorithm}")
             assert answer.status_code == 200, (name, answer.json())
+        # ... and it is the deepest whole minimax tree the server draws
+        deeper = client.get(f"/api/sessions/{sid}/explain?depth={depth + 1}&algorithm=minimax")
+        assert deeper.status_code == 422 and "more than 5,000 nodes" in deeper.json()["detail"]
 
 
 def test_explain_gives_its_value_for_the_first_player_too(client: TestClient) -> None:

@@ -218,7 +218,23 @@ def test_a_lost_session_is_set_up_again_from_the_page(
     expect(page.locator("#movelist .move")).to_have_text(["a7", "b4", "f6"])
     expect(page.locator("#error")).to_be_empty()
 
-    # and New game after a third
+    # a restart while a search runs: the page asks again (its figures start over) and the
+    # search runs on the new server
+    page.click("#analyze")
+    expect(page.locator("#iterations tbody tr").first).to_be_visible()
+    local_server.restart()
+    expect(page.locator("#notice")).to_contain_text("asking again")
+    page.wait_for_function(
+        "() => document.querySelectorAll('#iterations tbody tr').length > 0", timeout=20_000
+    )
+    expect(page.locator("#thinking")).to_be_visible()
+    expect(page.locator("#stop")).to_be_enabled()
+    page.click("#stop")
+    expect(page.locator("#thinking")).to_be_hidden()
+    expect(page.locator("#error")).to_be_empty()
+    assert page.request.get(f"{local_server.url}/api/health").json()["sessions"] == 1
+
+    # and New game after yet another
     local_server.restart()
     page.click("#new")
     expect(page.locator("#movelist .move")).to_have_count(0)

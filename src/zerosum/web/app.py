@@ -28,9 +28,9 @@ from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 
 from zerosum import __version__
 from zerosum.engines import COMPILED, choose_engine, engine_names
-from zerosum.game import ZerosumError
+from zerosum.game import Game, ZerosumError
 from zerosum.games import GAMES, GameSpec, UnknownGameError, get_game
-from zerosum.search.explain import MAX_TREE_NODES, explain
+from zerosum.search.explain import MAX_TREE_NODES
 from zerosum.web.guard import MAX_BODY, Guard
 from zerosum.web.jobs import EXPLAIN_TIME, PER_SESSION, BusyError, Job, Searches, warm_up
 from zerosum.web.sessions import MAX_MOVES, Session, Sessions, UnknownSessionError
@@ -152,29 +152,49 @@ def _game_info(spec: GameSpec) -> dict[str, Any]:
         "compiled": COMPILED in engine_names(spec),
         "analyzer": _API_NAMES.get(analyzer, analyzer),
         "board": spec.board,
-        "explain_depth": _explain_depth(spec),
+        "explain_depth": _explain_depth(spec.name, spec.new().position()),
     }
 
 
-def _explain_depth(spec: GameSpec) -> int:
+@functools.cache
+def _explain_depth(name: str, start: str) -> int:
     """The deepest explain depth (at most ``MAX_EXPLAIN_DEPTH``) whose whole minimax tree from
-    the game's start position fits within ``MAX_TREE_NODES``: the depth up to which the page
-    offers trees (alpha-beta's tree is never larger; other positions may have more moves).
-    Computed once per game (a few tenths of a second for the built-in games)."""
-    return _explain_depth_of(spec.name)
-
-
-@functools.cache  # by name: a variant's spec is built afresh on each lookup
-def _explain_depth_of(name: str) -> int:
-    spec = get_game(name)
+    the start position ``start`` of the game ``name`` has at most ``MAX_TREE_NODES`` nodes: the
+    depth up to which the page offers trees (alpha-beta's tree is never larger; other positions
+    may have more moves). Counted once per game and start by making and taking back moves (a
+    few hundredths of a second for the built-in games); keyed by name, as variants are specs
+    made afresh on each lookup."""
+    game = get_game(name).new()
     deepest = 1
     for depth in range(2, MAX_EXPLAIN_DEPTH + 1):
-        try:
-            explain(spec.new(), depth, algorithm="minimax")
-        except ZerosumError:  # too large (or a start position with nothing to search)
+        if 1 + _tree_size(game, depth, MAX_TREE_NODES) > MAX_TREE_NODES:
             break
         deepest = depth
     return deepest
+
+
+def _tree_size(game: Game[Any], depth: int, budget: int) -> int:
+    """The positions of the full tree below ``game``'s (which is not counted) down to ``depth``
+    plies, counting stopped once past ``budget``."""
+    if depth == 0 or game.outcome() is not None:
+        return 0
+    total = 0
+    for move in game.legal_moves():
+        total += 1
+        if total <= budget:
+            game.make(move)
+            total += _tree_size(game, depth - 1, budget - total)
+            game.undo()
+        if total > budget:
+            break
+    return total
+
+
+def _warm_explain_depths() -> None:
+    """Count every registered game's explain depth now (at startup), so that no request for
+    the games waits for it."""
+    for variant in _variants():
+        _explain_depth(variant.name, variant.new().position())
 
 
 def _engine(spec: GameSpec, engine: str) -> str:
@@ -276,9 +296,9 @@ def create_app(
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await asyncio.to_thread(warm_up)  # the first search then starts at once
-        # Every game's explain depth, before the first request: it costs a few tenths of a
-        # second of searching, which must not fall on a request and stall the event loop.
-        await asyncio.to_thread(lambda: [_explain_depth(spec) for spec in _variants()])
+        # Every game's explain depth, before the first request: counting it must not fall on a
+        # request and stall the event loop.
+        await asyncio.to_thread(_warm_explain_depths)
         yield
         for job in list(Job.running):
             job.kill()

@@ -31,6 +31,7 @@ const page = {
   moving: false,       // while the server answers a move or a step
   search: null,        // where the running search started: {ply, lineId}
   lastMessage: null,   // the last websocket message, sent again after a lost session
+  resent: null,        // the message sent again already (once is enough)
   compareRows: [],
   compareSide: 0,      // the side to move in the compared position
 };
@@ -307,16 +308,65 @@ function openSocket() {
   const scheme = location.protocol === "https:" ? "wss" : "ws";
   const socket = new WebSocket(`${scheme}://${location.host}/api/sessions/${page.state.id}/live`);
   socket.onmessage = (message) => onEvent(JSON.parse(message.data));
-  socket.onclose = () => { if (page.socket === socket) page.socket = null; };
+  let opened = false;
+  socket.onclose = (event) => {
+    if (page.socket !== socket) return;  // replaced by a newer socket
+    page.socket = null;
+    if (!opened) return;  // never connected: openSocket's caller hears of it
+    // the connection dropped while a search ran (the server restarted?): ask once more; an
+    // unknown session (4404) was reported by an error event, which sets the session up again
+    if (event.code !== 4404 && page.busy && page.lastMessage) resume(page.lastMessage);
+  };
   page.socket = socket;
   return new Promise((resolve, reject) => {
-    socket.onopen = resolve;
+    socket.onopen = () => {
+      opened = true;
+      resolve();
+    };
     socket.onerror = () => reject(new Error("the server does not answer: is zerosum serve running?"));
   });
 }
 
+// send a search again after the connection dropped (once per search): the server may be
+// restarting, so try for a while, then give up with the error
+async function resume(message) {
+  if (page.resent === message) {
+    endSearch();
+    showError("the connection to the server dropped again: try again");
+    render();
+    return;
+  }
+  page.resent = message;
+  notice("The connection to the server dropped: asking again…");
+  if (message.action === "think") resetFigures();  // the search starts over
+  for (let wait = 250; ; wait *= 2) {
+    try {
+      await send(message);
+      return;
+    } catch (error) {
+      if (wait > 8000 || !page.busy) {
+        endSearch();
+        showError(error);
+        if (page.state) render();
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    }
+  }
+}
+
+function endSearch() {
+  stopClock();
+  page.busy = null;
+  page.search = null;
+  $("thinking").hidden = true;
+}
+
 async function send(message) {
-  if (message.action !== "stop") page.lastMessage = message;
+  if (message.action !== "stop" && message !== page.lastMessage) {
+    page.lastMessage = message;
+    page.resent = null;
+  }
   if (!page.socket || page.socket.readyState !== WebSocket.OPEN) {
     if (message.action === "stop") return;  // nothing runs without a socket
     await openSocket();
@@ -477,19 +527,17 @@ function onEvent(event) {
       }
     }
   } else if (event.type === "error") {
-    if (lostSession(event.message) && page.lastMessage) {
+    if (lostSession(event.message) && page.lastMessage && page.busy) {
       // the server restarted or forgot the session: set it up again, then ask again
       const message = page.lastMessage;
-      guarded(async () => {
-        await recover();
-        await send(message);
-      }).then(() => { if (page.state) render(); });
+      recover().then(() => send(message)).catch((error) => {
+        endSearch();
+        showError(error);
+        render();
+      });
       return;
     }
-    stopClock();
-    page.busy = null;
-    page.search = null;
-    $("thinking").hidden = true;
+    endSearch();
     showError(event.message);
     if (page.state) render();
   }

@@ -41,7 +41,7 @@ export function drawEvalGraph(container, { evals, plies, cursor, first, onPick }
       "Analyze (or let the computer move) to draw it");
   }
   el("text", { x: left, y: height - 3, class: "axis-label" }, svg, "start");
-  el("text", { x: left + plotW, y: height - 3, class: "axis-label end" }, svg, `${plies} moves`);
+  el("text", { x: left + plotW, y: height - 3, class: "axis-label end" }, svg, `${plies} move${plies === 1 ? "" : "s"}`);
   svg.addEventListener("click", (event) => {
     const box = svg.getBoundingClientRect();
     const x = ((event.clientX - box.left) / box.width) * width;
