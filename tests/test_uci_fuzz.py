@@ -65,7 +65,15 @@ WORDS = [
 ]
 NUMBERS = st.sampled_from(["-1", "0", "1", "2", "3", "50", "999999999999", "1e3", "nan", ""])
 WORD = st.sampled_from(WORDS) | NUMBERS | st.text(max_size=8)
-LINE = st.lists(WORD, min_size=1, max_size=8).map(" ".join) | st.text(max_size=40)
+COMMAND = st.sampled_from(
+    [
+        *("go", "go", "go", "position", "position", "setoption name", "isready", "stop"),
+        *("ponderhit", "ucinewgame", "uci", "debug", "d", "register"),
+    ]
+)
+LINE = st.tuples(COMMAND, st.lists(WORD, max_size=7)).map(
+    lambda t: " ".join([t[0], *t[1]])
+) | st.text(max_size=40)
 
 
 class Recorder:

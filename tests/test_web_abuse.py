@@ -432,3 +432,21 @@ def test_random_requests_get_a_4xx_never_a_5xx(
     if response.status_code >= 400:
         assert len(response.content) < 5_000
     assert "Traceback" not in response.text
+
+
+def test_a_full_session_still_hears_the_computers_move(
+    client: TestClient, monkeypatch: Any
+) -> None:
+    monkeypatch.setattr(sessions, "MAX_MOVES", 3)
+    sid = new(client, moves=["b2", "a1", "c3"])
+    answer = client.post(f"/api/sessions/{sid}/think", json={"depth": 1, "play": True})
+    assert answer.status_code == 200, answer.text
+    result = answer.json()["result"]
+    assert result["best_move"] and result["played"] is False
+    assert "holds 3 moves" in result["message"]
+    with client.websocket_connect(f"/api/sessions/{sid}/live", headers=HOST) as live:
+        live.send_json({"action": "think", "depth": 1, "play": True})
+        done = events_until_done(live)[-1]
+    assert done["type"] == "done" and done["played"] is False
+    assert done["state"]["moves"] == ["b2", "a1", "c3"]
+    wait_until_no_searches()

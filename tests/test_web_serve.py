@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import socket
+import subprocess
+import sys
 
+import httpx
 import pytest
 
 from zerosum.cli import main
@@ -35,3 +38,39 @@ def test_bad_options(args: list[str], message: str, capsys: pytest.CaptureFixtur
     assert main(["serve", *args]) == 2
     err = capsys.readouterr().err
     assert err.startswith("zerosum: error:") and message in err
+
+
+def test_max_searches_is_checked(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["serve", "--max-searches", "0"]) == 2
+    assert "0 is out of range: expected 1 or more" in capsys.readouterr().err
+
+
+def test_a_reachable_host_warns_and_names_are_checked() -> None:
+    process = subprocess.Popen(
+        [
+            *(sys.executable, "-m", "zerosum", "serve", "--host", "0.0.0.0", "--port", "0"),
+            *("--allow-host", "board.example", "--max-searches", "1"),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None and process.stderr is not None
+        warning = process.stderr.readline()
+        assert warning.startswith("zerosum: warning: listening on 0.0.0.0")
+        assert "no login" in warning and "board.example" in warning
+        line = process.stdout.readline()
+        port = int(line.split("http://0.0.0.0:", 1)[1].split("/")[0])
+        url = f"http://127.0.0.1:{port}/api/health"
+        for host, status in [
+            (f"127.0.0.1:{port}", 200),
+            (f"board.example:{port}", 200),
+            (f"evil.example:{port}", 400),
+        ]:
+            response = httpx.get(url, headers={"host": host}, timeout=30)
+            assert response.status_code == status, host
+        assert httpx.get(url, timeout=30).json()["max_searches"] == 1
+    finally:
+        process.terminate()
+        process.wait(timeout=10)

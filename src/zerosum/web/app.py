@@ -236,12 +236,17 @@ def _think_request(session: Session, think: Think) -> dict[str, Any]:
 
 
 def _apply(session: Session, think: Think, done: dict[str, Any], snapshot: list[str]) -> None:
-    """Play the move a search found, if the session is still where the search started."""
+    """Play the move a search found, if the session is still where the search started and
+    may hold one more move (else ``played`` is false and ``message`` says why)."""
     if not think.play or done.get("best_move") is None:
         return
     with session.lock:
         if session.moves == snapshot:
-            session.play(done["best_move"])
+            try:
+                session.play(done["best_move"])
+            except ZerosumError as error:
+                done["played"], done["message"] = False, str(error)
+                return
             done["played"] = True
 
 
