@@ -188,6 +188,15 @@ def test_tree_svg_marks_the_chosen_path_cutoffs_and_pruned_moves() -> None:
     assert any(label.startswith(("≥", "≤")) for label in labels)  # fail-soft bounds
 
 
+def test_tree_html_holds_the_same_drawing_unshrunk() -> None:
+    tree = explain(TicTacToe.from_position("x.o/.x./..."), 3)
+    box = parse(tree._repr_html_())
+    assert box.tag == "div" and "overflow: auto" in box.get("style", "")
+    (drawing,) = list(box)
+    assert drawing.get("style", "").startswith("max-width: none")
+    assert len(list(drawing.iter())) == len(list(parse(tree.svg()).iter()))
+
+
 def test_minimax_tree_has_no_windows_or_cutoffs() -> None:
     tree = explain(TicTacToe.from_position("x.o/.x./..."), 2, algorithm="minimax")
     root = parse(tree.svg())

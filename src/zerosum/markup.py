@@ -136,6 +136,14 @@ def html_table(
     return element("table", {"style": TABLE_STYLE}, *parts)
 
 
+def scrolling(svg_document: str, *, max_height: int = 640) -> str:
+    """An SVG document in an HTML box that scrolls, drawn at its own size (a page's style that
+    fits images to the width is overridden)."""
+    unshrunk = svg_document.replace("<svg ", '<svg style="max-width: none; height: auto" ', 1)
+    box = f"overflow: auto; max-width: 100%; max-height: {max_height}px"
+    return element("div", {"style": box}, unshrunk)
+
+
 def notice_svg(message: str, *, width: int = 520) -> str:
     """A short message in a box, where a drawing was refused (e.g. a tree too large)."""
     words, lines, line = message.split(), [], ""

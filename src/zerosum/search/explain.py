@@ -25,7 +25,7 @@ from enum import Enum
 from typing import Final, Generic, TypeVar
 
 from zerosum.game import INFINITY, Game, Score, ZerosumError, no_moves_error, terminal_score
-from zerosum.markup import notice_svg
+from zerosum.markup import notice_svg, scrolling
 from zerosum.search.algorithms import MEMO_LIMIT
 from zerosum.search.core import from_table, to_table
 from zerosum.search.table import DEFAULT_ENTRIES, TranspositionTable
@@ -137,11 +137,16 @@ class Tree(Generic[M]):
         return tree_svg(self)
 
     def _repr_svg_(self) -> str:
-        """The drawing of :meth:`svg` (Jupyter shows it), or a note when it is too large."""
+        """The drawing of :meth:`svg`, or a note when it is too large."""
         try:
             return self.svg()
         except TreeTooLargeError as error:
             return notice_svg(str(error))
+
+    def _repr_html_(self) -> str:
+        """The drawing at its full size in a box that scrolls sideways (what Jupyter shows: a
+        wide tree shrunk to the page's width would be unreadable)."""
+        return scrolling(self._repr_svg_())
 
 
 @dataclass
