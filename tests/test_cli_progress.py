@@ -19,6 +19,7 @@ from zerosum.cli import main
 from zerosum.cli.progress import CLEAR_LINE, REDRAW_GAP_S, Progress, elapsed_text
 
 SRC = str(Path(__file__).resolve().parents[1] / "src")
+DATA = Path(__file__).resolve().parent / "data"
 
 
 class FakeTerminal(io.StringIO):
@@ -112,6 +113,7 @@ def test_elapsed_text(seconds: float, text: str) -> None:
             "solve: proving the score",
         ),
         (["book", "tictactoe", "--moves", "b2", "--plies", "1"], "book: "),
+        (["solve", "connect4", "--positions"], "solve: 3 of 3 positions, 0 mismatched"),
         (["match", "tictactoe", "--a", "depth=1", "--b", "depth=1", "--games", "2"], "match: "),
     ],
 )
@@ -124,6 +126,10 @@ def test_long_commands_show_progress_on_a_terminal_only(
 ) -> None:
     if argv[0] == "book":
         argv = [*argv, "--store", str(tmp_path / "book.sqlite")]
+    if "--positions" in argv:  # the first three positions of a public test set
+        lines = (DATA / "connect4" / "Test_L3_R1").read_text().splitlines()[:3]
+        (tmp_path / "three.txt").write_text("\n".join(lines) + "\n")
+        argv = [*argv, str(tmp_path / "three.txt")]
     terminal = FakeTerminal()
     monkeypatch.setattr(sys, "stderr", terminal)
     monkeypatch.setattr("zerosum.cli.progress.REDRAW_GAP_S", 0.0)  # draw every update
