@@ -77,6 +77,33 @@ def test_the_ticker_keeps_the_time_moving() -> None:
     assert out.getvalue().count("solve: proving the score") >= 3
 
 
+def test_a_detail_is_read_at_every_draw() -> None:
+    out, clock, count = FakeTerminal(), Clock(), iter(range(1, 100))
+    with Progress("solve", stream=out, tick=0, clock=clock) as progress:
+        progress.update("proving the score", detail=lambda: f"{next(count) * 1000:,} nodes")
+        clock.now += 1
+        progress.update(progress.status, detail=progress.detail)
+        progress.update("done", detail=lambda: "")  # an empty detail shows nothing
+    drawn = out.getvalue().split(CLEAR_LINE)
+    assert drawn[1:4] == [
+        "solve: proving the score: 1,000 nodes  (0.0 s)",
+        "solve: proving the score: 2,000 nodes  (1.0 s)",
+        "",  # the third update came too soon after the second: not drawn; then the exit
+    ]
+
+
+def test_the_compiled_solver_counts_its_nodes_as_it_goes() -> None:
+    from zerosum.compiled.solver import Solver
+    from zerosum.games import get_game
+
+    game = get_game("tictactoe").new()
+    with Solver("tictactoe") as solver:
+        exact = solver.solve(game)
+        assert solver.live_nodes() == exact.stats.nodes > 0  # the last solve's count, read live
+    with Solver("tictactoe", workers=2) as solver:
+        assert solver.live_nodes() is None  # workers report their counts when they finish
+
+
 def test_silent_without_a_terminal() -> None:
     out = io.StringIO()
     with Progress("book", stream=out, tick=0.01) as progress:
