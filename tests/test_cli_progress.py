@@ -19,6 +19,7 @@ from zerosum.cli import main
 from zerosum.cli.progress import CLEAR_LINE, REDRAW_GAP_S, Progress, elapsed_text
 
 SRC = str(Path(__file__).resolve().parents[1] / "src")
+DATA = Path(__file__).resolve().parent / "data"
 
 
 class FakeTerminal(io.StringIO):
@@ -76,6 +77,33 @@ def test_the_ticker_keeps_the_time_moving() -> None:
     assert out.getvalue().count("solve: proving the score") >= 3
 
 
+def test_a_detail_is_read_at_every_draw() -> None:
+    out, clock, count = FakeTerminal(), Clock(), iter(range(1, 100))
+    with Progress("solve", stream=out, tick=0, clock=clock) as progress:
+        progress.update("proving the score", detail=lambda: f"{next(count) * 1000:,} nodes")
+        clock.now += 1
+        progress.update(progress.status, detail=progress.detail)
+        progress.update("done", detail=lambda: "")  # an empty detail shows nothing
+    drawn = out.getvalue().split(CLEAR_LINE)
+    assert drawn[1:4] == [
+        "solve: proving the score: 1,000 nodes  (0.0 s)",
+        "solve: proving the score: 2,000 nodes  (1.0 s)",
+        "",  # the third update came too soon after the second: not drawn; then the exit
+    ]
+
+
+def test_the_compiled_solver_counts_its_nodes_as_it_goes() -> None:
+    from zerosum.compiled.solver import Solver
+    from zerosum.games import get_game
+
+    game = get_game("tictactoe").new()
+    with Solver("tictactoe") as solver:
+        exact = solver.solve(game)
+        assert solver.live_nodes() == exact.stats.nodes > 0  # the last solve's count, read live
+    with Solver("tictactoe", workers=2) as solver:
+        assert solver.live_nodes() is None  # workers report their counts when they finish
+
+
 def test_silent_without_a_terminal() -> None:
     out = io.StringIO()
     with Progress("book", stream=out, tick=0.01) as progress:
@@ -112,6 +140,7 @@ def test_elapsed_text(seconds: float, text: str) -> None:
             "solve: proving the score",
         ),
         (["book", "tictactoe", "--moves", "b2", "--plies", "1"], "book: "),
+        (["solve", "connect4", "--positions"], "solve: 3 of 3 positions, 0 mismatched"),
         (["match", "tictactoe", "--a", "depth=1", "--b", "depth=1", "--games", "2"], "match: "),
     ],
 )
@@ -124,6 +153,10 @@ def test_long_commands_show_progress_on_a_terminal_only(
 ) -> None:
     if argv[0] == "book":
         argv = [*argv, "--store", str(tmp_path / "book.sqlite")]
+    if "--positions" in argv:  # the first three positions of a public test set
+        lines = (DATA / "connect4" / "Test_L3_R1").read_text().splitlines()[:3]
+        (tmp_path / "three.txt").write_text("\n".join(lines) + "\n")
+        argv = [*argv, str(tmp_path / "three.txt")]
     terminal = FakeTerminal()
     monkeypatch.setattr(sys, "stderr", terminal)
     monkeypatch.setattr("zerosum.cli.progress.REDRAW_GAP_S", 0.0)  # draw every update

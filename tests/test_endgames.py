@@ -8,6 +8,7 @@ import json
 import os
 import random
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -219,8 +220,14 @@ def test_a_killed_build_keeps_the_classes_it_finished(tmp_path: Path) -> None:
     finally:
         if process.poll() is None:
             process.kill()
+    check = sqlite3.connect(path)  # the file is whole after the kill, the class readable
+    try:
+        assert check.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+    finally:
+        check.close()
     with Endgames(path) as endgames:
         assert [c.name for c in endgames.classes()] == ["3-3"]
+        assert len(endgames.table(3, 3)) == endgames.classes()[0].entries
         started = time.perf_counter()
         seen: list[ClassInfo] = []
         endgames.build(3, on_class=seen.append)

@@ -79,6 +79,9 @@ class Progress:
         """Whether anything is written at all."""
         self.status = ""
         """What the line says after the label (the last :meth:`update`)."""
+        self.detail: Callable[[], str] | None = None
+        """A figure read at every draw and shown after the status (a running search's node
+        count); set by :meth:`update`."""
         self._tick = tick
         self._clock = clock
         self._started = clock()
@@ -99,10 +102,13 @@ class Progress:
 
     # -- what the command calls ---------------------------------------------------------------
 
-    def update(self, status: str) -> None:
-        """Say ``status`` from now on: drawn at once unless the line was drawn less than
-        :data:`REDRAW_GAP_S` ago (the ticker then draws it, and keeps the time moving)."""
+    def update(self, status: str, *, detail: Callable[[], str] | None = None) -> None:
+        """Say ``status`` from now on, followed by ``detail()`` read afresh at every draw (a
+        figure that moves while a long step runs; ``None``: none). Drawn at once unless the
+        line was drawn less than :data:`REDRAW_GAP_S` ago (the ticker then draws it, and keeps
+        the time and the detail moving)."""
         self.status = status
+        self.detail = detail
         if self.enabled and self._clock() - self._drawn_at >= REDRAW_GAP_S:
             with self._lock:
                 self._draw()
@@ -131,7 +137,9 @@ class Progress:
 
     def line(self) -> str:
         """The status line as drawn, before it is cut to the terminal's width."""
-        status = f"{self.status}  " if self.status else ""
+        detail = self.detail() if self.detail is not None else ""
+        status = f"{self.status}: {detail}" if detail else self.status
+        status = f"{status}  " if status else ""
         return f"{self.label}: {status}({elapsed_text(self.elapsed)})"
 
     def _width(self) -> int:

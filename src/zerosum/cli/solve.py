@@ -150,10 +150,16 @@ def solve_compiled(args: argparse.Namespace, spec: GameSpec, game: Game[Any]) ->
             shown += 1
             if stream:
                 status.echo(f"  {game.format_move(move):<8} {exact_text(exact, weak=args.weak)}")
-            status.update(f"{shown} of {len(game.legal_moves())} moves solved")
+            status.update(
+                f"{shown} of {len(game.legal_moves())} moves solved, the next", detail=searched
+            )
+
+        def searched() -> str:
+            count = solver.live_nodes() if solver is not None else None
+            return f"{count:,} nodes" if count else ""  # none yet while the kernel loads
 
         with interruptible() as stop, status:
-            status.update(f"proving the {'result' if args.weak else 'score'}")
+            status.update(f"proving the {'result' if args.weak else 'score'}", detail=searched)
             limit = Limit(time=args.time, stop=stop)
             started = time.perf_counter()
             exact = solver.solve(game, weak=args.weak, limit=limit)
@@ -164,7 +170,9 @@ def solve_compiled(args: argparse.Namespace, spec: GameSpec, game: Game[Any]) ->
                 status.echo(f"score {exact_text(exact, weak=args.weak)}")
             if exact.complete and game.outcome() is None:
                 left = limit.since(started)  # --time covers the score and every move's
-                status.update("solving each move" if args.all else "finding the best moves")
+                status.update(
+                    "solving each move" if args.all else "finding the best moves", detail=searched
+                )
                 if args.all:
                     results = solver.move_results(game, weak=args.weak, limit=left, on_move=show)
                     best = [m for m, r in results if r.rank == exact.rank]

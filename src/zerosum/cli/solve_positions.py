@@ -4,7 +4,8 @@ Every position of the file is solved by the compiled engine (over ``--workers`` 
 each solving whole positions), one line printed per position as it is solved and checked
 against the file's score, then a summary. The engine's start-up (compiling or loading the
 kernel, starting the workers) is timed apart from the solves, so the time per position is the
-solver's own.
+solver's own. On a terminal, a status line on stderr counts the positions solved
+(:mod:`.progress`).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 
 from zerosum.cli.common import UsageError, interruptible
 from zerosum.cli.engines import COMPILED_ENGINE, open_solver
+from zerosum.cli.progress import Progress
 from zerosum.compiled import DEFAULT_HASH_MB
 from zerosum.games import get_game
 from zerosum.search import Limit
@@ -48,11 +50,18 @@ def run_positions(args: argparse.Namespace) -> int:
     rows: list[dict[str, Any]] = []
     started = time.perf_counter()
     startup = 0.0
+    status = Progress.for_command(args, "solve")
+    wrong = 0  # mismatches so far, for the status line
     try:
-        with open_solver(
-            spec, hash_mb=args.hash or DEFAULT_HASH_MB, store=store, workers=args.workers
-        ) as solver:
+        with (
+            status,
+            open_solver(
+                spec, hash_mb=args.hash or DEFAULT_HASH_MB, store=store, workers=args.workers
+            ) as solver,
+        ):
+            status.update("loading the compiled solver")
             load(solver, entries[0])
+            status.update(f"0 of {len(entries):,} positions")
             startup = time.perf_counter() - started
             started = time.perf_counter()
             with interruptible() as stop:
@@ -72,7 +81,11 @@ def run_positions(args: argparse.Namespace) -> int:
                     }
                     rows.append(row)
                     if not args.json:
-                        print(_position_line(row), flush=True)
+                        status.echo(_position_line(row))
+                    wrong += row["ok"] is False
+                    status.update(
+                        f"{len(rows):,} of {len(entries):,} positions, {wrong} mismatched"
+                    )
     finally:
         if store is not None:
             store.close()

@@ -113,6 +113,12 @@ class Engine:
     def table_bytes(self) -> int:
         return int(self.keys.nbytes + self.data.nbytes)
 
+    def live_nodes(self) -> int:
+        """The nodes the running search (else the last one) has visited so far: the search
+        counts them in its ``io`` array as it goes, so another thread may read them while it
+        runs, for a progress display; the count restarts with each search or solve."""
+        return int(self.io[NODES])
+
     def clear(self) -> None:
         """Forget every table entry."""
         self.keys[:] = 0

@@ -75,6 +75,12 @@ class Solver:
             )
         self.store = store
 
+    def live_nodes(self) -> int | None:
+        """The nodes the running exact solve has visited so far (see
+        :meth:`~zerosum.compiled.runner.Engine.live_nodes`), for a progress display read from
+        another thread; ``None`` with workers, whose counts are gathered only as they finish."""
+        return self.exact.live_nodes() if isinstance(self.exact, Engine) else None
+
     def close(self) -> None:
         """Stop the workers, if any."""
         if isinstance(self.exact, ParallelEngine):
