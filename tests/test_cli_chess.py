@@ -33,7 +33,7 @@ def test_analyze_finds_the_mate(capsys: pytest.CaptureFixture[str]) -> None:
     )
     data = json.loads(out)
     assert status == 0
-    assert data["algorithm"] == "tactical" and data["best_move"] == "g3g6"
+    assert data["algorithm"] == "compiled-tactical" and data["best_move"] == "g3g6"
     assert data["value_text"] == "win in 3 plies"
     status, out, _ = run(capsys, "analyze", "chess", "--depth", "2", "--algorithm", "engine")
     assert status == 0 and "best move" in out
@@ -45,7 +45,8 @@ def test_analyze_finds_the_mate(capsys: pytest.CaptureFixture[str]) -> None:
         (["legal", "chess", "--position", "8/8/8 w"], "is not a FEN position"),
         (["legal", "chess", "--moves", "e5"], "move 1 ('e5')"),
         (["analyze", "chess", "--moves", "e2e5"], "e2e5 is not legal"),
-        (["analyze", "chess", "--all-best"], "--all-best is not available with the tactical"),
+        (["analyze", "chess", "--all-best"], "--all-best is not available with the compiled-"),
+        (["analyze", "chess", "--all-best", "--algorithm", "tactical"], "with the tactical"),
     ],
 )
 def test_bad_chess_input(capsys: pytest.CaptureFixture[str], argv: list[str], message: str) -> None:
