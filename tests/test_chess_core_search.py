@@ -4,6 +4,7 @@ search: equal values at fixed depths with nothing selective on, and the driver's
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 
 import chess
@@ -34,6 +35,16 @@ def test_equal_values_at_fixed_depth_with_the_exact_options(fen: str) -> None:
         expected = slow.search(Limit(depth=depth))
         assert found.value == expected.value, (fen, depth)
         assert found.best_move in Chess(fen).legal_moves()
+
+
+@pytest.mark.parametrize("fen", POSITIONS[1:5])
+def test_equal_values_with_quiescence_and_check_extension(fen: str) -> None:
+    # Both are fail-soft searches over the same moves: the values do not depend on move order.
+    options = dataclasses.replace(EXACT_OPTIONS, quiescence=True, check_extension=True)
+    fast = CoreSearch(Chess(fen), options=options, hash_mb=1)
+    slow = TacticalSearch(Chess(fen), options=options)
+    for depth in (1, 2, 3):
+        assert fast.search(Limit(depth=depth)).value == slow.search(Limit(depth=depth)).value
 
 
 def test_equal_values_after_moves_that_repeat() -> None:
