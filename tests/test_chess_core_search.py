@@ -4,6 +4,7 @@ search: equal values at fixed depths with nothing selective on, and the driver's
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 
 import chess
@@ -34,6 +35,16 @@ def test_equal_values_at_fixed_depth_with_the_exact_options(fen: str) -> None:
         expected = slow.search(Limit(depth=depth))
         assert found.value == expected.value, (fen, depth)
         assert found.best_move in Chess(fen).legal_moves()
+
+
+@pytest.mark.parametrize("fen", POSITIONS[1:5])
+def test_equal_values_with_quiescence_and_check_extension(fen: str) -> None:
+    # Both are fail-soft searches over the same moves: the values do not depend on move order.
+    options = dataclasses.replace(EXACT_OPTIONS, quiescence=True, check_extension=True)
+    fast = CoreSearch(Chess(fen), options=options, hash_mb=1)
+    slow = TacticalSearch(Chess(fen), options=options)
+    for depth in (1, 2, 3):
+        assert fast.search(Limit(depth=depth)).value == slow.search(Limit(depth=depth)).value
 
 
 def test_equal_values_after_moves_that_repeat() -> None:
@@ -91,3 +102,35 @@ def test_bad_options() -> None:
         CoreSearch(Chess(), hash_mb=0)
     with pytest.raises(ValueError, match="over"):
         CoreSearch(Chess("7k/5QQ1/8/8/8/8/8/K7 b - - 0 1")).search(Limit(depth=1))
+
+
+class Recorder:
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+
+    def __call__(self, line: str) -> None:
+        self.lines.append(line)
+
+
+def test_uci_runs_the_compiled_search_with_hash_threads_and_hashfull() -> None:
+    from zerosum.engines.compiled_tactical import CompiledTacticalEngine
+    from zerosum.uci import UciEngine
+
+    out = Recorder()
+    uci = UciEngine(out)
+    for line in ("setoption name Hash value 8", "setoption name Threads value 2", "isready"):
+        uci.handle(line)
+    assert isinstance(uci.engine, CompiledTacticalEngine)
+    assert (uci.engine.hash_mb, uci.engine.threads) == (8, 2)
+    uci.handle("position startpos moves e2e4 e7e5")
+    uci.handle("go depth 5")
+    uci._thread.join()  # type: ignore[union-attr]  # go started it
+    infos = [line for line in out.lines if line.startswith("info depth")]
+    assert len(infos) >= 5 and all(" hashfull " in line and " nps " in line for line in infos)
+    best = out.lines[-1].split()[1]
+    assert chess.Move.from_uci(best) in Chess(uci.game.position()).legal_moves()
+    uci.handle("setoption name Clear Hash")
+    assert uci.engine.hashfull() == 0
+    uci.handle("setoption name Threads value 1")
+    assert uci.engine is None  # reopened with the new option at the next search
+    uci.close()

@@ -36,7 +36,16 @@ def test_games_and_algorithms(capsys: pytest.CaptureFixture[str]) -> None:
     assert names[:4] == ["tictactoe", "connect4", "morris", "chess"]
     assert names == list(GAMES)
     names = [a["name"] for a in run_json(capsys, "algorithms")["algorithms"]]
-    assert names == ["minimax", "negamax", "alphabeta", "engine", "compiled", "tactical", "mcts"]
+    assert names == [
+        "minimax",
+        "negamax",
+        "alphabeta",
+        "engine",
+        "compiled",
+        "tactical",
+        "compiled-tactical",
+        "mcts",
+    ]
 
 
 def test_legal(capsys: pytest.CaptureFixture[str]) -> None:

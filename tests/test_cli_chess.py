@@ -34,7 +34,7 @@ def test_analyze_finds_the_mate(capsys: pytest.CaptureFixture[str]) -> None:
     )
     data = json.loads(out)
     assert status == 0
-    assert data["algorithm"] == "tactical" and data["best_move"] == "g3g6"
+    assert data["algorithm"] == "compiled-tactical" and data["best_move"] == "g3g6"
     assert data["value_text"] == "win in 3 plies"
     assert data["best_move_san"] == "Qg6" and data["pv"][0] == "g3g6"  # UCI for machines
     assert data["pv_san"] == ["Qg6", "gxf6", "Qh7#"] and data["best_moves_san"] == ["Qg6"]
@@ -51,7 +51,8 @@ def test_analyze_finds_the_mate(capsys: pytest.CaptureFixture[str]) -> None:
         (["legal", "chess", "--position", "8/8/8 w"], "is not a FEN position"),
         (["legal", "chess", "--moves", "e5"], "move 1 ('e5')"),
         (["analyze", "chess", "--moves", "e2e5"], "e2e5 is not legal"),
-        (["analyze", "chess", "--all-best"], "--all-best is not available with the tactical"),
+        (["analyze", "chess", "--all-best"], "--all-best is not available with the compiled-"),
+        (["analyze", "chess", "--all-best", "--algorithm", "tactical"], "with the tactical"),
     ],
 )
 def test_bad_chess_input(capsys: pytest.CaptureFixture[str], argv: list[str], message: str) -> None:

@@ -12,6 +12,7 @@ from synthetic import RandomGame
 import zerosum
 from zerosum.engines import (
     COMPILED,
+    COMPILED_TACTICAL,
     MCTS,
     TACTICAL,
     EngineError,
@@ -80,8 +81,8 @@ def test_the_spec_chooses_unless_the_caller_names_one() -> None:
     connect4, chess, tictactoe = get_game("connect4"), get_game("chess"), get_game("tictactoe")
     assert default_engine(connect4, "solve") == COMPILED
     assert default_engine(connect4, "play") == COMPILED
-    assert default_engine(chess, "analyze") == TACTICAL
-    assert default_engine(chess, "play") == TACTICAL
+    assert default_engine(chess, "analyze") == COMPILED_TACTICAL
+    assert default_engine(chess, "play") == COMPILED_TACTICAL
     assert default_engine(tictactoe, "analyze") == "engine"
     assert default_engine(None, "solve") == "engine"
     assert choose_engine(connect4, "alphabeta", task="solve") == "alphabeta"
@@ -116,11 +117,11 @@ def test_compiled_and_pure_python_solves_agree_on_tictactoe(plies: int) -> None:
         assert set(fast.best_moves) == set(slow.best_moves)
 
 
-def test_library_search_uses_the_tactical_engine_for_chess() -> None:
+def test_library_search_uses_the_compiled_tactical_engine_for_chess() -> None:
     game = get_game("chess").new()
     play_moves(game, ["e2e4", "e7e5"])
     found = zerosum.search(game, limit=Limit(depth=3))
-    same = zerosum.search(game, algorithm=TACTICAL, limit=Limit(depth=3))
+    same = zerosum.search(game, algorithm=COMPILED_TACTICAL, limit=Limit(depth=3))
     assert (found.value, found.best_move, found.stats.nodes) == (
         same.value,
         same.best_move,

@@ -49,7 +49,7 @@ def test_games_lists_the_registry(client: TestClient) -> None:
     boards = {game["name"]: game["board"] for game in games}
     assert boards["morris:twelve"] == "morris" and boards["chess"] == "chess"
     analyzers = {game["name"]: game["analyzer"] for game in games}
-    assert analyzers["chess"] == "tactical" and analyzers["connect4"] == "python"
+    assert analyzers["chess"] == "compiled-tactical" and analyzers["connect4"] == "python"
     assert {game["name"]: game["compiled"] for game in games}["morris:six"]
     for game in games:
         spec = get_game(game["name"])

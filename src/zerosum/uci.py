@@ -1,7 +1,9 @@
 """``zerosum uci``: the chess engine over the Universal Chess Interface.
 
-The front end owns the clock and the protocol; the search (``zerosum.search.tactical``) only
-polls a stop condition. Commands are read on the main thread while a search runs in a worker
+The front end owns the clock and the protocol; the search (the game's engine for analysis:
+the compiled tactical search, :mod:`zerosum.compiled.chess_engine`) only polls a stop
+condition. ``Hash`` sizes its table in MB, ``Threads`` its Lazy SMP threads; ``info`` lines
+carry nodes, nps and hashfull. Commands are read on the main thread while a search runs in a worker
 thread, so ``isready``, ``stop`` and ``quit`` are answered at once during a search.
 
 Robustness: a malformed or illegal command is answered with ``info string`` naming what was
@@ -40,23 +42,19 @@ from typing import Final, TextIO
 import chess
 
 from zerosum import __version__
-from zerosum.engines import TACTICAL, TacticalEngine, open_engine
+from zerosum.engines import Engine, TacticalEngine, open_engine
+from zerosum.engines.compiled_tactical import CompiledTacticalEngine
 from zerosum.game import HEURISTIC_LIMIT, WIN, MoveError, PositionError, Score
 from zerosum.games import get_game
 from zerosum.games.chess import Chess
 from zerosum.search.core import Limit
-from zerosum.search.parallel import SearchPool
-from zerosum.search.table import TranspositionTable
 from zerosum.search.tactical import MAX_DEPTH, Report
-from zerosum.search.tactical_parallel import resize_pool
 
 ENGINE_NAME: Final = f"zerosum {__version__}"
-ENTRY_BYTES: Final = 256
-"""Approximate memory of one table entry in CPython, to turn the Hash option into entries."""
 HASH_DEFAULT, HASH_MAX = 16, 1024
 MULTIPV_MAX: Final = 64
 THREADS_MAX: Final = os.cpu_count() or 1
-"""Threads: search processes (root splitting, ``zerosum.search.tactical_parallel``)."""
+"""Threads: Lazy SMP threads of the compiled search, sharing its table."""
 OVERHEAD_DEFAULT: Final = 50
 """Move Overhead (ms): the time kept back per move for the GUI and the pipe."""
 MOVES_TO_GO: Final = 30
@@ -194,9 +192,10 @@ class UciEngine:
         self.hash_mb = HASH_DEFAULT
         self.multipv = 1
         self.overhead_ms = OVERHEAD_DEFAULT
-        self.table: TranspositionTable[chess.Move] = TranspositionTable(self._entries())
-        self.pool: SearchPool | None = None
-        """Worker processes for Threads > 1, started by setoption and closed by quit."""
+        self.threads = 1
+        self.engine: Engine | None = None
+        """The search engine with its table, opened by the first ``go`` after Hash or
+        Threads changed."""
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
         self._active = threading.Event()
@@ -211,9 +210,6 @@ class UciEngine:
 
     def info(self, text: str) -> None:
         self.send(f"info string {text}")
-
-    def _entries(self) -> int:
-        return max(1024, self.hash_mb * (1 << 20) // ENTRY_BYTES)
 
     @property
     def searching(self) -> bool:
@@ -256,6 +252,8 @@ class UciEngine:
         self.send("uciok")
 
     def cmd_isready(self, words: list[str]) -> None:
+        if not self.searching:
+            self._open_engine()  # load the compiled search now rather than on the first clock
         self.send("readyok")
 
     def cmd_debug(self, words: list[str]) -> None:
@@ -271,7 +269,7 @@ class UciEngine:
 
     def cmd_ucinewgame(self, words: list[str]) -> None:
         self._busy("ucinewgame")
-        self.table.clear()
+        self._clear_hash()
         self.game = Chess()
 
     def cmd_setoption(self, words: list[str]) -> None:
@@ -305,17 +303,18 @@ class UciEngine:
             if key == "hash":
                 self._busy("setoption Hash")
                 self.hash_mb = number
-                self.table = TranspositionTable(self._entries())
+                self._close_engine()
             elif key == "threads":
                 self._busy("setoption Threads")
-                self.pool = resize_pool(self.pool, number)
+                self.threads = number
+                self._close_engine()
             elif key == "multipv":
                 self.multipv = number
             else:
                 self.overhead_ms = number
         elif key == "clear hash":
             self._busy("Clear Hash")
-            self.table.clear()
+            self._clear_hash()
         elif key == "ponder":
             pass
         else:
@@ -410,8 +409,25 @@ class UciEngine:
             self._thread = None
 
     def close(self) -> None:
-        """Stop the Threads worker processes (after ``quit``)."""
-        self.pool = resize_pool(self.pool, 1)
+        """Free the engine and its table (after ``quit``)."""
+        self._close_engine()
+
+    def _close_engine(self) -> None:
+        if self.engine is not None:
+            self.engine.close()
+            self.engine = None
+
+    def _clear_hash(self) -> None:
+        if isinstance(self.engine, CompiledTacticalEngine):
+            self.engine.clear()
+        else:
+            self._close_engine()
+
+    def _open_engine(self) -> Engine:
+        """The chess engine of the options (kept between searches: its table persists)."""
+        if self.engine is None:
+            self.engine = open_engine(self.spec, hash_mb=self.hash_mb, workers=self.threads)
+        return self.engine
 
     def _busy(self, what: str) -> None:
         """Before ``what``, which needs the engine idle: stop the running search (it sends
@@ -441,7 +457,7 @@ class UciEngine:
                 if params.mate is not None:
                     depth = min(2 * params.mate + 1, MAX_DEPTH) if depth is None else depth
                 limit = Limit(depth=depth, nodes=params.nodes, stop=self._should_stop)
-                engine = open_engine(self.spec, TACTICAL, pool=self.pool, shared_table=self.table)
+                engine = self._open_engine()
                 assert isinstance(engine, TacticalEngine)
                 lines = min(self.multipv, len(roots) or len(moves))
                 sent: Report[chess.Move] | None = None
@@ -488,10 +504,14 @@ class UciEngine:
         nps = round(report.nodes / (milliseconds / 1000))
         multipv = f" multipv {report.line}" if self.multipv > 1 else ""
         pv = " ".join(move.uci() for move in report.pv)
+        engine = self.engine
+        hashfull = (
+            f" hashfull {engine.hashfull()}" if isinstance(engine, CompiledTacticalEngine) else ""
+        )
         return (
             f"info depth {max(report.depth, 1)} seldepth {max(report.seldepth, report.depth, 1)}"
             f"{multipv} score {score_text(report.value)} nodes {report.nodes} nps {nps} "
-            f"time {milliseconds} pv {pv}"
+            f"time {milliseconds}{hashfull} pv {pv}"
         )
 
 

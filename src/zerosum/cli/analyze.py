@@ -29,7 +29,7 @@ from zerosum.cli.parser import (
     workers_option,
 )
 from zerosum.compiled import DEFAULT_HASH_MB
-from zerosum.engines import MctsEngine, open_engine
+from zerosum.engines import COMPILED_TACTICAL, MctsEngine, open_engine
 from zerosum.engines.mcts import PLAYOUTS
 from zerosum.formatting import describe, line_labels, move_label, move_labels, result_data
 from zerosum.search import Limit, SearchResult
@@ -79,12 +79,15 @@ def run(args: argparse.Namespace) -> int:
     per completed iteration (text only), then the result."""
     spec, game = load_position(args)
     args.algorithm = check_algorithm(spec, args.algorithm)
-    if args.hash is not None and args.algorithm != COMPILED_ENGINE:
-        raise UsageError("--hash sizes the compiled engine's table: expected --algorithm compiled")
+    if args.hash is not None and args.algorithm not in (COMPILED_ENGINE, COMPILED_TACTICAL):
+        raise UsageError(
+            "--hash sizes a compiled engine's table: expected --algorithm compiled or "
+            f"{COMPILED_TACTICAL}"
+        )
     for option, given in (("--exploration", args.exploration), ("--playout", args.playout)):
         if given is not None and args.algorithm != MCTS_ENGINE:
             raise UsageError(f"{option} is an option of MCTS: expected --algorithm mcts")
-    if args.algorithm in (TACTICAL_ENGINE, MCTS_ENGINE):
+    if args.algorithm in (TACTICAL_ENGINE, COMPILED_TACTICAL, MCTS_ENGINE):
         for option, given in (("--all-best", args.all_best), ("--no-table", args.no_table)):
             if given:
                 raise UsageError(

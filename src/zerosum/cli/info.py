@@ -9,6 +9,7 @@ from zerosum.cli.common import emit, load_position
 from zerosum.cli.engines import COMPILED_ENGINE, MCTS_ENGINE, TACTICAL_ENGINE
 from zerosum.cli.parser import Subcommands, json_option, position_options
 from zerosum.compiled import kernel_games
+from zerosum.engines import COMPILED_TACTICAL
 from zerosum.formatting import move_names
 from zerosum.games import GAMES
 from zerosum.search import ALGORITHMS
@@ -52,7 +53,14 @@ def run_algorithms(args: argparse.Namespace) -> int:
         (
             TACTICAL_ENGINE,
             "iterative deepening PVS with quiescence, check extension, null move and late-move "
-            "reductions (chess's engine)",
+            "reductions, in Python (the readable twin of compiled-tactical)",
+        )
+    )
+    rows.append(
+        (
+            COMPILED_TACTICAL,
+            "the tactical search compiled with numba, for games with a compiled searcher "
+            "(chess's engine; --workers: Lazy SMP threads)",
         )
     )
     rows.append(

@@ -5,7 +5,8 @@ module's), on the compiled board of :mod:`.chess_board`: quiescence with the sam
 filter, check extension, null move, late-move reductions, futility, killers and history, the
 transposition table and mate-distance pruning, with the same options (an ``int64`` array,
 :data:`OPTION_FIELDS`). The pure-Python search stays the readable twin: with every selective
-option off both return the minimax value at a fixed depth, which the tests compare.
+option off both return the minimax value at a fixed depth, which the tests compare (with
+quiescence and check extension on too: both are fail-soft over the same moves).
 
 Differences that change node counts but not the algorithm: the moves of a node are generated
 at once and picked best first (table move, tactical moves by MVV-LVA, killers, quiet moves by

@@ -1,7 +1,8 @@
 """Engines: the one layer through which every front end and the library search and solve.
 
 Four families implement :class:`Engine` — the pure-Python algorithms (:class:`PythonEngine`),
-the tactical search (:class:`TacticalEngine`) and the compiled engine (:class:`CompiledEngine`),
+the tactical search (:class:`TacticalEngine`, and its compiled twin for games that have one,
+``compiled-tactical``) and the compiled engine (:class:`CompiledEngine`),
 each serial or with ``workers``, and Monte Carlo tree search with a solver
 (:class:`MctsEngine`, serial) — and :func:`open_engine` is the one place that picks one for a
 game: the engine the caller names, else the choice in the game's :class:`GameSpec` for the task
@@ -11,7 +12,7 @@ at hand (``analyze``, ``solve`` or ``play``). An engine the game cannot use is r
 :func:`search` and :func:`solve` are the library's entry points (``zerosum.search``,
 ``zerosum.solve``): they open the game's engine, run it and close it, so Python gets what the
 command line gets — connect four solves with the compiled engine, chess searches with the
-tactical one.
+compiled tactical one.
 """
 
 from __future__ import annotations
@@ -36,6 +37,8 @@ COMPILED: Final = "compiled"
 """The compiled engine's name."""
 TACTICAL: Final = "tactical"
 """The tactical engine's name."""
+COMPILED_TACTICAL: Final = "compiled-tactical"
+"""The compiled tactical engine's name (games whose spec names a ``searcher``: chess)."""
 MCTS: Final = "mcts"
 """The Monte Carlo tree search engine's name."""
 
@@ -47,13 +50,16 @@ measures the exact engines' node-count signature)."""
 def engine_names(spec: GameSpec | None = None, *, task: Task = "analyze") -> list[str]:
     """The engines ``spec``'s game offers for ``task`` (every engine when ``spec`` is None):
     the pure-Python algorithms, the compiled engine for a game with a kernel, the tactical
-    search unless the task is an exact solve or the signature, and MCTS (a solver too) unless
+    search (and its compiled twin for a game with a ``searcher``) unless the task is an exact
+    solve or the signature, and MCTS (a solver too) unless
     the task is the signature."""
     names = list(ALGORITHMS)
     if spec is None or spec.kernel is not None:
         names.append(COMPILED)
     if task not in ("solve", "bench"):
         names.append(TACTICAL)
+        if spec is None or spec.searcher is not None:
+            names.append(COMPILED_TACTICAL)
     if task != "bench":
         names.append(MCTS)
     return names
@@ -140,6 +146,12 @@ def open_engine(
         if hash_mb is not None:
             options["hash_mb"] = hash_mb
         return CompiledEngine(spec.name, **options)
+    if name == COMPILED_TACTICAL:
+        assert spec is not None  # choose_engine offers it only for a game with a searcher
+        from zerosum.engines.compiled_tactical import CompiledTacticalEngine
+
+        chosen_hash = {} if hash_mb is None else {"hash_mb": hash_mb}
+        return CompiledTacticalEngine(spec, workers=workers, **chosen_hash)
     if name == TACTICAL:
         return TacticalEngine(workers=workers, pool=pool, shared_table=shared_table)
     return PythonEngine(
@@ -222,6 +234,7 @@ def solve(
 
 __all__ = [
     "COMPILED",
+    "COMPILED_TACTICAL",
     "MCTS",
     "TACTICAL",
     "Engine",

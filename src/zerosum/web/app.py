@@ -92,12 +92,14 @@ class Think(BaseModel):
         DEFAULT_TIME, gt=0, le=MAX_TIME, allow_inf_nan=False, description="seconds to think at most"
     )
     seed: int | None = Field(None, description="picks among equally good moves; none: at random")
-    engine: Literal["default", "python", "compiled", "tactical", "mcts"] = Field(
-        "default",
-        description="the pure-Python engine, the compiled one (games with a kernel), the "
-        "tactical one (captures and checks: chess), Monte Carlo tree search with a solver "
-        "(its depth counts iterations, each doubling the simulations), or the game's own "
-        "choice (its analyzer)",
+    engine: Literal["default", "python", "compiled", "tactical", "compiled-tactical", "mcts"] = (
+        Field(
+            "default",
+            description="the pure-Python engine, the compiled one (games with a kernel), the "
+            "tactical one (captures and checks: chess) or its compiled twin (chess), Monte Carlo "
+            "tree search with a solver (its depth counts iterations, each doubling the "
+            "simulations), or the game's own choice (its analyzer)",
+        )
     )
     play: bool = Field(False, description="play the move found in the session")
 
@@ -199,8 +201,8 @@ def _warm_explain_depths() -> None:
 
 def _engine(spec: GameSpec, engine: str) -> str:
     """The engine layer's name of the engine a search runs, from the API's: ``default`` is the
-    game's analyzer (tactical for chess), ``python`` the pure-Python engine; one the game lacks
-    is refused."""
+    game's analyzer (compiled-tactical for chess), ``python`` the pure-Python engine; one the
+    game lacks is refused."""
     return choose_engine(spec, None if engine == "default" else _FROM_API.get(engine, engine))
 
 

@@ -446,7 +446,7 @@ async function think(play) {
   render();
   // playing: the chosen strength within the think time; analysing: deeper until solved or stopped
   const how = play ? { level: Number($("level").value), time: thinkTime() } : { depth: 0, time: 120 };
-  // the game's own engine (its analyzer: tactical for chess), the compiled one or MCTS
+  // the game's own engine (its analyzer: compiled-tactical for chess), the compiled one or MCTS
   const kind = $("engine-kind").value;
   const engine = kind === "mcts" || (kind === "compiled" && page.info.compiled) ? kind : "default";
   await send({ action: "think", ...how, engine, play });
