@@ -167,6 +167,8 @@ def test_the_command_line_gives_the_local_results(
     assert main([*argv, "--cluster", "auto", "--json"]) == 0
     remote = json.loads(capsys.readouterr().out)
     assert remote.pop("cluster") == "auto"
+    assert remote.pop("cluster_nodes") == 1 and remote.pop("games_rerun") == 0
+    assert list(remote.pop("games_per_node").values()) == [4]  # the local Ray's one node
 
     def same(data: dict[str, Any]) -> dict[str, Any]:
         for record in data["records"]:

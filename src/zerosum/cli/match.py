@@ -191,8 +191,14 @@ def run(args: argparse.Namespace) -> int:
             write_error = UsageError(f"cannot write {args.pgn}: {error.strerror or error}")
     elo = result.elo
     data = {**result.as_dict(), "complete": not (interrupted or failure)}
-    if args.cluster is not None:
-        data["cluster"] = args.cluster
+    if runner is not None:  # where the games went: Ray nodes, and games run again
+        placed = dict(runner.units_per_node)
+        data.update(
+            cluster=args.cluster,
+            cluster_nodes=len(placed),
+            games_per_node=placed,
+            games_rerun=runner.lost_runs,
+        )
     lines = []
     if uci and not written and records:
         lines += ["", result.pgn().rstrip()]
@@ -205,6 +211,12 @@ def run(args: argparse.Namespace) -> int:
     ]
     if written:
         lines.append(f"PGN of {len(records)} games written to {args.pgn}")
+    if runner is not None and data["cluster_nodes"]:
+        counts = " + ".join(str(n) for n in sorted(data["games_per_node"].values(), reverse=True))
+        nodes = data["cluster_nodes"]
+        lines.append(f"games on {nodes} Ray node{'s' * (nodes > 1)} ({counts})")
+        if runner.lost_runs:
+            lines[-1] += f", {runner.lost_runs} run again after their node was lost"
     emit(args, data, "\n".join(lines))
     if failure is not None:
         raise failure

@@ -27,7 +27,7 @@ from zerosum.cli.parser import (
     workers_option,
 )
 from zerosum.cli.progress import Progress
-from zerosum.cli.solve_cluster import run_cluster
+from zerosum.cli.solve_cluster import cost_line, run_cluster
 from zerosum.cli.solve_positions import run_positions
 from zerosum.compiled import DEFAULT_HASH_MB
 from zerosum.engines import open_engine
@@ -137,10 +137,12 @@ def solve_compiled(args: argparse.Namespace, spec: GameSpec, game: Game[Any]) ->
     ``--all`` every move's score, each stored as soon as it is proven when a store is open."""
     store = Store(args.store) if args.store else None
     solver: Solver | None = None
+    opened = time.perf_counter()
     try:
         solver = open_solver(
             spec, hash_mb=args.hash or DEFAULT_HASH_MB, store=store, workers=args.workers
         )
+        startup_s = time.perf_counter() - opened
         stream = not args.json and args.all
         status = Progress.for_command(args, "solve")
         shown = 0
@@ -163,9 +165,11 @@ def solve_compiled(args: argparse.Namespace, spec: GameSpec, game: Game[Any]) ->
             limit = Limit(time=args.time, stop=stop)
             started = time.perf_counter()
             exact = solver.solve(game, weak=args.weak, limit=limit)
+            solve_s = time.perf_counter() - started
             results: list[tuple[Any, Exact]] = []
             best: list[Any] = []
             best_known = True
+            moves_nodes = 0
             if stream and exact.complete:
                 status.echo(f"score {exact_text(exact, weak=args.weak)}")
             if exact.complete and game.outcome() is None:
@@ -176,9 +180,14 @@ def solve_compiled(args: argparse.Namespace, spec: GameSpec, game: Game[Any]) ->
                 if args.all:
                     results = solver.move_results(game, weak=args.weak, limit=left, on_move=show)
                     best = [m for m, r in results if r.rank == exact.rank]
+                    moves_nodes = sum(r.stats.nodes for _, r in results)
                 else:  # Ctrl-C and --time stop this too
-                    found = solver.best_moves_within(game, exact.rank, weak=args.weak, limit=left)
+                    found, cost = solver.best_moves_search(
+                        game, exact.rank, weak=args.weak, limit=left
+                    )
                     best, best_known = found or [], found is not None
+                    moves_nodes = cost.nodes
+            moves_s = time.perf_counter() - started - solve_s
     finally:
         if solver is not None:
             solver.close()
@@ -186,8 +195,10 @@ def solve_compiled(args: argparse.Namespace, spec: GameSpec, game: Game[Any]) ->
             store.close()
     complete = exact.complete and (not args.all or len(results) == len(game.legal_moves()))
     complete = complete and best_known
-    nodes = exact.stats.nodes + sum(r.stats.nodes for _, r in results)
-    seconds = exact.stats.time_s + sum(r.stats.time_s for _, r in results)
+    # The whole command's cost, in parts: opening the solver (its workers), the score, the
+    # best moves (every move's score with --all).
+    nodes = exact.stats.nodes + moves_nodes
+    seconds = startup_s + solve_s + moves_s
     data: dict[str, Any] = {
         "game": spec.name,
         "position": game.position(),
@@ -201,6 +212,11 @@ def solve_compiled(args: argparse.Namespace, spec: GameSpec, game: Game[Any]) ->
         "stored": exact.stored,
         "nodes": nodes,
         "time_s": round(seconds, 6),
+        "startup_s": round(startup_s, 6),
+        "solve_s": round(solve_s, 6),
+        "moves_s": round(moves_s, 6),
+        "solve_nodes": exact.stats.nodes,
+        "moves_nodes": moves_nodes,
     }
     if args.all:
         scores: dict[str, int | None] = dict.fromkeys(spec.move_names)
@@ -231,6 +247,6 @@ def solve_compiled(args: argparse.Namespace, spec: GameSpec, game: Game[Any]) ->
             lines.append(f"  not solved (stopped): {' '.join(unsolved)}")
         if exact.complete and not complete:
             lines.append("  (stopped before every move was solved)")
-    lines.append(f"nodes {nodes:,} in {seconds:.3f} s{' (from the store)' if exact.stored else ''}")
+    lines.append(cost_line(data, stored=exact.stored))
     emit(args, data, "\n".join(lines))
     return 0

@@ -4,12 +4,17 @@ The position is split ``--split`` plies down into work units that Ray workers so
 compiled engine; every unit's result is kept in the store (an in-memory one without
 ``--store``), so a second run resumes an interrupted one. The answer has the fields and lines
 of the local compiled solve (score, best moves; with ``--all`` every move's score), plus the
-work units.
+work units and where they ran: ``cluster_nodes`` (the Ray nodes that ran units) and
+``units_per_node`` (by Ray node id). ``time_s`` is the whole command's, from joining (or
+starting) Ray to the answer, in parts: ``startup_s``, ``solve_s`` (the score) and ``moves_s``
+(the best moves, or every move's score with ``--all``); ``nodes`` is ``solve_nodes`` plus
+``moves_nodes``.
 """
 
 from __future__ import annotations
 
 import argparse
+import time
 from typing import Any
 
 from zerosum.cli.common import emit, interruptible
@@ -28,7 +33,9 @@ def run_cluster(args: argparse.Namespace, spec: GameSpec, game: Game[Any]) -> in
     from zerosum.runtime.cluster import open_executor
 
     with Store(args.store or ":memory:") as store, interruptible() as stop:
+        started = time.perf_counter()
         executor = open_executor(args.cluster, workers=0 if args.workers == 1 else args.workers)
+        startup_s = time.perf_counter() - started
         try:
             found = solve_distributed(
                 game,
@@ -42,7 +49,8 @@ def run_cluster(args: argparse.Namespace, spec: GameSpec, game: Game[Any]) -> in
             )
         finally:
             executor.shutdown(wait=False, cancel_futures=True)
-    data, lines = _output(args, spec, game, found)
+    placed = dict(getattr(executor, "units_per_node", {}))
+    data, lines = _output(args, spec, game, found, startup_s, placed)
     emit(args, data, "\n".join(lines))
     return 0
 
@@ -55,10 +63,16 @@ def compiled_value(game: str, rank: int, ply: int) -> int:
 
 
 def _output(
-    args: argparse.Namespace, spec: GameSpec, game: Game[Any], found: Any
+    args: argparse.Namespace,
+    spec: GameSpec,
+    game: Game[Any],
+    found: Any,
+    startup_s: float,
+    placed: dict[str, int],
 ) -> tuple[dict[str, Any], list[str]]:
     """The JSON and the text of ``solve --cluster``: the fields and lines of the local compiled
-    solve (``solve.solve_compiled``), then the work units."""
+    solve (``solve.solve_compiled``), then the work units, the nodes that ran them and the
+    cost in parts."""
     from zerosum.compiled.solver import Exact
     from zerosum.search.core import Stats
 
@@ -81,7 +95,12 @@ def _output(
         "complete": complete,
         "stored": found.stored,
         "nodes": found.nodes,
-        "time_s": round(found.time_s, 6),
+        "time_s": round(startup_s + found.time_s, 6),
+        "startup_s": round(startup_s, 6),
+        "solve_s": round(found.solve_s, 6),
+        "moves_s": round(found.time_s - found.solve_s, 6),
+        "solve_nodes": found.solve_nodes,
+        "moves_nodes": found.nodes - found.solve_nodes,
     }
     if args.all:
         scores: dict[str, int | None] = dict.fromkeys(spec.move_names)
@@ -96,6 +115,8 @@ def _output(
         units_from_store=found.from_store,
         units_solved=found.solved,
         units_cancelled=found.cancelled,
+        cluster_nodes=len(placed),
+        units_per_node=placed,
     )
     lines = []
     if over:
@@ -120,9 +141,24 @@ def _output(
             lines.append(f"  not playable: {' '.join(full)}")
         if unsolved:
             lines.append(f"  not solved (stopped): {' '.join(unsolved)}")
+    spread = ""
+    if placed:
+        counts = " + ".join(str(count) for count in sorted(placed.values(), reverse=True))
+        spread = f" on {len(placed)} Ray node{'s' * (len(placed) > 1)} ({counts})"
     lines += [
         f"{found.units} work units {args.split} plies down: {found.from_store} from the store, "
-        f"{found.solved} solved now, {found.cancelled} cancelled",
-        f"nodes {found.nodes:,} in {found.time_s:.3f} s" + (" (from the store)" * found.stored),
+        f"{found.solved} solved now{spread}, {found.cancelled} cancelled",
+        cost_line(data, stored=found.stored),
     ]
     return data, lines
+
+
+def cost_line(data: dict[str, Any], *, stored: bool) -> str:
+    """The last line of ``solve``: every node and second of the command, then its parts."""
+    parts = [f"score {data['solve_nodes']:,} in {data['solve_s']:.3f} s"]
+    if data["moves_nodes"] or data["moves_s"] >= 0.0005:
+        parts.append(f"moves {data['moves_nodes']:,} in {data['moves_s']:.3f} s")
+    if data.get("startup_s", 0) >= 0.0005:
+        parts.insert(0, f"start {data['startup_s']:.3f} s")
+    line = f"nodes {data['nodes']:,} in {data['time_s']:.3f} s ({'; '.join(parts)})"
+    return line + " (from the store)" * stored

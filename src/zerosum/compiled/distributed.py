@@ -106,8 +106,14 @@ class DistributedResult:
     nodes: int
     """Nodes searched by this run's tasks."""
     time_s: float
+    """Seconds of the whole call: the root's rank and the moves asked for."""
     stored: bool = False
     """The root's rank came from the store."""
+    solve_s: float = 0.0
+    """Seconds until the root's rank was proven (the rest of ``time_s`` went to the moves)."""
+    solve_nodes: int = 0
+    """Nodes of the units that came back before the root's rank was proven (the rest of
+    ``nodes`` went to the moves)."""
     moves: tuple[tuple[Any, int], ...] = ()
     """With ``moves="all"``: every legal move with its exact rank for the side to move at the
     root, in the game's order of legal moves (only the ones proven, if stopped); with
@@ -312,10 +318,17 @@ def solve_distributed(
     running: dict[Future[tuple[int, int, float]], tuple[int, tuple[int, int]]]
     running = {}
     solved = cancelled = nodes = 0
+    proven: list[tuple[float, int]] = []
+    """When the root's rank was proven: (seconds, nodes) so far."""
+
+    def note_root() -> None:
+        if tree.root.exact and not proven:
+            proven.append((time.perf_counter() - started, nodes))
 
     def result() -> DistributedResult:
         root = tree.root
         done = tree.done(moves)
+        solve_s, solve_nodes = proven[0] if proven else (time.perf_counter() - started, nodes)
         return DistributedResult(
             root.lo if root.exact else None,
             len(tree.units),
@@ -328,6 +341,8 @@ def solve_distributed(
             moves=tuple(tree.move_ranks()) if moves is not None else (),
             best_moves=tuple(tree.best()) if moves is not None and done else (),
             moves_complete=done,
+            solve_s=solve_s,
+            solve_nodes=solve_nodes,
         )
 
     def stop_running() -> int:
@@ -339,6 +354,7 @@ def solve_distributed(
 
     for node in tree.update():
         store.put(solver.name, node.key, node.lo, weak=weak)
+    note_root()
     try:
         while not tree.done(moves):
             # Step 1. Cancel what is no longer needed, send what is, most promising first.
@@ -372,6 +388,7 @@ def solve_distributed(
                         on_unit(tree.units[key][0].game, rank)
             for node in tree.update():
                 store.put(solver.name, node.key, node.lo, weak=weak)
+            note_root()
             # Step 3. The caller's limit.
             if (limit.time is not None and time.perf_counter() - started >= limit.time) or (
                 limit.stop is not None and limit.stop()

@@ -257,9 +257,21 @@ class Solver:
     ) -> list[Any] | None:
         """:meth:`best_moves` under ``limit`` (its time counts for all the moves together):
         None if the limit stopped it first."""
+        return self.best_moves_search(game, rank, weak=weak, limit=limit)[0]
+
+    def best_moves_search(
+        self, game: Game[Any], rank: int, *, weak: bool = False, limit: Limit | None = None
+    ) -> tuple[list[Any] | None, Stats]:
+        """:meth:`best_moves_within`, with what its searches cost: their nodes, and the
+        seconds of the whole call (also when the limit stopped it)."""
         self._check_exact()
         started = time.perf_counter()
-        best = []
+        best: list[Any] = []
+        nodes = 0
+
+        def cost() -> Stats:
+            return Stats(nodes=nodes, time_s=time.perf_counter() - started)
+
         for move in game.legal_moves():
             game.make(move)
             try:
@@ -273,12 +285,13 @@ class Solver:
                     else:  # one null window: is the child's rank at most -rank?
                         left = _remaining(limit, started)
                         if left is None:
-                            return None
+                            return None, cost()
                         window = (-rank, -rank + 1)
                         state = self.state(game)
                         solution = self.exact.solve(state, weak=weak, window=window, limit=left)
+                        nodes += solution.stats.nodes
                         if not solution.complete:
-                            return None
+                            return None, cost()
                         child = solution.rank
             finally:
                 game.undo()
@@ -286,7 +299,7 @@ class Solver:
                 child = (child > 0) - (child < 0)
             if -child >= rank:
                 best.append(move)
-        return best
+        return best, cost()
 
     def _stored(self, game: Game[Any], *, weak: bool) -> int | None:
         if self.store is None:

@@ -1,8 +1,9 @@
 """The Ray backend: executors on a Ray cluster, or on a local Ray started here.
 
 Ray is the optional extra ``zerosum[ray]``: it is imported only when a cluster is asked for
-(:func:`connect`), and without it that is a clear :class:`ClusterError`; nothing else needs
-Ray. Two executors (:mod:`.executor`'s interface), for two kinds of work:
+(:func:`~zerosum.runtime.joining.connect`, which also checks the address, the token and the
+versions before joining), and without it that is a clear :class:`ClusterError`; nothing else
+needs Ray. Two executors (:mod:`.executor`'s interface), for two kinds of work:
 
 * :class:`RayTaskExecutor`: each unit a Ray task (a distributed solve's units). A worker keeps
   what a unit's function caches (a solver and its table) for later units it runs.
@@ -11,10 +12,15 @@ Ray. Two executors (:mod:`.executor`'s interface), for two kinds of work:
   table); the next unit goes to whichever actor comes free, so long units do not hold up short
   ones.
 
-Connecting (:func:`connect`). ``auto`` starts a local Ray for this process, else the cluster
-at the address is joined (after a quick check that something listens there: Ray itself retries
-for minutes). Ctrl-C is held while Ray starts (its processes inherit the blocked signal, so a
-Ctrl-C at the terminal reaches only this process, which then shuts Ray down in order).
+Both count the units each node of the cluster ran (``units_per_node``, by Ray node id), so a
+command can say where its work went.
+
+Losing a node. A task whose node dies is run again elsewhere by Ray (``max_retries``; Ray sees
+the node go within seconds). An actor whose node dies, or that Ray can no longer reach, is
+given up and its unit goes back to the queue for the other actors (at most
+:data:`MAX_ATTEMPTS` times); units are deterministic (a match's game is seeded by its number),
+so the result is the same. An actor that dies on a node that is still alive (its unit killed
+its process) is a failure of the unit, reported as such.
 
 Stopping. ``ray.cancel`` is never used: in Ray 2.60 a cancelled task whose reply still arrives
 aborts the calling process ("Tried to complete task that was not pending", seen here in about
@@ -24,120 +30,33 @@ the end, every actor runs its ``teardown`` (engines are sent ``quit``) and is th
 beside their unit (in the actor's second thread), so nothing waits for a unit to finish. A Ray
 started here is shut down; a joined cluster is only disconnected from.
 
-Failures: a unit that raises, or an actor that dies (its process killed, the machine lost),
-raises :class:`~zerosum.runtime.executor.WorkerError` naming the unit, instead of waiting for a
-result that will never come.
+Failures: a unit that raises, or an actor that dies (its process killed) raises
+:class:`~zerosum.runtime.executor.WorkerError` naming the unit, instead of waiting for a result
+that will never come.
 """
 
 from __future__ import annotations
 
 import contextlib
 import importlib
-import logging
-import os
-import signal
-import socket
 import threading
 import traceback
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable, Collection, Sequence
-from concurrent.futures import Future
+from concurrent.futures import Future, InvalidStateError
 from typing import Any, Final, TypeVar
 
 from zerosum.game import ZerosumError
 from zerosum.runtime.executor import GRACE_SECONDS, Executor, ProcessExecutor, WorkerError
+from zerosum.runtime.joining import AUTO, ClusterError, connect
 from zerosum.runtime.signals import sigint_held
 from zerosum.runtime.workers import worker_imports, worker_init
 
 T = TypeVar("T")
 
-AUTO: Final = "auto"
-"""``--cluster auto``: start a local Ray instance for this process."""
-_CONNECT_S: Final = 5.0
-
-
-class ClusterError(ZerosumError, RuntimeError):
-    """Ray is missing, or the cluster cannot be reached."""
-
-
-def _check_reachable(address: str) -> None:
-    """Fail fast on a ``host:port`` nobody listens at (Ray itself retries for minutes)."""
-    host, _, port = address.removeprefix("ray://").rpartition(":")
-    if not host or not port.isdigit():
-        raise ClusterError(
-            f"cluster address {address!r} is malformed: expected 'auto', host:port or "
-            "ray://host:port"
-        )
-    try:
-        socket.create_connection((host, int(port)), timeout=_CONNECT_S).close()
-    except OSError as error:
-        raise ClusterError(
-            f"no Ray cluster answers at {address!r} ({error.strerror or error}): expected "
-            "'auto' or the address of a running cluster"
-        ) from None
-
-
-def _ray() -> Any:
-    """The ``ray`` module, imported now (it is optional, and slow to import)."""
-    try:
-        return importlib.import_module("ray")
-    except ImportError:
-        raise ClusterError(
-            "Ray is not installed: expected 'pip install zerosum[ray]' for --cluster"
-        ) from None
-
-
-def connect(address: str = AUTO, *, workers: int = 0) -> tuple[Any, bool]:
-    """Ray, connected: to a local Ray started here when ``address`` is ``auto`` (with
-    ``workers`` CPUs, 0: one per core), else to the cluster at ``address``. Returns the ``ray``
-    module and whether this call connected (then the caller calls ``ray.shutdown()``, which
-    stops a local Ray and only disconnects from a cluster); a process already connected keeps
-    what it has.
-
-    Ctrl-C is held while Ray starts: its head processes inherit the blocked signal, so a
-    Ctrl-C at the terminal (sent to the whole foreground process group) reaches only this
-    process, which then shuts Ray down in order. One that came meanwhile is delivered after."""
-    ray = _ray()
-    if ray.is_initialized():
-        return ray, False
-    options: dict[str, Any] = {
-        "include_dashboard": False,
-        "logging_level": "ERROR",
-        "log_to_driver": False,
-        "configure_logging": False,
-    }
-    logger = logging.getLogger("ray")
-    level = logger.level
-    # ray.init makes SIGTERM exit at once; a caller's own handler (match: stop like Ctrl-C)
-    # is put back after it.
-    terminate = signal.getsignal(signal.SIGTERM)
-    owned = False
-    try:
-        with sigint_held():
-            logger.setLevel(logging.ERROR)  # no start-up notices on the terminal
-            try:
-                if address == AUTO:  # "local": a new Ray, even if one runs on this machine
-                    ray.init(address="local", num_cpus=workers or os.cpu_count() or 1, **options)
-                else:
-                    _check_reachable(address)
-                    ray.init(address=address, **options)
-            except ClusterError:
-                raise
-            except Exception as error:  # Ray raises many kinds; all mean "no cluster"
-                raise ClusterError(
-                    f"cannot reach a Ray cluster at {address!r} ({error}): expected 'auto' "
-                    "or the address of a running cluster (host:port or ray://host:port)"
-                ) from None
-            owned = True
-        return ray, owned
-    except BaseException:  # a Ctrl-C held during the start arrives here
-        if owned:
-            ray.shutdown()
-        raise
-    finally:
-        logger.setLevel(level)
-        if callable(terminate) and threading.current_thread() is threading.main_thread():
-            signal.signal(signal.SIGTERM, terminate)
+MAX_ATTEMPTS: Final = 3
+"""How many times a unit is run before a lost node (or actor) fails it: Ray's task retries
+and the actor executor's own."""
 
 
 def cluster_cpus(ray: Any) -> int:
@@ -151,30 +70,56 @@ def _reason(error: BaseException) -> str:
     return lines[0] if lines else type(error).__name__
 
 
-def _run_task(imports: Sequence[str], fn: Callable[..., T], *args: Any) -> T:
+def _node_id() -> str:
+    """The Ray node this code runs on (hex id)."""
+    ray = importlib.import_module("ray")
+    return str(ray.get_runtime_context().get_node_id())
+
+
+def _run_task(imports: Sequence[str], fn: Callable[..., T], *args: Any) -> tuple[str, T]:
     """A unit in a Ray task: :func:`~zerosum.runtime.workers.worker_init` (Ray's signals stay
-    Ray's), then ``fn(*args)``."""
+    Ray's), then ``fn(*args)``, with the node it ran on."""
     worker_init(imports, signals=False)
-    return fn(*args)
+    return _node_id(), fn(*args)
 
 
 class RayTaskExecutor(Executor):
     """Ray tasks on the cluster at ``address``, or on a local Ray started here when
     ``address`` is ``auto`` (with ``workers`` CPUs, 0: one per core). A Ray started here is
-    shut down by :meth:`close`; a joined cluster is only disconnected from."""
+    shut down by :meth:`close`; a joined cluster is only disconnected from. A task lost with
+    its node runs again elsewhere (up to :data:`MAX_ATTEMPTS` runs)."""
 
     def __init__(self, address: str = AUTO, *, workers: int = 0) -> None:
         self._ray, self._owned = connect(address, workers=workers)
         self._running: set[Future[Any]] = set()
-        self._remote = self._ray.remote(_run_task)
+        self._remote = self._ray.remote(max_retries=MAX_ATTEMPTS - 1)(_run_task)
         self._imports = worker_imports()
+        self._lock = threading.Lock()
+        self.units_per_node: Counter[str] = Counter()
+        """The units whose result was taken, by the Ray node that ran them."""
         self.workers = cluster_cpus(self._ray)
 
     def submit(self, fn: Callable[..., T], /, *args: Any) -> Future[T]:
         ref = self._remote.remote(self._imports, fn, *args)
-        future: Future[T] = ref.future()
+        inner: Future[tuple[str, T]] = ref.future()
+        future: Future[T] = Future()
+        future.set_running_or_notify_cancel()
         self._running.add(future)
         future.add_done_callback(self._running.discard)
+
+        def settle(done: Future[tuple[str, T]]) -> None:  # in Ray's thread
+            with contextlib.suppress(InvalidStateError):  # cancelled meanwhile: dropped
+                error = done.exception()
+                if error is not None:
+                    future.set_exception(error)
+                    return
+                node, value = done.result()
+                if not future.cancelled():  # counted before anyone sees the result
+                    with self._lock:
+                        self.units_per_node[node] += 1
+                future.set_result(value)
+
+        inner.add_done_callback(settle)
         return future
 
     def cancel(self, future: Future[Any]) -> None:
@@ -203,6 +148,10 @@ class _Actor:
         worker_init(imports, signals=False)
         self._teardown = teardown
         self._kill = kill
+
+    def node(self) -> str:
+        """The Ray node this actor lives on."""
+        return _node_id()
 
     def run(self, function: Callable[..., Any], args: tuple[Any, ...]) -> tuple[bool, Any]:
         """``(True, function(*args))``, or ``(False, what went wrong)``."""
@@ -233,6 +182,14 @@ class _Failed(Exception):
         self.died = died
 
 
+class _Unit:
+    """A unit of a :class:`RayActorExecutor`: what to run, its future, the runs it lost."""
+
+    def __init__(self, fn: Callable[..., Any], args: tuple[Any, ...], future: Future[Any]):
+        self.fn, self.args, self.future = fn, args, future
+        self.lost = 0
+
+
 class RayActorExecutor(Executor):
     """Ray actors running one unit at a time each (see the module docstring).
 
@@ -241,7 +198,8 @@ class RayActorExecutor(Executor):
     cluster's CPUs (each actor takes one, so none waits for a CPU that never comes) and at most
     ``most``. ``teardown`` runs in each actor before it stops, ``kill`` in busy actors when the
     work is abandoned; both must be module-level functions. A map's failures name the unit as
-    ``task_name`` and its number (a match's games)."""
+    ``task_name`` and its number (a match's games). A unit whose actor is lost with its node
+    goes to another actor (see the module docstring); ``lost_runs`` counts those runs."""
 
     def __init__(
         self,
@@ -256,13 +214,21 @@ class RayActorExecutor(Executor):
         self._ray, self._owned = connect(address, workers=workers)
         self.task_name = task_name
         self._actors: list[Any] = []
+        self._homes: list[Any] = []
+        """Each actor's answer to ``node()``: where it lives."""
+        self._known: dict[int, str] = {}
+        """The answers of :attr:`_homes` already read."""
         self._idle: deque[int] = deque()
         self._dead: set[int] = set()
-        """Actors whose process died."""
-        self._waiting: deque[tuple[Callable[..., Any], tuple[Any, ...], Future[Any]]] = deque()
-        """Units not yet handed to an actor."""
-        self._running: dict[Any, tuple[int, Future[Any]]] = {}
-        """Each call in flight: its object reference with (actor number, future)."""
+        """Actors whose process died, or that were lost with their node."""
+        self._waiting: deque[_Unit] = deque()
+        """Units not yet handed to an actor (a unit lost with its actor comes first)."""
+        self._running: dict[Any, tuple[int, _Unit]] = {}
+        """Each call in flight: its object reference with (actor number, unit)."""
+        self.units_per_node: Counter[str] = Counter()
+        """The units finished, by the Ray node whose actor ran them."""
+        self.lost_runs = 0
+        """Runs of units lost with their actor's node, and run again."""
         self.workers = 0
         try:
             ray = self._ray
@@ -271,6 +237,7 @@ class RayActorExecutor(Executor):
             remote = ray.remote(num_cpus=1, max_concurrency=2, max_restarts=0)(_Actor)
             imports = worker_imports()
             self._actors = [remote.remote(imports, teardown, kill) for _ in range(count)]
+            self._homes = [actor.node.remote() for actor in self._actors]
             self._idle.extend(range(count))
             self.workers = count
         except BaseException:
@@ -281,18 +248,43 @@ class RayActorExecutor(Executor):
         if not self._actors:
             raise RuntimeError("the executor is closed")
         future: Future[T] = Future()
-        self._waiting.append((fn, args, future))
+        self._waiting.append(_Unit(fn, args, future))
         self._dispatch()
         return future
 
     def _dispatch(self) -> None:
         """Hand waiting units to the idle actors."""
         while self._idle and self._waiting:
-            fn, args, future = self._waiting.popleft()
-            if future.set_running_or_notify_cancel():  # False: cancelled while it waited
+            unit = self._waiting.popleft()
+            # a unit run again is already running; a new one may have been cancelled
+            if unit.future.running() or unit.future.set_running_or_notify_cancel():
                 number = self._idle.popleft()
-                ref = self._actors[number].run.remote(fn, args)
-                self._running[ref] = (number, future)
+                ref = self._actors[number].run.remote(unit.fn, unit.args)
+                self._running[ref] = (number, unit)
+
+    def _home(self, number: int) -> str | None:
+        """The node of actor ``number``, if it ever said."""
+        if number not in self._known:
+            ray = self._ray
+            home = self._homes[number]
+            with contextlib.suppress(Exception):
+                ready, _ = ray.wait([home], timeout=0)
+                if ready:
+                    self._known[number] = str(ray.get(home))
+        return self._known.get(number)
+
+    def _lost(self, number: int, error: BaseException) -> bool:
+        """Whether actor ``number`` was lost with its node (or can no longer be reached),
+        rather than killed by its unit on a node that lives on."""
+        ray = self._ray
+        if isinstance(error, ray.exceptions.ActorUnavailableError):
+            return True
+        home = self._home(number)
+        try:
+            alive = {node["NodeID"] for node in ray.nodes() if node.get("Alive")}
+        except Exception:  # the cluster itself is going: nothing to run again on
+            return False
+        return home is not None and home not in alive
 
     def wait(self, futures: Collection[Future[Any]], timeout: float) -> set[Future[Any]]:
         done = {future for future in futures if future.done()}
@@ -307,20 +299,30 @@ class RayActorExecutor(Executor):
         ray = self._ray
         ready, _ = ray.wait(list(self._running), num_returns=1, timeout=timeout)
         for ref in ready:
-            number, future = self._running.pop(ref)
+            number, unit = self._running.pop(ref)
             try:
                 ok, value = ray.get(ref)
             except ray.exceptions.RayActorError as error:
                 self._dead.add(number)
-                future.set_exception(_Failed(_reason(error), died=True))
+                if self._lost(number, error) and unit.lost + 1 < MAX_ATTEMPTS:
+                    unit.lost += 1
+                    self.lost_runs += 1
+                    with contextlib.suppress(Exception):
+                        ray.kill(self._actors[number], no_restart=True)
+                    self._waiting.appendleft(unit)
+                else:
+                    unit.future.set_exception(_Failed(_reason(error), died=True))
                 continue
             except ray.exceptions.RayError as error:
                 ok, value = False, _reason(error)
             self._idle.append(number)
             if not ok:
-                future.set_exception(_Failed(value, died=False))
+                unit.future.set_exception(_Failed(value, died=False))
             else:
-                future.set_result(value)
+                unit.future.set_result(value)
+                home = self._home(number)
+                if home is not None:
+                    self.units_per_node[home] += 1
         self._dispatch()
         return {future for future in futures if future.done()}
 
@@ -342,13 +344,15 @@ class RayActorExecutor(Executor):
         with sigint_held():  # a second Ctrl-C must not leave actors or Ray behind
             actors, self._actors = self._actors, []
             busy = {number for number, _ in self._running.values()}
-            for _, _, future in self._waiting:
-                future.cancel()
+            for unit in self._waiting:
+                unit.future.cancel()
             self._waiting.clear()
             self._running.clear()
             ray = self._ray
             calls = []
             for number, actor in enumerate(actors):
+                if number in self._dead:
+                    continue
                 with contextlib.suppress(Exception):
                     if number in busy:
                         calls.append(actor.abort.remote())
@@ -371,3 +375,14 @@ def open_executor(cluster: str | None = None, *, workers: int = 0) -> Executor:
     if cluster is None:
         return ProcessExecutor(workers)
     return RayTaskExecutor(cluster, workers=workers)
+
+
+__all__ = [
+    "AUTO",
+    "MAX_ATTEMPTS",
+    "ClusterError",
+    "RayActorExecutor",
+    "RayTaskExecutor",
+    "connect",
+    "open_executor",
+]

@@ -1,0 +1,267 @@
+"""A real Ray cluster of two nodes (``ray start``, token authentication): joining it, work spread
+over both nodes, and losing the second node in the middle of a solve and of a match.
+
+One cluster serves the module (:mod:`ray_nodes`; about 20 s to start on a loaded 2-core
+machine); a test after one that lost the second node starts it again. Each test joins from
+this process and leaves (``ray.shutdown``) at its end. Ray missing is the only reason to skip:
+a machine that cannot start the cluster fails these tests.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("ray")
+
+from ray_nodes import TwoNodes
+
+from zerosum.cli import main
+from zerosum.compiled.distributed import solve_distributed
+from zerosum.compiled.solver import Solver
+from zerosum.games.connect4 import Connect4
+from zerosum.match import Match, parse_player
+from zerosum.match.runner import close_players, kill_players
+from zerosum.runtime import SerialExecutor
+from zerosum.runtime.cluster import ClusterError, RayActorExecutor, RayTaskExecutor, connect
+from zerosum.store import Store
+
+POSITION, SCORE = "32164625", 11
+"""The first position of Test_L1_R1 and its exact score (the other Ray tests' too)."""
+SLOW = "3216462"
+"""One ply earlier: more work in each unit, so a node is lost while it still has some."""
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[TwoNodes]:
+    nodes = TwoNodes()
+    try:
+        yield nodes
+    finally:
+        nodes.close()
+
+
+@pytest.fixture
+def token(cluster: TwoNodes, tmp_path: Path) -> Iterator[str]:
+    """Both nodes up; this process holds the cluster's token in RAY_AUTH_TOKEN, has no token
+    file and no RAY_AUTH_MODE (as a user who only exported the token). Afterwards the
+    environment and Ray's view of it (its mode and its cached token) are as before, so a local
+    Ray started later in this process is not given this cluster's token. (A test lists it
+    before ``monkeypatch``, whose changes are then undone first.)"""
+    import ray._raylet
+
+    names = ("RAY_AUTH_MODE", "RAY_AUTH_TOKEN", "RAY_AUTH_TOKEN_PATH", "HOME")
+    saved = {name: os.environ.get(name) for name in names}
+    cluster.ensure_second()
+    os.environ.pop("RAY_AUTH_MODE", None)
+    os.environ.pop("RAY_AUTH_TOKEN_PATH", None)
+    os.environ.update(HOME=str(tmp_path), RAY_AUTH_TOKEN=cluster.token)
+    try:
+        yield cluster.token
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+        ray._raylet.Config.initialize("")
+        ray._raylet.AuthenticationTokenLoader.instance().reset_cache()
+
+
+def _second(ray: Any) -> str:
+    """The id of the node with the resource ``second``."""
+    ids = [n["NodeID"] for n in ray.nodes() if n["Alive"] and "second" in n["Resources"]]
+    assert len(ids) == 1, ray.nodes()
+    return str(ids[0])
+
+
+def _cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    status = main(list(argv))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+# -- joining ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("source", ["RAY_AUTH_TOKEN", "RAY_AUTH_TOKEN_PATH", "token file"])
+def test_each_of_rays_token_sources_joins(
+    cluster: TwoNodes,
+    token: str,
+    source: str,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+) -> None:
+    if source != "RAY_AUTH_TOKEN":
+        monkeypatch.delenv("RAY_AUTH_TOKEN")
+        path = tmp_path / ".ray" / "auth_token"
+        path.parent.mkdir()
+        path.write_text(token + "\n")
+        if source == "RAY_AUTH_TOKEN_PATH":
+            moved = path.rename(tmp_path / "elsewhere")
+            monkeypatch.setenv("RAY_AUTH_TOKEN_PATH", str(moved))
+    ray, owned = connect(cluster.address)
+    try:
+        assert owned and ray.cluster_resources().get("CPU") == 2
+    finally:
+        ray.shutdown()
+
+
+def test_bad_joins_are_one_line_errors_that_say_what_to_do(
+    cluster: TwoNodes,
+    token: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    import ray
+
+    argv = ("solve", "connect4", "--moves", POSITION, "--cluster")
+
+    def refused(expected: str, address: str = cluster.address) -> None:
+        started = time.monotonic()
+        status, out, err = _cli(capsys, *argv, address)
+        assert (status, out) == (2, ""), err
+        assert err.startswith("zerosum: error: ") and err.count("\n") == 1, err
+        assert expected in err, err
+        assert time.monotonic() - started < 15  # Ray alone retries for 20 s
+        assert not ray.is_initialized()
+
+    monkeypatch.setenv("RAY_AUTH_TOKEN", "0" * 64)
+    refused("refused the token from RAY_AUTH_TOKEN: expected the token the cluster was started")
+    monkeypatch.delenv("RAY_AUTH_TOKEN")
+    refused("requires a token and none was found: expected the cluster's token in RAY_AUTH")
+    monkeypatch.setenv("RAY_AUTH_TOKEN_PATH", "/nonexistent/token")
+    refused("RAY_AUTH_TOKEN_PATH names /nonexistent/token, which cannot be read")
+
+
+def test_a_version_an_empty_port_and_a_stranger_are_told_apart(
+    cluster: TwoNodes, token: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import ray
+
+    monkeypatch.setattr(ray, "__version__", "2.59.0")
+    python = ".".join(map(str, sys.version_info[:3]))
+    with pytest.raises(ClusterError, match=rf"runs Ray \S+ on Python {python}, and this process"):
+        connect(cluster.address)
+    monkeypatch.undo()
+    with socket.socket() as stranger:  # listens, never answers as Ray
+        stranger.bind(("127.0.0.1", 0))
+        stranger.listen()
+        port = stranger.getsockname()[1]
+        with pytest.raises(ClusterError, match=r"something listens at .* but no Ray cluster"):
+            connect(f"127.0.0.1:{port}")
+    with pytest.raises(ClusterError, match=r"no Ray cluster answers at .*ray start --head"):
+        connect(f"127.0.0.1:{port}")  # closed now
+    assert not ray.is_initialized()
+
+
+# -- two nodes --------------------------------------------------------------------------------
+
+LOCAL_FIELDS = ("score", "value", "best_moves", "complete", "scores")
+
+
+def test_a_solve_and_a_match_spread_over_both_nodes(
+    cluster: TwoNodes, token: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    solve = ("solve", "connect4", "--moves", POSITION, "--all", "--json")
+    status, out, _ = _cli(capsys, *solve)
+    local = json.loads(out)
+    status, out, err = _cli(capsys, *solve, "--cluster", cluster.address)
+    assert status == 0, err
+    remote = json.loads(out)
+    assert {k: remote[k] for k in LOCAL_FIELDS} == {k: local[k] for k in LOCAL_FIELDS}
+    assert remote["score"] == SCORE and remote["cluster_nodes"] == 2
+    placed = remote["units_per_node"]
+    assert len(placed) == 2 and all(count > 0 for count in placed.values())
+    assert remote["nodes"] == remote["solve_nodes"] + remote["moves_nodes"]
+
+    match = ["match", "connect4", "--a", "depth=3,algorithm=engine", "--b", "depth=2"]
+    match += ["--games", "6", "--seed", "3", "--json"]
+    status, out, _ = _cli(capsys, *match)
+    local = json.loads(out)
+    status, out, err = _cli(capsys, *match, "--cluster", cluster.address)
+    assert status == 0, err
+    remote = json.loads(out)
+    assert remote["cluster_nodes"] == 2 and remote["games_rerun"] == 0
+    assert sorted(remote["games_per_node"].values())[0] > 0
+    assert sum(remote["games_per_node"].values()) == 6
+    moves = [[r["moves"], r["result"]] for r in local["records"]]
+    assert [[r["moves"], r["result"]] for r in remote["records"]] == moves
+
+
+# -- losing a node ----------------------------------------------------------------------------
+
+
+class _Loser:
+    """Kills the second node as soon as it has run a unit (``placed()`` counts its units), from
+    a thread that looks every 20 ms while the work goes on."""
+
+    def __init__(self, cluster: TwoNodes, placed: Callable[[], int]) -> None:
+        self.killed = False
+        self._done = threading.Event()
+
+        def watch() -> None:
+            while not self._done.wait(0.02):
+                if placed() > 0:
+                    cluster.kill_second()
+                    self.killed = True
+                    return
+
+        self._thread = threading.Thread(target=watch, daemon=True)
+        self._thread.start()
+
+    def stop(self) -> bool:
+        """Stop looking; whether the node was killed."""
+        self._done.set()
+        self._thread.join()
+        return self.killed
+
+
+def test_losing_a_node_in_a_solve_loses_nothing(
+    cluster: TwoNodes, token: str, tmp_path: Path
+) -> None:
+    game = Connect4.from_position(SLOW)
+    with Solver("connect4") as solver:
+        expected = solver.solve(game)
+    path = tmp_path / "units.sqlite"
+    with RayTaskExecutor(cluster.address) as executor, Store(path) as store:
+        second = _second(executor._ray)
+        loser = _Loser(cluster, lambda: executor.units_per_node[second])
+        try:
+            found = solve_distributed(game, executor=executor, store=store)
+        finally:
+            killed = loser.stop()
+        assert killed, "the solve ended before the second node had run a unit"
+        assert found.rank == expected.rank and found.complete
+        head = sum(n for node, n in executor.units_per_node.items() if node != second)
+        assert head > 0
+    with Store(path) as store:  # every proven result stayed in the store
+        again = solve_distributed(game, executor=SerialExecutor(), store=store)
+    assert again.stored and again.rank == expected.rank and again.solved == 0
+
+
+def test_losing_a_node_in_a_match_replays_its_game(cluster: TwoNodes, token: str) -> None:
+    a = parse_player("depth=5,algorithm=engine,seed=5")
+    b = parse_player("depth=4,algorithm=alphabeta,seed=9")
+    match = Match("connect4", a, b, games=6, seed=11)
+    serial = match.play()
+    with RayActorExecutor(cluster.address, teardown=close_players, kill=kill_players) as executor:
+        assert executor.workers == 2
+        second = _second(executor._ray)
+        loser = _Loser(cluster, lambda: executor.units_per_node[second])
+        try:
+            played = match.play(executor=executor)
+        finally:
+            killed = loser.stop()
+        assert killed and executor.lost_runs >= 1
+    signature = [(r.index, r.a_first, r.moves, r.ending) for r in serial.games]
+    assert [(r.index, r.a_first, r.moves, r.ending) for r in played.games] == signature
