@@ -35,7 +35,6 @@ import chess
 import chess.engine
 
 from zerosum.compiled import chess_board as cb
-from zerosum.compiled.chess_engine import CoreSearch
 from zerosum.games.chess import Chess
 from zerosum.search.core import Limit
 from zerosum.search.tactical import TacticalSearch
@@ -50,6 +49,8 @@ MIDDLEGAMES = [
 
 
 def search_speed(args: argparse.Namespace, stockfish: chess.engine.SimpleEngine | None) -> None:
+    from zerosum.compiled.chess_engine import CoreSearch  # numba: timed by main
+
     print(f"\n## Search speed, one thread, {args.time:g} s a position", end="")
     print(f" (Python: {args.python_time:g} s)")
     print(
@@ -134,6 +135,8 @@ def perft_speed(args: argparse.Namespace) -> None:
 
 
 def epd_suite(args: argparse.Namespace, stockfish: chess.engine.SimpleEngine | None) -> None:
+    from zerosum.compiled.chess_engine import CoreSearch  # numba: timed by main
+
     lines = [line for line in Path(args.epd).read_text().splitlines() if line.strip()]
     first, _, last = args.positions.partition("-")
     chosen = lines[int(first) - 1 : int(last or first)]
@@ -179,6 +182,8 @@ def main() -> int:
     print("$ " + shlex.join([Path(sys.executable).name, *sys.argv]))
     print(f"{time.strftime('%Y-%m-%d')}, {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}")
     started = time.perf_counter()
+    from zerosum.compiled.chess_engine import CoreSearch  # numba's cache, or a compile
+
     CoreSearch(Chess(), hash_mb=1).search(Limit(depth=2))
     print(f"compiled search loaded in {time.perf_counter() - started:.1f} s")
     stockfish = None
