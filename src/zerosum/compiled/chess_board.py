@@ -576,44 +576,50 @@ def compute_key(st: Any) -> int:
 @njit(cache=True, nogil=True)
 def insufficient_material(st: Any) -> bool:
     """python-chess's ``is_insufficient_material``, for positions of at most four pieces (the
-    only ones :meth:`Chess.drawn` asks about); False with more."""
+    only ones :meth:`Chess.drawn` asks about); False with more. Called at every node, so it
+    counts in scalars (no array to allocate)."""
     both = st[OCC] | st[OCC + 1]
-    count = np.zeros((2, 8), np.int64)
-    light = dark = pieces = 0
-    while both != 0:
-        square = lowest_square(both)
-        both &= both - 1
+    bits, pieces = both, 0
+    while bits != 0:
+        bits &= bits - 1
         pieces += 1
         if pieces > 4:
             return False
+    knights_black = knights_white = bishops_black = bishops_white = 0
+    total_black = total_white = light = dark = 0
+    while both != 0:
+        square = lowest_square(both)
+        both &= both - 1
         code = st[square]
-        count[code // 8, code & 7] += 1
-        count[code // 8, 0] += 1
-        if code & 7 == BISHOP:
+        piece, white = code & 7, code // 8
+        if piece in (PAWN, ROOK, QUEEN):
+            return False  # that side can mate
+        if white:
+            total_white += 1
+        else:
+            total_black += 1
+        if piece == KNIGHT:
+            if white:
+                knights_white += 1
+            else:
+                knights_black += 1
+        elif piece == BISHOP:
+            if white:
+                bishops_white += 1
+            else:
+                bishops_black += 1
             if ((square & 7) + (square >> 3)) % 2 == 0:
                 dark += 1
             else:
                 light += 1
-    for side in range(2):
-        other = 1 - side
-        if count[side, PAWN] + count[side, ROOK] + count[side, QUEEN] > 0:
-            return False
-        if count[side, KNIGHT] > 0:
-            # Alone with one knight, against no piece that could help a selfmate.
-            if count[side, 0] > 2 or (
-                count[other, PAWN]
-                + count[other, KNIGHT]
-                + count[other, BISHOP]
-                + count[other, ROOK]
-                > 0
-            ):
-                return False
-        elif count[side, BISHOP] > 0 and (
-            (light > 0 and dark > 0)  # bishops on both colours
-            or count[0, PAWN] + count[1, PAWN] + count[0, KNIGHT] + count[1, KNIGHT] > 0
-        ):
-            return False
-    return True
+    # A side with knights: one knight alone, against neither knight nor bishop (selfmate).
+    if knights_white and (total_white > 2 or knights_black + bishops_black > 0):
+        return False
+    if knights_black and (total_black > 2 or knights_white + bishops_white > 0):
+        return False
+    # Bishops (without knights): all on one colour, and no knight anywhere.
+    bishops = bishops_white + bishops_black
+    return bishops == 0 or ((light == 0 or dark == 0) and knights_white + knights_black == 0)
 
 
 @njit(cache=True, nogil=True)
