@@ -83,7 +83,7 @@ def test_bad_move_strings_exit_2_naming_the_move(
         ["solve", "tictactoe", "--algorithm", "engine", "--weak"],
         ["analyze", "tictactoe", "--algorithm", "compiled", "--hash", "-3"],
         ["analyze", "tictactoe", "--algorithm", "engine", "--hash", "8"],
-        ["analyze", "chess", "--depth", "1", "--hash", "8"],
+        ["analyze", "chess", "--algorithm", "tactical", "--depth", "1", "--hash", "8"],
     ],
 )
 def test_bad_options_exit_2(capsys: pytest.CaptureFixture[str], argv: list[str]) -> None:
