@@ -134,3 +134,10 @@ def test_uci_runs_the_compiled_search_with_hash_threads_and_hashfull() -> None:
     uci.handle("setoption name Threads value 1")
     assert uci.engine is None  # reopened with the new option at the next search
     uci.close()
+
+
+def test_cli_refuses_too_many_threads(capsys: pytest.CaptureFixture[str]) -> None:
+    from zerosum.cli import main
+
+    assert main(["analyze", "chess", "--workers", "100", "--depth", "1"]) == 2
+    assert "100 threads is out of range: expected 1..64" in capsys.readouterr().err
