@@ -44,6 +44,8 @@ class CompiledTacticalEngine(TacticalEngine):
                 )
             except ValueError as error:  # an option out of the searcher's range
                 raise EngineError(f"the {self.name} engine: {error}") from None
+            if self._searcher is not None:  # the table's entries are aged across searchers
+                searcher.generation = self._searcher.generation  # type: ignore[attr-defined]
             self._table = (searcher.keys, searcher.data)
             self._searcher, self._game = searcher, game
         return self._searcher
