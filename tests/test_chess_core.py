@@ -183,3 +183,8 @@ def test_insufficient_material_on_random_few_piece_boards() -> None:
         checked += 1
         state = cb.state_of(board)
         assert cb.insufficient_material(state) == board.is_insufficient_material(), board.fen()
+
+
+def test_perft_refuses_more_moves_than_the_state_holds() -> None:
+    with pytest.raises(ValueError, match="out of range"):
+        cb.perft(cb.state_of(chess.Board()), cb.MAX_STACK + 1)

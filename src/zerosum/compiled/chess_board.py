@@ -657,9 +657,12 @@ def drawn(st: Any) -> bool:
 
 @njit(cache=True, nogil=True)
 def perft(st: Any, depth: int) -> int:
-    """The number of legal move sequences of ``depth`` plies (the last ply counted in bulk)."""
+    """The number of legal move sequences of ``depth`` plies (the last ply counted in bulk).
+    Raises ``ValueError`` when the state has no room for ``depth`` more moves."""
     if depth <= 0:
         return 1
+    if depth > MAX_STACK - st[TOP] or st[NKEYS] + depth > HISTORY_SIZE:
+        raise ValueError("perft depth is out of range: more moves than the state can take back")
     buf = np.empty((depth, MAX_MOVES), np.int64)
     return _perft(st, depth, buf)
 
