@@ -5,8 +5,9 @@ module's), on the compiled board of :mod:`.chess_board`: quiescence with the sam
 filter, check extension, null move, late-move reductions, futility, killers and history, the
 transposition table and mate-distance pruning, with the same options (an ``int64`` array,
 :data:`OPTION_FIELDS`). The pure-Python search stays the readable twin: with every selective
-option off both return the minimax value at a fixed depth, which the tests compare (with
-quiescence and check extension on too: both are fail-soft over the same moves).
+option off both return the minimax value at a fixed depth, which the tests compare; they
+compare with every option on but late-move reductions too (those depend on which quiet moves
+come late, that is on move order).
 
 Differences that change node counts but not the algorithm: the moves of a node are generated
 at once and picked best first (table move, tactical moves by MVV-LVA, killers, quiet moves by
