@@ -446,15 +446,15 @@ def node(ctx: Any, depth: int, alpha: int, beta: int, ply: int, allow_null: bool
         if not _legal_after_make(st, white):
             cb.unmake(st)
             continue
-        gives_check = cb.in_check(st)
-        if futile and quiet and searched > 0 and not gives_check:
+        # Whether the move checks matters only to futility and reductions: asked only then.
+        if futile and quiet and searched > 0 and not cb.in_check(st):
             cb.unmake(st)
             continue
         if searched == 0:
             value = -node(ctx, depth - 1, -beta, -alpha, ply + 1, yes)
         else:
             reduction = 0
-            if reduce and quiet and searched >= 3 and not gives_check:
+            if reduce and quiet and searched >= 3 and not cb.in_check(st):
                 reduction = 1 if searched < 8 or depth < 5 else 2
             value = -node(ctx, depth - 1 - reduction, -alpha - 1, -alpha, ply + 1, yes)
             if reduction and value > alpha and not io[ABORTED]:
