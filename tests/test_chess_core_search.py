@@ -97,6 +97,21 @@ def test_threads_share_the_table_and_agree_on_a_mate() -> None:
     assert busy.best_move in Chess(POSITIONS[1]).legal_moves()
 
 
+def test_a_stop_ends_a_threaded_search_and_its_helpers() -> None:
+    stop = threading.Event()
+    search = CoreSearch(Chess(POSITIONS[3]), hash_mb=4, threads=2)
+
+    def on_report(report: object) -> None:
+        if getattr(report, "depth", 0) >= 4:
+            stop.set()
+
+    found = search.search(Limit(stop=stop.is_set), on_report=on_report)
+    assert stop.is_set() and found.depth >= 4
+    assert found.best_move in Chess(POSITIONS[3]).legal_moves()
+    # The helper threads are joined: the next search runs on the same contexts at once.
+    assert search.search(Limit(depth=3)).complete
+
+
 def test_bad_options() -> None:
     with pytest.raises(ValueError, match="threads"):
         CoreSearch(Chess(), threads=0)
