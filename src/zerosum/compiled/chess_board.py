@@ -239,9 +239,9 @@ def in_check(st: Any) -> bool:
 
 @njit(cache=True, nogil=True)
 def _add_pawn_moves(out: Any, n: int, source: int, target: int, kind: int) -> int:
-    """Add the pawn move ``source``-``target`` (four moves on the last rank) if ``kind``
-    wants it: 0 all, 1 tactical (the caller passes only captures, which all are, plus pushes,
-    of which only queen promotions are), 2 quiet."""
+    """Write the pawn move from ``source`` to ``target`` into ``out`` at ``n`` and return the
+    new count; on the last rank its promotions: all four for ``kind`` 0 (and for captures,
+    which are all tactical), the queen's for 1, the under-promotions for 2 (quiet)."""
     rank = target >> 3
     if rank == 7 or rank == 0:
         for promotion in (QUEEN, KNIGHT, ROOK, BISHOP):
