@@ -4,7 +4,9 @@
         [--perft-depth 5] [--suite-depth 4] [--epd PATH --epd-time 0.5 --positions 1-50] \\
         [--stockfish /usr/games/stockfish]
 
-Prints three tables, each with the command that made it:
+Prints the command, then the compiled search's node-count signature (each position below to
+``--signature-depth``, default 10: the counts repeat exactly, and a search change quotes them
+before and after), then:
 
 1. Search speed, one thread each, ``--time`` seconds a middlegame position: the compiled
    tactical search (``CoreSearch``, chess's default engine), Stockfish (``go movetime``, its
@@ -89,6 +91,24 @@ def search_speed(args: argparse.Namespace, stockfish: chess.engine.SimpleEngine 
         line += f"{'-':>14} {'':>5} {rate['python']:>11,.0f} {'-':>11}"
     print(line)
     print(f"compiled / Python: {rate['compiled'] / rate['python']:.1f}x")
+
+
+def signature(args: argparse.Namespace) -> None:
+    """The compiled search's node-count signature: each middlegame to ``--signature-depth`` with
+    a fresh 16 MB table, one thread. The counts repeat exactly; a search change quotes them."""
+    from zerosum.compiled.chess_engine import CoreSearch  # numba: timed by main
+
+    depth = args.signature_depth
+    print(f"\n## Node-count signature (depth {depth}, fresh 16 MB table, one thread)")
+    total = 0
+    for name, fen in MIDDLEGAMES:
+        # A stop callback runs it in a helper thread from the start: no restart after the
+        # main thread's first INLINE_NODES nodes to count in.
+        never = Limit(depth=depth, stop=lambda: False)
+        found = CoreSearch(Chess(fen), hash_mb=16).search(never)
+        total += found.stats.nodes
+        print(f"{name:<10} {found.stats.nodes:>12,}  value {found.value:>5}  {found.best_move}")
+    print(f"{'signature':<10} {total:>12,}")
 
 
 def perft_speed(args: argparse.Namespace) -> None:
@@ -197,7 +217,8 @@ def main() -> int:
     parser.add_argument("--epd-time", type=float, default=0.5)
     parser.add_argument("--positions", default="1-300", help="which positions, e.g. 1-50")
     parser.add_argument("--stockfish", default="/usr/games/stockfish")
-    parser.add_argument("--skip", nargs="*", default=[], choices=["speed", "perft"])
+    parser.add_argument("--signature-depth", type=int, default=10)
+    parser.add_argument("--skip", nargs="*", default=[], choices=["signature", "speed", "perft"])
     args = parser.parse_args()
     print("$ " + shlex.join([Path(sys.executable).name, *sys.argv]))
     print(f"{time.strftime('%Y-%m-%d')}, {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}")
@@ -212,6 +233,8 @@ def main() -> int:
         stockfish.configure({"Threads": 1, "Hash": 64})
         print(f"Stockfish: {stockfish.id.get('name')}")
     try:
+        if "signature" not in args.skip:
+            signature(args)
         if "speed" not in args.skip:
             search_speed(args, stockfish)
         if "perft" not in args.skip:

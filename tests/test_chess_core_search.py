@@ -70,6 +70,15 @@ def test_finds_mates_and_keeps_node_counts_reproducible() -> None:
     assert len(counts) == 1
 
 
+def test_a_long_search_in_the_main_thread_completes(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The main thread runs only the first INLINE_NODES nodes of a search nothing can stop,
+    # then the search restarts in a helper thread (Ctrl-C stays possible): every iteration.
+    monkeypatch.setattr("zerosum.compiled.runner.INLINE_NODES", 3000)
+    reports = list(CoreSearch(Chess(POSITIONS[1]), hash_mb=4).iterate(Limit(depth=6)))
+    assert [r.depth for r in reports] == [1, 2, 3, 4, 5, 6]
+    assert all(r.complete for r in reports) and reports[-1].nodes > 3000
+
+
 def test_limits_stop_multipv_and_searchmoves() -> None:
     game = Chess(POSITIONS[3])
     search = CoreSearch(game, hash_mb=4)

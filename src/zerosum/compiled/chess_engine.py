@@ -245,7 +245,9 @@ class CoreSearch(SearchDriver[chess.Move]):
                 for helper in helpers:
                     helper.join()
 
+        budget = int(io[NODE_LIMIT])
         value = Engine._run(search, io, self._limit.since(self._started))
+        io[NODE_LIMIT] = budget  # _run caps a search in the main thread: not the next one
         self._collect()
         if io[ABORTED]:
             if io[cs.PARTIAL_MOVE] >= 0:
