@@ -218,11 +218,6 @@ def _legal_after_make(st: Any, white: int) -> bool:
 
 
 @njit(cache=True, nogil=True)
-def _no_moves_score(st: Any, ply: int) -> int:
-    return -(WIN - ply) if cb.in_check(st) else 0
-
-
-@njit(cache=True, nogil=True)
 def _has_legal_move(st: Any, out: Any) -> bool:
     count = cb.pseudo_moves(st, out, 0)
     for i in range(count):  # noqa: SIM110  # numba compiles no generator expressions
