@@ -4,7 +4,9 @@
         [--perft-depth 5] [--suite-depth 4] [--epd PATH --epd-time 0.5 --positions 1-50] \\
         [--stockfish /usr/games/stockfish]
 
-Prints three tables, each with the command that made it:
+Prints the command, then the compiled search's node-count signature (each position below to
+``--signature-depth``, default 10: the counts repeat exactly, and a search change quotes them
+before and after), then:
 
 1. Search speed, one thread each, ``--time`` seconds a middlegame position: the compiled
    tactical search (``CoreSearch``, chess's default engine), Stockfish (``go movetime``, its
@@ -35,7 +37,6 @@ import chess
 import chess.engine
 
 from zerosum.compiled import chess_board as cb
-from zerosum.compiled.chess_engine import CoreSearch
 from zerosum.games.chess import Chess
 from zerosum.search.core import Limit
 from zerosum.search.tactical import TacticalSearch
@@ -50,6 +51,8 @@ MIDDLEGAMES = [
 
 
 def search_speed(args: argparse.Namespace, stockfish: chess.engine.SimpleEngine | None) -> None:
+    from zerosum.compiled.chess_engine import CoreSearch  # numba: timed by main
+
     print(f"\n## Search speed, one thread, {args.time:g} s a position", end="")
     print(f" (Python: {args.python_time:g} s)")
     print(
@@ -90,6 +93,24 @@ def search_speed(args: argparse.Namespace, stockfish: chess.engine.SimpleEngine 
     print(f"compiled / Python: {rate['compiled'] / rate['python']:.1f}x")
 
 
+def signature(args: argparse.Namespace) -> None:
+    """The compiled search's node-count signature: each middlegame to ``--signature-depth`` with
+    a fresh 16 MB table, one thread. The counts repeat exactly; a search change quotes them."""
+    from zerosum.compiled.chess_engine import CoreSearch  # numba: timed by main
+
+    depth = args.signature_depth
+    print(f"\n## Node-count signature (depth {depth}, fresh 16 MB table, one thread)")
+    total = 0
+    for name, fen in MIDDLEGAMES:
+        # A stop callback runs it in a helper thread from the start: no restart after the
+        # main thread's first INLINE_NODES nodes to count in.
+        never = Limit(depth=depth, stop=lambda: False)
+        found = CoreSearch(Chess(fen), hash_mb=16).search(never)
+        total += found.stats.nodes
+        print(f"{name:<10} {found.stats.nodes:>12,}  value {found.value:>5}  {found.best_move}")
+    print(f"{'signature':<10} {total:>12,}")
+
+
 def perft_speed(args: argparse.Namespace) -> None:
     print(
         f"\n## Perft of the compiled board (depth {args.perft_depth}, suite to {args.suite_depth})"
@@ -114,6 +135,14 @@ def perft_speed(args: argparse.Namespace) -> None:
             f"{name:<10} depth {depth}: {leaves:>12,} leaves (suite {expected or '-':>12,}) "
             f"in {seconds:6.2f} s = {leaves / seconds:>12,.0f} leaves/s"
         )
+    board = chess.Board()
+    started = time.perf_counter()
+    leaves = python_chess_perft(board, 4)
+    seconds = time.perf_counter() - started
+    print(
+        f"python-chess start depth 4: {leaves:>9,} leaves in {seconds:6.2f} s = "
+        f"{leaves / seconds:>12,.0f} leaves/s (bulk-counted, the same method)"
+    )
     started = time.perf_counter()
     total = wrong = 0
     for fen, counts in rows:
@@ -133,7 +162,21 @@ def perft_speed(args: argparse.Namespace) -> None:
         raise SystemExit("perft counts differ from the suite")
 
 
+def python_chess_perft(board: chess.Board, depth: int) -> int:
+    """python-chess's perft, the last ply counted in bulk as the compiled one counts it."""
+    if depth == 1:
+        return board.legal_moves.count()
+    total = 0
+    for move in board.legal_moves:
+        board.push(move)
+        total += python_chess_perft(board, depth - 1)
+        board.pop()
+    return total
+
+
 def epd_suite(args: argparse.Namespace, stockfish: chess.engine.SimpleEngine | None) -> None:
+    from zerosum.compiled.chess_engine import CoreSearch  # numba: timed by main
+
     lines = [line for line in Path(args.epd).read_text().splitlines() if line.strip()]
     first, _, last = args.positions.partition("-")
     chosen = lines[int(first) - 1 : int(last or first)]
@@ -174,11 +217,14 @@ def main() -> int:
     parser.add_argument("--epd-time", type=float, default=0.5)
     parser.add_argument("--positions", default="1-300", help="which positions, e.g. 1-50")
     parser.add_argument("--stockfish", default="/usr/games/stockfish")
-    parser.add_argument("--skip", nargs="*", default=[], choices=["speed", "perft"])
+    parser.add_argument("--signature-depth", type=int, default=10)
+    parser.add_argument("--skip", nargs="*", default=[], choices=["signature", "speed", "perft"])
     args = parser.parse_args()
     print("$ " + shlex.join([Path(sys.executable).name, *sys.argv]))
     print(f"{time.strftime('%Y-%m-%d')}, {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}")
     started = time.perf_counter()
+    from zerosum.compiled.chess_engine import CoreSearch  # numba's cache, or a compile
+
     CoreSearch(Chess(), hash_mb=1).search(Limit(depth=2))
     print(f"compiled search loaded in {time.perf_counter() - started:.1f} s")
     stockfish = None
@@ -187,6 +233,8 @@ def main() -> int:
         stockfish.configure({"Threads": 1, "Hash": 64})
         print(f"Stockfish: {stockfish.id.get('name')}")
     try:
+        if "signature" not in args.skip:
+            signature(args)
         if "speed" not in args.skip:
             search_speed(args, stockfish)
         if "perft" not in args.skip:

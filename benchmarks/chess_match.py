@@ -7,7 +7,7 @@ Prints one line per game, then A's W/D/L, score and Elo difference with its 95% 
 
 Players (``--a``, ``--b``): ``zerosum`` (``zerosum uci`` from this virtual environment),
 ``sunfish`` (``sunfish-uci``; it pins ``chess==1.9.4``, so it lives in its own venv:
-``python3 -m venv /work/sunfish-venv && /work/sunfish-venv/bin/pip install sunfish``; another
+``python3 -m venv ~/sunfish-venv && ~/sunfish-venv/bin/pip install sunfish``; another
 place with ``--sunfish PATH``), ``stockfish`` (Debian ``stockfish`` at full strength) or
 ``stockfish:ELO`` (limited with ``UCI_LimitStrength`` and ``UCI_Elo``, 1350..2850), or anything
 ``zerosum match`` reads (``uci:COMMAND``).
@@ -35,7 +35,7 @@ from zerosum.match.players import PlayerSpec, UciSettings
 from zerosum.match.runner import GameRecord
 
 STOCKFISH = "/usr/games/stockfish"
-SUNFISH = "/work/sunfish-venv/bin/sunfish-uci"
+SUNFISH = os.path.expanduser("~/sunfish-venv/bin/sunfish-uci")
 LOWEST_ELO, HIGHEST_ELO = 1350, 2850
 """The UCI_Elo range of Debian's Stockfish 15.1."""
 OVERHEAD = ("Move Overhead", "100")

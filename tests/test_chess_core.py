@@ -166,3 +166,25 @@ def test_special_moves_key_and_evaluation() -> None:
             game.make(move)
             cb.make(state, cb.from_move(move))
             check_twins(game, state)
+
+
+def test_insufficient_material_on_random_few_piece_boards() -> None:
+    rng = random.Random(5)
+    checked = 0
+    while checked < 400:
+        board = chess.Board(None)
+        squares = rng.sample(range(64), 4)
+        board.set_piece_at(squares[0], chess.Piece(chess.KING, chess.WHITE))
+        board.set_piece_at(squares[1], chess.Piece(chess.KING, chess.BLACK))
+        for square in squares[2 : 2 + rng.randrange(3)]:
+            board.set_piece_at(square, chess.Piece.from_symbol(rng.choice("NBNBnbnbPRQ")))
+        if not board.is_valid():
+            continue
+        checked += 1
+        state = cb.state_of(board)
+        assert cb.insufficient_material(state) == board.is_insufficient_material(), board.fen()
+
+
+def test_perft_refuses_more_moves_than_the_state_holds() -> None:
+    with pytest.raises(ValueError, match="out of range"):
+        cb.perft(cb.state_of(chess.Board()), cb.MAX_STACK + 1)

@@ -14,7 +14,7 @@ from zerosum.compiled.chess_engine import CoreSearch
 from zerosum.game import WIN
 from zerosum.games.chess import Chess
 from zerosum.search.core import Limit
-from zerosum.search.tactical import EXACT_OPTIONS, TacticalSearch
+from zerosum.search.tactical import EXACT_OPTIONS, Options, TacticalSearch
 
 POSITIONS = [
     chess.STARTING_FEN,
@@ -38,9 +38,11 @@ def test_equal_values_at_fixed_depth_with_the_exact_options(fen: str) -> None:
 
 
 @pytest.mark.parametrize("fen", POSITIONS[1:5])
-def test_equal_values_with_quiescence_and_check_extension(fen: str) -> None:
-    # Both are fail-soft searches over the same moves: the values do not depend on move order.
-    options = dataclasses.replace(EXACT_OPTIONS, quiescence=True, check_extension=True)
+def test_equal_values_with_every_option_but_reductions(fen: str) -> None:
+    # Quiescence, check extension, null move, futility and aspiration windows cut the same
+    # subtrees whatever the order of the moves; late-move reductions depend on which quiet
+    # moves come late, so they are off here.
+    options = dataclasses.replace(Options(), reductions=False)
     fast = CoreSearch(Chess(fen), options=options, hash_mb=1)
     slow = TacticalSearch(Chess(fen), options=options)
     for depth in (1, 2, 3):
@@ -68,6 +70,15 @@ def test_finds_mates_and_keeps_node_counts_reproducible() -> None:
     assert len(counts) == 1
 
 
+def test_a_long_search_in_the_main_thread_completes(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The main thread runs only the first INLINE_NODES nodes of a search nothing can stop,
+    # then the search restarts in a helper thread (Ctrl-C stays possible): every iteration.
+    monkeypatch.setattr("zerosum.compiled.runner.INLINE_NODES", 3000)
+    reports = list(CoreSearch(Chess(POSITIONS[1]), hash_mb=4).iterate(Limit(depth=6)))
+    assert [r.depth for r in reports] == [1, 2, 3, 4, 5, 6]
+    assert all(r.complete for r in reports) and reports[-1].nodes > 3000
+
+
 def test_limits_stop_multipv_and_searchmoves() -> None:
     game = Chess(POSITIONS[3])
     search = CoreSearch(game, hash_mb=4)
@@ -93,6 +104,21 @@ def test_threads_share_the_table_and_agree_on_a_mate() -> None:
     assert found.value == WIN - 1 and found.best_move == chess.Move.from_uci("d1d8")
     busy = CoreSearch(Chess(POSITIONS[1]), hash_mb=4, threads=2).search(Limit(depth=5))
     assert busy.best_move in Chess(POSITIONS[1]).legal_moves()
+
+
+def test_a_stop_ends_a_threaded_search_and_its_helpers() -> None:
+    stop = threading.Event()
+    search = CoreSearch(Chess(POSITIONS[3]), hash_mb=4, threads=2)
+
+    def on_report(report: object) -> None:
+        if getattr(report, "depth", 0) >= 4:
+            stop.set()
+
+    found = search.search(Limit(stop=stop.is_set), on_report=on_report)
+    assert stop.is_set() and found.depth >= 4
+    assert found.best_move in Chess(POSITIONS[3]).legal_moves()
+    # The helper threads are joined: the next search runs on the same contexts at once.
+    assert search.search(Limit(depth=3)).complete
 
 
 def test_bad_options() -> None:
@@ -134,3 +160,10 @@ def test_uci_runs_the_compiled_search_with_hash_threads_and_hashfull() -> None:
     uci.handle("setoption name Threads value 1")
     assert uci.engine is None  # reopened with the new option at the next search
     uci.close()
+
+
+def test_cli_refuses_too_many_threads(capsys: pytest.CaptureFixture[str]) -> None:
+    from zerosum.cli import main
+
+    assert main(["analyze", "chess", "--workers", "100", "--depth", "1"]) == 2
+    assert "100 threads is out of range: expected 1..64" in capsys.readouterr().err

@@ -34,12 +34,18 @@ def random_positions(name: str, count: int, plies: int, seed: int) -> Iterator[G
 
 @pytest.mark.parametrize(
     ("name", "depth", "count", "plies"),
-    [("tictactoe", 4, 12, 6), ("connect4", 4, 10, 30), ("morris", 2, 10, 30), ("chess", 2, 8, 60)],
+    [
+        ("tictactoe", 4, 12, 6),
+        ("connect4", 4, 10, 30),
+        ("morris", 2, 10, 30),
+        ("morris:six", 3, 6, 40),
+        ("chess", 2, 8, 60),
+    ],
 )
 def test_compiled_perft_equals_the_protocol_perft(
     name: str, depth: int, count: int, plies: int
 ) -> None:
-    function = getattr(fast, name)
+    function = getattr(fast, name.partition(":")[0])
     for game in random_positions(name, count, plies, seed=len(name)):
         position = game.position()
         for d in range(depth + 1):

@@ -252,9 +252,11 @@ class UciEngine:
         self.send("uciok")
 
     def cmd_isready(self, words: list[str]) -> None:
-        if not self.searching:
-            self._open_engine()  # load the compiled search now rather than on the first clock
-        self.send("readyok")
+        try:
+            if not self.searching:
+                self._open_engine()  # load the compiled search now rather than on the clock
+        finally:
+            self.send("readyok")  # the GUI waits for it whatever happened
 
     def cmd_debug(self, words: list[str]) -> None:
         pass

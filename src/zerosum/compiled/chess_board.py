@@ -239,9 +239,9 @@ def in_check(st: Any) -> bool:
 
 @njit(cache=True, nogil=True)
 def _add_pawn_moves(out: Any, n: int, source: int, target: int, kind: int) -> int:
-    """Add the pawn move ``source``-``target`` (four moves on the last rank) if ``kind``
-    wants it: 0 all, 1 tactical (the caller passes only captures, which all are, plus pushes,
-    of which only queen promotions are), 2 quiet."""
+    """Write the pawn move from ``source`` to ``target`` into ``out`` at ``n`` and return the
+    new count; on the last rank its promotions: all four for ``kind`` 0 (and for captures,
+    which are all tactical), the queen's for 1, the under-promotions for 2 (quiet)."""
     rank = target >> 3
     if rank == 7 or rank == 0:
         for promotion in (QUEEN, KNIGHT, ROOK, BISHOP):
@@ -576,44 +576,50 @@ def compute_key(st: Any) -> int:
 @njit(cache=True, nogil=True)
 def insufficient_material(st: Any) -> bool:
     """python-chess's ``is_insufficient_material``, for positions of at most four pieces (the
-    only ones :meth:`Chess.drawn` asks about); False with more."""
+    only ones :meth:`Chess.drawn` asks about); False with more. Called at every node, so it
+    counts in scalars (no array to allocate)."""
     both = st[OCC] | st[OCC + 1]
-    count = np.zeros((2, 8), np.int64)
-    light = dark = pieces = 0
-    while both != 0:
-        square = lowest_square(both)
-        both &= both - 1
+    bits, pieces = both, 0
+    while bits != 0:
+        bits &= bits - 1
         pieces += 1
         if pieces > 4:
             return False
+    knights_black = knights_white = bishops_black = bishops_white = 0
+    total_black = total_white = light = dark = 0
+    while both != 0:
+        square = lowest_square(both)
+        both &= both - 1
         code = st[square]
-        count[code // 8, code & 7] += 1
-        count[code // 8, 0] += 1
-        if code & 7 == BISHOP:
+        piece, white = code & 7, code // 8
+        if piece in (PAWN, ROOK, QUEEN):
+            return False  # that side can mate
+        if white:
+            total_white += 1
+        else:
+            total_black += 1
+        if piece == KNIGHT:
+            if white:
+                knights_white += 1
+            else:
+                knights_black += 1
+        elif piece == BISHOP:
+            if white:
+                bishops_white += 1
+            else:
+                bishops_black += 1
             if ((square & 7) + (square >> 3)) % 2 == 0:
                 dark += 1
             else:
                 light += 1
-    for side in range(2):
-        other = 1 - side
-        if count[side, PAWN] + count[side, ROOK] + count[side, QUEEN] > 0:
-            return False
-        if count[side, KNIGHT] > 0:
-            # Alone with one knight, against no piece that could help a selfmate.
-            if count[side, 0] > 2 or (
-                count[other, PAWN]
-                + count[other, KNIGHT]
-                + count[other, BISHOP]
-                + count[other, ROOK]
-                > 0
-            ):
-                return False
-        elif count[side, BISHOP] > 0 and (
-            (light > 0 and dark > 0)  # bishops on both colours
-            or count[0, PAWN] + count[1, PAWN] + count[0, KNIGHT] + count[1, KNIGHT] > 0
-        ):
-            return False
-    return True
+    # A side with knights: one knight alone, against neither knight nor bishop (selfmate).
+    if knights_white and (total_white > 2 or knights_black + bishops_black > 0):
+        return False
+    if knights_black and (total_black > 2 or knights_white + bishops_white > 0):
+        return False
+    # Bishops (without knights): all on one colour, and no knight anywhere.
+    bishops = bishops_white + bishops_black
+    return bishops == 0 or ((light == 0 or dark == 0) and knights_white + knights_black == 0)
 
 
 @njit(cache=True, nogil=True)
@@ -651,9 +657,12 @@ def drawn(st: Any) -> bool:
 
 @njit(cache=True, nogil=True)
 def perft(st: Any, depth: int) -> int:
-    """The number of legal move sequences of ``depth`` plies (the last ply counted in bulk)."""
+    """The number of legal move sequences of ``depth`` plies (the last ply counted in bulk).
+    Raises ``ValueError`` when the state has no room for ``depth`` more moves."""
     if depth <= 0:
         return 1
+    if depth > MAX_STACK - st[TOP] or st[NKEYS] + depth > HISTORY_SIZE:
+        raise ValueError("perft depth is out of range: more moves than the state can take back")
     buf = np.empty((depth, MAX_MOVES), np.int64)
     return _perft(st, depth, buf)
 

@@ -13,7 +13,8 @@ Threads (Lazy SMP): with ``threads`` > 1 each root search also starts ``threads 
 threads that search the same position to the same or the next depth, each with its own board,
 killers and history but all with the one table, and stop when the main thread's search ends.
 The helpers fill the table with results the main search then finds; only the main thread's
-result is reported. The table is racy by design (:mod:`.engine`: a torn entry reads as a
+result is reported, and ``Limit.nodes`` counts the main thread's nodes (the statistics count
+every thread's). The table is racy by design (:mod:`.engine`: a torn entry reads as a
 miss), so the threads never wait on each other.
 """
 
@@ -244,7 +245,9 @@ class CoreSearch(SearchDriver[chess.Move]):
                 for helper in helpers:
                     helper.join()
 
+        budget = int(io[NODE_LIMIT])
         value = Engine._run(search, io, self._limit.since(self._started))
+        io[NODE_LIMIT] = budget  # _run caps a search in the main thread: not the next one
         self._collect()
         if io[ABORTED]:
             if io[cs.PARTIAL_MOVE] >= 0:

@@ -5,8 +5,9 @@ module's), on the compiled board of :mod:`.chess_board`: quiescence with the sam
 filter, check extension, null move, late-move reductions, futility, killers and history, the
 transposition table and mate-distance pruning, with the same options (an ``int64`` array,
 :data:`OPTION_FIELDS`). The pure-Python search stays the readable twin: with every selective
-option off both return the minimax value at a fixed depth, which the tests compare (with
-quiescence and check extension on too: both are fail-soft over the same moves).
+option off both return the minimax value at a fixed depth, which the tests compare; they
+compare with every option on but late-move reductions too (those depend on which quiet moves
+come late, that is on move order).
 
 Differences that change node counts but not the algorithm: the moves of a node are generated
 at once and picked best first (table move, tactical moves by MVV-LVA, killers, quiet moves by
@@ -214,11 +215,6 @@ def _score_moves(ctx: Any, ply: int, count: int, table_move: int) -> None:
 @njit(cache=True, nogil=True)
 def _legal_after_make(st: Any, white: int) -> bool:
     return not cb.attacked(st, st[cb.KINGS + white], 1 - white)
-
-
-@njit(cache=True, nogil=True)
-def _no_moves_score(st: Any, ply: int) -> int:
-    return -(WIN - ply) if cb.in_check(st) else 0
 
 
 @njit(cache=True, nogil=True)
@@ -445,15 +441,15 @@ def node(ctx: Any, depth: int, alpha: int, beta: int, ply: int, allow_null: bool
         if not _legal_after_make(st, white):
             cb.unmake(st)
             continue
-        gives_check = cb.in_check(st)
-        if futile and quiet and searched > 0 and not gives_check:
+        # Whether the move checks matters only to futility and reductions: asked only then.
+        if futile and quiet and searched > 0 and not cb.in_check(st):
             cb.unmake(st)
             continue
         if searched == 0:
             value = -node(ctx, depth - 1, -beta, -alpha, ply + 1, yes)
         else:
             reduction = 0
-            if reduce and quiet and searched >= 3 and not gives_check:
+            if reduce and quiet and searched >= 3 and not cb.in_check(st):
                 reduction = 1 if searched < 8 or depth < 5 else 2
             value = -node(ctx, depth - 1 - reduction, -alpha - 1, -alpha, ply + 1, yes)
             if reduction and value > alpha and not io[ABORTED]:

@@ -151,7 +151,10 @@ def chess(game: Game[Any], depth: int) -> int:
     assert isinstance(game, Chess)
     if depth == 0:
         return 1
-    if depth > board.MAX_STACK - board.HISTORY_SIZE // 4:
-        raise ValueError(f"perft depth {depth} is out of range for chess: expected at most 200")
+    deepest = board.MAX_STACK - board.HISTORY_SIZE // 4  # the undo stack's room
+    if depth > deepest:
+        raise ValueError(
+            f"perft depth {depth} is out of range for chess: expected at most {deepest}"
+        )
     buf = np.zeros((depth, board.MAX_MOVES), np.int64)
     return int(_chess(board.state_of_game(game), depth, buf))

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from zerosum.compiled import DEFAULT_HASH_MB
+from zerosum.engines.base import EngineError
 from zerosum.engines.tactical import TacticalEngine
 from zerosum.game import Game
 from zerosum.games import GameSpec, resolve
@@ -37,9 +38,14 @@ class CompiledTacticalEngine(TacticalEngine):
 
     def _searcher_for(self, game: Game[Any]) -> SearchDriver[Any]:
         if self._searcher is None or game is not self._game:
-            searcher = self._factory(
-                game, hash_mb=self.hash_mb, threads=self.threads, table=self._table
-            )
+            try:
+                searcher = self._factory(
+                    game, hash_mb=self.hash_mb, threads=self.threads, table=self._table
+                )
+            except ValueError as error:  # an option out of the searcher's range
+                raise EngineError(f"the {self.name} engine: {error}") from None
+            if self._searcher is not None:  # the table's entries are aged across searchers
+                searcher.generation = self._searcher.generation  # type: ignore[attr-defined]
             self._table = (searcher.keys, searcher.data)
             self._searcher, self._game = searcher, game
         return self._searcher

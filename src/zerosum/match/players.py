@@ -13,8 +13,8 @@ Text syntax (:func:`parse_player`, used by ``zerosum match --a/--b``):
 * ``KEY=VALUE[,KEY=VALUE...]`` -- zerosum's search with these settings: ``level`` (1 = weakest,
   as ``zerosum play``), ``depth`` (plies; 0 = perfect play by an exact solve), ``time`` (seconds
   per move), ``nodes``, ``algorithm`` (see ``zerosum algorithms``; default: the compiled engine
-  for games that have one, else the game's own choice, e.g. ``tactical`` for chess), ``hash``
-  (MB, compiled engine) and ``seed``.
+  for games that have one, else the game's own choice, e.g. ``compiled-tactical`` for chess),
+  ``hash`` (MB, the compiled engines) and ``seed``.
   ``zerosum`` alone (or an empty string) takes the defaults.
 
 How a zerosum player limits its search: ``depth``/``level``, ``nodes`` and ``time`` as given;
@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from zerosum.compiled import MAX_HASH_MB
-from zerosum.engines import COMPILED, Engine, choose_engine, open_engine
+from zerosum.engines import COMPILED, COMPILED_TACTICAL, Engine, choose_engine, open_engine
 from zerosum.engines.base import at_depth
 from zerosum.game import Game, ZerosumError
 from zerosum.games import get_game
@@ -76,7 +76,7 @@ class EngineSettings:
     algorithm: str | None = None
     """``None``: the compiled engine for games that have one, else ``engine``."""
     hash_mb: float = 16
-    """The compiled engine's table size in MB."""
+    """The compiled engines' table size in MB."""
     seed: int = 0
 
     def label(self) -> str:
@@ -292,7 +292,9 @@ class ZerosumPlayer:
             self.algorithm,
             task="play",
             all_best=True,
-            hash_mb=self.settings.hash_mb if self.algorithm == COMPILED else None,
+            hash_mb=self.settings.hash_mb
+            if self.algorithm in (COMPILED, COMPILED_TACTICAL)
+            else None,
         )
 
     def choose(self, turn: Turn) -> str:
