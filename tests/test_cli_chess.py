@@ -109,3 +109,17 @@ def test_play_record_keeps_the_last_moves_numbered(fen: str, plies: int, opening
     record = _record(start, played)
     assert record.startswith(opening), record
     assert len(record.split()) - 1 <= RECORD_MOVES * 3 // 2 + 2  # labels and numbers only
+
+
+def test_play_record_after_moves_goes_on_from_their_number() -> None:
+    from zerosum.cli.play import _record
+    from zerosum.game import play_moves
+    from zerosum.games import get_game
+
+    start = get_game("chess").new()
+    play_moves(start, ["e4", "e5", "Nf3"])
+    game = start.copy()
+    played = [game.parse_move("Nc6")]
+    game.make(played[0])
+    played.append(game.parse_move("Bb5"))
+    assert _record(start, played) == "moves: ... 2... Nc6 3. Bb5"

@@ -1,6 +1,6 @@
 """Random command lines thrown at the CLI's entry point (``zerosum.cli.main``): whatever the
 arguments, the CLI answers with exit status 0 or 2 (bad input, one line ``zerosum: error:``),
-never an uncaught exception or a traceback.
+never an uncaught exception, a traceback or a hang.
 
 The arguments mix the parser's real commands and options (read from the parser, so a new
 option is fuzzed as soon as it exists) with real and garbage values, unknown options and
@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import io
 import os
+import signal
 import sys
 import traceback
 from pathlib import Path
@@ -27,6 +28,18 @@ from zerosum.cli import build_parser, main
 from zerosum.games import GAMES
 
 EXAMPLES = int(os.environ.get("ZEROSUM_FUZZ_EXAMPLES", "100"))
+HANG_S = 60
+"""A command line still running after this long counts as hung (each ends with limits that
+keep it under a few seconds)."""
+
+
+class Hung(BaseException):
+    """Raised in the command by the alarm: it ran past :data:`HANG_S`."""
+
+
+def _hung(signum: int, frame: object) -> None:
+    raise Hung
+
 
 SKIPPED_COMMANDS = {"serve", "uci", "bench"}
 """``serve`` runs until stopped, ``uci`` speaks its protocol on stdin (tests/test_uci.py throws
@@ -168,12 +181,18 @@ def test_random_command_lines_exit_0_or_2_without_a_traceback(
     out, err = io.StringIO(), io.StringIO()
     monkeypatch.setattr(sys, "stdout", out)
     monkeypatch.setattr(sys, "stderr", err)
+    previous = signal.signal(signal.SIGALRM, _hung)
+    signal.alarm(HANG_S)
     try:
         status = main(argv)
+    except Hung:
+        raise AssertionError(f"zerosum {argv!r} hung: still running after {HANG_S} s") from None
     except BaseException as error:  # whatever escapes main is the failure to report
         detail = "".join(traceback.format_exception(error))
         raise AssertionError(f"zerosum {argv!r} raised:\n{detail}") from None
     finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
         monkeypatch.undo()  # stdout and stderr back before hypothesis reports
     assert status in (0, 2), (argv, status, err.getvalue()[-2000:])
     assert "Traceback" not in err.getvalue(), (argv, err.getvalue()[-2000:])

@@ -22,6 +22,12 @@ SRC = str(Path(__file__).resolve().parents[1] / "src")
 DATA = Path(__file__).resolve().parent / "data"
 
 
+@pytest.fixture(autouse=True)
+def capable_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Whatever terminal runs the tests (a CI may say ``TERM=dumb``), the display's own."""
+    monkeypatch.setenv("TERM", "xterm")
+
+
 class FakeTerminal(io.StringIO):
     """A stream that says it is a terminal, and records what was written to it."""
 
@@ -112,6 +118,14 @@ def test_silent_without_a_terminal() -> None:
     assert out.getvalue() == "" and not progress.enabled
 
 
+def test_a_dumb_terminal_gets_no_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TERM", "dumb")
+    out = FakeTerminal()
+    with Progress("book", stream=out, tick=0) as progress:
+        progress.update("3 positions")
+    assert out.getvalue() == ""
+
+
 def test_the_line_fits_the_terminal() -> None:
     out = FakeTerminal()  # no file descriptor: 80 columns
     with Progress("book", stream=out, tick=0) as progress:
@@ -185,6 +199,7 @@ def _run_in_a_terminal(argv: list[str]) -> tuple[int, str]:
     the exit status and everything it wrote (until it exits and closes the terminal)."""
     parent, child = pty.openpty()
     env = {**os.environ, "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    env["TERM"] = "xterm"
     process = subprocess.Popen(
         [sys.executable, "-m", "zerosum", *argv],
         stdin=child,

@@ -207,17 +207,19 @@ RECORD_MOVES = 16
 
 
 def _record(start: Game[Any], played: list[Any]) -> str:
-    """The moves played from ``start`` as a numbered record, ``moves: 1. e4 e5 2. Nf3``
-    (the last :data:`RECORD_MOVES` only, after ``...``, in a long game)."""
+    """The moves played from ``start`` as a numbered record, ``moves: 1. e4 e5 2. Nf3``,
+    numbered from the start of the game (after ``--moves``, the record goes on from their
+    number, after ``...``); a long game shows its last :data:`RECORD_MOVES` moves only."""
     labels = line_labels(start, played)
-    first_side = start.side_to_move()
+    side = start.side_to_move()
+    opening = (side + start.ply()) % 2  # who moved first in the game that led to ``start``
     shown = 0
     if len(labels) > RECORD_MOVES:  # an elided record starts on the first player's move
         shown = len(labels) - RECORD_MOVES
-        shown += (first_side + shown) % 2
+        shown += (side + shown) % 2
     record = numbered_line(
         labels[shown:],
-        first_side=(first_side + shown) % 2,
-        first_number=1 + (first_side + shown) // 2,
+        first_side=(side + shown) % 2,
+        first_number=1 + (opening + start.ply() + shown) // 2,
     )
-    return f"moves: {'... ' if shown else ''}{record}"
+    return f"moves: {'... ' if shown or start.ply() else ''}{record}"

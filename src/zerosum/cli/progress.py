@@ -37,7 +37,10 @@ draws the last status soon after."""
 
 
 def is_terminal(stream: TextIO) -> bool:
-    """Whether ``stream`` is an open terminal (a closed or replaced stream is not)."""
+    """Whether ``stream`` is an open terminal that can rewrite a line (a closed or replaced
+    stream is not, nor a terminal that declares ``TERM=dumb``: it may not erase)."""
+    if os.environ.get("TERM") == "dumb":
+        return False
     try:
         return bool(stream.isatty())
     except (AttributeError, ValueError, OSError):
