@@ -125,14 +125,34 @@ def test_chess_board_is_drawn_by_python_chess_with_the_last_move() -> None:
     assert "lastmove" in svg
 
 
+class _Undrawn(Othello):
+    """A plugin game that draws nothing itself."""
+
+    _repr_svg_ = None  # type: ignore[assignment]
+
+
 def test_plugin_game_gets_its_text_board() -> None:
-    game = Othello()
+    game = _Undrawn()
     drawing = draw(game)
     root = parse(drawing.svg)
     texts = ["".join(t.itertext()) for t in root.iter(SVG + "text")]
     assert texts == game.render().splitlines()
     assert drawing._repr_svg_() == drawing.svg == board_svg(game)
     assert "Othello" in repr(drawing)
+
+
+@pytest.mark.parametrize("size", [4, 6, 8])
+def test_the_othello_plugin_draws_its_own_board(size: int) -> None:
+    game = Othello(size)
+    game.make(game.legal_moves()[0])
+    root = parse(game._repr_svg_())
+    classes = [c.get("class") for c in root.iter(SVG + "circle")]
+    black, white = (bits.bit_count() for bits in game.discs())
+    assert (classes.count("disc-x"), classes.count("disc-o")) == (black, white)
+    assert classes.count("hint") == len(game.legal_moves())
+    assert draw(game).svg == game._repr_svg_()  # draw() takes the game's own drawing
+    again = eval(repr(game), {"Othello": Othello})
+    assert again.position() == game.position() and again.size == size
 
 
 def test_generic_board_escapes_its_text() -> None:

@@ -30,6 +30,7 @@ from functools import cache
 from typing import Final, Self
 
 from zerosum.game import MoveError, Outcome, PositionError, Score
+from zerosum.markup import MUTED, element, svg
 
 Cell = int
 """A cell index ``rank * size + file`` (a1 = 0), or :data:`PASS`."""
@@ -423,6 +424,16 @@ class Othello:
         game._key = game.compute_key()
         return game
 
+    def __repr__(self) -> str:
+        """The expression that rebuilds the position (without its history), e.g.
+        ``Othello.from_position('..../.ox./.xo./.... x', size=4)``."""
+        return f"Othello.from_position({self.position()!r}, size={self.size})"
+
+    def _repr_svg_(self) -> str:
+        """The board as SVG (Jupyter shows it): green cells, the discs, the moves of the side
+        to move as small dots, the files and ranks around."""
+        return draw_board(self)
+
     def render(self) -> str:
         grid = self._grid()
         size = self.size
@@ -432,6 +443,54 @@ class Othello:
             rows.append(f"{rank + 1} {cells}")
         rows.append("  " + " ".join(FILES[:size]))
         return "\n".join(rows)
+
+
+CELL: Final = 44
+"""The side of a cell in the SVG board, in pixels."""
+MARGIN: Final = 22
+"""The room for the file and rank names around the board."""
+
+
+def draw_board(game: Othello) -> str:
+    """``game``'s board as an SVG document, built with :mod:`zerosum.markup` (escaped, no
+    dependency): what a plugin needs to look at home in a notebook."""
+    size, grid = game.size, game._grid()
+    width = size * CELL + 2 * MARGIN
+    hints = set() if game.outcome() is not None else set(game.legal_moves())
+    parts = [
+        element(
+            "rect",
+            {
+                "x": MARGIN,
+                "y": MARGIN,
+                "width": size * CELL,
+                "height": size * CELL,
+                "rx": 4,
+                "fill": "#1f7a3d",
+            },
+        )
+    ]
+    for index in range(size):
+        middle = MARGIN + index * CELL + CELL / 2
+        label = {"font-size": 12, "fill": MUTED, "text-anchor": "middle"}
+        parts.append(element("text", {**label, "x": middle, "y": 15}, text=FILES[index]))
+        rank_y = MARGIN + (size - 1 - index) * CELL + CELL / 2 + 4
+        parts.append(element("text", {**label, "x": 11, "y": rank_y}, text=str(index + 1)))
+    for (file, rank), symbol in grid.items():
+        x, y = MARGIN + file * CELL, MARGIN + (size - 1 - rank) * CELL
+        cell = {"x": x, "y": y, "width": CELL, "height": CELL}
+        parts.append(element("rect", {**cell, "fill": "none", "stroke": "#0f4d24"}))
+        centre = {"cx": x + CELL / 2, "cy": y + CELL / 2}
+        if symbol != ".":
+            fill = "#111" if symbol == "x" else "#f8f8f8"
+            kind = "disc-x" if symbol == "x" else "disc-o"
+            disc = {**centre, "r": CELL * 0.4, "fill": fill, "stroke": "#333", "class": kind}
+            parts.append(element("circle", disc))
+        elif rank * size + file in hints:
+            parts.append(element("circle", {**centre, "r": 4, "fill": "#0f4d24", "class": "hint"}))
+    black, white = (bits.bit_count() for bits in game.discs())
+    title = f"{size}x{size} Othello board: Black {black}, White {white}"
+    return svg(width, width, title, *parts)
 
 
 def _by_count(mine: int, theirs: int) -> Outcome:
