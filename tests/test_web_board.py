@@ -2,13 +2,17 @@
 game's notation (SAN for chess) with full-move numbers, stepping through the line by click and
 by keyboard, branching, the best move on the board, the evaluation graph, one score convention,
 check, the explain depths the server accepts, MCTS's visit bars, the compare chart's identical
-lines, the layout at desktop and phone widths, and a session the server lost.
+lines, the layout at desktop and phone widths, a session the server lost, and a server busy with
+other searches.
 """
 
 from __future__ import annotations
 
 import re
+import threading
+import time
 
+import httpx
 from playwright.sync_api import Page, expect
 from web_browser import (  # the fixtures; importing web_browser skips without chromium
     ARTIFACTS,
@@ -240,3 +244,38 @@ def test_a_lost_session_is_set_up_again_from_the_page(
     expect(page.locator("#movelist .move")).to_have_count(0)
     expect(page.locator("#error")).to_be_empty()
     expect(page.locator("#status")).to_have_text(re.compile(r"^White .*to move\.$"))
+
+
+def test_a_busy_server_is_asked_again_when_it_names(page: Page) -> None:
+    served = LocalServer(max_searches=1)  # one search at a time: a second one gets a 429
+    try:
+        client = httpx.Client(base_url=served.url, timeout=60)
+        other = client.post("/api/sessions", json={"game": "connect4"}).json()["id"]
+        body = {"depth": 0, "time": 3}  # another tab's search holds the only slot for 3 s
+        holder = threading.Thread(
+            target=client.post,
+            args=(f"/api/sessions/{other}/think",),
+            kwargs={"json": body},
+            daemon=True,
+        )
+        holder.start()
+        deadline = time.monotonic() + 20
+        while client.get("/api/health").json()["searches"] < 1:
+            assert time.monotonic() < deadline and holder.is_alive(), "the search never ran"
+            time.sleep(0.05)
+
+        open_game(page, served.url, "connect4")
+        page.click("#analyze")
+        expect(page.locator("#notice")).to_contain_text("busy with other searches")
+        expect(page.locator("#error")).to_be_empty()
+        # once the other search has ended the page's own runs, without a click
+        page.wait_for_function(
+            "() => document.querySelectorAll('#iterations tbody tr').length > 0", timeout=30_000
+        )
+        page.click("#stop")
+        expect(page.locator("#thinking")).to_be_hidden()
+        expect(page.locator("#error")).to_be_empty()
+        holder.join(timeout=30)
+        client.close()
+    finally:
+        served.stop()

@@ -16,6 +16,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -95,7 +96,9 @@ class LocalServer:
     """The app served from this process on one port; :meth:`restart` replaces it by a fresh
     app (no sessions) on the same port, as a restarted ``zerosum serve`` would be."""
 
-    def __init__(self) -> None:
+    def __init__(self, **options: Any) -> None:
+        self.options = options
+        """What :func:`create_app` is given (e.g. ``max_searches``)."""
         probe = socket.socket()
         probe.bind(("127.0.0.1", 0))
         self.port = probe.getsockname()[1]
@@ -108,7 +111,9 @@ class LocalServer:
         self._listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self._listener.bind(("127.0.0.1", self.port))
         self._listener.listen()
-        self._server = uvicorn.Server(uvicorn.Config(create_app(), log_level="warning"))
+        self._server = uvicorn.Server(
+            uvicorn.Config(create_app(**self.options), log_level="warning")
+        )
         self._thread = threading.Thread(
             target=self._server.run, kwargs={"sockets": [self._listener]}, daemon=True
         )

@@ -53,6 +53,8 @@ async function api(method, path, body) {
     if (Array.isArray(detail)) detail = detail.map((d) => `${d.loc.slice(1).join(".")}: ${d.msg}`).join("; ");
     const error = new Error(detail || `${response.status} ${response.statusText}`);
     error.status = response.status;
+    // 429: the server runs as many searches as it may; it says when to try again
+    error.retryAfter = Number(data.retry_after ?? response.headers.get("Retry-After")) || null;
     throw error;
   }
   return data;
@@ -62,14 +64,28 @@ const lostSession = (text) => /^unknown session/.test(text || "");
 
 // A request about this tab's session; if the server has lost it (a restart, or it forgot the
 // least recently used sessions), set the game up again from the page's line and ask again.
+// A server busy with other searches (429) is asked again after the wait it names, a few times.
 async function sessionApi(method, suffix, body) {
-  try {
-    return await api(method, `/api/sessions/${page.state.id}${suffix}`, body);
-  } catch (error) {
-    if (error.status !== 404 || !lostSession(error.message)) throw error;
-    await recover();
-    return await api(method, `/api/sessions/${page.state.id}${suffix}`, body);
+  for (let tries = 1; ; tries += 1) {
+    try {
+      return await api(method, `/api/sessions/${page.state.id}${suffix}`, body);
+    } catch (error) {
+      if (error.status === 429 && error.retryAfter && tries < BUSY_TRIES) {
+        await waitForServer(error.retryAfter);
+        continue;
+      }
+      if (error.status !== 404 || !lostSession(error.message)) throw error;
+      await recover();
+      return await api(method, `/api/sessions/${page.state.id}${suffix}`, body);
+    }
   }
+}
+
+const BUSY_TRIES = 4;
+
+function waitForServer(seconds) {
+  notice(`The server is busy with other searches: trying again in ${seconds} s.`);
+  return new Promise((resolve) => setTimeout(resolve, seconds * 1000));
 }
 
 async function recover() {
@@ -505,6 +521,7 @@ function onEvent(event) {
     addCompareRow(event);
     redrawChart();
   } else if (event.type === "done") {
+    page.busyTries = 0;
     stopClock();
     const was = page.busy;
     page.busy = null;
@@ -527,6 +544,16 @@ function onEvent(event) {
       }
     }
   } else if (event.type === "error") {
+    if (event.retry_after && page.lastMessage && page.busy && (page.busyTries ?? 0) < BUSY_TRIES - 1) {
+      // the server runs as many searches as it may: ask again when it expects a free slot
+      const message = page.lastMessage;
+      page.busyTries = (page.busyTries ?? 0) + 1;
+      waitForServer(event.retry_after).then(() => {
+        if (page.busy && page.lastMessage === message) send(message);
+      });
+      return;
+    }
+    page.busyTries = 0;
     if (lostSession(event.message) && page.lastMessage && page.busy) {
       // the server restarted or forgot the session: set it up again, then ask again
       const message = page.lastMessage;
