@@ -240,6 +240,8 @@ def _kernel(size: int) -> Kernel:
         no_moves=no_moves,
         play=play,
         undo=undo,
+        legal=moves,  # the game's order, with a pass where the game has PASS
+        over=decided,  # neither side can place: nothing else ends the game
     )
 
 
