@@ -4,15 +4,17 @@ the engine layer's choice."""
 
 from __future__ import annotations
 
+import json
 import random
 from typing import Any
 
 import pytest
+from synthetic import Nim
 
 from zerosum.engines import MCTS, EngineError, MctsEngine, open_engine
 from zerosum.engines.mcts_compiled import CompiledMctsEngine, has_compiled_mcts
 from zerosum.game import Game, play_moves
-from zerosum.games import get_game
+from zerosum.games import GameSpec, get_game
 from zerosum.search import Limit
 from zerosum.search import solve as exact_solve
 
@@ -184,3 +186,44 @@ def test_the_engine_layer_compiles_mcts_where_a_kernel_offers_it() -> None:
         assert isinstance(engine, CompiledMctsEngine) and engine.workers == 2
     with open_engine("morris", MCTS) as engine:
         assert type(engine) is MctsEngine
+
+
+def test_a_game_can_make_mcts_its_player_and_levels_count_iterations() -> None:
+    """A game without a useful evaluation names MCTS its player: ``play``'s levels then give
+    MCTS budgets (depth d: d doublings of 16 simulations; 0: solve)."""
+    spec = GameSpec(
+        name="nim",
+        title="Nim",
+        new=lambda: Nim((3, 4, 2)),
+        from_position=lambda text: Nim((3, 4, 2)),
+        position_format="",
+        sides=("first", "second"),
+        levels=(1, 3, 0),
+        player=MCTS,
+    )
+    game = spec.new()
+    with open_engine(spec, task="play") as engine:
+        assert type(engine) is MctsEngine  # no kernel: the pure-Python engine
+        weak = engine.best_moves(game, depth=spec.levels[0], seed=1)
+        assert weak.stats.nodes == 16 and weak.best_move in game.legal_moves()
+        engine.reset()
+        medium = engine.best_moves(game, depth=spec.levels[1], seed=1)
+        assert medium.stats.nodes <= 64
+        perfect = engine.best_moves(game, depth=0, seed=1)
+        assert perfect.solved and set(perfect.best_moves) == set(exact_solve(game).best_moves)
+
+
+def test_cli_analyze_sizes_the_compiled_tree_and_runs_threads(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from zerosum.cli import main
+
+    argv = ["analyze", "connect4", "--algorithm", "mcts", "--nodes", "3000", "--json"]
+    status = main([*argv, "--hash", "1", "--workers", "2"])
+    data = json.loads(capsys.readouterr().out)
+    assert status == 0 and data["nodes"] >= 3000
+    assert sum(root["visits"] for root in data["root_moves"]) >= 3000
+    status = main(["analyze", "connect4", "--algorithm", "engine", "--depth", "2", "--hash", "1"])
+    assert status == 2 and "--hash sizes the compiled engine's table or the MCTS tree" in (
+        capsys.readouterr().err
+    )
