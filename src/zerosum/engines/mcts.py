@@ -529,7 +529,7 @@ class MctsEngine(Engine):
     ) -> SearchResult[Any]:
         """The search's result so far (see the header for what its value means)."""
         root = self._root_view(game)
-        best = _best_child(root)
+        best = best_child(root)
         if root.proven or root.lower >= HEURISTIC_LIMIT:  # exact, or won within some plies
             value = root.lower
         elif root.upper <= -HEURISTIC_LIMIT:
@@ -540,7 +540,7 @@ class MctsEngine(Engine):
         node = best
         while node is not None:
             pv.append(node.move)
-            node = _best_child(node)
+            node = best_child(node)
         best_move = best.move if best is not None else game.legal_moves()[0]
         best_moves: tuple[Any, ...] = (best_move,)
         move_values: tuple[tuple[Any, Score], ...] = ()
@@ -582,8 +582,9 @@ def _ranking(parent: Node) -> Callable[[Node], tuple[bool, bool, Score, bool, in
     return rank
 
 
-def _best_child(node: Node) -> Node | None:
-    """The child to play from ``node`` (see :func:`_ranking`); ``None`` for a leaf."""
+def best_child(node: Node) -> Node | None:
+    """The child to play from ``node`` (see :func:`_ranking`); ``None`` for a leaf. The
+    compiled engine ranks its children with it too."""
     return max(node.children, key=_ranking(node), default=None)
 
 

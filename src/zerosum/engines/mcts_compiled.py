@@ -30,8 +30,7 @@ from zerosum.engines.mcts import (
     FIRST_ITERATION,
     MctsEngine,
     Node,
-    SplitMix64,
-    _best_child,
+    best_child,
 )
 from zerosum.game import Game, ProtocolError
 from zerosum.search.core import Limit, SearchResult
@@ -102,8 +101,10 @@ class CompiledMctsEngine(MctsEngine):
         self._st = self._state(game)
         found = self._follow_rows(game) if game is self._game and self._rows else None
         nodes = self._nodes
-        if found is not None and nodes[found, 1] == nodes[found, 2] and nodes[found, 4] < 0:
-            found = None  # proven without children: the root needs its moves' children
+        if found is not None:
+            proven = nodes[found, kernel_mcts.LOWER] == nodes[found, kernel_mcts.UPPER]
+            if proven and nodes[found, kernel_mcts.FIRST] < 0:
+                found = None  # proven without children: the root needs its moves' children
         if found is None:
             kernel_mcts.new_root(nodes, self._values, self._io)
             self._rows = 1
@@ -211,13 +212,12 @@ class CompiledMctsEngine(MctsEngine):
 
     def _work(self, index: int, solving: bool, budgeted: bool, errors: list[BaseException]) -> None:
         """One worker thread: simulations on the shared tree until a limit stops them all."""
-        rng = SplitMix64((0 if self.seed is None else self.seed) + index)
-        rng.below(2)  # a different stream per thread
+        seed = (0 if self.seed is None else self.seed) + index  # a stream per thread
         path, moves, played = self._buffers()
         try:
             self._functions.run_shared(
                 self._st.copy(), self._nodes, self._values, self._io, 0,
-                np.array([kernel_mcts.signed(rng.state)], np.int64), path, moves, played,
+                np.array([kernel_mcts.signed(seed)], np.int64), path, moves, played,
                 self.exploration, self.bias, self.playout == "evaluation", solving, budgeted,
             )  # fmt: skip
         except Exception as error:  # reported by the thread that waits
@@ -258,7 +258,7 @@ class CompiledMctsEngine(MctsEngine):
             rows.append(child)
             node.children.append(self._leaf(child, move_of[int(nodes[child, kernel_mcts.MOVE])]))
             child = int(nodes[child, kernel_mcts.NEXT])
-        best = _best_child(node)
+        best = best_child(node)
         if best is not None:
             at = node.children.index(best)
             code = int(nodes[rows[at], kernel_mcts.MOVE])
@@ -348,6 +348,11 @@ class CompiledMctsEngine(MctsEngine):
     def reset(self) -> None:
         super().reset()
         self._rows = 0
+
+    def close(self) -> None:
+        """Forget the tree and give its memory back (the engine is not used again)."""
+        self.reset()
+        self._nodes, self._values, self._io = kernel_mcts.new_tree(0)
 
 
 __all__ = ["CompiledMctsEngine", "has_compiled_mcts"]
