@@ -12,9 +12,9 @@ What it measures, in one run (each part can be run alone, see ``--help``):
    built). Targets: at least 10x the Python ``MCTSBot``, at least the C++ one.
 2. ``openspiel``: games against OpenSpiel's C++ ``MCTSBot`` at equal time per move (its
    ``max_wall_clock_time``, zerosum's ``Limit(time=...)``), colours alternating, in connect four
-   and in othello 8x8 (OpenSpiel's only board). zerosum's othello kernel stops at 6x6 (8x8
-   needs all 64 bits of a word), so at 8x8 zerosum plays its pure-Python MCTS. Both sides:
-   UCT, random playouts, a solver; exploration 1.4 (zerosum) and 2 (OpenSpiel's examples).
+   and in othello 8x8 (OpenSpiel's only board), zerosum with ``--algorithm mcts`` (compiled
+   where the game's kernel offers it). Both sides: UCT, random playouts, a solver, 64 MiB;
+   exploration 1.4 (zerosum) and 2 (OpenSpiel's examples).
    Scores: 1 a win, 1/2 a draw, with a 95% interval (normal approximation). Target: >= 80%.
 3. ``memory``: a connect four game of the compiled MCTS against itself at 0.5 s a move with a
    16 MiB budget: the tree's nodes after every move, the process's resident memory (RSS)
@@ -26,7 +26,7 @@ Run from the repository root (OpenSpiel is not a dependency of zerosum; install 
 
     .venv/bin/pip install open-spiel==2.0.2
     .venv/bin/python benchmarks/mcts.py [speed|openspiel|memory|alphabeta ...] \\
-        [--games N] [--times 0.5 2] [--simulations N]
+        [--games N] [--first K] [--times 0.5 2] [--simulations N]
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ from typing import Any
 import numpy as np
 
 from zerosum.engines import MctsEngine, open_engine
-from zerosum.engines.mcts_compiled import CompiledMctsEngine
+from zerosum.engines.mcts_compiled import CompiledMctsEngine, has_compiled_mcts
 from zerosum.game import Game
 from zerosum.games import get_game
 from zerosum.search import Limit
@@ -206,14 +206,14 @@ def interval(scores: list[float]) -> str:
     return f"{100 * mean:.0f}% +- {100 * half:.0f}% ({n} games)"
 
 
-def openspiel(games: int, times: list[float], names: list[str]) -> None:
+def openspiel(games: int, times: list[float], names: list[str], first: int) -> None:
     for name in names:
         for seconds in times:
             scores = []
-            for index in range(games):
+            for index in range(first, first + games):
                 scores.append(play_openspiel(name, seconds, index, zerosum_first=index % 2 == 0))
-                print(f"  {name} {seconds} s game {index + 1}: {scores[-1]}", flush=True)
-            engine = "compiled" if name == "connect4" else "pure-Python"
+                print(f"  {name} {seconds} s game {index}: {scores[-1]}", flush=True)
+            engine = "compiled" if has_compiled_mcts(name) else "pure-Python"
             print(f"== {name}, {seconds} s a move, zerosum ({engine} MCTS) against OpenSpiel's "
                   f"C++ MCTSBot: {interval(scores)}")  # fmt: skip
 
@@ -262,6 +262,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("parts", nargs="*", choices=[*PARTS, []], default=list(PARTS))
     parser.add_argument("--games", type=int, default=10)
+    parser.add_argument(
+        "--first", type=int, default=0, help="the first game's number (its seeds and colours)"
+    )
     parser.add_argument("--times", type=float, nargs="+", default=[0.5, 2.0])
     parser.add_argument("--simulations", type=int, default=200_000)
     parser.add_argument("--openspiel-games", nargs="+", default=["connect4", "othello:8"])
@@ -273,7 +276,7 @@ def main(argv: list[str] | None = None) -> int:
     if "speed" in args.parts:
         speed(args.simulations)
     if "openspiel" in args.parts:
-        openspiel(args.games, args.times, args.openspiel_games)
+        openspiel(args.games, args.times, args.openspiel_games, args.first)
     if "memory" in args.parts:
         memory(16, 0.5)
     if "alphabeta" in args.parts:

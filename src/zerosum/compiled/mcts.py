@@ -147,8 +147,10 @@ def signed(word: int) -> int:
 
 @dataclass(frozen=True)
 class Functions:
-    """The search compiled for one kernel (every array argument as :func:`new_tree` and
-    :func:`new_worker` make them)."""
+    """The search compiled for one kernel. Arguments: ``nodes``, ``values`` and ``io`` from
+    :func:`new_tree`, the root's row, and a thread's own arrays: the position ``st`` (the
+    kernel's state at the root, left there), ``rng`` (one word, the generator's state),
+    ``path`` and ``played`` (``max_ply + 2`` words) and ``moves`` (:data:`MAX_MOVES`)."""
 
     kernel: Kernel
     run: Callable[..., int]
@@ -178,12 +180,32 @@ _BUILT: dict[str, Functions] = {}
 
 
 def functions(kernel: Kernel) -> Functions:
-    """The search for ``kernel`` (built once per process, from numba's disk cache if it can)."""
+    """The search for ``kernel``, built once per process (from numba's disk cache if it can)
+    and called once on an empty tree, so that no search pays for loading it."""
     if kernel.legal is None or kernel.over is None:
         raise ValueError(f"kernel {kernel.name!r} offers no legal/over: no compiled MCTS")
     if kernel.name not in _BUILT:
-        _BUILT[kernel.name] = _build(kernel)
+        built = _build(kernel)
+        _warm_up(built)
+        _BUILT[kernel.name] = built
     return _BUILT[kernel.name]
+
+
+def _warm_up(built: Functions) -> None:
+    """Compile (or load) every entry point with the argument types the engines pass."""
+    nodes, values, io = new_tree(2)
+    new_root(nodes, values, io)
+    io[STOP] = 1
+    kernel = built.kernel
+    st = np.zeros(kernel.state_size, np.int64)
+    words = np.zeros(1, np.int64)
+    path, played = np.zeros(kernel.max_ply + 2, np.int64), np.zeros(kernel.max_ply + 2, np.int64)
+    moves = np.zeros(max(kernel.max_moves, MAX_MOVES), np.int64)
+    arrays = (st, nodes, values, io, 0, words, path, moves, played)
+    built.run(*arrays, 0, 1.0, 0.0, False, False, False)
+    built.run_shared(*arrays, 1.0, 0.0, False, False, False)
+    built.done(nodes, 0, False)
+    built.compact(nodes, values, 0, 1)
 
 
 def _build(kernel: Kernel) -> Functions:  # one closure per step, read in order

@@ -182,13 +182,23 @@ class CompiledMctsEngine(MctsEngine):
             thread.start()
         iteration, next_report = 0, FIRST_ITERATION
         while True:
-            expired = limit.time is not None and time.perf_counter() - started >= limit.time
+            # As in the twin, the time is not looked at before a first simulation is done.
+            expired = (
+                limit.time is not None
+                and io[kernel_mcts.SIMULATIONS] > 0
+                and time.perf_counter() - started >= limit.time
+            )
             if expired or (limit.stop is not None and limit.stop()):
                 io[kernel_mcts.STOP] = 1
-            while int(io[kernel_mcts.SIMULATIONS]) >= next_report and next_report <= budget:
-                iteration += 1
+            # One report for every doubling passed since the last look (the last of them).
+            simulations = int(io[kernel_mcts.SIMULATIONS])
+            reached = iteration
+            while simulations >= next_report and next_report <= budget:
+                reached += 1
                 next_report *= 2
-                if on_iteration is not None and next_report <= budget:
+            if reached > iteration:
+                iteration = reached
+                if on_iteration is not None and simulations < budget:  # the last: at the end
                     on_iteration(self._threads_result(game, iteration, started, solving))
             running = [thread for thread in threads if thread.is_alive()]
             if not running:
