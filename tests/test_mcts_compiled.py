@@ -129,7 +129,7 @@ def test_threads_prove_exact_values(name: str) -> None:
         games = [position(name, m) for m in ([], ["a1"], ["b2", "c3"], ["a1", "b2", "c3"])]
     else:
         games = [random_position(name, 32, seed) for seed in range(4)]
-    engine = CompiledMctsEngine(name, workers=2, seed=1, hash_mb=4)
+    engine = CompiledMctsEngine(name, workers=2, seed=1, hash_mb=16)  # 4x what they need
     for game in games:
         found = engine.solve(game)
         exact = exact_solve(game)
@@ -175,6 +175,8 @@ def test_the_tree_is_sized_from_the_memory_budget() -> None:
         CompiledMctsEngine("connect4", hash_mb=0)
     with pytest.raises(EngineError, match="game 'chess' has no kernel for compiled MCTS"):
         CompiledMctsEngine("chess")
+    with pytest.raises(EngineError, match="searches othello:4 positions: got a othello position"):
+        CompiledMctsEngine("othello:4").search(position("othello", []), Limit(nodes=10))
 
 
 def test_the_engine_layer_compiles_mcts_where_a_kernel_offers_it() -> None:

@@ -3,7 +3,9 @@
 Four families implement :class:`Engine` — the pure-Python algorithms (:class:`PythonEngine`),
 the tactical search (:class:`TacticalEngine`) and the compiled engine (:class:`CompiledEngine`),
 each serial or with ``workers``, and Monte Carlo tree search with a solver
-(:class:`MctsEngine`, serial) — and :func:`open_engine` is the one place that picks one for a
+(:class:`MctsEngine`, serial, and its compiled twin
+:class:`~zerosum.engines.mcts_compiled.CompiledMctsEngine`, with threads, for games whose kernel
+offers it) — and :func:`open_engine` is the one place that picks one for a
 game: the engine the caller names, else the choice in the game's :class:`GameSpec` for the task
 at hand (``analyze``, ``solve`` or ``play``). An engine the game cannot use is refused with an
 :class:`EngineError` that names the engines the game offers.

@@ -85,6 +85,8 @@ class CompiledMctsEngine(MctsEngine):
             exploration=exploration, playout=playout, bias=bias, max_nodes=max_nodes, seed=seed
         )
         self.workers = workers
+        self.game_name = game
+        """The registered game whose positions the engine searches."""
         mapping = compiled_game(game)
         self._kernel = mapping.kernel
         self._state_of = mapping.state
@@ -98,6 +100,10 @@ class CompiledMctsEngine(MctsEngine):
     # -- the steps of the twin's loop ------------------------------------------------------------
 
     def _start(self, game: Game[Any]) -> None:
+        if game.name != self.game_name:  # the kernel's arrays are sized for one game
+            raise EngineError(
+                f"this engine searches {self.game_name} positions: got a {game.name} position"
+            )
         self._st = self._state(game)
         found = self._follow_rows(game) if game is self._game and self._rows else None
         nodes = self._nodes
@@ -211,6 +217,9 @@ class CompiledMctsEngine(MctsEngine):
         self._rows = min(int(io[kernel_mcts.SIZE]), self.max_nodes)
         io[kernel_mcts.SIZE] = self._rows
         simulations = int(io[kernel_mcts.SIMULATIONS])
+        while simulations >= next_report and next_report <= budget:  # since the last look
+            iteration += 1
+            next_report *= 2
         proven = self._done(solving=solving)
         complete = proven or (limit.depth is not None and simulations >= budget)
         if proven and simulations > (next_report // 2 if iteration else 0):
