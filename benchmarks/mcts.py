@@ -15,7 +15,7 @@ What it measures, in one run (each part can be run alone, see ``--help``):
    and in othello 8x8 (OpenSpiel's only board), zerosum with ``--algorithm mcts`` (compiled
    where the game's kernel offers it). Both sides: UCT, random playouts, a solver, 64 MiB;
    exploration 1.4 (zerosum) and 2 (OpenSpiel's examples).
-   Scores: 1 a win, 1/2 a draw, with a 95% interval (normal approximation). Target: >= 80%.
+   Scores: 1 a win, 1/2 a draw, with Wilson's 95% interval. Target: >= 80%.
 3. ``memory``: a connect four game of the compiled MCTS against itself at 0.5 s a move with a
    16 MiB budget: the tree's nodes after every move, the process's resident memory (RSS)
    before the engines exist and at most during the game.
@@ -199,11 +199,16 @@ def play_openspiel(game_name: str, seconds: float, index: int, zerosum_first: bo
 
 
 def interval(scores: list[float]) -> str:
-    n = len(scores)
+    """The mean score with Wilson's 95% interval (a draw counts a half; unlike the normal
+    approximation, it stays honest when every game is won)."""
+    n, z = len(scores), 1.96
     mean = sum(scores) / n
-    spread = math.sqrt(sum((s - mean) ** 2 for s in scores) / max(n - 1, 1))
-    half = 1.96 * spread / math.sqrt(n)
-    return f"{100 * mean:.0f}% +- {100 * half:.0f}% ({n} games)"
+    scale = 1 + z * z / n
+    centre = (mean + z * z / (2 * n)) / scale
+    half = z * math.sqrt(mean * (1 - mean) / n + z * z / (4 * n * n)) / scale
+    return (
+        f"{100 * mean:.0f}% [{100 * (centre - half):.0f}, {100 * (centre + half):.0f}] ({n} games)"
+    )
 
 
 def openspiel(games: int, times: list[float], names: list[str], first: int) -> None:
