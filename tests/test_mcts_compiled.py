@@ -227,3 +227,13 @@ def test_cli_analyze_sizes_the_compiled_tree_and_runs_threads(
     assert status == 2 and "--hash sizes the compiled engine's table or the MCTS tree" in (
         capsys.readouterr().err
     )
+
+
+def test_threads_fill_the_tree_and_go_on_and_see_a_first_simulation_before_the_clock() -> None:
+    game = position("connect4", "")
+    engine = CompiledMctsEngine("connect4", workers=2, max_nodes=100)
+    result = engine.search(game, Limit(nodes=2000))
+    assert result.stats.nodes == 2000 and engine.tree_size == 100
+    assert sum(r.visits for r in engine.root_stats()) == 2000  # visits are counted atomically
+    out_of_time = CompiledMctsEngine("connect4", workers=2).search(game, Limit(time=1e-9))
+    assert out_of_time.stats.nodes >= 1 and out_of_time.best_move in game.legal_moves()
