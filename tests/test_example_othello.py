@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 from fastapi.testclient import TestClient
 from zerosum_othello import PASS, Othello, make_spec, options, spec
-from zerosum_othello.compiled import FLIPPED, GAME_4, GAME_6, PASS_CODE, state_of
+from zerosum_othello.compiled import FLIPPED, GAME_4, GAME_6, GAME_8, PASS_CODE, state_of
 
 import zerosum
 from zerosum.compiled.engine import NO_SCORE, PROVEN
@@ -497,12 +497,12 @@ def test_check_game_names_the_broken_rule() -> None:
     assert Othello.from_position(text, size=4).legal_moves() == [PASS]
 
 
-# -- the compiled kernel (4x4 and 6x6) ------------------------------------------------------
+# -- the compiled kernel ---------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("size", [4, 6])
+@pytest.mark.parametrize("size", [4, 6, 8])
 def test_the_kernel_follows_the_game(size: int) -> None:
-    compiled = GAME_4 if size == 4 else GAME_6
+    compiled = {4: GAME_4, 6: GAME_6, 8: GAME_8}[size]
     kernel = compiled.kernel
     out = np.zeros(kernel.max_moves, np.int64)
     for game in random_games(size, 6, seed=100 + size):

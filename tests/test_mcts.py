@@ -231,8 +231,14 @@ def test_the_engine_layer_offers_and_builds_mcts() -> None:
     with open_engine(spec, MCTS, seed=3, exploration=0.5, playout="evaluation") as engine:
         assert isinstance(engine, MctsEngine)
         assert (engine.exploration, engine.playout, engine.seed) == (0.5, "evaluation", 3)
-    with pytest.raises(EngineError, match="runs in one process"):
-        open_engine(spec, MCTS, workers=2)
+    with open_engine(spec, MCTS, compiled=False) as engine:
+        assert type(engine) is MctsEngine
+    with pytest.raises(EngineError, match="runs in one thread"):
+        open_engine(spec, MCTS, workers=2, compiled=False)
+    with pytest.raises(EngineError, match="runs in one thread"):
+        open_engine(get_game("chess"), MCTS, workers=2)
+    with pytest.raises(EngineError, match="game 'chess' has no kernel for compiled mcts"):
+        open_engine(get_game("chess"), MCTS, compiled=True)
     game = spec.new()
     play_moves(game, ["b2", "a1", "c2"])
     found = zerosum.search(game, algorithm=MCTS)  # no limit: until proven
@@ -277,13 +283,14 @@ def test_cli_analyze_reports_simulations_and_root_moves(capsys: pytest.CaptureFi
         (["--algorithm", "engine", "--exploration", "2"], "--exploration is an option of MCTS"),
         (["--playout", "evaluation"], "--playout is an option of MCTS"),
         (["--algorithm", "mcts", "--all-best"], "--all-best is not available with the mcts"),
-        (["--algorithm", "mcts", "--workers", "2"], "runs in one process"),
+        (["--algorithm", "mcts", "--workers", "2"], "runs in one thread"),
     ],
 )
 def test_cli_analyze_refuses_options_mcts_does_not_take(
     capsys: pytest.CaptureFixture[str], argv: list[str], message: str
 ) -> None:
-    status, _, err = run_cli(capsys, "analyze", "tictactoe", "--nodes", "10", *argv)
+    # chess: MCTS in Python (no kernel), so --workers is refused too
+    status, _, err = run_cli(capsys, "analyze", "chess", "--nodes", "10", *argv)
     assert status == 2 and message in err
 
 

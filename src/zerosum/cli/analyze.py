@@ -53,7 +53,8 @@ def add_parser(commands: Subcommands) -> None:
     analyze.add_argument(
         "--hash",
         type=megabytes,
-        help=f"the compiled engine's table in MB (default {DEFAULT_HASH_MB})",
+        help=f"the compiled engine's table, or the compiled MCTS tree, in MB (default "
+        f"{DEFAULT_HASH_MB})",
     )
     analyze.add_argument(
         "--exploration", type=non_negative, help="MCTS's UCT exploration constant (default 1.4)"
@@ -79,10 +80,14 @@ def run(args: argparse.Namespace) -> int:
     per completed iteration (text only), then the result."""
     spec, game = load_position(args)
     args.algorithm = check_algorithm(spec, args.algorithm)
-    if args.hash is not None and args.algorithm not in (COMPILED_ENGINE, COMPILED_TACTICAL):
+    if args.hash is not None and args.algorithm not in (
+        COMPILED_ENGINE,
+        COMPILED_TACTICAL,
+        MCTS_ENGINE,
+    ):
         raise UsageError(
-            "--hash sizes a compiled engine's table: expected --algorithm compiled or "
-            f"{COMPILED_TACTICAL}"
+            "--hash sizes a compiled engine's table or the MCTS tree: expected --algorithm "
+            f"compiled, {COMPILED_TACTICAL} or mcts"
         )
     for option, given in (("--exploration", args.exploration), ("--playout", args.playout)):
         if given is not None and args.algorithm != MCTS_ENGINE:

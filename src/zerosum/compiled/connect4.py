@@ -240,6 +240,30 @@ def undo(st: Any, col: int) -> None:
     st[STONES] -= 1
 
 
+@njit(cache=True, nogil=True)
+def legal(st: Any, out: Any) -> int:
+    """Every open column in :data:`ORDER` (the game's ``legal_moves()`` order)."""
+    open_cells = playable(st[MASK])
+    count = 0
+    for col in ORDER:
+        if open_cells & column_mask(col):
+            out[count] = col
+            count += 1
+    return count
+
+
+@njit(cache=True, nogil=True)
+def over(st: Any) -> int:
+    """The score of a finished game (the side to move lost to four in a row, or the board is
+    full: a draw), else ``NO_SCORE``."""
+    stones = st[STONES]
+    if stones > 0 and has_four(st[CURRENT] ^ st[MASK]):
+        return score_of_rank(-((CELLS + 2 - stones) // 2))
+    if stones == CELLS:
+        return 0
+    return NO_SCORE
+
+
 KERNEL: Final = Kernel(
     name="connect4",
     state_size=4,
@@ -255,6 +279,8 @@ KERNEL: Final = Kernel(
     no_moves=no_moves,
     play=play,
     undo=undo,
+    legal=legal,
+    over=over,
 )
 
 

@@ -131,6 +131,14 @@ class Kernel:
     load_aux: Callable[[], np.ndarray[Any, Any]] = no_aux
     """Plain Python: the ``aux`` array the search passes to ``probe`` (the caller loads it
     once; empty when there is nothing to probe)."""
+    legal: Callable[..., Any] | None = None
+    """``legal(st, out)``: every legal move of a position that is not over, in the order of the
+    game's ``legal_moves()`` (move ``i`` of one is move ``i`` of the other), and their count. With
+    ``over``, what Monte Carlo tree search needs (:mod:`zerosum.compiled.mcts`); ``None``: MCTS
+    on this game runs in Python."""
+    over: Callable[..., Any] | None = None
+    """``over(st)``: the score of a finished game from the side to move (negative: lost, 0:
+    drawn, positive: won), else ``NO_SCORE``; exactly when the game's ``outcome()`` is set."""
 
 
 @njit(cache=True, nogil=True)

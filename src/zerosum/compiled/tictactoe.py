@@ -117,6 +117,8 @@ KERNEL: Final = Kernel(
     no_moves=no_moves,
     play=play,
     undo=undo,
+    legal=moves,  # every empty cell in MOVE_ORDER, as the game lists them
+    over=decided,  # a line or a full board: nothing else
 )
 
 

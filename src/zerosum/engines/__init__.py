@@ -4,7 +4,9 @@ Four families implement :class:`Engine` — the pure-Python algorithms (:class:`
 the tactical search (:class:`TacticalEngine`, and its compiled twin for games that have one,
 ``compiled-tactical``) and the compiled engine (:class:`CompiledEngine`),
 each serial or with ``workers``, and Monte Carlo tree search with a solver
-(:class:`MctsEngine`, serial) — and :func:`open_engine` is the one place that picks one for a
+(:class:`MctsEngine`, serial, and its compiled twin
+:class:`~zerosum.engines.mcts_compiled.CompiledMctsEngine`, with threads, for games whose kernel
+offers it) — and :func:`open_engine` is the one place that picks one for a
 game: the engine the caller names, else the choice in the game's :class:`GameSpec` for the task
 at hand (``analyze``, ``solve`` or ``play``). An engine the game cannot use is refused with an
 :class:`EngineError` that names the engines the game offers.
@@ -114,6 +116,7 @@ def open_engine(
     playout: str | None = None,
     bias: float | None = None,
     max_nodes: int | None = None,
+    compiled: bool | None = None,
 ) -> Engine:
     """The engine for ``game`` (a spec, a position, a registered name, or None for any game):
     ``algorithm`` if given, else the game's choice for ``task``.
@@ -122,14 +125,15 @@ def open_engine(
     engines); ``table``, ``all_best`` and ``seed`` are the pure-Python engines' options,
     ``shared_table`` a table the caller keeps across engines (pure-Python and tactical),
     ``hash_mb`` and ``store`` the compiled engine's; ``seed``, ``exploration``, ``playout``,
-    ``bias`` and ``max_nodes`` MCTS's (``None``: its defaults, see :class:`MctsEngine`), which
-    runs in one process: ``workers`` > 1 is refused. Close the engine when done.
+    ``bias`` and ``max_nodes`` MCTS's (``None``: its defaults, see :class:`MctsEngine`).
+    MCTS runs compiled (:class:`~zerosum.engines.mcts_compiled.CompiledMctsEngine`: ``hash_mb``
+    its tree's memory, ``workers`` its threads) when the game's kernel offers it and
+    ``compiled`` is not false, else in Python (one thread: ``workers`` > 1 is refused);
+    ``compiled=True`` refuses a game without such a kernel. Close the engine when done.
     """
     spec = _spec(game)
     name = choose_engine(spec, algorithm, task=task)
     if name == MCTS:
-        if workers > 1:
-            raise EngineError(f"the {MCTS} engine runs in one process: expected workers=1")
         given = {
             "exploration": exploration,
             "playout": playout,
@@ -137,6 +141,23 @@ def open_engine(
             "max_nodes": max_nodes,
         }
         chosen: dict[str, Any] = {key: value for key, value in given.items() if value is not None}
+        if compiled is not False and spec is not None and spec.kernel is not None:
+            from zerosum.engines.mcts_compiled import CompiledMctsEngine, has_compiled_mcts
+
+            if has_compiled_mcts(spec.name):
+                return CompiledMctsEngine(
+                    spec.name, seed=seed, hash_mb=hash_mb, workers=workers, **chosen
+                )
+        if compiled:
+            where = "any game" if spec is None else f"game {spec.name!r}"
+            raise EngineError(
+                f"{where} has no kernel for compiled {MCTS}: expected compiled=False or None"
+            )
+        if workers > 1:
+            raise EngineError(
+                f"the Python {MCTS} engine runs in one thread (only a game with a compiled "
+                "kernel runs MCTS in threads): expected workers=1"
+            )
         return MctsEngine(seed=seed, **chosen)
     if name == COMPILED:
         assert spec is not None  # choose_engine offers it only for a game with a kernel

@@ -42,8 +42,17 @@ Trade-offs:
   ``d``", a simulation budget that doubles with the depth (MCTS has no search depth of its own).
   Time and the stop callback are polled before every simulation.
 * **Reproducible.** The random choices come from one generator seeded at construction (seed
-  ``None`` is 0): a fresh engine with the same seed and the same simulation count gives the
-  same tree, visit for visit.
+  ``None`` is 0), :class:`SplitMix64`: a fresh engine with the same seed and the same
+  simulation count gives the same tree, visit for visit. An expansion takes untried move
+  ``below(len(untried))`` (the untried moves stay in the game's order), a playout move
+  ``legal_moves()[below(len(moves))]``, so the compiled search (:mod:`zerosum.compiled.mcts`),
+  drawing the same numbers at the same steps, builds the same tree too.
+
+**Compiled.** :class:`CompiledMctsEngine` (:mod:`zerosum.engines.mcts_compiled`) runs this
+algorithm in numba on the game's kernel, with a memory budget and threads; ``--algorithm mcts``
+picks it for a game whose kernel offers MCTS, and this engine for the others
+(``open_engine(..., compiled=False)`` picks this one everywhere). This engine is its readable
+twin and the oracle of its tests.
 
 A result's value is the exact score when the root is proven; else a proven bound when the root
 is known won (at least ``WIN - n``: won within ``n`` plies) or lost; else the best move's mean
@@ -53,7 +62,6 @@ reward in hundredths (``+100``: every playout through it won).
 from __future__ import annotations
 
 import math
-import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -62,12 +70,12 @@ from typing import Any, Final, Literal
 from zerosum.engines.base import Engine, EngineError, OnIteration, at_depth, no_moves
 from zerosum.game import (
     HEURISTIC_LIMIT,
+    MAX_PLY,
     WIN,
     Game,
     Score,
     no_moves_error,
     probe_of,
-    random_playout,
     terminal_score,
 )
 from zerosum.search.compare import CompareRow
@@ -91,6 +99,28 @@ VALUE_SCALE: Final = 100
 
 UNKNOWN: Final[Score] = WIN - 1
 """The bound of a position not over: it cannot be won or lost sooner than in one ply."""
+
+
+_MASK64: Final = (1 << 64) - 1
+
+
+class SplitMix64:
+    """The search's random generator: SplitMix64 (Steele, Lea and Flood 2014), one 64-bit word
+    of state. Chosen because it is a few lines in any language: the compiled search computes
+    the same numbers with numba's signed words, so both searches make the same choices."""
+
+    __slots__ = ("state",)
+
+    def __init__(self, seed: int) -> None:
+        self.state = seed & _MASK64
+
+    def below(self, bound: int) -> int:
+        """The next number in ``[0, bound)``: the next output's top 63 bits modulo ``bound``
+        (``bound`` is small: the bias is negligible)."""
+        self.state = state = (self.state + 0x9E3779B97F4A7C15) & _MASK64
+        z = ((state ^ (state >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
+        return ((z ^ (z >> 31)) >> 1) % bound
 
 
 def up(score: Score) -> Score:
@@ -191,7 +221,7 @@ class MctsEngine(Engine):
         self.bias = bias
         self.max_nodes = max_nodes
         self.seed = seed
-        self._rng = random.Random(0 if seed is None else seed)
+        self._rng = SplitMix64(0 if seed is None else seed)
         self._root: Node | None = None
         self._root_game: Game[Any] | None = None
         """A copy of the position at the root, to find the new root after moves."""
@@ -228,7 +258,7 @@ class MctsEngine(Engine):
         self, game: Game[Any], depth: int, seed: int | None, limit: Limit | None
     ) -> SearchResult[Any]:
         if seed is not None:
-            self._rng = random.Random(seed)
+            self._rng = SplitMix64(seed)
         if depth == 0:
             return self.solve(game, limit=limit)
         return self.search(game, at_depth(limit, depth))
@@ -236,9 +266,9 @@ class MctsEngine(Engine):
     def root_stats(self) -> tuple[RootMove, ...]:
         """Every root move of the last search, best first (as ``best_move`` ranks them), with
         its visits, mean reward and proven value; moves never tried come last, unvisited."""
-        root = self._root
-        if root is None:
+        if self._root_game is None:
             return ()
+        root = self._root_view(self._root_game)
         ranked = sorted(root.children, key=_ranking(root), reverse=True)
         stats = [
             RootMove(c.move, c.visits, c.mean(), up(c.lower) if c.proven else None) for c in ranked
@@ -267,15 +297,14 @@ class MctsEngine(Engine):
         if game.outcome() is not None:
             return no_moves(game)
         started = time.perf_counter()
-        root = self._root_for(game)
+        self._start(game)
         budgeted = limit.nodes is not None or limit.time is not None or limit.depth is not None
-        done = _solved if solving else _proven
         simulations = evaluations = iteration = reported = 0
         next_report = FIRST_ITERATION
         complete = False
         while True:
             # Step 1. Stop when the answer is known, a limit is reached, or nothing can change.
-            if done(root):
+            if self._done(solving=solving):
                 complete = True
                 if simulations > reported or not iteration:
                     iteration += 1  # the iteration that proved it ends here
@@ -287,11 +316,14 @@ class MctsEngine(Engine):
                 break
             if simulations and limit.stop is not None and limit.stop():
                 break
-            if not budgeted and self._size >= self.max_nodes:
+            if not budgeted and self._full():
                 break
-            # Step 2. One simulation.
-            evaluations += self._simulate(game, root, prune_root=not solving)
-            simulations += 1
+            # Step 2. Simulations: one here, a batch in the compiled engine (which checks the
+            # root and the tree before each, as step 1 does).
+            count = self._batch(limit, simulations, next_report)
+            made, evaluated = self._simulations(game, count, solving=solving, budgeted=budgeted)
+            simulations += made
+            evaluations += evaluated
             # Step 3. Report an iteration at each doubling; a depth limit counts iterations.
             if simulations == next_report:
                 iteration, reported = iteration + 1, simulations
@@ -301,16 +333,45 @@ class MctsEngine(Engine):
                     break
                 if on_iteration is not None:
                     on_iteration(
-                        self._result(
-                            game, root, iteration, simulations, evaluations, started, solving
-                        )
+                        self._result(game, iteration, simulations, evaluations, started, solving)
                     )
         result = self._result(
-            game, root, iteration, simulations, evaluations, started, solving, complete=complete
+            game, iteration, simulations, evaluations, started, solving, complete=complete
         )
         if on_iteration is not None and complete:
             on_iteration(result)
         return result
+
+    # -- the steps the compiled engine replaces ------------------------------------------------
+
+    def _start(self, game: Game[Any]) -> None:
+        """Find or make the root for ``game``'s position."""
+        self._root_for(game)
+
+    def _done(self, *, solving: bool) -> bool:
+        """Whether the root is proven (``solving``: and every root move)."""
+        assert self._root is not None
+        return _solved(self._root) if solving else self._root.proven
+
+    def _full(self) -> bool:
+        return self._size >= self.max_nodes
+
+    def _batch(self, limit: Limit, simulations: int, next_report: int) -> int:
+        """How many simulations to run before the limits are looked at again."""
+        return 1
+
+    def _simulations(
+        self, game: Game[Any], count: int, *, solving: bool, budgeted: bool
+    ) -> tuple[int, int]:
+        """Run ``count`` simulations (fewer if the root is done or, not ``budgeted``, the tree
+        is full): the simulations and evaluations made."""
+        assert self._root is not None and count == 1
+        return 1, self._simulate(game, self._root, prune_root=not solving)
+
+    def _root_view(self, game: Game[Any]) -> Node:
+        """The root, its children, and the best line's nodes with theirs (what results read)."""
+        assert self._root is not None
+        return self._root
 
     def _simulate(self, game: Game[Any], root: Node, *, prune_root: bool) -> int:
         """One simulation from ``root`` (``game`` at its position, left there); returns the
@@ -357,10 +418,7 @@ class MctsEngine(Engine):
         """A child of ``node`` for a random untried move, made on ``game``."""
         untried = node.untried
         assert untried
-        index = self._rng.randrange(len(untried))
-        move = untried[index]
-        untried[index] = untried[-1]
-        untried.pop()
+        move = untried.pop(self._rng.below(len(untried)))
         game.make(move)
         lower, upper = -UNKNOWN, UNKNOWN
         outcome = game.outcome()
@@ -405,7 +463,13 @@ class MctsEngine(Engine):
             return float((leaf.lower > 0) - (leaf.lower < 0)), 0
         if self.playout == "evaluation":
             return _squash(game.evaluate()), 1
-        made = random_playout(game, self._rng)
+        made = 0
+        while made < MAX_PLY and game.outcome() is None:
+            moves = game.legal_moves()
+            if not moves:
+                raise no_moves_error(game)
+            game.make(moves[self._rng.below(len(moves))])
+            made += 1
         outcome = game.outcome()
         reward = 0.0 if outcome is None else float(int(outcome))
         for _ in range(made):
@@ -455,7 +519,6 @@ class MctsEngine(Engine):
     def _result(
         self,
         game: Game[Any],
-        root: Node,
         iteration: int,
         simulations: int,
         evaluations: int,
@@ -465,7 +528,8 @@ class MctsEngine(Engine):
         complete: bool = True,
     ) -> SearchResult[Any]:
         """The search's result so far (see the header for what its value means)."""
-        best = _best_child(root)
+        root = self._root_view(game)
+        best = best_child(root)
         if root.proven or root.lower >= HEURISTIC_LIMIT:  # exact, or won within some plies
             value = root.lower
         elif root.upper <= -HEURISTIC_LIMIT:
@@ -476,7 +540,7 @@ class MctsEngine(Engine):
         node = best
         while node is not None:
             pv.append(node.move)
-            node = _best_child(node)
+            node = best_child(node)
         best_move = best.move if best is not None else game.legal_moves()[0]
         best_moves: tuple[Any, ...] = (best_move,)
         move_values: tuple[tuple[Any, Score], ...] = ()
@@ -518,8 +582,9 @@ def _ranking(parent: Node) -> Callable[[Node], tuple[bool, bool, Score, bool, in
     return rank
 
 
-def _best_child(node: Node) -> Node | None:
-    """The child to play from ``node`` (see :func:`_ranking`); ``None`` for a leaf."""
+def best_child(node: Node) -> Node | None:
+    """The child to play from ``node`` (see :func:`_ranking`); ``None`` for a leaf. The
+    compiled engine ranks its children with it too."""
     return max(node.children, key=_ranking(node), default=None)
 
 
@@ -531,10 +596,6 @@ def _estimate(child: Node | None) -> Score:
 def _squash(evaluation: Score) -> float:
     """A heuristic evaluation as a reward in ``(-1, 1)``."""
     return math.tanh(evaluation / EVALUATION_SCALE)
-
-
-def _proven(root: Node) -> bool:
-    return root.proven
 
 
 def _solved(root: Node) -> bool:

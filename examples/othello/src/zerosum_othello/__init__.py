@@ -51,8 +51,8 @@ def make_spec(size: int = DEFAULT_SIZE) -> GameSpec:
         default_level=2,
         options=options,
         variants=("othello:4", "othello:8") if size == DEFAULT_SIZE else (),
-        # The compiled engine for the boards that fit its words (zerosum_othello.compiled).
-        kernel=f"zerosum_othello.compiled:GAME_{size}" if size in (4, 6) else None,
+        # The compiled engine (zerosum_othello.compiled), every size.
+        kernel=f"zerosum_othello.compiled:GAME_{size}",
     )
 
 

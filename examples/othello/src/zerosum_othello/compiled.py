@@ -1,4 +1,4 @@
-"""Othello 4x4 and 6x6 for zerosum's compiled engine (a :class:`zerosum.compiled.engine.Kernel`).
+"""Othello of every size for zerosum's compiled engine (a :class:`zerosum.compiled.engine.Kernel`).
 
 The specs name these mappings (``kernel="zerosum_othello.compiled:GAME_6"``), so numba is only
 imported by whoever runs the compiled engine.
@@ -7,7 +7,8 @@ State (an ``int64`` array): the discs of the side to move and of its opponent (t
 them after every move, so one code path serves both colours), the ply, then the board's
 geometry (the sizes share one set of compiled functions: the masks live in the state), then per
 ply the discs the move made at that ply turned over, for ``undo``. 8x8 needs all 64 bits of a
-word, where numba's signed shifts would smear the sign bit: it stays with the Python engine.
+word: the state holds them as signed ``int64`` words (:func:`signed`), and the shifts towards
+the low bits are logical (:func:`_shr`), as numba's signed shifts would smear the sign bit.
 
 Move codes are cells (``rank * size + file``, as in :mod:`zerosum_othello.othello`) and
 :data:`PASS_CODE` for a pass. Scores: a game over at ply ``n`` (counted as the game's ``ply()``,
@@ -51,15 +52,26 @@ TOP: Final = 12
 FLIPPED: Final = 13
 """From here, per ply, the discs turned over by the move made at that ply."""
 
-PASS_CODE: Final = 63
-"""The move code of a pass (no cell of a 7x7 board or smaller has it)."""
-SIZES: Final = (4, 6)
+PASS_CODE: Final = 64
+"""The move code of a pass (no cell of an 8x8 board or smaller has it)."""
+SIZES: Final = (4, 6, 8)
 
 
 def max_plies(size: int) -> int:
     """The most plies a game lasts: every placement fills a cell, and a pass is always followed
     by a placement or the end."""
     return 2 * (size * size - 4)
+
+
+def signed(word: int) -> int:
+    """A 64-bit board as the ``int64`` with the same bits (8x8 uses the sign bit)."""
+    return word - (1 << 64) if word >> 63 else word
+
+
+@njit(cache=True, nogil=True)
+def _shr(bits: int, count: int) -> int:
+    """``bits`` shifted ``count`` (1..63) places towards the low bits, zeros coming in."""
+    return (bits >> count) & ((1 << (64 - count)) - 1)
 
 
 @njit(cache=True, nogil=True)
@@ -71,19 +83,19 @@ def _step(bits: int, direction: int, st: Any) -> int:
     if direction == 0:
         return (bits << 1) & not_first
     if direction == 1:
-        return (bits >> 1) & not_last
+        return _shr(bits, 1) & not_last
     if direction == 2:
         full: int = st[FULL]
         return (bits << n) & full
     if direction == 3:
-        return bits >> n
+        return _shr(bits, n)
     if direction == 4:
         return (bits << (n + 1)) & not_first
     if direction == 5:
-        return (bits >> (n + 1)) & not_last
+        return _shr(bits, n + 1) & not_last
     if direction == 6:
         return (bits << (n - 1)) & not_last
-    return (bits >> (n - 1)) & not_first
+    return _shr(bits, n - 1) & not_first
 
 
 @njit(cache=True, nogil=True)
@@ -240,13 +252,15 @@ def _kernel(size: int) -> Kernel:
         no_moves=no_moves,
         play=play,
         undo=undo,
+        legal=moves,  # the game's order, with a pass where the game has PASS
+        over=decided,  # neither side can place: nothing else ends the game
     )
 
 
 def state_of(game: Game[Any]) -> list[int]:
-    """The kernel's state of an :class:`Othello` position (4x4 or 6x6)."""
+    """The kernel's state of an :class:`Othello` position (any size), as ``int64`` values."""
     if not isinstance(game, Othello) or game.size not in SIZES:
-        raise TypeError(f"{game!r} is not a 4x4 or 6x6 Othello position")
+        raise TypeError(f"{game!r} is not an Othello position of a size in {SIZES}")
     geo = geometry(game.size)
     size = geo.size
     first_file = sum(1 << rank * size for rank in range(size))
@@ -258,7 +272,7 @@ def state_of(game: Game[Any]) -> list[int]:
         classes[order] |= 1 << cell
     head = [mine, theirs, game.ply(), size, geo.full, geo.full & ~first_file]
     head += [geo.full & ~last_file, geo.corners, *classes, max_plies(size) + 1]
-    return head + [0] * (max_plies(size) + 1)
+    return [signed(word) for word in head] + [0] * (max_plies(size) + 1)
 
 
 def value_of(size: int, rank: int, ply: int) -> Score:
@@ -290,3 +304,5 @@ GAME_4: Final = _game(4)
 """Othello 4x4 on the kernel."""
 GAME_6: Final = _game(6)
 """Othello 6x6 on the kernel."""
+GAME_8: Final = _game(8)
+"""Othello 8x8 on the kernel."""
