@@ -224,7 +224,7 @@ def test_cli_analyze_sizes_the_compiled_tree_and_runs_threads(
     assert status == 0 and data["nodes"] >= 3000
     assert sum(root["visits"] for root in data["root_moves"]) >= 3000
     status = main(["analyze", "connect4", "--algorithm", "engine", "--depth", "2", "--hash", "1"])
-    assert status == 2 and "--hash sizes the compiled engine's table or the MCTS tree" in (
+    assert status == 2 and "--hash sizes a compiled engine's table or the MCTS tree" in (
         capsys.readouterr().err
     )
 
