@@ -84,6 +84,17 @@ def _second(ray: Any) -> str:
     return str(ids[0])
 
 
+def _both_alive(cluster: TwoNodes) -> None:
+    """Wait until the head counts just the two running nodes: a second node killed by an
+    earlier test stays alive in its view (and its CPU in the cluster's) until its health
+    checks fail."""
+    with RayTaskExecutor(cluster.address) as probe:
+        deadline = time.monotonic() + 60
+        while sum(node["Alive"] for node in probe._ray.nodes()) != 2:
+            assert time.monotonic() < deadline, probe._ray.nodes()
+            time.sleep(0.1)
+
+
 def _cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     status = main(list(argv))
     out, err = capsys.readouterr()
@@ -254,6 +265,7 @@ def test_losing_a_node_in_a_match_replays_its_game(cluster: TwoNodes, token: str
     b = parse_player("depth=4,algorithm=alphabeta,seed=9")
     match = Match("connect4", a, b, games=6, seed=11)
     serial = match.play()
+    _both_alive(cluster)
     with RayActorExecutor(cluster.address, teardown=close_players, kill=kill_players) as executor:
         assert executor.workers == 2
         second = _second(executor._ray)
