@@ -213,8 +213,8 @@ def test_a_solve_and_a_match_spread_over_both_nodes(
 
 
 class _Loser:
-    """Kills the second node as soon as it has run a unit (``placed()`` counts its units), from
-    a thread that looks every 20 ms while the work goes on."""
+    """Kills the second node as soon as ``placed()`` counts some of its work (units it ran, or
+    runs), from a thread that looks every 20 ms while the work goes on."""
 
     def __init__(self, cluster: TwoNodes, placed: Callable[[], int]) -> None:
         self.killed = False
@@ -246,12 +246,22 @@ def test_losing_a_node_in_a_solve_loses_nothing(
     path = tmp_path / "units.sqlite"
     with RayTaskExecutor(cluster.address) as executor, Store(path) as store:
         second = _second(executor._ray)
-        loser = _Loser(cluster, lambda: executor.units_per_node[second])
+        # A fresh node's first unit waits for its worker to start and load the kernel: warm
+        # it first, or the head may finish the whole solve before the second node runs a unit.
+        deadline = time.monotonic() + 120
+        for attempt in range(100):
+            if executor.units_per_node[second] > 0:
+                break
+            assert time.monotonic() < deadline, "the second node never ran a unit"
+            with Store(tmp_path / f"warm-up-{attempt}.sqlite") as fresh:
+                solve_distributed(Connect4.from_position(POSITION), executor=executor, store=fresh)
+        warmed = executor.units_per_node[second]
+        loser = _Loser(cluster, lambda: executor.units_per_node[second] - warmed)
         try:
             found = solve_distributed(game, executor=executor, store=store)
         finally:
             killed = loser.stop()
-        assert killed, "the solve ended before the second node had run a unit"
+        assert killed, f"the solve ended before the second node ran a unit: {executor.units_per_node}, {found}"
         assert found.rank == expected.rank and found.complete
         head = sum(n for node, n in executor.units_per_node.items() if node != second)
         assert head > 0
@@ -269,7 +279,14 @@ def test_losing_a_node_in_a_match_replays_its_game(cluster: TwoNodes, token: str
     with RayActorExecutor(cluster.address, teardown=close_players, kill=kill_players) as executor:
         assert executor.workers == 2
         second = _second(executor._ray)
-        loser = _Loser(cluster, lambda: executor.units_per_node[second])
+        homes = [str(home) for home in executor._ray.get(executor._homes)]
+        on_second = {number for number, home in enumerate(homes) if home == second}
+        assert len(on_second) == 1
+
+        def playing() -> int:  # games running on the second node's actor now
+            return sum(number in on_second for number, _ in list(executor._running.values()))
+
+        loser = _Loser(cluster, playing)  # killed with a game under way: that game is lost
         try:
             played = match.play(executor=executor)
         finally:

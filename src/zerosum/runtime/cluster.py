@@ -92,7 +92,11 @@ class RayTaskExecutor(Executor):
     def __init__(self, address: str = AUTO, *, workers: int = 0) -> None:
         self._ray, self._owned = connect(address, workers=workers)
         self._running: set[Future[Any]] = set()
-        self._remote = self._ray.remote(max_retries=MAX_ATTEMPTS - 1)(_run_task)
+        # SPREAD: Ray's default keeps short tasks on the driver's node (its worker is free again
+        # before a task could spill to another node), so a solve would leave the others idle.
+        self._remote = self._ray.remote(max_retries=MAX_ATTEMPTS - 1, scheduling_strategy="SPREAD")(
+            _run_task
+        )
         self._imports = worker_imports()
         self._lock = threading.Lock()
         self.units_per_node: Counter[str] = Counter()
