@@ -39,14 +39,15 @@ SUNFISH = os.path.expanduser("~/sunfish-venv/bin/sunfish-uci")
 LOWEST_ELO, HIGHEST_ELO = 1350, 2850
 """The UCI_Elo range of Debian's Stockfish 15.1."""
 OVERHEAD = ("Move Overhead", "100")
-"""Milliseconds Stockfish keeps in hand per move for the delay between it and the match: its
-default of 10 lost games on time on this loaded 2-core machine at 10+0.1."""
+"""Milliseconds each engine keeps in hand per move for the delay between it and the match, the
+same for zerosum and Stockfish: Stockfish's default of 10 lost games on time on this loaded
+2-core machine at 10+0.1, and zerosum's of 50 lost one of 20 (2026-11-23)."""
 
 
 def player(text: str, sunfish: str) -> PlayerSpec:
     """A preset (see the module docstring) or a player as ``zerosum match`` reads it."""
     if text == "zerosum":
-        return UciSettings((str(Path(sys.executable).with_name("zerosum")), "uci"))
+        return UciSettings((str(Path(sys.executable).with_name("zerosum")), "uci"), (OVERHEAD,))
     if text == "sunfish":
         return UciSettings((sunfish,))
     if text == "stockfish":
