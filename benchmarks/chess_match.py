@@ -13,7 +13,9 @@ place with ``--sunfish PATH``), ``stockfish`` (Debian ``stockfish`` at full stre
 ``zerosum match`` reads (``uci:COMMAND``).
 
 Target of issue 5: zerosum scores >= 60% against sunfish at equal time over at least 40 games,
-and reports its score against Stockfish at UCI_Elo 1350, 1600 and 2000.
+and reports its score against Stockfish at UCI_Elo 1350, 1600 and 2000. Target of issue 15:
+at least 50% against ``stockfish:2000`` over 100 games at 10+0.1, and no loss on time (the
+figures: docs/benchmarks.md).
 
 Run from the repository root::
 
