@@ -3,7 +3,7 @@
 Openings come from the small built-in book (chess's ``GameSpec.openings``), each played
 twice with colours swapped; clocks are kept (a flag fall loses); every game goes to a PGN file.
 Prints one line per game, then A's W/D/L, score and Elo difference with its 95% interval
-(formula in :mod:`zerosum.match.elo`).
+(formula in :mod:`zerosum.match.elo`), and each side's losses on time.
 
 Players (``--a``, ``--b``): ``zerosum`` (``zerosum uci`` from this virtual environment),
 ``sunfish`` (``sunfish-uci``; it pins ``chess==1.9.4``, so it lives in its own venv:
@@ -61,6 +61,23 @@ def player(text: str, sunfish: str) -> PlayerSpec:
         strength = (("UCI_LimitStrength", "true"), ("UCI_Elo", str(elo)))
         return UciSettings((STOCKFISH,), (OVERHEAD, *strength))
     return parse_player(text)
+
+
+def flags(records: list[GameRecord]) -> str:
+    """Who ran out of time, and in which games (a flag against insufficient material draws,
+    and counts for the side whose clock fell)."""
+    fallen: dict[str, list[int]] = {"A": [], "B": []}
+    for record in records:
+        if record.ending.reason.startswith("time forfeit"):
+            if record.winner is None:  # the flag fell on the side to move, whose move it was
+                side = record.a_first == (len(record.moves) % 2 == 0)
+                fallen["A" if side else "B"].append(record.index + 1)
+            else:
+                fallen["B" if record.winner == "A" else "A"].append(record.index + 1)
+    return "losses on time: " + ", ".join(
+        f"{side} {len(games)}" + (f" (games {', '.join(map(str, games))})" if games else "")
+        for side, games in fallen.items()
+    )
 
 
 def _interrupt(signum: int, frame: object) -> None:
@@ -126,6 +143,7 @@ def main() -> None:
         f"A: +{elo.wins} ={elo.draws} -{elo.losses}  score {elo.points:g}/{elo.games}"
         f" ({100 * elo.score:.1f}%)  Elo A - B: {elo.describe()}  LOS {100 * elo.los:.1f}%"
     )
+    print(flags(records))
     print(f"PGN: {args.pgn}")
     if interrupted:
         sys.exit(130)
