@@ -16,8 +16,9 @@ before and after), then:
    ``--perft-depth`` and Kiwipete to one less, checked against the suite's counts, with
    leaves/s; then every position of the perft suite (``tests/data/chess/perft.epd``) to
    ``--suite-depth`` (the tests stop at 3), every count checked.
-3. With ``--epd``: a test suite (Win At Chess: ``bm``/``am`` moves in SAN) at ``--epd-time``
-   seconds a position, solved by the compiled search and by Stockfish.
+3. With ``--epd``: a test suite (Win At Chess, ``benchmarks/data/win_at_chess_test.epd``:
+   ``bm``/``am`` moves in SAN) at ``--epd-time`` seconds a position, solved by the compiled
+   search and by Stockfish, each with a 64 MB table cleared before every position.
 
 Stockfish is Debian's ``stockfish`` (``apt-get install -y stockfish``, 15.1 at
 ``/usr/games/stockfish``); without it its columns are left out. Compare ratios within one run:

@@ -3,7 +3,7 @@
 Openings come from the small built-in book (chess's ``GameSpec.openings``), each played
 twice with colours swapped; clocks are kept (a flag fall loses); every game goes to a PGN file.
 Prints one line per game, then A's W/D/L, score and Elo difference with its 95% interval
-(formula in :mod:`zerosum.match.elo`).
+(formula in :mod:`zerosum.match.elo`), and each side's losses on time.
 
 Players (``--a``, ``--b``): ``zerosum`` (``zerosum uci`` from this virtual environment),
 ``sunfish`` (``sunfish-uci``; it pins ``chess==1.9.4``, so it lives in its own venv:
@@ -13,7 +13,9 @@ place with ``--sunfish PATH``), ``stockfish`` (Debian ``stockfish`` at full stre
 ``zerosum match`` reads (``uci:COMMAND``).
 
 Target of issue 5: zerosum scores >= 60% against sunfish at equal time over at least 40 games,
-and reports its score against Stockfish at UCI_Elo 1350, 1600 and 2000.
+and reports its score against Stockfish at UCI_Elo 1350, 1600 and 2000. Target of issue 15:
+at least 50% against ``stockfish:2000`` over 100 games at 10+0.1, and no loss on time (the
+figures: docs/benchmarks.md).
 
 Run from the repository root::
 
@@ -39,14 +41,15 @@ SUNFISH = os.path.expanduser("~/sunfish-venv/bin/sunfish-uci")
 LOWEST_ELO, HIGHEST_ELO = 1350, 2850
 """The UCI_Elo range of Debian's Stockfish 15.1."""
 OVERHEAD = ("Move Overhead", "100")
-"""Milliseconds Stockfish keeps in hand per move for the delay between it and the match: its
-default of 10 lost games on time on this loaded 2-core machine at 10+0.1."""
+"""Milliseconds each engine keeps in hand per move for the delay between it and the match, the
+same for zerosum and Stockfish: Stockfish's default of 10 lost games on time on this loaded
+2-core machine at 10+0.1, and zerosum's of 50 lost one of 20 (2026-11-23)."""
 
 
 def player(text: str, sunfish: str) -> PlayerSpec:
     """A preset (see the module docstring) or a player as ``zerosum match`` reads it."""
     if text == "zerosum":
-        return UciSettings((str(Path(sys.executable).with_name("zerosum")), "uci"))
+        return UciSettings((str(Path(sys.executable).with_name("zerosum")), "uci"), (OVERHEAD,))
     if text == "sunfish":
         return UciSettings((sunfish,))
     if text == "stockfish":
@@ -58,6 +61,23 @@ def player(text: str, sunfish: str) -> PlayerSpec:
         strength = (("UCI_LimitStrength", "true"), ("UCI_Elo", str(elo)))
         return UciSettings((STOCKFISH,), (OVERHEAD, *strength))
     return parse_player(text)
+
+
+def flags(records: list[GameRecord]) -> str:
+    """Who ran out of time, and in which games (a flag against insufficient material draws,
+    and counts for the side whose clock fell)."""
+    fallen: dict[str, list[int]] = {"A": [], "B": []}
+    for record in records:
+        if record.ending.reason.startswith("time forfeit"):
+            if record.winner is None:  # the flag fell on the side to move, whose move it was
+                side = record.a_first == (len(record.moves) % 2 == 0)
+                fallen["A" if side else "B"].append(record.index + 1)
+            else:
+                fallen["B" if record.winner == "A" else "A"].append(record.index + 1)
+    return "losses on time: " + ", ".join(
+        f"{side} {len(games)}" + (f" (games {', '.join(map(str, games))})" if games else "")
+        for side, games in fallen.items()
+    )
 
 
 def _interrupt(signum: int, frame: object) -> None:
@@ -123,6 +143,7 @@ def main() -> None:
         f"A: +{elo.wins} ={elo.draws} -{elo.losses}  score {elo.points:g}/{elo.games}"
         f" ({100 * elo.score:.1f}%)  Elo A - B: {elo.describe()}  LOS {100 * elo.los:.1f}%"
     )
+    print(flags(records))
     print(f"PGN: {args.pgn}")
     if interrupted:
         sys.exit(130)

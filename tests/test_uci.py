@@ -10,10 +10,17 @@ import chess
 import chess.engine
 import pytest
 
-from zerosum.uci import GoParams, UciEngine, parse_go, plan_time, score_text
+from zerosum.engines import TacticalEngine
+from zerosum.engines.compiled_tactical import CompiledTacticalEngine
+from zerosum.games.chess import Chess
+from zerosum.search.core import Limit
+from zerosum.search.table import TranspositionTable
+from zerosum.search.tactical import TacticalSearch
+from zerosum.uci import HASH_DEFAULT, GoParams, UciEngine, parse_go, plan_time, score_text
 
 COMMAND = [sys.executable, "-m", "zerosum", "uci"]
 WAC_001 = "2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - - 0 1"
+WAC_002 = "8/7p/5k2/5p2/p1p2P2/Pr1pPK2/1P1R3P/8 b - - 0 1"
 
 
 def test_python_chess_session() -> None:
@@ -232,3 +239,91 @@ def test_commands_during_a_search() -> None:
     board = chess.Board()
     board.push_uci("e2e4")
     assert chess.Move.from_uci(second.split()[1]) in board.legal_moves  # the new position
+
+
+def wait_for_bestmove(out: Recorder, engine: UciEngine) -> str:
+    """The bestmove line, once the search thread has ended (an observable state, no sleep)."""
+    thread = engine._thread
+    assert thread is not None
+    thread.join(timeout=120)
+    assert not thread.is_alive(), "the search did not end"
+    return next(line for line in reversed(out.lines) if line.startswith("bestmove"))
+
+
+def test_the_engine_option_selects_the_pure_python_tactical_search() -> None:
+    out = Recorder()
+    engine = UciEngine(out)
+    engine.handle("uci")
+    assert (
+        "option name Engine type combo default compiled-tactical var compiled-tactical "
+        "var tactical" in out.lines
+    )
+    engine.handle("setoption name Engine value sunfish")
+    assert out.lines[-1] == (
+        "info string setoption Engine: 'sunfish' is not an engine: expected compiled-tactical "
+        "or tactical; kept compiled-tactical"
+    )
+    engine.handle("setoption name Engine value Tactical")  # GUIs may change the case
+    engine.handle("isready")
+    assert type(engine.engine) is TacticalEngine and out.lines[-1] == "readyok"
+    engine.handle(f"position fen {WAC_002}")
+    engine.handle("go depth 3")
+    best = wait_for_bestmove(out, engine)
+    # the oracle: the pure-Python search itself, with a table of the size Hash gives it
+    table: TranspositionTable[chess.Move] = TranspositionTable(HASH_DEFAULT * (1 << 20) // 256)
+    expected = TacticalSearch(Chess(WAC_002), table=table).search(Limit(depth=3))
+    assert best.split()[1] == expected.best_move.uci()
+    assert not any("hashfull" in line for line in out.lines)  # the compiled search's field
+    # back to the compiled search: a new engine, and ucinewgame clears the Python table
+    engine.handle("setoption name Engine value compiled-tactical")
+    assert engine.engine is None
+    engine.handle("isready")
+    assert isinstance(engine.engine, CompiledTacticalEngine)
+    start = len(out.lines)
+    engine.handle("go depth 2")
+    wait_for_bestmove(out, engine)
+    assert any(" hashfull " in line for line in out.lines[start:])
+    engine.close()
+
+
+WARM_UP_SCRIPT = """
+import sys
+from numba.core.registry import CPUDispatcher
+from zerosum.compiled import chess_board, chess_search, engine
+from zerosum.uci import UciEngine
+
+def loaded():
+    return {
+        (module.__name__, name): tuple(value.signatures)
+        for module in (chess_board, chess_search, engine)
+        for name, value in vars(module).items()
+        if isinstance(value, CPUDispatcher)
+    }
+
+lines = []
+uci = UciEngine(lines.append)
+before = loaded()
+uci.handle("isready")
+ready = loaded()
+uci.handle("setoption name Threads value 2")
+uci.handle("position fen 8/P4k2/8/8/8/8/6Kp/8 w - - 0 1")
+uci.handle("go depth 6")
+uci._thread.join()
+uci.handle("position startpos moves e2e4 e7e5")
+uci.handle("go nodes 1")
+uci._thread.join()
+after = loaded()
+assert lines[0] == "readyok", lines
+assert sum(map(bool, ready.values())) > sum(map(bool, before.values())), "isready loaded nothing"
+new = sorted(key for key in after if after[key] != ready[key])
+print("loaded by go:", new)
+"""
+
+
+def test_isready_loads_every_compiled_function_before_go() -> None:
+    # A fresh process: nothing compiled is loaded until isready, and go loads nothing more.
+    done = subprocess.run(
+        [sys.executable, "-c", WARM_UP_SCRIPT], capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "loaded by go: []"

@@ -1,10 +1,18 @@
 """``zerosum uci``: the chess engine over the Universal Chess Interface.
 
-The front end owns the clock and the protocol; the search (the game's engine for analysis:
-the compiled tactical search, :mod:`zerosum.compiled.chess_engine`) only polls a stop
-condition. ``Hash`` sizes its table in MB, ``Threads`` its Lazy SMP threads; ``info`` lines
-carry nodes, nps and hashfull. Commands are read on the main thread while a search runs in a worker
-thread, so ``isready``, ``stop`` and ``quit`` are answered at once during a search.
+The front end owns the clock and the protocol; the search only polls a stop condition. The
+``Engine`` option chooses it: ``compiled-tactical`` (the default, the game's engine for
+analysis: :mod:`zerosum.compiled.chess_engine`; ``Hash`` sizes its table in MB, ``Threads``
+its Lazy SMP threads, ``info`` lines carry nodes, nps and hashfull) or ``tactical`` (the
+pure-Python tactical search it is the compiled twin of, :mod:`zerosum.search.tactical`;
+``Hash`` sizes its table, ``Threads`` its worker processes). Commands are read on the main
+thread while a search runs in a worker thread, so ``isready``, ``stop`` and ``quit`` are
+answered at once during a search.
+
+Compilation is never on the clock: the engine is opened at ``isready`` (or at the first ``go``
+if the GUI sent none), and opening the compiled engine loads or compiles every compiled
+function it calls (:meth:`zerosum.compiled.chess_engine.CoreSearch.warm_up`), so
+``readyok`` waits for numba rather than a search.
 
 Robustness: a malformed or illegal command is answered with ``info string`` naming what was
 wrong and what was expected, and changes nothing (a ``position`` with a bad FEN or an illegal
@@ -42,16 +50,21 @@ from typing import Final, TextIO
 import chess
 
 from zerosum import __version__
-from zerosum.engines import Engine, TacticalEngine, open_engine
+from zerosum.engines import COMPILED_TACTICAL, TACTICAL, Engine, TacticalEngine, open_engine
 from zerosum.engines.compiled_tactical import CompiledTacticalEngine
 from zerosum.game import HEURISTIC_LIMIT, WIN, MoveError, PositionError, Score
 from zerosum.games import get_game
 from zerosum.games.chess import Chess
 from zerosum.search.core import Limit
+from zerosum.search.table import TranspositionTable
 from zerosum.search.tactical import MAX_DEPTH, Report
 
 ENGINE_NAME: Final = f"zerosum {__version__}"
 HASH_DEFAULT, HASH_MAX = 16, 1024
+ENTRY_BYTES: Final = 256
+"""Approximate memory of one entry of the pure-Python table, to turn Hash into entries."""
+ENGINES: Final = (COMPILED_TACTICAL, TACTICAL)
+"""The values of the ``Engine`` option, the default first."""
 MULTIPV_MAX: Final = 64
 THREADS_MAX: Final = os.cpu_count() or 1
 """Threads: Lazy SMP threads of the compiled search, sharing its table."""
@@ -193,9 +206,11 @@ class UciEngine:
         self.multipv = 1
         self.overhead_ms = OVERHEAD_DEFAULT
         self.threads = 1
+        self.engine_name: str = ENGINES[0]
+        """The ``Engine`` option: which search ``go`` runs."""
         self.engine: Engine | None = None
-        """The search engine with its table, opened by the first ``go`` after Hash or
-        Threads changed."""
+        """The search engine with its table, opened by ``isready`` or the first ``go`` after
+        Engine, Hash or Threads changed."""
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
         self._active = threading.Event()
@@ -249,6 +264,8 @@ class UciEngine:
         self.send(f"option name Move Overhead type spin default {OVERHEAD_DEFAULT} min 0 max 5000")
         self.send("option name Ponder type check default false")
         self.send("option name Clear Hash type button")
+        choices = " ".join(f"var {name}" for name in ENGINES)
+        self.send(f"option name Engine type combo default {ENGINES[0]} {choices}")
         self.send("uciok")
 
     def cmd_isready(self, words: list[str]) -> None:
@@ -317,12 +334,23 @@ class UciEngine:
         elif key == "clear hash":
             self._busy("Clear Hash")
             self._clear_hash()
+        elif key == "engine":
+            chosen = value.strip().lower()
+            if chosen not in ENGINES:
+                raise UciError(
+                    f"setoption Engine: {value!r} is not an engine: expected "
+                    f"{' or '.join(ENGINES)}; kept {self.engine_name}"
+                )
+            if chosen != self.engine_name:
+                self._busy("setoption Engine")
+                self.engine_name = chosen
+                self._close_engine()
         elif key == "ponder":
             pass
         else:
             raise UciError(
                 f"setoption: unknown option {name!r}: expected Hash, Threads, MultiPV, "
-                "Move Overhead, Ponder or Clear Hash"
+                "Move Overhead, Ponder, Clear Hash or Engine"
             )
 
     def cmd_position(self, words: list[str]) -> None:
@@ -422,13 +450,26 @@ class UciEngine:
     def _clear_hash(self) -> None:
         if isinstance(self.engine, CompiledTacticalEngine):
             self.engine.clear()
+        elif isinstance(self.engine, TacticalEngine) and self.engine.shared_table is not None:
+            self.engine.shared_table.clear()
         else:
             self._close_engine()
 
     def _open_engine(self) -> Engine:
-        """The chess engine of the options (kept between searches: its table persists)."""
+        """The chess engine of the options (kept between searches: its table persists); a
+        compiled one is warmed up (every compiled function loaded) before it is returned."""
         if self.engine is None:
-            self.engine = open_engine(self.spec, hash_mb=self.hash_mb, workers=self.threads)
+            if self.engine_name == TACTICAL:
+                entries = max(1024, self.hash_mb * (1 << 20) // ENTRY_BYTES)
+                table: TranspositionTable[chess.Move] = TranspositionTable(entries)
+                engine = open_engine(self.spec, TACTICAL, workers=self.threads, shared_table=table)
+            else:
+                engine = open_engine(
+                    self.spec, self.engine_name, hash_mb=self.hash_mb, workers=self.threads
+                )
+                if isinstance(engine, CompiledTacticalEngine):
+                    engine.warm_up()
+            self.engine = engine
         return self.engine
 
     def _busy(self, what: str) -> None:

@@ -21,6 +21,7 @@ miss), so the threads never wait on each other.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from typing import Any, Final
 
@@ -59,6 +60,12 @@ from zerosum.search.tactical import (
 )
 
 MAX_THREADS: Final = 64
+WARM_UP_POSITIONS: Final = (
+    "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+    "8/2P5/8/8/8/8/5k1p/K7 w - - 0 1",
+)
+"""Positions :meth:`CoreSearch.warm_up` searches: Kiwipete (castling, en passant, pins,
+checks) and a race of promotions."""
 
 
 class CoreSearch(SearchDriver[chess.Move]):
@@ -123,6 +130,24 @@ class CoreSearch(SearchDriver[chess.Move]):
         ``hashfull`` reports it."""
         sample = self.data[: min(1000, len(self.data))]
         return int(np.count_nonzero(sample) * 1000 // max(len(sample), 1))
+
+    @classmethod
+    def warm_up(cls) -> float:
+        """Load (from numba's cache) or compile every compiled function a search calls, and
+        return the seconds it took; afterwards no search pays for loading or compiling.
+
+        A front end with a clock calls it before the clock runs (``zerosum uci`` at
+        ``isready``): numba compiles a function at its first call, which no time limit can
+        interrupt. Searches ``WARM_UP_POSITIONS`` to a small depth with throwaway 1 MB tables,
+        and the start position stopped at its first node (the path that reports the static
+        evaluation), so every function the driver calls from Python runs once. Repeated
+        calls cost a few milliseconds.
+        """
+        started = time.perf_counter()
+        for fen in WARM_UP_POSITIONS:
+            cls(Chess(fen), hash_mb=1).search(Limit(depth=3))
+        cls(Chess(), hash_mb=1).search(Limit(nodes=1))
+        return time.perf_counter() - started
 
     # -- the driver ---------------------------------------------------------------------
 

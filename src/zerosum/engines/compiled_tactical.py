@@ -5,7 +5,8 @@ A game whose :class:`~zerosum.games.GameSpec` names a ``searcher`` (chess:
 tactical engine run by the compiled twin, with a table sized in MB and ``workers`` as Lazy SMP
 threads on that table. It keeps its table between searches and its searcher (killers,
 history) while it searches the same game object, as :class:`TacticalEngine` does; the
-searcher is loaded (and numba imported) only when the engine is opened.
+searcher is loaded (and numba imported) only when the engine is opened, and :meth:`warm_up`
+loads or compiles its compiled functions before a clock runs.
 """
 
 from __future__ import annotations
@@ -49,6 +50,12 @@ class CompiledTacticalEngine(TacticalEngine):
             self._table = (searcher.keys, searcher.data)
             self._searcher, self._game = searcher, game
         return self._searcher
+
+    def warm_up(self) -> float:
+        """Load or compile every compiled function the searcher calls, before any clock runs
+        (the searcher's ``warm_up()``, if it has one); the seconds it took."""
+        warm = getattr(self._factory, "warm_up", None)
+        return float(warm()) if callable(warm) else 0.0
 
     def hashfull(self) -> int:
         """The permille of the table in use (0 before the first search)."""
