@@ -261,7 +261,8 @@ def test_losing_a_node_in_a_solve_loses_nothing(
             found = solve_distributed(game, executor=executor, store=store)
         finally:
             killed = loser.stop()
-        assert killed, f"the solve ended before the second node ran a unit: {executor.units_per_node}, {found}"
+        placed = executor.units_per_node
+        assert killed, f"the solve ended before the second node ran a unit: {placed}, {found}"
         assert found.rank == expected.rank and found.complete
         head = sum(n for node, n in executor.units_per_node.items() if node != second)
         assert head > 0
