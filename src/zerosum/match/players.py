@@ -402,6 +402,9 @@ class UciPlayer:
             self.name = str(self.engine.id.get("name", self.name))
             for option, value in self.settings.options:
                 self.engine.configure({option: value})
+            # isready now: an engine that loads its search then (zerosum's compiled one) does
+            # so before the first game's clock runs, not inside its first move
+            self.engine.ping()
         except (chess.engine.EngineError, TimeoutError, ValueError) as error:
             self.close()
             raise PlayerError(f"UCI engine {shlex.join(command)!r}: {error}") from None
