@@ -43,7 +43,7 @@ def test_stepping_through_the_line_branching_and_the_best_move(server: str, page
         click_cell(page, cell, played)
     # two full moves: X and O, then X
     expect(page.locator("#movelist li")).to_have_text(["1.a1b2", "2.c3"])
-    assert current(page) == "c3"
+    expect(page.locator("#movelist .move.current")).to_have_text("c3")
 
     # the arrow keys step back (the rest of the line stays), Home and End jump
     page.keyboard.press("ArrowLeft")
@@ -64,11 +64,12 @@ def test_stepping_through_the_line_branching_and_the_best_move(server: str, page
     expect(page.locator("#movelist .move.current")).to_have_text("a1")
 
     # playing the line's next move keeps the line; another move cuts it there
-    click_cell(page, "b2", 3)
-    assert current(page) == "b2" and moves_in_list(page) == ["a1", "b2", "c3"]
+    click_cell(page, "b2", 3)  # the list already held three moves: wait for the step itself
+    expect(page.locator("#movelist .move.current")).to_have_text("b2")
+    assert moves_in_list(page) == ["a1", "b2", "c3"]
     page.click("#board [data-move='a3'].legal")
     expect(page.locator("#movelist .move")).to_have_text(["a1", "b2", "a3"])
-    assert current(page) == "a3"
+    expect(page.locator("#movelist .move.current")).to_have_text("a3")
     expect(page.locator("#status")).to_have_text("O to move.")
 
     # analysis: the best move marked on the board, the value for X in the bar's words, the
