@@ -17,7 +17,13 @@ from collections.abc import Callable
 from typing import Any
 
 from zerosum.cli.common import UsageError, emit, interruptible, load_position
-from zerosum.cli.engines import COMPILED_ENGINE, MCTS_ENGINE, TACTICAL_ENGINE, check_algorithm
+from zerosum.cli.engines import (
+    COMPILED_ENGINE,
+    MCTS_ENGINE,
+    TACTICAL_ENGINE,
+    check_algorithm,
+    load_engine,
+)
 from zerosum.cli.parser import (
     Subcommands,
     duration,
@@ -122,6 +128,7 @@ def run(args: argparse.Namespace) -> int:
         playout=args.playout,
     )
     with interruptible() as stop, engine:
+        load_engine(engine, args)
         result = engine.search(game, _limit(args, stop), on_iteration=report)
         root_moves = engine.root_stats() if isinstance(engine, MctsEngine) else None
     data = result_data(spec, game, result, args.algorithm)

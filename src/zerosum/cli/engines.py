@@ -9,10 +9,12 @@ start in a fraction of a second.
 
 from __future__ import annotations
 
+import argparse
 from typing import TYPE_CHECKING, Final
 
+from zerosum.cli.progress import Progress
 from zerosum.compiled import DEFAULT_HASH_MB
-from zerosum.engines import COMPILED, MCTS, TACTICAL, Task, choose_engine, open_engine
+from zerosum.engines import COMPILED, MCTS, TACTICAL, Engine, Task, choose_engine, open_engine
 from zerosum.games import GameSpec
 from zerosum.store import Store
 
@@ -32,6 +34,18 @@ def check_algorithm(spec: GameSpec | None, name: str | None, command: Task = "an
     when ``name`` is None; raises :class:`~zerosum.engines.EngineError` (exit 2) listing the
     engines the game offers when it cannot run that one."""
     return choose_engine(spec, name, task=command)
+
+
+def load_engine(engine: Engine, args: argparse.Namespace) -> None:
+    """Load ``engine``'s compiled search before the command's clock runs, with a progress
+    line: its first use on a machine compiles it (about a minute for chess), which the user
+    should see happening rather than a silent terminal. Engines with nothing to load are
+    left alone."""
+    if type(engine).warm_up is Engine.warm_up:  # pure Python: nothing to load
+        return
+    with Progress.for_command(args, engine.name) as status:
+        status.update("loading (its first use compiles it: about a minute)")
+        engine.warm_up()
 
 
 def open_solver(

@@ -16,6 +16,7 @@ import time
 from typing import Any
 
 from zerosum.cli.common import UsageError, load_position
+from zerosum.cli.engines import load_engine
 from zerosum.cli.parser import Subcommands, duration, positive_int, whole_number, workers_option
 from zerosum.engines import COMPILED, open_engine
 from zerosum.formatting import describe, line_labels, move_label, move_labels, numbered_line
@@ -116,6 +117,7 @@ def run(args: argparse.Namespace) -> int:
     computer: Computer | None = None
     try:
         computer = Computer(spec, depth, random.Random(args.seed), store, args.workers, args.time)
+        load_engine(computer.engine, args)  # not on the first move's time
         return _play(spec, game, human, level, computer)
     finally:
         if computer is not None:

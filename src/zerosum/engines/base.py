@@ -54,6 +54,11 @@ class Engine(ABC):
         last completed iteration's result, with ``complete=False`` if the limit cut it short.
         Leaves ``game`` as it was."""
 
+    def warm_up(self) -> float:
+        """Load (or, on first use, compile) what the engine runs, before any clock does; the
+        seconds it took. Pure-Python engines have nothing to load."""
+        return 0.0
+
     @abstractmethod
     def solve(self, game: Game[Any], *, limit: Limit | None = None) -> SearchResult[Any]:
         """The exact value with every root move's value and all best moves
