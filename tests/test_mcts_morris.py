@@ -3,6 +3,7 @@ random games, one thread grows the twin's tree, proofs are exact, threads play l
 
 from __future__ import annotations
 
+import os
 import random
 from pathlib import Path
 from typing import Any
@@ -12,9 +13,12 @@ import pytest
 
 from zerosum.compiled import morris as kernel
 from zerosum.compiled.engine import NO_SCORE
+from zerosum.endgames import probe as probe_module
+from zerosum.endgames.database import default_path
+from zerosum.endgames.retro import index_of
 from zerosum.engines import MCTS, MctsEngine, open_engine
 from zerosum.engines.mcts_compiled import CompiledMctsEngine
-from zerosum.game import Game, Outcome
+from zerosum.game import WIN, Game, Outcome
 from zerosum.games import get_game
 from zerosum.games.morris import Morris
 from zerosum.search import Limit
@@ -23,7 +27,7 @@ from zerosum.search import solve as exact_solve
 
 @pytest.fixture(autouse=True)
 def no_endgames(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """No endgame store: the Python game would probe one, the compiled search does not."""
+    """No endgame store unless a test makes one (the machine's own would change the trees)."""
     monkeypatch.setenv("ZEROSUM_ENDGAMES", str(tmp_path / "none.sqlite"))
 
 
@@ -151,3 +155,47 @@ def test_mcts_runs_compiled_with_threads_and_plays_legal_moves(name: str) -> Non
             game.make(result.best_move)
             if game.outcome() is not None:
                 break
+
+
+class FakeEndgames:
+    """A made-up 3-3 database (random entries) in place of the default store, read by the
+    game's probe as :meth:`zerosum.endgames.database.Endgames.code` reads a real one."""
+
+    def __init__(self) -> None:
+        self.kind = kernel.ENDGAME_CLASSES.index((3, 3))
+        size = int(kernel.CLASS_SIZES[self.kind])
+        self.hits = 0
+        self.table = np.random.default_rng(1).integers(0, 12, size).astype(np.uint8)
+
+    def code(self, mover: int, other: int) -> int | None:
+        if (mover.bit_count(), other.bit_count()) != (3, 3):
+            return None
+        index = index_of(mover, other, kernel.OTHER_COUNTS[self.kind], kernel.BINOM)
+        self.hits += 1
+        return int(self.table[index])
+
+
+def test_both_twins_take_a_probed_position_as_exact(monkeypatch: pytest.MonkeyPatch) -> None:
+    fake = FakeEndgames()
+    header = np.zeros(kernel.ENDGAME_HEADER, np.uint8)
+    header[fake.kind] = 1
+    aux = np.concatenate([header, fake.table])
+    aux.flags.writeable = False
+    monkeypatch.setitem(kernel._TABLES, str(default_path()), aux)  # the compiled probe's array
+    monkeypatch.setitem(probe_module._OPENED, os.environ["ZEROSUM_ENDGAMES"], fake)
+
+    def done(game: Morris) -> bool:  # three men to move against four: a removal is probed
+        side = game.side_to_move()
+        men = (game.men(side).bit_count(), game.men(1 - side).bit_count())
+        if game.in_hand(0) or game.in_hand(1) or men != (3, 4):
+            return False
+        return any(move >> 10 for move in game.legal_moves())  # it can remove a man at once
+
+    game = random_position("morris", 2, done)
+    compiled, python = CompiledMctsEngine("morris", seed=3), MctsEngine(seed=3)
+    found = compiled.search(game, Limit(nodes=400))
+    expected = python.search(game, Limit(nodes=400))
+    assert tree(compiled) == tree(python)
+    assert (found.value, found.pv, found.solved) == (expected.value, expected.pv, expected.solved)
+    probed = {r.proven for r in compiled.root_stats()} - {None, WIN - 1, -(WIN - 1)}
+    assert fake.hits > 0 and probed  # moves proven by a probe, at its distance

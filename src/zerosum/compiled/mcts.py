@@ -47,7 +47,13 @@ from numba import types
 from numba.core import cgutils as _cgutils
 from numba.extending import intrinsic
 
-from zerosum.compiled.engine import NO_SCORE, Kernel, _cached_njit, _fingerprint
+from zerosum.compiled.engine import (
+    NO_SCORE,
+    Kernel,
+    _cached_njit,
+    _fingerprint,
+    rank_of_lower_bound,
+)
 from zerosum.game import MAX_PLY, WIN
 
 # Columns of ``nodes``.
@@ -151,11 +157,12 @@ class Functions:
     """The search compiled for one kernel. Arguments: ``nodes``, ``values`` and ``io`` from
     :func:`new_tree`, the root's row, and a thread's own arrays: the position ``st`` (the
     kernel's state at the root, never changed), ``rng`` (one word, the generator's state),
-    ``path`` (:func:`path_size` words) and ``moves`` (the kernel's ``max_moves``)."""
+    ``path`` (:func:`path_size` words), ``moves`` (the kernel's ``max_moves``) and ``aux``
+    (the kernel's ``load_aux()``, read by its ``probe``)."""
 
     kernel: Kernel
     run: Callable[..., int]
-    """``run(st, nodes, values, io, root, rng, path, moves, count, exploration, bias,
+    """``run(st, nodes, values, io, root, rng, path, moves, aux, count, exploration, bias,
     evaluation, solving, budgeted) -> simulations``: up to ``count`` simulations on one
     thread, fewer if the root is done (proven; with ``solving``, every root move too) or, with
     no ``budgeted`` limit, the tree is full."""
@@ -201,7 +208,7 @@ def _warm_up(built: Functions) -> None:
     st = np.zeros(kernel.state_size, np.int64)
     words = np.zeros(1, np.int64)
     path, moves = np.zeros(path_size(), np.int64), np.zeros(kernel.max_moves, np.int64)
-    arrays = (st, nodes, values, io, 0, words, path, moves)
+    arrays = (st, nodes, values, io, 0, words, path, moves, kernel.load_aux())
     built.run(*arrays, 0, 1.0, 0.0, False, False, False)
     built.run_shared(*arrays, 1.0, 0.0, False, False, False)
     built.done(nodes, 0, False)
@@ -213,6 +220,7 @@ def _build(kernel: Kernel) -> Functions:  # one closure per step, read in order
     legal: Any = kernel.legal
     over: Any = kernel.over
     play, evaluate = kernel.play, kernel.evaluate
+    probe, rank_range = kernel.probe, kernel.rank_range
 
     def below(rng: Any, bound: int) -> int:
         """A number in ``[0, bound)`` from the generator (the twin's ``below``)."""
@@ -265,8 +273,30 @@ def _build(kernel: Kernel) -> Functions:  # one closure per step, read in order
             child = nodes[child, NEXT]
         return int(best)
 
+    def probed(st: Any, aux: Any) -> int:
+        """The twin's probe: the exact score of a position the kernel's ``probe`` decides,
+        counted from it (a win ``n`` plies later: ``WIN - n``), else ``NO_SCORE``. The kernel's
+        ranks count plies to the game's end (morris: ``rank_range``'s top is a win at the next
+        ply), which gives ``n``."""
+        if aux.shape[0] == 0:
+            return NO_SCORE
+        score = probe(st, aux)
+        if score == NO_SCORE or score == 0:
+            return score
+        rank = rank_of_lower_bound(score)
+        plies = rank_range(st)[1] + 1 - abs(rank)
+        return sign(score) * (WIN - plies)
+
     def expand(
-        st: Any, nodes: Any, values: Any, node: int, child: int, rng: Any, moves: Any, bias: float
+        st: Any,
+        nodes: Any,
+        values: Any,
+        node: int,
+        child: int,
+        rng: Any,
+        moves: Any,
+        aux: Any,
+        bias: float,
     ) -> None:
         """Make ``child`` the child of ``node`` for a random untried move, made on ``st``."""
         untried = nodes[node, UNTRIED]
@@ -289,6 +319,10 @@ def _build(kernel: Kernel) -> Functions:  # one closure per step, read in order
         score = over(st)
         if score != NO_SCORE:
             lower = upper = sign(score) * WIN
+        else:
+            score = probed(st, aux)
+            if score != NO_SCORE:
+                lower = upper = score
         nodes[child, VISITS] = 0
         nodes[child, LOWER], nodes[child, UPPER] = lower, upper
         nodes[child, MOVE] = move
@@ -350,6 +384,7 @@ def _build(kernel: Kernel) -> Functions:  # one closure per step, read in order
         rng: Any,
         path: Any,
         moves: Any,
+        aux: Any,
         exploration: float,
         bias: float,
         evaluation: bool,
@@ -381,7 +416,7 @@ def _build(kernel: Kernel) -> Functions:  # one closure per step, read in order
                     child = io[SIZE]
                     io[SIZE] = child + 1
                 if child < capacity:
-                    expand(work, nodes, values, node, child, rng, moves, bias)
+                    expand(work, nodes, values, node, child, rng, moves, aux, bias)
                     if shared:  # the virtual loss, before another thread can see the child
                         nodes[child, VISITS] = 1
                         values[child, TOTAL] = -1.0
@@ -447,6 +482,7 @@ def _build(kernel: Kernel) -> Functions:  # one closure per step, read in order
         rng: Any,
         path: Any,
         moves: Any,
+        aux: Any,
         count: int,
         exploration: float,
         bias: float,
@@ -462,7 +498,7 @@ def _build(kernel: Kernel) -> Functions:  # one closure per step, read in order
             if not budgeted and io[SIZE] >= io[CAPACITY]:
                 break
             io[EVALUATIONS] += simulate(
-                st, work, nodes, values, io, root, rng, path, moves, exploration, bias,
+                st, work, nodes, values, io, root, rng, path, moves, aux, exploration, bias,
                 evaluation, not solving, False,
             )  # fmt: skip
             made += 1
@@ -477,6 +513,7 @@ def _build(kernel: Kernel) -> Functions:  # one closure per step, read in order
         rng: Any,
         path: Any,
         moves: Any,
+        aux: Any,
         exploration: float,
         bias: float,
         evaluation: bool,
@@ -491,7 +528,7 @@ def _build(kernel: Kernel) -> Functions:  # one closure per step, read in order
             if _atomic_add(io, (STARTED,), 1) >= io[LIMIT]:
                 break
             evaluations = simulate(
-                st, work, nodes, values, io, root, rng, path, moves, exploration, bias,
+                st, work, nodes, values, io, root, rng, path, moves, aux, exploration, bias,
                 evaluation, not solving, True,
             )  # fmt: skip
             _atomic_add(io, (EVALUATIONS,), evaluations)
@@ -551,6 +588,7 @@ def _build(kernel: Kernel) -> Functions:  # one closure per step, read in order
     lock = cached(lock)
     unlock = cached(unlock)
     select = cached(select)
+    probed = cached(probed)
     expand = cached(expand)
     update_bounds = cached(update_bounds)
     playout = cached(playout)

@@ -10,7 +10,9 @@ nodes (``max_nodes``, as the twin's). Importing this module imports numba.
 On one thread and with the same seed, options and simulation count it builds the twin's tree
 (the same visits, values and proofs; progressive bias and evaluation playouts read the kernel's
 evaluation, the same numbers as the game's for tic-tac-toe and othello, not for connect four).
-Threads give different visit counts from run to run, and the same proven values.
+Threads give different visit counts from run to run, and the same proven values. A kernel's
+``probe`` proves a node as the game's probe does in the twin (morris: both read the endgame
+databases of the default store, so the trees agree with a store as without one).
 """
 
 from __future__ import annotations
@@ -91,6 +93,8 @@ class CompiledMctsEngine(MctsEngine):
         self._kernel = mapping.kernel
         self._state_of = mapping.state
         self._functions = kernel_mcts.functions(self._kernel)
+        self._aux = self._kernel.load_aux()
+        """What the kernel's probe reads (morris: the endgame databases), loaded once."""
         self._nodes, self._values, self._io = kernel_mcts.new_tree(max_nodes)
         self._st = np.zeros(self._kernel.state_size, np.int64)
         self._rows = 0
@@ -143,7 +147,7 @@ class CompiledMctsEngine(MctsEngine):
         io[kernel_mcts.EVALUATIONS] = 0
         started = time.perf_counter()
         made = self._functions.run(
-            self._st, self._nodes, self._values, io, 0, rng, path, moves, count,
+            self._st, self._nodes, self._values, io, 0, rng, path, moves, self._aux, count,
             self.exploration, self.bias, self.playout == "evaluation", solving, budgeted,
         )  # fmt: skip
         elapsed = time.perf_counter() - started
@@ -236,7 +240,7 @@ class CompiledMctsEngine(MctsEngine):
         try:
             self._functions.run_shared(
                 self._st, self._nodes, self._values, self._io, 0,
-                np.array([kernel_mcts.signed(seed)], np.int64), path, moves,
+                np.array([kernel_mcts.signed(seed)], np.int64), path, moves, self._aux,
                 self.exploration, self.bias, self.playout == "evaluation", solving, budgeted,
             )  # fmt: skip
         except Exception as error:  # reported by the thread that waits
