@@ -280,11 +280,11 @@ def _build(kernel: Kernel) -> Functions:  # one closure per step, read in order
         ply), which gives ``n``."""
         if aux.shape[0] == 0:
             return NO_SCORE
-        score = probe(st, aux)
+        score: int = probe(st, aux)
         if score == NO_SCORE or score == 0:
             return score
-        rank = rank_of_lower_bound(score)
-        plies = rank_range(st)[1] + 1 - abs(rank)
+        rank: int = rank_of_lower_bound(score)
+        plies: int = rank_range(st)[1] + 1 - abs(rank)
         return sign(score) * (WIN - plies)
 
     def expand(
