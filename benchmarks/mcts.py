@@ -21,6 +21,9 @@ What it measures, in one run (each part can be run alone, see ``--help``):
    before the engines exist and at most during the game.
 4. ``alphabeta``: ``zerosum match connect4`` between MCTS at 0.5 s a move and zerosum's
    alpha-beta at levels 1-4 (depths 2, 4, 8, 14), through the match module.
+5. ``morris``: simulations per second of the compiled MCTS (one thread, then two) and of its
+   pure-Python twin on nine men's morris, from the empty board and from a moving-phase
+   position (random playouts to the end of the game or 1,000 plies).
 
 Run from the repository root (OpenSpiel is not a dependency of zerosum; install it beside)::
 
@@ -50,7 +53,7 @@ from zerosum.game import Game
 from zerosum.games import get_game
 from zerosum.search import Limit
 
-PARTS = ("speed", "openspiel", "memory", "alphabeta")
+PARTS = ("speed", "openspiel", "memory", "alphabeta", "morris")
 
 
 def rss_mib() -> float:
@@ -263,6 +266,32 @@ def alphabeta(games: int, seconds: float) -> None:
           "--games N --json")  # fmt: skip
 
 
+# -- 5. morris --------------------------------------------------------------------------------
+
+
+MORRIS_MOVING = "W.WB.B.WBW..B.BW.WB..WB. w 0 0"
+"""A moving-phase position: seven men a side, nothing in hand, White to move."""
+
+
+def morris(simulations: int) -> None:
+    print("== morris: MCTS simulations/s, nine men's morris, random playouts")
+    spec = get_game("morris")
+    positions = [("empty board", spec.new()), ("moving phase", spec.from_position(MORRIS_MOVING))]
+    for label, game in positions:
+        assert game.outcome() is None
+        for workers in (1, 2, 0):  # 0: the pure-Python twin
+            if workers:
+                engine: MctsEngine = CompiledMctsEngine("morris", seed=1, workers=workers)
+                name, count = f"compiled, {workers} thread{'s' if workers > 1 else ''}", simulations
+            else:
+                engine, name, count = MctsEngine(seed=1), "pure-Python twin", simulations // 100
+            engine.search(game, Limit(nodes=50))  # warm-up
+            engine.reset()
+            wall, cpu = timed(lambda: engine.search(game, Limit(nodes=count)))  # noqa: B023
+            print(f"  {label:13} {name:20} {count:>7,} sims {wall:6.2f} s wall {cpu:6.2f} s CPU "
+                  f"{count / wall:>9,.0f} sims/s wall {count / cpu:>9,.0f} sims/CPU s")  # fmt: skip
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("parts", nargs="*", choices=[*PARTS, []], default=list(PARTS))
@@ -286,6 +315,8 @@ def main(argv: list[str] | None = None) -> int:
         memory(16, 0.5)
     if "alphabeta" in args.parts:
         alphabeta(args.games, args.times[0])
+    if "morris" in args.parts:
+        morris(args.simulations // 10)
     return 0
 
 

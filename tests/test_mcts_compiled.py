@@ -181,10 +181,11 @@ def test_the_tree_is_sized_from_the_memory_budget() -> None:
 
 def test_the_engine_layer_compiles_mcts_where_a_kernel_offers_it() -> None:
     assert has_compiled_mcts("connect4") and has_compiled_mcts("othello:4")
-    assert has_compiled_mcts("othello:8") and not has_compiled_mcts("morris")
+    assert has_compiled_mcts("othello:8") and has_compiled_mcts("morris:twelve")
+    assert not has_compiled_mcts("chess")
     with open_engine("connect4", MCTS, hash_mb=1, workers=2, seed=3) as engine:
         assert isinstance(engine, CompiledMctsEngine) and engine.workers == 2
-    with open_engine("morris", MCTS) as engine:
+    with open_engine("chess", MCTS) as engine:
         assert type(engine) is MctsEngine
 
 

@@ -10,10 +10,14 @@ same steps, list moves in the same order and break ties the same way.
 The tree lives in preallocated arrays, one row per node, sized once from a memory budget
 (:data:`NODE_BYTES` a node): ``nodes`` (``int64``: visits, bounds, move, first child, next
 sibling, last child, untried moves, lock, scratch) and ``values`` (``float64``: reward sum,
-prior). A node's untried moves are a bit set over the indices of its legal moves (so at most
-:data:`MAX_MOVES` moves a position); expanding one regenerates the moves and takes the ``k``-th
-untried, as the twin pops ``untried[k]``. Children form a list in the order they were added.
-Once every row is used the tree is full: simulations go on from the leaves they reach.
+prior). A node keeps the number of its untried moves; expanding one regenerates the legal moves
+and takes the ``k``-th of those without a child yet (in the legal order), as the twin pops
+``untried[k]``, so a position may have any number of moves. Children form a list in the order
+they were added. Once every row is used the tree is full: simulations go on from the leaves
+they reach. A simulation plays on a copy of the root's state and never undoes a move, so a
+kernel's ``undo`` need not reach back further than its own search does (morris keeps its
+history in rings); it plays out at most ``MAX_PLY`` plies, and stops descending the tree at
+depth ``MAX_PLY``, as the twin does.
 
 Several threads (``workers``) may share one tree, each with its own position, generator and
 path. Then the search takes a node's lock (a compare-and-swap spin lock) to list or expand its
@@ -43,8 +47,13 @@ from numba import types
 from numba.core import cgutils as _cgutils
 from numba.extending import intrinsic
 
-from zerosum.compiled.engine import NO_SCORE, Kernel, _cached_njit, _fingerprint
-from zerosum.compiled.engine import popcount as _popcount
+from zerosum.compiled.engine import (
+    NO_SCORE,
+    Kernel,
+    _cached_njit,
+    _fingerprint,
+    rank_of_lower_bound,
+)
 from zerosum.game import MAX_PLY, WIN
 
 # Columns of ``nodes``.
@@ -59,7 +68,7 @@ NEXT: Final = 5
 LAST: Final = 6
 """The last child, where the next one is linked (-1: none)."""
 UNTRIED: Final = 7
-"""Bit ``i``: legal move ``i`` has no child yet; :data:`NOT_LISTED` before the moves are listed."""
+"""The legal moves without a child yet; :data:`NOT_LISTED` before the moves are listed."""
 LOCK: Final = 8
 SCRATCH: Final = 9
 """The node's new row while the tree is compacted."""
@@ -87,8 +96,6 @@ LIMIT: Final = 6
 IO_SIZE: Final = 7
 
 NOT_LISTED: Final = -1
-MAX_MOVES: Final = 62
-"""The most legal moves a position of a kernel may have (a bit each in ``UNTRIED``)."""
 UNKNOWN: Final = WIN - 1
 """The bound of a position not over (as in the twin)."""
 EVALUATION_SCALE: Final = 200.0
@@ -149,12 +156,13 @@ def signed(word: int) -> int:
 class Functions:
     """The search compiled for one kernel. Arguments: ``nodes``, ``values`` and ``io`` from
     :func:`new_tree`, the root's row, and a thread's own arrays: the position ``st`` (the
-    kernel's state at the root, left there), ``rng`` (one word, the generator's state),
-    ``path`` and ``played`` (``max_ply + 2`` words) and ``moves`` (:data:`MAX_MOVES`)."""
+    kernel's state at the root, never changed), ``rng`` (one word, the generator's state),
+    ``path`` (:func:`path_size` words), ``moves`` (the kernel's ``max_moves``) and ``aux``
+    (the kernel's ``load_aux()``, read by its ``probe``)."""
 
     kernel: Kernel
     run: Callable[..., int]
-    """``run(st, nodes, values, io, root, rng, path, moves, played, count, exploration, bias,
+    """``run(st, nodes, values, io, root, rng, path, moves, aux, count, exploration, bias,
     evaluation, solving, budgeted) -> simulations``: up to ``count`` simulations on one
     thread, fewer if the root is done (proven; with ``solving``, every root move too) or, with
     no ``budgeted`` limit, the tree is full."""
@@ -199,9 +207,8 @@ def _warm_up(built: Functions) -> None:
     kernel = built.kernel
     st = np.zeros(kernel.state_size, np.int64)
     words = np.zeros(1, np.int64)
-    path, played = np.zeros(kernel.max_ply + 2, np.int64), np.zeros(kernel.max_ply + 2, np.int64)
-    moves = np.zeros(max(kernel.max_moves, MAX_MOVES), np.int64)
-    arrays = (st, nodes, values, io, 0, words, path, moves, played)
+    path, moves = np.zeros(path_size(), np.int64), np.zeros(kernel.max_moves, np.int64)
+    arrays = (st, nodes, values, io, 0, words, path, moves, kernel.load_aux())
     built.run(*arrays, 0, 1.0, 0.0, False, False, False)
     built.run_shared(*arrays, 1.0, 0.0, False, False, False)
     built.done(nodes, 0, False)
@@ -212,7 +219,8 @@ def _build(kernel: Kernel) -> Functions:  # one closure per step, read in order
     fingerprint = _module_fingerprint(kernel)
     legal: Any = kernel.legal
     over: Any = kernel.over
-    play, undo, evaluate = kernel.play, kernel.undo, kernel.evaluate
+    play, evaluate = kernel.play, kernel.evaluate
+    probe, rank_range = kernel.probe, kernel.rank_range
 
     def below(rng: Any, bound: int) -> int:
         """A number in ``[0, bound)`` from the generator (the twin's ``below``)."""
@@ -265,26 +273,56 @@ def _build(kernel: Kernel) -> Functions:  # one closure per step, read in order
             child = nodes[child, NEXT]
         return int(best)
 
+    def probed(st: Any, aux: Any) -> int:
+        """The twin's probe: the exact score of a position the kernel's ``probe`` decides,
+        counted from it (a win ``n`` plies later: ``WIN - n``), else ``NO_SCORE``. The kernel's
+        ranks count plies to the game's end (morris: ``rank_range``'s top is a win at the next
+        ply), which gives ``n``."""
+        if aux.shape[0] == 0:
+            return NO_SCORE
+        score: int = probe(st, aux)
+        if score == NO_SCORE or score == 0:
+            return score
+        rank: int = rank_of_lower_bound(score)
+        plies: int = rank_range(st)[1] + 1 - abs(rank)
+        return sign(score) * (WIN - plies)
+
     def expand(
-        st: Any, nodes: Any, values: Any, node: int, child: int, rng: Any, moves: Any, bias: float
+        st: Any,
+        nodes: Any,
+        values: Any,
+        node: int,
+        child: int,
+        rng: Any,
+        moves: Any,
+        aux: Any,
+        bias: float,
     ) -> None:
         """Make ``child`` the child of ``node`` for a random untried move, made on ``st``."""
         untried = nodes[node, UNTRIED]
-        legal(st, moves)
-        k = below(rng, _popcount(untried))
-        index = 0
-        while True:  # the k-th untried move
-            if (untried >> index) & 1:
+        count = legal(st, moves)
+        k = below(rng, untried)
+        move = -1
+        for index in range(count):  # the k-th legal move without a child
+            sibling = nodes[node, FIRST]
+            while sibling >= 0 and nodes[sibling, MOVE] != moves[index]:
+                sibling = nodes[sibling, NEXT]
+            if sibling < 0:
                 if k == 0:
+                    move = moves[index]
                     break
                 k -= 1
-            index += 1
-        move = moves[index]
+        if move < 0:
+            raise ValueError("the kernel's legal moves changed between two listings")
         play(st, move)
         lower, upper = -UNKNOWN, UNKNOWN
         score = over(st)
         if score != NO_SCORE:
             lower = upper = sign(score) * WIN
+        else:
+            score = probed(st, aux)
+            if score != NO_SCORE:
+                lower = upper = score
         nodes[child, VISITS] = 0
         nodes[child, LOWER], nodes[child, UPPER] = lower, upper
         nodes[child, MOVE] = move
@@ -301,7 +339,7 @@ def _build(kernel: Kernel) -> Functions:  # one closure per step, read in order
         else:
             _compare_swap(nodes, (last, NEXT), -1, child)
         nodes[node, LAST] = child
-        _compare_swap(nodes, (node, UNTRIED), untried, untried & ~(1 << index))
+        _compare_swap(nodes, (node, UNTRIED), untried, untried - 1)
 
     def update_bounds(nodes: Any, node: int, shared: bool) -> bool:
         """The twin's ``update_bounds``; with ``shared``, never loosens what is there."""
@@ -320,28 +358,25 @@ def _build(kernel: Kernel) -> Functions:  # one closure per step, read in order
         nodes[node, LOWER], nodes[node, UPPER] = lower, upper
         return bool(lower != old_lower or upper != old_upper)
 
-    def playout(st: Any, nodes: Any, leaf: int, rng: Any, moves: Any, played: Any) -> float:
-        """The twin's random ``_playout``: a reward for the leaf's side to move."""
+    def playout(st: Any, nodes: Any, leaf: int, rng: Any, moves: Any) -> float:
+        """The twin's random ``_playout``: a reward for the leaf's side to move (``st``, at the
+        leaf, is left at the playout's end)."""
         if nodes[leaf, LOWER] == nodes[leaf, UPPER]:
             return float(sign(nodes[leaf, LOWER]))
         made = 0
-        limit = min(MAX_PLY, played.shape[0])
-        while made < limit and over(st) == NO_SCORE:
+        while made < MAX_PLY and over(st) == NO_SCORE:
             count = legal(st, moves)
             if count == 0:
                 raise ValueError("a position with no legal moves that is not over")
-            move = moves[below(rng, count)]
-            play(st, move)
-            played[made] = move
+            play(st, moves[below(rng, count)])
             made += 1
         score = over(st)
         reward = 0.0 if score == NO_SCORE else float(sign(score))
-        for i in range(made - 1, -1, -1):
-            undo(st, played[i])
         return reward if made % 2 == 0 else -reward
 
     def simulate(
         st: Any,
+        work: Any,
         nodes: Any,
         values: Any,
         io: Any,
@@ -349,30 +384,30 @@ def _build(kernel: Kernel) -> Functions:  # one closure per step, read in order
         rng: Any,
         path: Any,
         moves: Any,
-        played: Any,
+        aux: Any,
         exploration: float,
         bias: float,
         evaluation: bool,
         prune_root: bool,
         shared: bool,
     ) -> int:
-        """One simulation from ``root`` (``st`` at its position, left there); the evaluations
-        it made. The steps are the twin's ``_simulate``."""
+        """One simulation from ``root`` (``st`` at its position) on ``work`` (a copy of ``st``
+        made here); the evaluations it made. The steps are the twin's ``_simulate``."""
         capacity = io[CAPACITY]
         depth, node, evaluations = 0, root, 0
         path[0] = root
+        work[:] = st
         # Steps 1 and 2. Selection, then the expansion of one untried move.
-        while True:
+        while depth < MAX_PLY:
             if shared:
                 lock(nodes, node)
             untried = nodes[node, UNTRIED]
             if untried == NOT_LISTED:
-                count = legal(st, moves)
-                if count == 0:
+                untried = legal(work, moves)
+                if untried == 0:
                     if shared:
                         unlock(nodes, node)
                     raise ValueError("a position with no legal moves that is not over")
-                untried = (1 << count) - 1
                 nodes[node, UNTRIED] = untried
             if untried != 0 and io[SIZE] < capacity:
                 if shared:
@@ -381,7 +416,7 @@ def _build(kernel: Kernel) -> Functions:  # one closure per step, read in order
                     child = io[SIZE]
                     io[SIZE] = child + 1
                 if child < capacity:
-                    expand(st, nodes, values, node, child, rng, moves, bias)
+                    expand(work, nodes, values, node, child, rng, moves, aux, bias)
                     if shared:  # the virtual loss, before another thread can see the child
                         nodes[child, VISITS] = 1
                         values[child, TOTAL] = -1.0
@@ -396,7 +431,7 @@ def _build(kernel: Kernel) -> Functions:  # one closure per step, read in order
             child = select(nodes, values, node, prune_root or node != root, exploration, bias)
             if child < 0:
                 break  # a full tree ends here: play out from this node
-            play(st, nodes[child, MOVE])
+            play(work, nodes[child, MOVE])
             if shared:
                 _atomic_add(nodes, (child, VISITS), 1)
                 values[child, TOTAL] -= 1.0
@@ -405,10 +440,10 @@ def _build(kernel: Kernel) -> Functions:  # one closure per step, read in order
             node = child
         # Step 3. Playout: a reward for the leaf's side to move.
         if evaluation and nodes[node, LOWER] != nodes[node, UPPER]:
-            reward = math.tanh(evaluate(st) / EVALUATION_SCALE)
+            reward = math.tanh(evaluate(work) / EVALUATION_SCALE)
             evaluations += 1
         else:
-            reward = playout(st, nodes, node, rng, moves, played)
+            reward = playout(work, nodes, node, rng, moves)
         # Step 4. Backup: rewards for the side that moved into each node, then the bounds.
         changed = True
         for d in range(depth, -1, -1):
@@ -423,8 +458,6 @@ def _build(kernel: Kernel) -> Functions:  # one closure per step, read in order
             reward = -reward
             if d < depth and changed:
                 changed = update_bounds(nodes, step, shared)
-            if d > 0:
-                undo(st, nodes[step, MOVE])
         return evaluations
 
     def done(nodes: Any, root: int, solving: bool) -> bool:
@@ -449,7 +482,7 @@ def _build(kernel: Kernel) -> Functions:  # one closure per step, read in order
         rng: Any,
         path: Any,
         moves: Any,
-        played: Any,
+        aux: Any,
         count: int,
         exploration: float,
         bias: float,
@@ -458,13 +491,14 @@ def _build(kernel: Kernel) -> Functions:  # one closure per step, read in order
         budgeted: bool,
     ) -> int:
         made = 0
+        work = st.copy()
         while made < count:
             if done(nodes, root, solving):
                 break
             if not budgeted and io[SIZE] >= io[CAPACITY]:
                 break
             io[EVALUATIONS] += simulate(
-                st, nodes, values, io, root, rng, path, moves, played, exploration, bias,
+                st, work, nodes, values, io, root, rng, path, moves, aux, exploration, bias,
                 evaluation, not solving, False,
             )  # fmt: skip
             made += 1
@@ -479,7 +513,7 @@ def _build(kernel: Kernel) -> Functions:  # one closure per step, read in order
         rng: Any,
         path: Any,
         moves: Any,
-        played: Any,
+        aux: Any,
         exploration: float,
         bias: float,
         evaluation: bool,
@@ -487,13 +521,14 @@ def _build(kernel: Kernel) -> Functions:  # one closure per step, read in order
         budgeted: bool,
     ) -> int:
         made = 0
+        work = st.copy()
         while io[STOP] == 0 and not done(nodes, root, solving):
             if not budgeted and io[SIZE] >= io[CAPACITY]:
                 break
             if _atomic_add(io, (STARTED,), 1) >= io[LIMIT]:
                 break
             evaluations = simulate(
-                st, nodes, values, io, root, rng, path, moves, played, exploration, bias,
+                st, work, nodes, values, io, root, rng, path, moves, aux, exploration, bias,
                 evaluation, not solving, True,
             )  # fmt: skip
             _atomic_add(io, (EVALUATIONS,), evaluations)
@@ -553,6 +588,7 @@ def _build(kernel: Kernel) -> Functions:  # one closure per step, read in order
     lock = cached(lock)
     unlock = cached(unlock)
     select = cached(select)
+    probed = cached(probed)
     expand = cached(expand)
     update_bounds = cached(update_bounds)
     playout = cached(playout)
@@ -566,6 +602,11 @@ def _build(kernel: Kernel) -> Functions:  # one closure per step, read in order
         done=done,
         compact=cached(compact),
     )
+
+
+def path_size() -> int:
+    """The words of a thread's ``path``: a simulation descends at most ``MAX_PLY`` plies."""
+    return MAX_PLY + 2
 
 
 def capacity_of(hash_mb: float) -> int:

@@ -163,9 +163,8 @@ def _loss(st: Any) -> int:
 
 
 @njit(cache=True, nogil=True)
-def decided(st: Any) -> int:
-    """A loss with fewer than three men, the draws; ``NO_SCORE`` otherwise (``no_moves`` tells
-    the loss of a player who cannot move)."""
+def _decided(st: Any, reach: int) -> int:
+    """:func:`decided`, looking for repetitions at most ``reach`` plies back."""
     side = st[SIDE]
     if popcount(st[MEN + side]) + st[HAND + side] < 3:
         return _loss(st)
@@ -174,7 +173,7 @@ def decided(st: Any) -> int:
     if repetition != 0 and quiet >= 2 * (repetition - 1):
         key, ply = st[KEY], st[PLY]
         seen = 0
-        for back in range(2, min(quiet, WINDOW) + 1, 2):
+        for back in range(2, min(quiet, reach) + 1, 2):
             if st[KEYS + (ply - back) % RING] == key:
                 seen += 1
         if seen >= repetition - 1:
@@ -184,6 +183,13 @@ def decided(st: Any) -> int:
     if st[FULL_DRAW] != 0 and (st[MEN] | st[MEN + 1]) == st[FULL]:
         return 0
     return NO_SCORE
+
+
+@njit(cache=True, nogil=True)
+def decided(st: Any) -> int:
+    """A loss with fewer than three men, the draws; ``NO_SCORE`` otherwise (``no_moves`` tells
+    the loss of a player who cannot move)."""
+    return _decided(st, WINDOW)
 
 
 @njit(cache=True, nogil=True)
@@ -416,6 +422,91 @@ def undo(st: Any, move: int) -> None:
     st[KEY] = st[KEYS + ply % RING]
 
 
+# -- Monte Carlo tree search: the game's move order and outcome ----------------------------------
+
+
+@njit(cache=True, nogil=True)
+def _emit_legal(st: Any, out: Any, count: int, to: int, frm: int, side: int, free: int) -> int:
+    """Write the moves of one placement or move, one per removal in point order (the game's
+    ``_with_removals``); ``free`` is the opponent's removable men."""
+    mine = st[MEN + side] | (1 << to)
+    if frm >= 0:
+        mine &= ~(1 << frm)
+    code = to | ((frm + 1) << 5)
+    if st[MEN + 1 - side] == 0 or not _in_mill(st, mine, to):
+        out[count] = code
+        return count + 1
+    for point in range(st[SIZE]):
+        if (free >> point) & 1:
+            out[count] = code | ((point + 1) << 10)
+            count += 1
+    return count
+
+
+@njit(cache=True, nogil=True)
+def legal(st: Any, out: Any) -> int:
+    """Every legal move of a position that is not over, in the order of
+    :meth:`zerosum.games.morris.Morris.legal_moves` (placements by point; moves by the man's
+    point, then the target's; removals by point), unlike :func:`moves`, which puts the
+    promising first for alpha-beta."""
+    side = st[SIDE]
+    mine, theirs = st[MEN + side], st[MEN + 1 - side]
+    empty = st[FULL] & ~(mine | theirs)
+    free = removable(st, 1 - side)
+    size = st[SIZE]
+    count = 0
+    if st[HAND + side] != 0:
+        for to in range(size):
+            if (empty >> to) & 1:
+                count = _emit_legal(st, out, count, to, -1, side, free)
+    elif _flies(st, side):
+        for frm in range(size):
+            if (mine >> frm) & 1:
+                for to in range(size):
+                    if (empty >> to) & 1:
+                        count = _emit_legal(st, out, count, to, frm, side, free)
+    else:
+        for frm in range(size):
+            if (mine >> frm) & 1:
+                steps = st[ADJ + frm] & empty
+                for to in range(size):
+                    if (steps >> to) & 1:
+                        count = _emit_legal(st, out, count, to, frm, side, free)
+    return count
+
+
+@njit(cache=True, nogil=True)
+def _can_move(st: Any) -> bool:
+    """Whether the side to move has a placement or a move (the game's ``_can_move``)."""
+    side = st[SIDE]
+    mine = st[MEN + side]
+    empty = st[FULL] & ~(mine | st[MEN + 1 - side])
+    if empty == 0:
+        return False
+    if st[HAND + side] != 0 or _flies(st, side):
+        return True
+    reach = 0
+    for point in range(st[SIZE]):
+        if (mine >> point) & 1:
+            reach |= st[ADJ + point]
+    return bool(reach & empty != 0)
+
+
+@njit(cache=True, nogil=True)
+def over(st: Any) -> int:
+    """The game's ``outcome()`` as a score for the side to move (``NO_SCORE``: not over), its
+    checks in its order. Repetitions are looked for up to ``RING - 1`` plies back, all the ring
+    holds: right for a state that only ever moved forward from :func:`state_of` (as MCTS plays,
+    on a copy of the root's), and the game's rule whenever the move limit is under ``RING``
+    (the variants' default is 100; with ``moves=none`` a repetition further back is missed)."""
+    score = _decided(st, RING - 1)
+    if score != NO_SCORE:
+        return score
+    if not _can_move(st):
+        return _loss(st)
+    return NO_SCORE
+
+
 # -- the endgame databases -------------------------------------------------------------------
 
 ENDGAME_CLASSES: Final = [
@@ -510,6 +601,8 @@ KERNEL: Final = Kernel(
     undo=undo,
     probe=probe,
     load_aux=endgame_tables,
+    legal=legal,
+    over=over,
 )
 assert score_of_rank.py_func(RANK_BASE) < INF
 

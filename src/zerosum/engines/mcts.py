@@ -6,7 +6,8 @@
    ``q + exploration * sqrt(ln N / n)`` (``q`` the child's mean reward for the side choosing,
    ``n`` its visits, ``N`` the parent's), plus ``bias * h / (n + 1)`` with progressive bias
    (``h`` the game's evaluation of the child, squashed into ``(-1, 1)``).
-2. **Expansion.** At the first node with an untried move, add one child for a random one.
+2. **Expansion.** At the first node with an untried move, add one child for a random one
+   (selection stops at ``MAX_PLY`` plies below the root, where it plays out at once).
 3. **Playout.** Score the new leaf: a random game to the end (``playout="random"``: +1 won,
    -1 lost, 0 drawn) or the game's evaluation squashed into ``(-1, 1)``
    (``playout="evaluation"``: no random moves, the leaf's heuristic at once).
@@ -380,8 +381,9 @@ class MctsEngine(Engine):
         node = root
         evaluations = 0
         # Steps 1 and 2. Selection descends while every move of the node has a child (or the
-        # tree is full); the first node with an untried move expands one, the new leaf.
-        while True:
+        # tree is full); the first node with an untried move expands one, the new leaf. A path
+        # stops at MAX_PLY plies (a game that can go on for ever): it plays out from there.
+        while len(path) <= MAX_PLY:
             if node.untried is None:
                 node.untried = game.legal_moves()
                 if not node.untried:

@@ -10,7 +10,9 @@ nodes (``max_nodes``, as the twin's). Importing this module imports numba.
 On one thread and with the same seed, options and simulation count it builds the twin's tree
 (the same visits, values and proofs; progressive bias and evaluation playouts read the kernel's
 evaluation, the same numbers as the game's for tic-tac-toe and othello, not for connect four).
-Threads give different visit counts from run to run, and the same proven values.
+Threads give different visit counts from run to run, and the same proven values. A kernel's
+``probe`` proves a node as the game's probe does in the twin (morris: both read the endgame
+databases of the default store, so the trees agree with a store as without one).
 """
 
 from __future__ import annotations
@@ -91,6 +93,8 @@ class CompiledMctsEngine(MctsEngine):
         self._kernel = mapping.kernel
         self._state_of = mapping.state
         self._functions = kernel_mcts.functions(self._kernel)
+        self._aux = self._kernel.load_aux()
+        """What the kernel's probe reads (morris: the endgame databases), loaded once."""
         self._nodes, self._values, self._io = kernel_mcts.new_tree(max_nodes)
         self._st = np.zeros(self._kernel.state_size, np.int64)
         self._rows = 0
@@ -139,11 +143,11 @@ class CompiledMctsEngine(MctsEngine):
         self, game: Game[Any], count: int, *, solving: bool, budgeted: bool
     ) -> tuple[int, int]:
         io, rng = self._io, np.array([kernel_mcts.signed(self._rng.state)], np.int64)
-        path, moves, played = self._buffers()
+        path, moves = self._buffers()
         io[kernel_mcts.EVALUATIONS] = 0
         started = time.perf_counter()
         made = self._functions.run(
-            self._st, self._nodes, self._values, io, 0, rng, path, moves, played, count,
+            self._st, self._nodes, self._values, io, 0, rng, path, moves, self._aux, count,
             self.exploration, self.bias, self.playout == "evaluation", solving, budgeted,
         )  # fmt: skip
         elapsed = time.perf_counter() - started
@@ -232,11 +236,11 @@ class CompiledMctsEngine(MctsEngine):
     def _work(self, index: int, solving: bool, budgeted: bool, errors: list[BaseException]) -> None:
         """One worker thread: simulations on the shared tree until a limit stops them all."""
         seed = (0 if self.seed is None else self.seed) + index  # a stream per thread
-        path, moves, played = self._buffers()
+        path, moves = self._buffers()
         try:
             self._functions.run_shared(
-                self._st.copy(), self._nodes, self._values, self._io, 0,
-                np.array([kernel_mcts.signed(seed)], np.int64), path, moves, played,
+                self._st, self._nodes, self._values, self._io, 0,
+                np.array([kernel_mcts.signed(seed)], np.int64), path, moves, self._aux,
                 self.exploration, self.bias, self.playout == "evaluation", solving, budgeted,
             )  # fmt: skip
         except Exception as error:  # reported by the thread that waits
@@ -270,21 +274,22 @@ class CompiledMctsEngine(MctsEngine):
         legal = game.legal_moves()
         codes = self._legal_codes(st)
         move_of = dict(zip(codes, legal, strict=True))
-        node.untried = [m for i, m in enumerate(legal) if (untried >> i) & 1]
         rows: list[int] = []
         child = int(nodes[row, kernel_mcts.FIRST])
         while child >= 0:
             rows.append(child)
             node.children.append(self._leaf(child, move_of[int(nodes[child, kernel_mcts.MOVE])]))
             child = int(nodes[child, kernel_mcts.NEXT])
+        tried = {int(nodes[r, kernel_mcts.MOVE]) for r in rows}
+        node.untried = [m for code, m in zip(codes, legal, strict=True) if code not in tried]
+        assert len(node.untried) == untried, "a node's untried count disagrees with its children"
         best = best_child(node)
         if best is not None:
             at = node.children.index(best)
-            code = int(nodes[rows[at], kernel_mcts.MOVE])
+            after = st.copy()  # a copy, not undo: a kernel's undo may not reach this far back
+            self._kernel.play(after, int(nodes[rows[at], kernel_mcts.MOVE]))
             game.make(best.move)
-            self._kernel.play(st, code)
-            node.children[at] = self._view(rows[at], best.move, game, st)
-            self._kernel.undo(st, code)
+            node.children[at] = self._view(rows[at], best.move, game, after)
             game.undo()
         return node
 
@@ -346,13 +351,11 @@ class CompiledMctsEngine(MctsEngine):
         count = self._functions.legal(st, out)
         return [int(code) for code in out[:count]]
 
-    def _buffers(self) -> tuple[np.ndarray[Any, Any], ...]:
-        """A thread's path, move list and playout stack."""
-        plies = self._kernel.max_ply + 2
+    def _buffers(self) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+        """A thread's path and move list."""
         return (
-            np.zeros(plies, np.int64),
-            np.zeros(max(self._kernel.max_moves, kernel_mcts.MAX_MOVES), np.int64),
-            np.zeros(plies, np.int64),
+            np.zeros(kernel_mcts.path_size(), np.int64),
+            np.zeros(self._kernel.max_moves, np.int64),
         )
 
     @property
