@@ -338,32 +338,44 @@ def _open_point_after(st: Any, mine: int, theirs: int, to: int) -> bool:
 
 
 @njit(cache=True, nogil=True)
-def moves(st: Any, out: Any) -> int:
+def _generate(st: Any, out: Any, in_game_order: bool) -> int:
+    """Every placement or move of the side to move, each with its removals: scored for
+    :func:`moves` (:func:`_emit`), or in the game's order for :func:`legal`
+    (:func:`_emit_legal`). The number written to ``out``."""
     side = st[SIDE]
     mine, theirs = st[MEN + side], st[MEN + 1 - side]
-    if popcount(mine) + st[HAND + side] < 3:
-        return 0
     empty = st[FULL] & ~(mine | theirs)
     free = removable(st, 1 - side)
     size = st[SIZE]
+    placing = st[HAND + side] != 0
+    flying = not placing and _flies(st, side)
     count = 0
-    if st[HAND + side] != 0:
+    for frm in range(-1, size):
+        if frm < 0:  # placements (frm -1): only while men are in hand
+            if not placing:
+                continue
+            targets = empty
+        elif placing or not (mine >> frm) & 1:
+            continue
+        elif flying:
+            targets = empty
+        else:
+            targets = st[ADJ + frm] & empty
         for to in range(size):
-            if (empty >> to) & 1:
-                count = _emit(st, out, count, to, -1, side, free)
-    elif _flies(st, side):
-        for frm in range(size):
-            if (mine >> frm) & 1:
-                for to in range(size):
-                    if (empty >> to) & 1:
-                        count = _emit(st, out, count, to, frm, side, free)
-    else:
-        for frm in range(size):
-            if (mine >> frm) & 1:
-                steps = st[ADJ + frm] & empty
-                for to in range(size):
-                    if (steps >> to) & 1:
-                        count = _emit(st, out, count, to, frm, side, free)
+            if (targets >> to) & 1:
+                if in_game_order:
+                    count = _emit_legal(st, out, count, to, frm, side, free)
+                else:
+                    count = _emit(st, out, count, to, frm, side, free)
+    return count
+
+
+@njit(cache=True, nogil=True)
+def moves(st: Any, out: Any) -> int:
+    side = st[SIDE]
+    if popcount(st[MEN + side]) + st[HAND + side] < 3:
+        return 0
+    count = _generate(st, out, False)
     # Best first (a stable insertion sort on the scores), then drop the scores.
     for i in range(1, count):
         item = out[i]
@@ -449,30 +461,7 @@ def legal(st: Any, out: Any) -> int:
     :meth:`zerosum.games.morris.Morris.legal_moves` (placements by point; moves by the man's
     point, then the target's; removals by point), unlike :func:`moves`, which puts the
     promising first for alpha-beta."""
-    side = st[SIDE]
-    mine, theirs = st[MEN + side], st[MEN + 1 - side]
-    empty = st[FULL] & ~(mine | theirs)
-    free = removable(st, 1 - side)
-    size = st[SIZE]
-    count = 0
-    if st[HAND + side] != 0:
-        for to in range(size):
-            if (empty >> to) & 1:
-                count = _emit_legal(st, out, count, to, -1, side, free)
-    elif _flies(st, side):
-        for frm in range(size):
-            if (mine >> frm) & 1:
-                for to in range(size):
-                    if (empty >> to) & 1:
-                        count = _emit_legal(st, out, count, to, frm, side, free)
-    else:
-        for frm in range(size):
-            if (mine >> frm) & 1:
-                steps = st[ADJ + frm] & empty
-                for to in range(size):
-                    if (steps >> to) & 1:
-                        count = _emit_legal(st, out, count, to, frm, side, free)
-    return count
+    return _generate(st, out, True)
 
 
 @njit(cache=True, nogil=True)
