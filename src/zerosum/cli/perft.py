@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from zerosum.cli.common import emit, load_position
-from zerosum.cli.parser import Subcommands, position_options
+from zerosum.cli.parser import Subcommands, position_options, whole_number
 from zerosum.game import Game, ZerosumError
 from zerosum.games import resolve
 from zerosum.search.perft import perft
@@ -25,10 +25,7 @@ MAX_DEPTH: Final = 30
 
 def perft_depth(text: str) -> int:
     """A perft depth, 0..``MAX_DEPTH``."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    value = whole_number(text)
     if not 0 <= value <= MAX_DEPTH:
         raise argparse.ArgumentTypeError(f"{value} is out of range: expected 0..{MAX_DEPTH}")
     return value
