@@ -135,3 +135,13 @@ def test_cli_perft_bad_input(
 ) -> None:
     assert main(argv) == 2
     assert message in capsys.readouterr().err
+
+
+def test_the_library_counts_as_the_command_does() -> None:
+    import zerosum
+    from zerosum.search.perft import perft as protocol_perft
+
+    for name in ("tictactoe", "connect4", "morris", "chess"):
+        game = zerosum.get_game(name).new()
+        assert zerosum.perft(game, 3) == zerosum.perft(game, 3, generic=True), name
+        assert zerosum.perft(game, 3) == protocol_perft(game, 3), name

@@ -1,6 +1,6 @@
 """zerosum: play and solve two-player zero-sum games with the classic game-tree search family."""
 
-from zerosum.engines import Engine, EngineError, open_engine, search, solve
+from zerosum.engines import Engine, EngineError, open_engine, perft, search, solve
 from zerosum.game import (
     HEURISTIC_LIMIT,
     MAX_PLY,
@@ -48,6 +48,7 @@ __all__ = [
     "ZerosumError",
     "get_game",
     "open_engine",
+    "perft",
     "play_moves",
     "register",
     "search",

@@ -12,13 +12,12 @@ import argparse
 import threading
 import time
 from collections.abc import Callable
-from typing import Any, Final
+from typing import Final
 
 from zerosum.cli.common import emit, load_position
 from zerosum.cli.parser import Subcommands, position_options, whole_number
-from zerosum.game import Game, ZerosumError
-from zerosum.games import resolve
-from zerosum.search.perft import perft
+from zerosum.engines import perft_counter
+from zerosum.game import ZerosumError
 
 MAX_DEPTH: Final = 30
 
@@ -53,11 +52,7 @@ def add_parser(commands: Subcommands) -> None:
 
 def run(args: argparse.Namespace) -> int:
     spec, game = load_position(args)
-    counter: Callable[[Game[Any], int], int] = perft
-    how = "protocol"
-    if spec.perft is not None and not args.generic:
-        counter = resolve(spec.perft)
-        how = "compiled"
+    counter, how = perft_counter(spec, generic=args.generic)
     counter(game, min(args.depth, 1))  # load the compiled code before the clock starts
     started = time.perf_counter()
     nodes = _in_thread(lambda: counter(game, args.depth))

@@ -19,6 +19,7 @@ compiled tactical one.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final, Literal
 
 from zerosum.engines.base import Engine, EngineError, OnIteration
@@ -26,9 +27,10 @@ from zerosum.engines.mcts import MctsEngine
 from zerosum.engines.python import PythonEngine
 from zerosum.engines.tactical import TacticalEngine
 from zerosum.game import Game
-from zerosum.games import GameSpec, get_game, spec_of
+from zerosum.games import GameSpec, get_game, resolve, spec_of
 from zerosum.search.core import Limit, SearchResult
 from zerosum.search.driver import ALGORITHMS
+from zerosum.search.perft import perft as protocol_perft
 from zerosum.search.table import TranspositionTable
 
 if TYPE_CHECKING:
@@ -253,6 +255,24 @@ def solve(
         return engine.solve(game, limit=limit).named(game)
 
 
+def perft_counter(
+    spec: GameSpec | None, *, generic: bool = False
+) -> tuple[Callable[[Game[Any], int], int], str]:
+    """The perft a game runs, and its kind: the compiled one its spec names (``compiled``), or
+    else, or when ``generic``, the protocol's (``protocol``)."""
+    if spec is not None and spec.perft is not None and not generic:
+        counter: Callable[[Game[Any], int], int] = resolve(spec.perft)
+        return counter, "compiled"
+    return protocol_perft, "protocol"
+
+
+def perft(game: Game[Any], depth: int, *, generic: bool = False) -> int:
+    """The number of move sequences of ``depth`` plies from ``game``, counted as ``zerosum
+    perft`` counts them (see :func:`perft_counter`)."""
+    counter, _ = perft_counter(spec_of(game), generic=generic)
+    return counter(game, depth)
+
+
 __all__ = [
     "COMPILED",
     "COMPILED_TACTICAL",
@@ -268,6 +288,8 @@ __all__ = [
     "default_engine",
     "engine_names",
     "open_engine",
+    "perft",
+    "perft_counter",
     "search",
     "solve",
 ]
