@@ -16,7 +16,15 @@ from zerosum.games.chess import Chess
 from zerosum.search.core import Limit
 from zerosum.search.table import TranspositionTable
 from zerosum.search.tactical import TacticalSearch
-from zerosum.uci import HASH_DEFAULT, GoParams, UciEngine, parse_go, plan_time, score_text
+from zerosum.uci import (
+    CLOCK_RESERVE_MS,
+    HASH_DEFAULT,
+    GoParams,
+    UciEngine,
+    parse_go,
+    plan_time,
+    score_text,
+)
 
 COMMAND = [sys.executable, "-m", "zerosum", "uci"]
 WAC_001 = "2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - - 0 1"
@@ -167,6 +175,11 @@ def test_go_parameters_and_the_clock() -> None:
     for left in (10, 100, 1000):
         soft, hard = plan_time(GoParams(wtime=left, btime=left), True, 50)
         assert hard is not None and hard <= max(left / 1000 / 5, 0.005)
+    # the overhead and a reserve stay on the clock; with nearly nothing left it moves at once
+    for left in range(0, 3000, 37):
+        _, hard = plan_time(GoParams(wtime=left, btime=left, winc=100, binc=100), True, 50)
+        assert hard is not None and hard <= max((left - 50 - CLOCK_RESERVE_MS) / 1000, 0.005)
+    assert plan_time(GoParams(wtime=150, btime=150, winc=100), True, 50) == (0.005, 0.005)
     assert plan_time(GoParams(movetime=500), True, 50) == (None, 0.45)
     assert plan_time(GoParams(infinite=True), True, 50) == (None, None)
     assert score_text(999_997) == "mate 2" and score_text(-999_996) == "mate -2"
@@ -327,3 +340,16 @@ def test_isready_loads_every_compiled_function_before_go() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "loaded by go: []"
+
+
+def test_a_forced_move_on_the_clock_is_played_without_a_search() -> None:
+    out = Recorder()
+    engine = UciEngine(out)
+    engine.handle("position fen 7k/8/8/8/8/8/6q1/7K w - - 0 1")  # only Kxg2
+    engine.handle("go wtime 60000 btime 60000")
+    assert wait_for_bestmove(out, engine) == "bestmove h1g2"
+    assert any("only legal move h1g2" in line for line in out.lines)
+    assert not any(line.startswith("info depth 1 ") for line in out.lines), "no search"
+    engine.handle("go depth 2")  # a depth asked for is searched, forced or not
+    assert wait_for_bestmove(out, engine).startswith("bestmove h1g2")
+    assert any(line.startswith("info depth 2 ") for line in out.lines)

@@ -22,8 +22,10 @@ always a legal move of the position searched (``(none)`` when there is none).
 Time management: with ``movetime`` the search uses all that time less the ``Move Overhead``
 option; with a clock it plans ``remaining / moves_to_go + 3/4 increment`` (moves to go: the
 GUI's ``movestogo`` or 30) as a soft target after which no new iteration starts, and a hard
-limit of three times that, never more than a fifth of the clock left (less the overhead),
-so the engine does not lose on time.
+limit of three times that, never more than a fifth of the clock left plus 3/4 increment, nor
+more than the clock less the overhead and a reserve of ``CLOCK_RESERVE_MS``, so the engine
+does not lose on time: with the clock nearly empty it moves at once and lets the increment
+refill it.
 
 Bounded searches: only ``go infinite`` (and ``go ponder`` until ``ponderhit``) searches until
 ``stop``. A ``go`` whose limits are all missing or bad (``go depth -1``, a clock given only for
@@ -70,6 +72,9 @@ THREADS_MAX: Final = os.cpu_count() or 1
 """Threads: Lazy SMP threads of the compiled search, sharing its table."""
 OVERHEAD_DEFAULT: Final = 50
 """Move Overhead (ms): the time kept back per move for the GUI and the pipe."""
+CLOCK_RESERVE_MS: Final = 100
+"""Time on the clock never planned for (ms), besides the Move Overhead: what the engine does
+not control on a loaded machine (scheduling, a collection pause, answering ``bestmove``)."""
 MOVES_TO_GO: Final = 30
 """Moves assumed left on the clock when the GUI does not say."""
 DEFAULT_MOVETIME: Final = 10_000
@@ -174,11 +179,11 @@ def plan_time(params: GoParams, white: bool, overhead_ms: int) -> tuple[float | 
     if left is None:
         return None, None
     increment = (params.winc if white else params.binc) / 1000
-    remaining = max(0.0, left / 1000 - overhead)
+    # What this move may spend of the clock: all of it but the overhead and the reserve.
+    spendable = max(0.0, (left - overhead_ms - CLOCK_RESERVE_MS) / 1000)
     moves = max(1, params.movestogo if params.movestogo else MOVES_TO_GO)
-    soft = remaining / moves + 0.75 * increment
-    hard = min(3 * soft, remaining / 5 + 0.75 * increment, max(remaining - overhead, 0.0))
-    hard = max(hard, 0.005)
+    soft = spendable / moves + 0.75 * increment
+    hard = max(min(3 * soft, spendable / 5 + 0.75 * increment, spendable), 0.005)
     return min(soft, hard), hard
 
 
@@ -494,6 +499,9 @@ class UciEngine:
             moves = game.tactical_moves() + game.quiet_moves()
             if not moves:
                 self.send("info depth 0 score " + ("mate 0" if game.in_check() else "cp 0"))
+            elif len(moves) == 1 and self._hard is not None and params.movetime is None:
+                best = moves[0]  # a forced move on the clock: keep the time for later moves
+                self.info(f"the only legal move {best.uci()}: played at once")
             else:
                 best = moves[0]
                 depth = None if params.depth is None else min(params.depth, MAX_DEPTH)
