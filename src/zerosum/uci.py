@@ -21,7 +21,7 @@ always a legal move of the position searched (``(none)`` when there is none).
 
 Time management: with ``movetime`` the search uses all that time less the ``Move Overhead``
 option; with a clock it plans ``remaining / moves_to_go + 3/4 increment`` (moves to go: the
-GUI's ``movestogo`` or 30) as a soft target after which no new iteration starts, and a hard
+GUI's ``movestogo`` or 22) as a soft target after which no new iteration starts, and a hard
 limit of three times that, never more than a fifth of the clock left plus 3/4 increment, nor
 more than the clock less the overhead and a reserve of ``CLOCK_RESERVE_MS``, so the engine
 does not lose on time: with the clock nearly empty it moves at once and lets the increment
@@ -75,7 +75,7 @@ OVERHEAD_DEFAULT: Final = 50
 CLOCK_RESERVE_MS: Final = 100
 """Time on the clock never planned for (ms), besides the Move Overhead: what the engine does
 not control on a loaded machine (scheduling, a collection pause, answering ``bestmove``)."""
-MOVES_TO_GO: Final = 30
+MOVES_TO_GO: Final = 22
 """Moves assumed left on the clock when the GUI does not say."""
 DEFAULT_MOVETIME: Final = 10_000
 """The most a ``go`` without a valid limit searches (ms)."""
