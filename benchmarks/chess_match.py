@@ -6,6 +6,9 @@ Prints one line per game, then A's W/D/L, score and Elo difference with its 95% 
 (formula in :mod:`zerosum.match.elo`), and each side's losses on time.
 
 Players (``--a``, ``--b``): ``zerosum`` (``zerosum uci`` from this virtual environment),
+``zerosum:SRC`` (``python -m zerosum uci`` of this interpreter with the package sources of the
+directory ``SRC`` first on ``PYTHONPATH``, to match two versions of zerosum, each with the
+same move overhead),
 ``sunfish`` (``sunfish-uci``; it pins ``chess==1.9.4``, so it lives in its own venv:
 ``python3 -m venv ~/sunfish-venv && ~/sunfish-venv/bin/pip install sunfish``; another
 place with ``--sunfish PATH``), ``stockfish`` (Debian ``stockfish`` at full strength) or
@@ -50,6 +53,12 @@ def player(text: str, sunfish: str) -> PlayerSpec:
     """A preset (see the module docstring) or a player as ``zerosum match`` reads it."""
     if text == "zerosum":
         return UciSettings((str(Path(sys.executable).with_name("zerosum")), "uci"), (OVERHEAD,))
+    if text.startswith("zerosum:"):
+        source = Path(text.split(":", 1)[1]).resolve()
+        if not (source / "zerosum" / "__init__.py").is_file():
+            sys.exit(f"chess_match: {text}: expected a directory holding the zerosum package")
+        command = ("env", f"PYTHONPATH={source}", sys.executable, "-m", "zerosum", "uci")
+        return UciSettings(command, (OVERHEAD,))
     if text == "sunfish":
         return UciSettings((sunfish,))
     if text == "stockfish":

@@ -400,8 +400,9 @@ def node(ctx: Any, depth: int, alpha: int, beta: int, ply: int, allow_null: bool
     # Step 4. Reverse futility and futility near the horizon.
     selective = opt[FUTILITY_PRUNING] != 0 and not pv_node and not in_check
     futile = False
+    static, evaluated = 0, False  # the evaluation, computed at most once (step 4 or 5)
     if selective and depth <= FUTILITY_DEPTH and -HEURISTIC_LIMIT < alpha < HEURISTIC_LIMIT:
-        static = cb.evaluate(st)
+        static, evaluated = cb.evaluate(st), True
         if static - FUTILITY[depth] >= beta:
             return static
         futile = static + FUTILITY[depth] <= alpha
@@ -415,7 +416,7 @@ def node(ctx: Any, depth: int, alpha: int, beta: int, ply: int, allow_null: bool
         and depth >= NULL_MOVE_DEPTH
         and -HEURISTIC_LIMIT < beta < HEURISTIC_LIMIT
         and (st[cb.OCC + white] & ~_pawns_and_kings(st, white)) != 0
-        and cb.evaluate(st) >= beta
+        and (static if evaluated else cb.evaluate(st)) >= beta
     ):
         reduction = 3 if depth >= 6 else 2
         cb.make(st, cb.NULL_MOVE)
