@@ -33,8 +33,8 @@ the side not to move) says so in an ``info string`` and searches at most
 Commands during a search: ``stop``, ``quit``, ``isready``, ``ponderhit``, ``debug`` and ``d``
 are answered at once; ``position`` and the options MultiPV and Move Overhead take effect at
 the next ``go`` (the running search keeps its own copy of the position); ``go``,
-``ucinewgame`` and the options Hash, Threads and Clear Hash first stop the running search,
-which sends its ``bestmove`` as after ``stop``, then are obeyed.
+``ucinewgame`` and the options Hash, Threads, Contempt and Clear Hash first stop the running
+search, which sends its ``bestmove`` as after ``stop``, then are obeyed.
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ from zerosum.games import get_game
 from zerosum.games.chess import Chess
 from zerosum.search.core import Limit
 from zerosum.search.table import TranspositionTable
-from zerosum.search.tactical import MAX_DEPTH, Report
+from zerosum.search.tactical import MAX_DEPTH, Options, Report
 
 ENGINE_NAME: Final = f"zerosum {__version__}"
 HASH_DEFAULT, HASH_MAX = 16, 1024
@@ -70,6 +70,9 @@ THREADS_MAX: Final = os.cpu_count() or 1
 """Threads: Lazy SMP threads of the compiled search, sharing its table."""
 OVERHEAD_DEFAULT: Final = 50
 """Move Overhead (ms): the time kept back per move for the GUI and the pipe."""
+CONTEMPT_DEFAULT, CONTEMPT_MAX = 0, 100
+"""Contempt (centipawns): what a repetition or other rule draw is worth less than 0 to the
+engine (``tactical.Options.contempt``); negative values seek draws."""
 MOVES_TO_GO: Final = 30
 """Moves assumed left on the clock when the GUI does not say."""
 DEFAULT_MOVETIME: Final = 10_000
@@ -205,6 +208,7 @@ class UciEngine:
         self.hash_mb = HASH_DEFAULT
         self.multipv = 1
         self.overhead_ms = OVERHEAD_DEFAULT
+        self.contempt = CONTEMPT_DEFAULT
         self.threads = 1
         self.engine_name: str = ENGINES[0]
         """The ``Engine`` option: which search ``go`` runs."""
@@ -262,6 +266,10 @@ class UciEngine:
         self.send(f"option name Threads type spin default 1 min 1 max {THREADS_MAX}")
         self.send(f"option name MultiPV type spin default 1 min 1 max {MULTIPV_MAX}")
         self.send(f"option name Move Overhead type spin default {OVERHEAD_DEFAULT} min 0 max 5000")
+        self.send(
+            f"option name Contempt type spin default {CONTEMPT_DEFAULT}"
+            f" min {-CONTEMPT_MAX} max {CONTEMPT_MAX}"
+        )
         self.send("option name Ponder type check default false")
         self.send("option name Clear Hash type button")
         choices = " ".join(f"var {name}" for name in ENGINES)
@@ -300,12 +308,13 @@ class UciEngine:
         else:
             name, value = " ".join(words[1:]), ""
         key = name.lower()
-        if key in ("hash", "threads", "multipv", "move overhead"):
+        if key in ("hash", "threads", "multipv", "move overhead", "contempt"):
             limits = {
                 "hash": (1, HASH_MAX),
                 "threads": (1, THREADS_MAX),
                 "multipv": (1, MULTIPV_MAX),
                 "move overhead": (0, 5000),
+                "contempt": (-CONTEMPT_MAX, CONTEMPT_MAX),
             }[key]
             try:
                 number = int(value)
@@ -329,6 +338,10 @@ class UciEngine:
                 self._close_engine()
             elif key == "multipv":
                 self.multipv = number
+            elif key == "contempt":
+                self._busy("setoption Contempt")
+                self.contempt = number
+                self._close_engine()
             else:
                 self.overhead_ms = number
         elif key == "clear hash":
@@ -350,7 +363,7 @@ class UciEngine:
         else:
             raise UciError(
                 f"setoption: unknown option {name!r}: expected Hash, Threads, MultiPV, "
-                "Move Overhead, Ponder, Clear Hash or Engine"
+                "Move Overhead, Contempt, Ponder, Clear Hash or Engine"
             )
 
     def cmd_position(self, words: list[str]) -> None:
@@ -469,6 +482,8 @@ class UciEngine:
                 )
                 if isinstance(engine, CompiledTacticalEngine):
                     engine.warm_up()
+            if isinstance(engine, TacticalEngine):
+                engine.options = Options(contempt=self.contempt)
             self.engine = engine
         return self.engine
 

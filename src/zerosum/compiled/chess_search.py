@@ -76,7 +76,9 @@ CHECK_EXTENSION: Final = 1
 NULL_MOVE: Final = 2
 REDUCTIONS: Final = 3
 FUTILITY_PRUNING: Final = 4
-OPTION_FIELDS: Final = 5
+CONTEMPT: Final = 5
+"""Not on/off: ``tactical.Options.contempt`` in centipawns."""
+OPTION_FIELDS: Final = 6
 
 # Extra io fields after the engine's.
 PARTIAL_SCORE: Final = IO_SIZE
@@ -352,8 +354,8 @@ def node(ctx: Any, depth: int, alpha: int, beta: int, ply: int, allow_null: bool
     ctx[_PVLEN][ply] = 0
     if ply > io[SELDEPTH]:
         io[SELDEPTH] = ply
-    if cb.drawn(st):
-        return 0
+    if cb.drawn(st):  # tactical.draw_score
+        return int(-opt[CONTEMPT] if ply % 2 == 0 else opt[CONTEMPT])
     if ply >= MAX_SEARCH_PLY:
         io[EVALUATIONS] += 1
         return cb.evaluate(st)
