@@ -13,7 +13,8 @@ same move overhead),
 ``python3 -m venv ~/sunfish-venv && ~/sunfish-venv/bin/pip install sunfish``; another
 place with ``--sunfish PATH``), ``stockfish`` (Debian ``stockfish`` at full strength) or
 ``stockfish:ELO`` (limited with ``UCI_LimitStrength`` and ``UCI_Elo``, 1350..2850), or anything
-``zerosum match`` reads (``uci:COMMAND``).
+``zerosum match`` reads (``uci:COMMAND``). ``--a-option NAME=VALUE`` (and ``--b-option``, each
+repeatable) sets more UCI options of a UCI player, e.g. ``--a-option Contempt=20``.
 
 Target of issue 5: zerosum scores >= 60% against sunfish at equal time over at least 40 games,
 and reports its score against Stockfish at UCI_Elo 1350, 1600 and 2000. Target of issue 15:
@@ -29,6 +30,7 @@ Run from the repository root::
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import signal
 import sys
@@ -72,6 +74,21 @@ def player(text: str, sunfish: str) -> PlayerSpec:
     return parse_player(text)
 
 
+def with_options(spec: PlayerSpec, options: list[str], which: str) -> PlayerSpec:
+    """``spec`` with the UCI ``options`` (``NAME=VALUE``) added after its own."""
+    if not options:
+        return spec
+    if not isinstance(spec, UciSettings):
+        sys.exit(f"chess_match: --{which}-option needs a UCI player, not {spec!r}")
+    pairs = []
+    for text in options:
+        name, equals, value = text.partition("=")
+        if not equals or not name.strip():
+            sys.exit(f"chess_match: --{which}-option {text!r}: expected NAME=VALUE")
+        pairs.append((name.strip(), value.strip()))
+    return dataclasses.replace(spec, options=(*spec.options, *pairs))
+
+
 def flags(records: list[GameRecord]) -> str:
     """Who ran out of time, and in which games (a flag against insufficient material draws,
     and counts for the side whose clock fell)."""
@@ -105,6 +122,14 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--pgn", default="chess_match.pgn", help="where the games go")
     parser.add_argument("--sunfish", default=os.environ.get("SUNFISH_UCI", SUNFISH))
+    for which in ("a", "b"):
+        parser.add_argument(
+            f"--{which}-option",
+            action="append",
+            default=[],
+            metavar="NAME=VALUE",
+            help=f"a UCI option of player {which.upper()} (repeatable)",
+        )
     args = parser.parse_args()
     print(f"$ {' '.join([os.path.basename(sys.executable), *sys.argv])}")
     try:
@@ -115,8 +140,8 @@ def main() -> None:
         )
         match = Match(
             "chess",
-            player(args.a, args.sunfish),
-            player(args.b, args.sunfish),
+            with_options(player(args.a, args.sunfish), args.a_option, "a"),
+            with_options(player(args.b, args.sunfish), args.b_option, "b"),
             games=args.games,
             time_control=control,
             seed=args.seed,
