@@ -6,11 +6,15 @@ Prints one line per game, then A's W/D/L, score and Elo difference with its 95% 
 (formula in :mod:`zerosum.match.elo`), and each side's losses on time.
 
 Players (``--a``, ``--b``): ``zerosum`` (``zerosum uci`` from this virtual environment),
+``zerosum:SRC`` (``python -m zerosum uci`` of this interpreter with the package sources of the
+directory ``SRC`` first on ``PYTHONPATH``, to match two versions of zerosum, each with the
+same move overhead),
 ``sunfish`` (``sunfish-uci``; it pins ``chess==1.9.4``, so it lives in its own venv:
 ``python3 -m venv ~/sunfish-venv && ~/sunfish-venv/bin/pip install sunfish``; another
 place with ``--sunfish PATH``), ``stockfish`` (Debian ``stockfish`` at full strength) or
 ``stockfish:ELO`` (limited with ``UCI_LimitStrength`` and ``UCI_Elo``, 1350..2850), or anything
-``zerosum match`` reads (``uci:COMMAND``).
+``zerosum match`` reads (``uci:COMMAND``). ``--a-option NAME=VALUE`` (and ``--b-option``, each
+repeatable) sets more UCI options of a UCI player, e.g. ``--a-option Contempt=20``.
 
 Target of issue 5: zerosum scores >= 60% against sunfish at equal time over at least 40 games,
 and reports its score against Stockfish at UCI_Elo 1350, 1600 and 2000. Target of issue 15:
@@ -26,6 +30,7 @@ Run from the repository root::
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import signal
 import sys
@@ -50,6 +55,12 @@ def player(text: str, sunfish: str) -> PlayerSpec:
     """A preset (see the module docstring) or a player as ``zerosum match`` reads it."""
     if text == "zerosum":
         return UciSettings((str(Path(sys.executable).with_name("zerosum")), "uci"), (OVERHEAD,))
+    if text.startswith("zerosum:"):
+        source = Path(text.split(":", 1)[1]).resolve()
+        if not (source / "zerosum" / "__init__.py").is_file():
+            sys.exit(f"chess_match: {text}: expected a directory holding the zerosum package")
+        command = ("env", f"PYTHONPATH={source}", sys.executable, "-m", "zerosum", "uci")
+        return UciSettings(command, (OVERHEAD,))
     if text == "sunfish":
         return UciSettings((sunfish,))
     if text == "stockfish":
@@ -61,6 +72,21 @@ def player(text: str, sunfish: str) -> PlayerSpec:
         strength = (("UCI_LimitStrength", "true"), ("UCI_Elo", str(elo)))
         return UciSettings((STOCKFISH,), (OVERHEAD, *strength))
     return parse_player(text)
+
+
+def with_options(spec: PlayerSpec, options: list[str], which: str) -> PlayerSpec:
+    """``spec`` with the UCI ``options`` (``NAME=VALUE``) added after its own."""
+    if not options:
+        return spec
+    if not isinstance(spec, UciSettings):
+        sys.exit(f"chess_match: --{which}-option needs a UCI player, not {spec!r}")
+    pairs = []
+    for text in options:
+        name, equals, value = text.partition("=")
+        if not equals or not name.strip():
+            sys.exit(f"chess_match: --{which}-option {text!r}: expected NAME=VALUE")
+        pairs.append((name.strip(), value.strip()))
+    return dataclasses.replace(spec, options=(*spec.options, *pairs))
 
 
 def flags(records: list[GameRecord]) -> str:
@@ -96,6 +122,14 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--pgn", default="chess_match.pgn", help="where the games go")
     parser.add_argument("--sunfish", default=os.environ.get("SUNFISH_UCI", SUNFISH))
+    for which in ("a", "b"):
+        parser.add_argument(
+            f"--{which}-option",
+            action="append",
+            default=[],
+            metavar="NAME=VALUE",
+            help=f"a UCI option of player {which.upper()} (repeatable)",
+        )
     args = parser.parse_args()
     print(f"$ {' '.join([os.path.basename(sys.executable), *sys.argv])}")
     try:
@@ -106,8 +140,8 @@ def main() -> None:
         )
         match = Match(
             "chess",
-            player(args.a, args.sunfish),
-            player(args.b, args.sunfish),
+            with_options(player(args.a, args.sunfish), args.a_option, "a"),
+            with_options(player(args.b, args.sunfish), args.b_option, "b"),
             games=args.games,
             time_control=control,
             seed=args.seed,

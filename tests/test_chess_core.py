@@ -70,6 +70,9 @@ def check_twins(game: Chess, state: np.ndarray) -> None:  # type: ignore[type-ar
     assert cb.compute_key(state) == state[cb.KEY], fen
     assert cb.evaluate(state) == game.evaluate(), fen
     assert cb.compute_sums(state) == tuple(state[[cb.MG_SUM, cb.EG_SUM, cb.PHASE]]), fen
+    for colour in (chess.BLACK, chess.WHITE):  # the incremental pawn bitboards
+        pawns = int(state[cb.PAWNS + int(colour)]) & chess.BB_ALL
+        assert pawns == board.pawns & board.occupied_co[colour], fen
     assert cb.in_check(state) == board.is_check(), fen
     assert cb.drawn(state) == game.drawn(), fen
     assert cb.repetitions(state) == game.repetitions(), fen

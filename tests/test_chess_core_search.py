@@ -61,6 +61,23 @@ def test_equal_values_after_moves_that_repeat() -> None:
     assert game.ply() == 6
 
 
+@pytest.mark.parametrize("contempt", [-100, 50])
+def test_contempt_scores_repetitions_alike_in_both_twins(contempt: int) -> None:
+    # White may repeat with Ng1 (a draw: scored -contempt for the side to move at the root).
+    game = Chess()
+    for text in ("g1f3", "g8f6", "f3g1", "f6g8", "g1f3", "g8f6"):
+        game.make(chess.Move.from_uci(text))
+    options = dataclasses.replace(EXACT_OPTIONS, contempt=contempt)
+    for depth in (2, 3):
+        fast = CoreSearch(game, options=options, hash_mb=1).search(Limit(depth=depth))
+        slow = TacticalSearch(game, options=options).search(Limit(depth=depth))
+        assert fast.value == slow.value
+        if contempt < 0:  # the repetition, worth 100 to White, beats every other move here
+            assert fast.value == -contempt and fast.best_move == chess.Move.from_uci("f3g1")
+        else:
+            assert fast.best_move != chess.Move.from_uci("f3g1")
+
+
 def test_finds_mates_and_keeps_node_counts_reproducible() -> None:
     mate_in_two = "r2qkb1r/pp2nppp/3p4/2pNN1B1/2BnP3/3P4/PPP2PPP/R2bK2R w KQkq - 1 0"
     found = CoreSearch(Chess(mate_in_two), hash_mb=4).search(Limit(depth=6))

@@ -353,3 +353,23 @@ def test_a_forced_move_on_the_clock_is_played_without_a_search() -> None:
     engine.handle("go depth 2")  # a depth asked for is searched, forced or not
     assert wait_for_bestmove(out, engine).startswith("bestmove h1g2")
     assert any(line.startswith("info depth 2 ") for line in out.lines)
+
+
+def test_contempt_reaches_the_search_and_a_bad_value_is_refused() -> None:
+    out = Recorder()
+    engine = UciEngine(out)
+    engine.handle("uci")
+    assert "option name Contempt type spin default 0 min -100 max 100" in out.lines
+    engine.handle("setoption name Contempt value 101")
+    assert out.lines[-1] == (
+        "info string setoption Contempt: 101 is out of range: expected -100..100; kept the old"
+        " value"
+    )
+    # A negative contempt seeks draws: the knight's return repeats the position.
+    engine.handle("setoption name Contempt value -100")
+    engine.handle("position startpos moves g1f3 g8f6 f3g1 f6g8 g1f3 g8f6")
+    engine.handle("go depth 3")
+    assert wait_for_bestmove(out, engine).split()[1] == "f3g1"
+    assert isinstance(engine.engine, TacticalEngine) and engine.engine.options is not None
+    assert engine.engine.options.contempt == -100
+    assert any(" score cp 100 " in line for line in out.lines if line.startswith("info depth 3"))

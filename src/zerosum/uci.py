@@ -35,8 +35,8 @@ the side not to move) says so in an ``info string`` and searches at most
 Commands during a search: ``stop``, ``quit``, ``isready``, ``ponderhit``, ``debug`` and ``d``
 are answered at once; ``position`` and the options MultiPV and Move Overhead take effect at
 the next ``go`` (the running search keeps its own copy of the position); ``go``,
-``ucinewgame`` and the options Hash, Threads and Clear Hash first stop the running search,
-which sends its ``bestmove`` as after ``stop``, then are obeyed.
+``ucinewgame`` and the options Hash, Threads, Contempt and Clear Hash first stop the running
+search, which sends its ``bestmove`` as after ``stop``, then are obeyed.
 """
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ from zerosum.games import get_game
 from zerosum.games.chess import Chess
 from zerosum.search.core import Limit
 from zerosum.search.table import TranspositionTable
-from zerosum.search.tactical import MAX_DEPTH, Report
+from zerosum.search.tactical import MAX_DEPTH, Options, Report
 
 ENGINE_NAME: Final = f"zerosum {__version__}"
 HASH_DEFAULT, HASH_MAX = 16, 1024
@@ -75,6 +75,9 @@ OVERHEAD_DEFAULT: Final = 50
 CLOCK_RESERVE_MS: Final = 100
 """Time on the clock never planned for (ms), besides the Move Overhead: what the engine does
 not control on a loaded machine (scheduling, a collection pause, answering ``bestmove``)."""
+CONTEMPT_DEFAULT, CONTEMPT_MAX = 0, 100
+"""Contempt (centipawns): what a repetition or other rule draw is worth less than 0 to the
+engine (``tactical.Options.contempt``); negative values seek draws."""
 MOVES_TO_GO: Final = 22
 """Moves assumed left on the clock when the GUI does not say."""
 DEFAULT_MOVETIME: Final = 10_000
@@ -210,6 +213,7 @@ class UciEngine:
         self.hash_mb = HASH_DEFAULT
         self.multipv = 1
         self.overhead_ms = OVERHEAD_DEFAULT
+        self.contempt = CONTEMPT_DEFAULT
         self.threads = 1
         self.engine_name: str = ENGINES[0]
         """The ``Engine`` option: which search ``go`` runs."""
@@ -267,6 +271,10 @@ class UciEngine:
         self.send(f"option name Threads type spin default 1 min 1 max {THREADS_MAX}")
         self.send(f"option name MultiPV type spin default 1 min 1 max {MULTIPV_MAX}")
         self.send(f"option name Move Overhead type spin default {OVERHEAD_DEFAULT} min 0 max 5000")
+        self.send(
+            f"option name Contempt type spin default {CONTEMPT_DEFAULT}"
+            f" min {-CONTEMPT_MAX} max {CONTEMPT_MAX}"
+        )
         self.send("option name Ponder type check default false")
         self.send("option name Clear Hash type button")
         choices = " ".join(f"var {name}" for name in ENGINES)
@@ -305,12 +313,13 @@ class UciEngine:
         else:
             name, value = " ".join(words[1:]), ""
         key = name.lower()
-        if key in ("hash", "threads", "multipv", "move overhead"):
+        if key in ("hash", "threads", "multipv", "move overhead", "contempt"):
             limits = {
                 "hash": (1, HASH_MAX),
                 "threads": (1, THREADS_MAX),
                 "multipv": (1, MULTIPV_MAX),
                 "move overhead": (0, 5000),
+                "contempt": (-CONTEMPT_MAX, CONTEMPT_MAX),
             }[key]
             try:
                 number = int(value)
@@ -334,6 +343,10 @@ class UciEngine:
                 self._close_engine()
             elif key == "multipv":
                 self.multipv = number
+            elif key == "contempt":
+                self._busy("setoption Contempt")
+                self.contempt = number
+                self._close_engine()
             else:
                 self.overhead_ms = number
         elif key == "clear hash":
@@ -355,7 +368,7 @@ class UciEngine:
         else:
             raise UciError(
                 f"setoption: unknown option {name!r}: expected Hash, Threads, MultiPV, "
-                "Move Overhead, Ponder, Clear Hash or Engine"
+                "Move Overhead, Contempt, Ponder, Clear Hash or Engine"
             )
 
     def cmd_position(self, words: list[str]) -> None:
@@ -474,6 +487,8 @@ class UciEngine:
                 )
                 if isinstance(engine, CompiledTacticalEngine):
                     engine.warm_up()
+            if isinstance(engine, TacticalEngine):
+                engine.options = Options(contempt=self.contempt)
             self.engine = engine
         return self.engine
 

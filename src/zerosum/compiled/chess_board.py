@@ -34,6 +34,7 @@ import chess.polyglot
 import numpy as np
 from numba import njit
 
+from zerosum.games import chess_evaluation as ce
 from zerosum.games.chess import EG, FULL_PHASE, MATERIAL_MG, MG, PHASE_WEIGHT, Chess
 
 PAWN: Final = 1
@@ -70,12 +71,14 @@ START: Final = 77
 TOP: Final = 78
 """How many moves the undo stack holds."""
 FULLMOVE: Final = 79
-HISTORY: Final = 80
+PAWNS: Final = 80
+"""The pawn bitboard of Black (``PAWNS + 0``) and of White (``PAWNS + 1``)."""
+HISTORY: Final = 82
 """The keys of the positions since the last irreversible move."""
 HISTORY_SIZE: Final = 480
 UNDO: Final = HISTORY + HISTORY_SIZE
 """The undo stack: ``UNDO_FIELDS`` words per move made."""
-UNDO_FIELDS: Final = 10
+UNDO_FIELDS: Final = 12
 MAX_STACK: Final = 360
 """The most moves a state can take back (search plies plus the game loaded into it)."""
 STATE_SIZE: Final = UNDO + UNDO_FIELDS * MAX_STACK
@@ -85,6 +88,8 @@ MAX_MOVES: Final = 256
 # Fields of an undo record.
 _U_MOVE, _U_CAPTURED, _U_CASTLING, _U_EP, _U_HALFMOVE = 0, 1, 2, 3, 4
 _U_KEY, _U_MG, _U_EG, _U_PHASE, _U_START = 5, 6, 7, 8, 9
+_U_PAWNS = 10
+"""Two fields: the pawn bitboards of Black and White."""
 
 NULL_MOVE: Final = -1
 _EN_PASSANT: Final = -1
@@ -166,6 +171,24 @@ CASTLING_KEEP[chess.A1] = 15 & ~2
 CASTLING_KEEP[chess.E8] = 15 & ~12
 CASTLING_KEEP[chess.H8] = 15 & ~4
 CASTLING_KEEP[chess.A8] = 15 & ~8
+# The positional terms' tables (zerosum.games.chess_evaluation), as signed 64-bit words.
+ADJACENT_FILES = np.array([_to_signed(b) for b in ce.ADJACENT_FILES], np.int64)
+FILES = np.array([_to_signed(b) for b in chess.BB_FILES], np.int64)
+FRONT_SPAN = np.array([[_to_signed(b) for b in row] for row in ce.FRONT_SPAN], np.int64)
+PASSED_SPAN = np.array([[_to_signed(b) for b in row] for row in ce.PASSED_SPAN], np.int64)
+KING_ZONE = np.array([_to_signed(b) for b in ce.KING_ZONE], np.int64)
+DISTANCE = np.array(
+    [[chess.square_distance(a, b) for b in chess.SQUARES] for a in chess.SQUARES], np.int64
+)
+PASSED_MG = np.array(ce.PASSED_MG, np.int64)
+PASSED_EG = np.array(ce.PASSED_EG, np.int64)
+MOBILITY = np.zeros((7, 3), np.int64)
+"""``ce.MOBILITY`` by piece type (rows of zeros for pawns and kings)."""
+for _piece, _row in ce.MOBILITY.items():
+    MOBILITY[_piece] = _row
+KING_ATTACK_UNITS = np.array(ce.KING_ATTACK_UNITS, np.int64)
+NOT_FILE_A: Final = _to_signed(~chess.BB_FILE_A & chess.BB_ALL)
+NOT_FILE_H: Final = _to_signed(~chess.BB_FILE_H & chess.BB_ALL)
 _DE_BRUIJN: Final = 0x03F79D71B4CB0A89
 _BIT_INDEX = np.zeros(64, np.int64)
 for _square in range(64):
@@ -392,21 +415,26 @@ def has_legal_move(st: Any) -> bool:
 
 @njit(cache=True, nogil=True)
 def _lift(st: Any, code: int, square: int, key: int) -> int:
-    """Take ``code`` off ``square`` (sums and occupancy; the key is returned)."""
+    """Take ``code`` off ``square`` (sums, occupancy and pawns; the key is returned)."""
     st[square] = 0
     st[OCC + code // 8] ^= BIT[square]
     st[MG_SUM] -= MG_TABLE[code, square]
     st[EG_SUM] -= EG_TABLE[code, square]
+    if code & 7 == PAWN:
+        st[PAWNS + code // 8] ^= BIT[square]
     return int(key ^ PIECE_KEYS[code, square])
 
 
 @njit(cache=True, nogil=True)
 def _drop(st: Any, code: int, square: int, key: int) -> int:
-    """Put ``code`` on the empty ``square`` (sums and occupancy; the key is returned)."""
+    """Put ``code`` on the empty ``square`` (sums, occupancy and pawns; the key is
+    returned)."""
     st[square] = code
     st[OCC + code // 8] ^= BIT[square]
     st[MG_SUM] += MG_TABLE[code, square]
     st[EG_SUM] += EG_TABLE[code, square]
+    if code & 7 == PAWN:
+        st[PAWNS + code // 8] ^= BIT[square]
     return int(key ^ PIECE_KEYS[code, square])
 
 
@@ -424,6 +452,8 @@ def _push_undo(st: Any, move: int, captured: int) -> None:
     st[u + _U_EG] = st[EG_SUM]
     st[u + _U_PHASE] = st[PHASE]
     st[u + _U_START] = st[START]
+    st[u + _U_PAWNS] = st[PAWNS]
+    st[u + _U_PAWNS + 1] = st[PAWNS + 1]
 
 
 @njit(cache=True, nogil=True)
@@ -531,6 +561,8 @@ def unmake(st: Any) -> None:
     st[EG_SUM] = st[u + _U_EG]
     st[PHASE] = st[u + _U_PHASE]
     st[START] = st[u + _U_START]
+    st[PAWNS] = st[u + _U_PAWNS]
+    st[PAWNS + 1] = st[u + _U_PAWNS + 1]
 
 
 # -- evaluation, key and draws, from scratch and incrementally -------------------------------
@@ -538,10 +570,123 @@ def unmake(st: Any) -> None:
 
 @njit(cache=True, nogil=True)
 def evaluate(st: Any) -> int:
-    """The tapered evaluation from the side to move (:meth:`Chess.evaluate`)."""
+    """The tapered evaluation from the side to move, tempo included (:meth:`Chess.evaluate`):
+    the incremental sums plus the positional terms."""
+    extra_mg, extra_eg = positional_terms(st)
     phase = min(st[PHASE], FULL_PHASE)
-    value = (st[MG_SUM] * phase + st[EG_SUM] * (FULL_PHASE - phase)) // FULL_PHASE
-    return int(value if st[SIDE] else -value)
+    mg = st[MG_SUM] + extra_mg
+    eg = st[EG_SUM] + extra_eg
+    value = mg * phase + eg * (FULL_PHASE - phase)
+    return int((value if st[SIDE] else -value) // FULL_PHASE) + ce.TEMPO
+
+
+@njit(cache=True, nogil=True)
+def positional_terms(st: Any) -> tuple[int, int]:
+    """The (middlegame, endgame) positional terms from White's side
+    (:func:`zerosum.games.chess_evaluation.positional_terms`), from the mailbox and the
+    pawn bitboards in one pass over each side's pieces."""
+    black_pawns, white_pawns = st[PAWNS], st[PAWNS + 1]
+    black_pawn_attacks = ((black_pawns & NOT_FILE_A) >> 9) | ((black_pawns & NOT_FILE_H) >> 7)
+    white_pawn_attacks = ((white_pawns & NOT_FILE_A) << 7) | ((white_pawns & NOT_FILE_H) << 9)
+    occupied = st[OCC] | st[OCC + 1]
+    total_mg = total_eg = 0
+    for white in range(2):
+        own = st[OCC + white]
+        own_pawns = st[PAWNS + white]
+        enemy_pawns = st[PAWNS + 1 - white]
+        safe = ~own & ~(black_pawn_attacks if white else white_pawn_attacks)
+        own_king, enemy_king = st[KINGS + white], st[KINGS + 1 - white]
+        zone = KING_ZONE[enemy_king]
+        mg = eg = units = attackers = bishops = 0
+        bits = own
+        while bits != 0:
+            square = lowest_square(bits)
+            bits &= bits - 1
+            piece = st[square] & 7
+            if piece == PAWN:
+                # Pawn structure.
+                if FRONT_SPAN[white, square] & own_pawns:
+                    mg -= ce.DOUBLED[0]
+                    eg -= ce.DOUBLED[1]
+                if ADJACENT_FILES[square & 7] & own_pawns == 0:
+                    mg -= ce.ISOLATED[0]
+                    eg -= ce.ISOLATED[1]
+                if (
+                    PASSED_SPAN[white, square] & enemy_pawns == 0
+                    and FRONT_SPAN[white, square] & own_pawns == 0
+                ):
+                    relative = (square >> 3) if white else 7 - (square >> 3)
+                    stop = square + 8 if white else square - 8
+                    bonus_mg, bonus_eg = PASSED_MG[relative], PASSED_EG[relative]
+                    if occupied & BIT[stop]:
+                        bonus_mg //= 2
+                        bonus_eg //= 2
+                    mg += bonus_mg
+                    eg += bonus_eg
+                    if relative >= 3:
+                        eg += (relative - 2) * (
+                            ce.PASSED_ENEMY_KING * DISTANCE[enemy_king, stop]
+                            - ce.PASSED_OWN_KING * DISTANCE[own_king, stop]
+                        )
+            elif piece == KING:
+                # The pawn shield of a king on its first two ranks.
+                file, rank = square & 7, square >> 3
+                if (rank if white else 7 - rank) <= 1:
+                    step = 8 if white else -8
+                    for f in range(max(file - 1, 0), min(file + 1, 7) + 1):
+                        if own_pawns & BIT[square - file + f + step]:
+                            mg += ce.SHIELD_NEAR
+                        elif own_pawns & BIT[square - file + f + 2 * step]:
+                            mg += ce.SHIELD_FAR
+                        elif own_pawns & FILES[f] == 0:
+                            mg -= ce.SHIELD_MISSING
+            else:
+                # Mobility and the attack on the enemy king's zone.
+                count = hits = 0
+                if piece == KNIGHT:
+                    for i in range(KNIGHT_COUNT[square]):
+                        target = BIT[KNIGHT_TO[square, i]]
+                        if target & safe:
+                            count += 1
+                        if target & zone:
+                            hits += 1
+                else:
+                    bishops += piece == BISHOP
+                    first = 4 if piece == BISHOP else 0
+                    last = 4 if piece == ROOK else 8
+                    for d in range(first, last):
+                        for i in range(RAY_LENGTH[square, d]):
+                            target = BIT[RAY[square, d, i]]
+                            if target & safe:
+                                count += 1
+                            if target & zone:
+                                hits += 1
+                            if target & occupied:
+                                break
+                mg += MOBILITY[piece, 0] * (count - MOBILITY[piece, 2])
+                eg += MOBILITY[piece, 1] * (count - MOBILITY[piece, 2])
+                if hits:
+                    attackers += 1
+                    units += hits * KING_ATTACK_UNITS[piece]
+                if piece == ROOK:
+                    if FILES[square & 7] & (own_pawns | enemy_pawns) == 0:
+                        mg += ce.ROOK_OPEN[0]
+                        eg += ce.ROOK_OPEN[1]
+                    elif FILES[square & 7] & own_pawns == 0:
+                        mg += ce.ROOK_HALF_OPEN[0]
+                        eg += ce.ROOK_HALF_OPEN[1]
+        if attackers >= 2:
+            mg += min(units * units // 4, ce.KING_ATTACK_CAP)
+        if bishops >= 2:
+            mg += ce.BISHOP_PAIR[0]
+            eg += ce.BISHOP_PAIR[1]
+        if white:
+            total_mg += mg
+            total_eg += eg
+        else:
+            total_mg -= mg
+            total_eg -= eg
+    return total_mg, total_eg
 
 
 @njit(cache=True, nogil=True)
@@ -696,6 +841,8 @@ def state_of(board: chess.Board, history: list[int] | None = None) -> np.ndarray
         code = piece.piece_type + 8 * piece.color
         st[square] = code
         st[OCC + int(piece.color)] |= BIT[square]
+        if piece.piece_type == chess.PAWN:
+            st[PAWNS + int(piece.color)] |= BIT[square]
     st[SIDE] = 1 if board.turn else 0
     rights = 0
     for bit, rook in enumerate((chess.H1, chess.A1, chess.H8, chess.A8)):

@@ -100,6 +100,7 @@ class CoreSearch(SearchDriver[chess.Move]):
                 self.options.null_move,
                 self.options.reductions,
                 self.options.futility,
+                self.options.contempt,
             ],
             np.int64,
         )

@@ -76,7 +76,9 @@ CHECK_EXTENSION: Final = 1
 NULL_MOVE: Final = 2
 REDUCTIONS: Final = 3
 FUTILITY_PRUNING: Final = 4
-OPTION_FIELDS: Final = 5
+CONTEMPT: Final = 5
+"""Not on/off: ``tactical.Options.contempt`` in centipawns."""
+OPTION_FIELDS: Final = 6
 
 # Extra io fields after the engine's.
 PARTIAL_SCORE: Final = IO_SIZE
@@ -352,8 +354,8 @@ def node(ctx: Any, depth: int, alpha: int, beta: int, ply: int, allow_null: bool
     ctx[_PVLEN][ply] = 0
     if ply > io[SELDEPTH]:
         io[SELDEPTH] = ply
-    if cb.drawn(st):
-        return 0
+    if cb.drawn(st):  # tactical.draw_score
+        return int(-opt[CONTEMPT] if ply % 2 == 0 else opt[CONTEMPT])
     if ply >= MAX_SEARCH_PLY:
         io[EVALUATIONS] += 1
         return cb.evaluate(st)
@@ -400,8 +402,9 @@ def node(ctx: Any, depth: int, alpha: int, beta: int, ply: int, allow_null: bool
     # Step 4. Reverse futility and futility near the horizon.
     selective = opt[FUTILITY_PRUNING] != 0 and not pv_node and not in_check
     futile = False
+    static, evaluated = 0, False  # the evaluation, computed at most once (step 4 or 5)
     if selective and depth <= FUTILITY_DEPTH and -HEURISTIC_LIMIT < alpha < HEURISTIC_LIMIT:
-        static = cb.evaluate(st)
+        static, evaluated = cb.evaluate(st), True
         if static - FUTILITY[depth] >= beta:
             return static
         futile = static + FUTILITY[depth] <= alpha
@@ -415,7 +418,7 @@ def node(ctx: Any, depth: int, alpha: int, beta: int, ply: int, allow_null: bool
         and depth >= NULL_MOVE_DEPTH
         and -HEURISTIC_LIMIT < beta < HEURISTIC_LIMIT
         and (st[cb.OCC + white] & ~_pawns_and_kings(st, white)) != 0
-        and cb.evaluate(st) >= beta
+        and (static if evaluated else cb.evaluate(st)) >= beta
     ):
         reduction = 3 if depth >= 6 else 2
         cb.make(st, cb.NULL_MOVE)

@@ -41,7 +41,11 @@ class CompiledTacticalEngine(TacticalEngine):
         if self._searcher is None or game is not self._game:
             try:
                 searcher = self._factory(
-                    game, hash_mb=self.hash_mb, threads=self.threads, table=self._table
+                    game,
+                    hash_mb=self.hash_mb,
+                    threads=self.threads,
+                    table=self._table,
+                    options=self.options,
                 )
             except ValueError as error:  # an option out of the searcher's range
                 raise EngineError(f"the {self.name} engine: {error}") from None

@@ -15,7 +15,7 @@ from zerosum.game import Game
 from zerosum.search import driver
 from zerosum.search.core import Limit, SearchResult
 from zerosum.search.table import TranspositionTable
-from zerosum.search.tactical import Report, SearchDriver, TacticalSearch
+from zerosum.search.tactical import Options, Report, SearchDriver, TacticalSearch
 
 if TYPE_CHECKING:
     from zerosum.search.parallel import SearchPool
@@ -37,6 +37,8 @@ class TacticalEngine(Engine):
         self.workers = workers
         self.shared_table = shared_table
         """A table the caller keeps across engines (a UCI engine's ``Hash``), else its own."""
+        self.options: Options | None = None
+        """The search's options for the searches it starts from now on (default: all on)."""
         self._pool = pool
         self._owns_pool = False
         self._game: Game[Any] | None = None
@@ -52,11 +54,13 @@ class TacticalEngine(Engine):
                 self._pool = SearchPool(self.workers)
                 self._owns_pool = True
             if self._pool is None:
-                self._searcher = TacticalSearch(game, table=self.shared_table)
+                self._searcher = TacticalSearch(game, table=self.shared_table, options=self.options)
             else:
                 from zerosum.search.tactical_parallel import tactical_search  # as the pool
 
-                self._searcher = tactical_search(game, table=self.shared_table, pool=self._pool)
+                self._searcher = tactical_search(
+                    game, table=self.shared_table, options=self.options, pool=self._pool
+                )
             self._game = game
         return self._searcher
 

@@ -7,7 +7,9 @@ node in O(1):
 * the evaluation: material plus piece-square tables, a middlegame and an endgame sum tapered
   by the material left on the board (the *phase*), updated by ``make`` from the moved,
   captured and promoted pieces and restored by ``undo``; ``compute_evaluation`` adds the same
-  tables up from scratch;
+  tables up from scratch. ``evaluate`` adds the positional terms that need the whole board
+  (pawn structure, mobility, king safety, bishop pair, rooks' files:
+  :mod:`zerosum.games.chess_evaluation`) and the tempo at evaluation time;
 * the Zobrist key: the Polyglot key (python-chess's ``chess.polyglot.zobrist_hash`` computes the
   same number from scratch, so the oracle is independent of this module), updated by ``make``
   from the same pieces plus the changes of castling rights, en passant file and side to move;
@@ -34,6 +36,7 @@ import chess.polyglot
 
 from zerosum.game import MoveError, Outcome, PositionError, Score
 from zerosum.games.boards import BoardState, draw_board
+from zerosum.games.chess_evaluation import TEMPO, positional_terms
 
 if TYPE_CHECKING:
     from zerosum.capabilities import (
@@ -347,15 +350,24 @@ class Chess:
         self._key, self._mg, self._eg, self._phase, self._start = self._stack.pop()
 
     def evaluate(self) -> Score:
-        phase = min(self._phase, FULL_PHASE)
-        value = (self._mg * phase + self._eg * (FULL_PHASE - phase)) // FULL_PHASE
-        return value if self.board.turn else -value
+        """Material and piece-square sums (kept by ``make``) plus the positional terms of
+        :mod:`zerosum.games.chess_evaluation` (from the board), tapered by the phase, from the
+        side to move, plus the tempo."""
+        return self._tapered(self._mg, self._eg, self._phase)
 
     def compute_evaluation(self) -> Score:
-        mg, eg, phase = self._sums()
+        """:meth:`evaluate` with the sums added up from scratch."""
+        return self._tapered(*self._sums())
+
+    def _tapered(self, mg: int, eg: int, phase: int) -> Score:
+        board = self.board
+        extra_mg, extra_eg = positional_terms(board)
         phase = min(phase, FULL_PHASE)
-        value = (mg * phase + eg * (FULL_PHASE - phase)) // FULL_PHASE
-        return value if self.board.turn else -value
+        mg += extra_mg
+        eg += extra_eg
+        value = mg * phase + eg * (FULL_PHASE - phase)
+        # Divided from the side to move, so that a position and its mirror score the same.
+        return (value if board.turn else -value) // FULL_PHASE + TEMPO
 
     def key(self) -> int:
         return self._key

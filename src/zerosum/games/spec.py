@@ -67,8 +67,8 @@ class GameSpec:
     (e.g. ``"zerosum.compiled.connect4:GAME"``); ``None``: no compiled engine."""
     searcher: Reference | None = None
     """The game's compiled tactical search, a class like
-    :class:`zerosum.compiled.chess_engine.CoreSearch` (``(game, *, hash_mb, threads, table)``,
-    the interface of :class:`zerosum.search.tactical.SearchDriver`); it offers the
+    :class:`zerosum.compiled.chess_engine.CoreSearch` (``(game, *, hash_mb, threads, table,
+    options)``, the interface of :class:`zerosum.search.tactical.SearchDriver`); it offers the
     ``compiled-tactical`` engine. ``None``: no such engine."""
     perft: Reference | None = None
     """The game's fast perft, a function ``(game, depth) -> count`` that counts what

@@ -96,6 +96,16 @@ class Options:
     """Search each iteration first in a narrow window around the last score."""
     futility: bool = True
     """Futility and reverse futility pruning near the horizon (games with quiet moves)."""
+    contempt: Score = 0
+    """What a rule draw (``drawn``: a repetition, say) is worth less than 0 to the side to
+    move at the root, and more to its opponent: above 0 the search avoids such draws when it
+    has a move not worse by this much, below 0 it seeks them (:func:`draw_score`). Not a
+    selective technique: 0 in every search where values are compared."""
+
+
+def draw_score(contempt: Score, ply: int) -> Score:
+    """The score of a rule draw ``ply`` plies below the root, from the side to move there."""
+    return -contempt if ply % 2 == 0 else contempt
 
 
 EXACT_OPTIONS: Final = Options(
@@ -523,7 +533,7 @@ class TacticalSearch(SearchDriver[M]):
         if ply > self.seldepth:
             self.seldepth = ply
         if caps.drawn():
-            return 0
+            return draw_score(self.options.contempt, ply)
         if caps.outcome_each_node:
             outcome = game.outcome()
             if outcome is not None:

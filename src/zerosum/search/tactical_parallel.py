@@ -100,6 +100,7 @@ from zerosum.search.tactical import (
     Report,
     SearchDriver,
     TacticalSearch,
+    draw_score,
 )
 
 M = TypeVar("M")
@@ -364,7 +365,7 @@ class ParallelTacticalSearch(SearchDriver[M]):
         else:
             # As the serial engine's node: rule draws, mate distance, check extension.
             if caps.drawn():
-                return 0, ()
+                return draw_score(options.contempt, ply), ()
             if caps.outcome_each_node:
                 outcome = board.outcome()
                 if outcome is not None:

@@ -1,0 +1,191 @@
+"""The positional terms of the chess evaluation: what material and piece-square tables miss.
+
+:class:`zerosum.games.chess.Chess` keeps material plus piece-square tables as incremental sums;
+the terms here need the whole board (which pawns face which, how far a piece reaches), so they
+are added up from python-chess's bitboards when the position is evaluated. Each term is a
+(middlegame, endgame) pair in centipawns from White's side, tapered with the sums by the phase:
+
+* **pawn structure**: a *passed* pawn (no enemy pawn ahead of it on its file or the two beside
+  it, no own pawn ahead on its file) earns a bonus by its rank, halved when a piece stands on
+  the square in front of it; in the endgame also the enemy king's distance to that square
+  (which must catch it) against its own king's (which escorts it). A *doubled* pawn (an own
+  pawn ahead on its file) and an *isolated* pawn (no own pawn on a file beside it) lose;
+* **mobility** of knights, bishops, rooks and queens: the squares each attacks that hold no
+  own piece and no enemy pawn attacks, counted from a typical number;
+* **king safety**: in the middlegame, own pawns on the three files around a king on its first
+  two ranks (one step ahead or two), a file there without an own pawn, and the attack on the
+  enemy king's zone (its square and neighbours): each knight, bishop, rook or queen attacking
+  it adds weighted *units* for the zone squares it attacks, and two attackers or more cost the
+  defender ``units * units // 4`` (at most :data:`KING_ATTACK_CAP`);
+* **pieces**: the bishop pair; rooks on open files (no pawns) and half-open ones (no own pawn);
+* **tempo**: the side to move gets :data:`TEMPO` (added by ``Chess.evaluate``).
+
+The compiled board (:mod:`zerosum.compiled.chess_board`) computes the same numbers from its
+mailbox and pawn bitboards with these tables; the tests compare the two on random games.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+import chess
+
+PASSED_MG: Final = (0, 0, 5, 10, 20, 35, 55, 0)
+"""Middlegame bonus of a passed pawn by its rank counted from its own side (0 = first)."""
+PASSED_EG: Final = (0, 5, 10, 20, 40, 65, 100, 0)
+"""Endgame bonus of a passed pawn by its relative rank."""
+PASSED_ENEMY_KING: Final = 4
+PASSED_OWN_KING: Final = 2
+"""Endgame bonus per square of the enemy king's distance to the passed pawn's next square,
+and penalty per square of its own king's, each times the pawn's relative rank less two."""
+DOUBLED: Final = (10, 20)
+ISOLATED: Final = (10, 15)
+"""(middlegame, endgame) penalties per doubled and per isolated pawn."""
+MOBILITY: Final = {
+    chess.KNIGHT: (4, 4, 4),
+    chess.BISHOP: (5, 5, 6),
+    chess.ROOK: (2, 4, 6),
+    chess.QUEEN: (1, 2, 12),
+}
+"""Per piece type: (middlegame, endgame) worth of each safe square it attacks, and the count
+that is worth nothing (fewer cost, more gain)."""
+KING_ATTACK_UNITS: Final = (0, 0, 2, 2, 3, 5, 0)
+"""Units per enemy king-zone square attacked, by piece type (index: python-chess type)."""
+KING_ATTACK_CAP: Final = 500
+SHIELD_NEAR: Final = 12
+SHIELD_FAR: Final = 6
+SHIELD_MISSING: Final = 15
+"""Middlegame bonus of an own pawn one and two squares ahead of the king's file or a file
+beside it, and penalty for such a file without an own pawn, for a king on its first two
+ranks."""
+BISHOP_PAIR: Final = (30, 50)
+ROOK_OPEN: Final = (25, 10)
+ROOK_HALF_OPEN: Final = (12, 5)
+TEMPO: Final = 10
+"""What having the move is worth, added to the side to move's evaluation."""
+
+
+def _masks() -> tuple[
+    tuple[int, ...], tuple[tuple[int, ...], ...], tuple[tuple[int, ...], ...], tuple[int, ...]
+]:
+    adjacent = tuple(
+        (chess.BB_FILES[f - 1] if f > 0 else 0) | (chess.BB_FILES[f + 1] if f < 7 else 0)
+        for f in range(8)
+    )
+    front: list[tuple[int, ...]] = [(), ()]
+    passed: list[tuple[int, ...]] = [(), ()]
+    for white in (0, 1):
+        front_row, passed_row = [], []
+        for square in chess.SQUARES:
+            file, rank = square & 7, square >> 3
+            ahead = 0
+            for r in range(8):
+                if (r > rank) if white else (r < rank):
+                    ahead |= chess.BB_RANKS[r]
+            front_row.append(ahead & chess.BB_FILES[file])
+            passed_row.append(ahead & (chess.BB_FILES[file] | adjacent[file]))
+        front[white], passed[white] = tuple(front_row), tuple(passed_row)
+    zone = tuple(chess.BB_KING_ATTACKS[s] | chess.BB_SQUARES[s] for s in chess.SQUARES)
+    return adjacent, tuple(front), tuple(passed), zone
+
+
+ADJACENT_FILES, FRONT_SPAN, PASSED_SPAN, KING_ZONE = _masks()
+"""Bitboards: the files beside each file; by colour (0 Black, 1 White) and square, the squares
+ahead on the square's file, and ahead on it and the files beside it; each square with its
+neighbours."""
+
+
+def pawn_attacks(pawns: int, white: bool) -> int:
+    """The squares the ``pawns`` of that colour attack."""
+    if white:
+        return ((pawns & ~chess.BB_FILE_A) << 7 | (pawns & ~chess.BB_FILE_H) << 9) & chess.BB_ALL
+    return (pawns & ~chess.BB_FILE_A) >> 9 | (pawns & ~chess.BB_FILE_H) >> 7
+
+
+def positional_terms(board: chess.Board) -> tuple[int, int]:
+    """The (middlegame, endgame) sum of the positional terms from White's side (the module
+    docstring lists them; tempo is not among them)."""
+    mg = eg = 0
+    for colour in (chess.WHITE, chess.BLACK):
+        side_mg, side_eg = _side_terms(board, colour)
+        sign = 1 if colour else -1
+        mg += sign * side_mg
+        eg += sign * side_eg
+    return mg, eg
+
+
+def _side_terms(board: chess.Board, colour: chess.Color) -> tuple[int, int]:
+    """The positional terms of one side, from that side's point of view."""
+    white = int(colour)
+    own = board.occupied_co[colour]
+    own_pawns = board.pawns & own
+    enemy_pawns = board.pawns & board.occupied_co[not colour]
+    own_king = board.king(colour)
+    enemy_king = board.king(not colour)
+    assert own_king is not None and enemy_king is not None  # Chess accepts legal positions only
+    mg = eg = 0
+    # Pawn structure.
+    for square in chess.scan_forward(own_pawns):
+        file = square & 7
+        relative = (square >> 3) if colour else 7 - (square >> 3)
+        if FRONT_SPAN[white][square] & own_pawns:
+            mg -= DOUBLED[0]
+            eg -= DOUBLED[1]
+        if not ADJACENT_FILES[file] & own_pawns:
+            mg -= ISOLATED[0]
+            eg -= ISOLATED[1]
+        if not PASSED_SPAN[white][square] & enemy_pawns and not (
+            FRONT_SPAN[white][square] & own_pawns
+        ):
+            stop = square + 8 if colour else square - 8
+            bonus_mg, bonus_eg = PASSED_MG[relative], PASSED_EG[relative]
+            if board.occupied & chess.BB_SQUARES[stop]:
+                bonus_mg //= 2
+                bonus_eg //= 2
+            mg += bonus_mg
+            eg += bonus_eg
+            if relative >= 3:
+                eg += (relative - 2) * (
+                    PASSED_ENEMY_KING * chess.square_distance(enemy_king, stop)
+                    - PASSED_OWN_KING * chess.square_distance(own_king, stop)
+                )
+    # Mobility, rooks' files and the attack on the enemy king's zone.
+    safe = ~own & ~pawn_attacks(enemy_pawns, not colour)
+    zone = KING_ZONE[enemy_king]
+    units = attackers = 0
+    for piece in (chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN):
+        per_mg, per_eg, typical = MOBILITY[piece]
+        for square in chess.scan_forward(board.pieces_mask(piece, colour)):
+            attacks = board.attacks_mask(square)
+            count = chess.popcount(attacks & safe)
+            mg += per_mg * (count - typical)
+            eg += per_eg * (count - typical)
+            hits = chess.popcount(attacks & zone)
+            if hits:
+                attackers += 1
+                units += hits * KING_ATTACK_UNITS[piece]
+            if piece == chess.ROOK:
+                file_mask = chess.BB_FILES[square & 7]
+                if not file_mask & board.pawns:
+                    mg += ROOK_OPEN[0]
+                    eg += ROOK_OPEN[1]
+                elif not file_mask & own_pawns:
+                    mg += ROOK_HALF_OPEN[0]
+                    eg += ROOK_HALF_OPEN[1]
+    if attackers >= 2:
+        mg += min(units * units // 4, KING_ATTACK_CAP)
+    if chess.popcount(board.pieces_mask(chess.BISHOP, colour)) >= 2:
+        mg += BISHOP_PAIR[0]
+        eg += BISHOP_PAIR[1]
+    # The pawn shield of a king on its first two ranks.
+    king_file, king_rank = own_king & 7, own_king >> 3
+    if (king_rank if colour else 7 - king_rank) <= 1:
+        step = 1 if colour else -1
+        for file in range(max(king_file - 1, 0), min(king_file + 1, 7) + 1):
+            if own_pawns & chess.BB_SQUARES[chess.square(file, king_rank + step)]:
+                mg += SHIELD_NEAR
+            elif own_pawns & chess.BB_SQUARES[chess.square(file, king_rank + 2 * step)]:
+                mg += SHIELD_FAR
+            elif not own_pawns & chess.BB_FILES[file]:
+                mg -= SHIELD_MISSING
+    return mg, eg

@@ -1,0 +1,126 @@
+"""numba's on-disk cache, keyed so that a change in any module a compiled function uses shows.
+
+numba's ``@njit(cache=True)`` keys a function's cached machine code by the modification time
+and size of the function's own source file. But a compiled function inlines the compiled
+functions it calls and freezes the module-level arrays it reads as constants: when only a
+module it imports changes (the chess board's evaluation, say, under the chess search), the
+search's file is unchanged and numba loads the old machine code, which still evaluates the old
+way. No error, just stale results.
+
+:func:`cached_njit` compiles with the same disk cache, keyed instead by :func:`fingerprint`:
+a digest of the source of the function's module and of every module of the same package it
+imports, directly or through other modules (found by reading their ``import`` lines, import
+names inside ``TYPE_CHECKING`` blocks included, which only makes the key stricter). Editing any
+of them compiles afresh once; an unchanged tree loads from the cache as before.
+
+Trade-off: the key is per module closure, not per function, so an edit anywhere in that closure
+recompiles every cached function of the module, including those that do not use the edited
+code.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import sys
+from collections.abc import Callable
+from functools import cache
+from pathlib import Path
+from typing import Any, TypeVar
+
+from numba import njit
+from numba.core.caching import FunctionCache
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+_FROM = re.compile(r"^[ \t]*from[ \t]+([\w.]+)[ \t]+import[ \t]+(\([^)]*\)|[^\n]*)", re.M)
+_IMPORT = re.compile(r"^[ \t]*import[ \t]+([\w.]+)", re.M)
+
+
+def module_source(name: str) -> str | None:
+    """The source text of module ``name`` of an imported package, read from the package's
+    folder (nothing is imported), or ``None`` if there is no such file."""
+    package = sys.modules.get(name.split(".")[0])
+    path = getattr(package, "__file__", None)
+    if path is None:
+        return None
+    base = Path(path).parent.joinpath(*name.split(".")[1:])
+    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
+        if candidate.is_file():
+            return candidate.read_text(encoding="utf-8")
+    return None
+
+
+def imported_modules(source: str, package: str) -> set[str]:
+    """The modules of ``package`` that ``source`` imports: ``import package.x`` and
+    ``from package.x import y`` give ``package.x``, and ``package.x.y`` in case ``y`` is a
+    module (a name that is not finds no source and drops out of :func:`fingerprint`)."""
+    found = {module for module in _IMPORT.findall(source)}
+    for module, names in _FROM.findall(source):
+        found.add(module)
+        for name in re.split(r"[,\s()]+", names.split("#")[0] if "(" not in names else names):
+            if name.isidentifier() and name != "as":
+                found.add(f"{module}.{name}")
+    return {module for module in found if module == package or module.startswith(package + ".")}
+
+
+def fingerprint(name: str, source: Callable[[str], str | None] = module_source) -> str:
+    """The digest of module ``name``'s source and of every module of its package that it
+    imports, directly or not (``source`` reads a module's text; ``None``: not a module)."""
+    package = name.split(".")[0]
+    seen: dict[str, str] = {}
+    waiting = [name]
+    while waiting:
+        module = waiting.pop()
+        if module in seen:
+            continue
+        text = source(module)
+        if text is None:
+            continue
+        seen[module] = text
+        waiting.extend(imported_modules(text, package) - seen.keys())
+    digest = hashlib.sha256()
+    for module in sorted(seen):
+        digest.update(f"{module}\0{seen[module]}\0".encode())
+    return digest.hexdigest()
+
+
+_read_once = cache(module_source)
+
+
+@cache
+def _module_fingerprint(name: str) -> str:
+    """One digest per module and process (every function of a module shares it), each source
+    file read once per process."""
+    return fingerprint(name, _read_once)
+
+
+class FingerprintCache(FunctionCache):
+    """numba's on-disk cache of one function, its entries keyed by a fingerprint (a string
+    that changes whenever the compiled code would) instead of the source file's time stamp."""
+
+    def __init__(self, py_func: Callable[..., Any], fingerprint: str) -> None:
+        super().__init__(py_func)  # type: ignore[no-untyped-call]  # numba's is untyped
+        self._fingerprint = fingerprint
+
+    def _index_key(self, sig: Any, codegen: Any) -> tuple[Any, ...]:
+        return (sig, codegen.magic_tuple(), (self._fingerprint,))
+
+
+def with_fingerprint_cache(function: Callable[..., Any], key: str, **options: Any) -> Any:
+    """``function`` compiled by ``njit(**options)`` with a disk cache keyed by ``key``."""
+    dispatcher: Any = njit(**options)(function)
+    dispatcher._cache = FingerprintCache(function, key)  # numba's own attribute
+    return dispatcher
+
+
+def cached_njit(**options: Any) -> Callable[[F], F]:
+    """``@njit(cache=True, **options)``, keyed by :func:`fingerprint` of the function's module:
+    a change in a module it imports compiles it again instead of loading stale code."""
+
+    def decorate(function: F) -> F:
+        key = _module_fingerprint(function.__module__)
+        compiled: F = with_fingerprint_cache(function, key, **options)
+        return compiled
+
+    return decorate

@@ -1,0 +1,132 @@
+"""The positional terms of the chess evaluation: hand-checked positions, symmetry, and the
+compiled board's twin (zerosum.compiled.chess_board.positional_terms) against python-chess's."""
+
+from __future__ import annotations
+
+import random
+
+import chess
+import pytest
+
+from zerosum.compiled import chess_board as cb
+from zerosum.games import chess_evaluation as ce
+from zerosum.games.chess import Chess
+
+
+def both_terms(fen: str) -> tuple[int, int]:
+    """The positional terms of ``fen``, checked equal in both twins."""
+    board = chess.Board(fen)
+    terms = ce.positional_terms(board)
+    assert cb.positional_terms(cb.state_of(board)) == terms, fen
+    return terms
+
+
+def test_symmetric_positions_score_the_tempo_only() -> None:
+    game = Chess()
+    assert game.evaluate() == ce.TEMPO
+    for text in ("e2e4", "e7e5", "g1f3", "g8f6", "f1c4", "f8c5"):
+        game.make(chess.Move.from_uci(text))
+    assert game.board.turn == chess.WHITE and game.evaluate() == ce.TEMPO
+    assert cb.evaluate(cb.state_of_game(game)) == ce.TEMPO
+
+
+def test_a_passed_pawn_by_hand() -> None:
+    # Kings in corners with no pawns in front: each loses two shield files; they cancel.
+    # The d5 pawn: passed on its fifth rank (relative 4), isolated; the black king is 4
+    # squares from d6, the white king 5.
+    mg, eg = both_terms("7k/8/8/3P4/8/8/8/K7 w - - 0 1")
+    assert mg == ce.PASSED_MG[4] - ce.ISOLATED[0]
+    assert eg == (
+        ce.PASSED_EG[4] - ce.ISOLATED[1] + 2 * (ce.PASSED_ENEMY_KING * 4 - ce.PASSED_OWN_KING * 5)
+    )
+
+
+def test_a_blocked_passed_pawn_is_worth_less_than_a_free_one() -> None:
+    # The white king off its first ranks: only Black's shield (two empty files) counts.
+    shield = 2 * ce.SHIELD_MISSING
+    free = both_terms("7k/8/2K5/3P4/8/8/8/8 w - - 0 1")  # own king beside d6
+    blocked = both_terms("7k/8/3K4/3P4/8/8/8/8 w - - 0 1")  # own king on d6
+    assert free == (
+        ce.PASSED_MG[4] - ce.ISOLATED[0] + shield,
+        ce.PASSED_EG[4] - ce.ISOLATED[1] + 2 * (ce.PASSED_ENEMY_KING * 4 - ce.PASSED_OWN_KING),
+    )
+    assert blocked == (
+        ce.PASSED_MG[4] // 2 - ce.ISOLATED[0] + shield,
+        ce.PASSED_EG[4] // 2 - ce.ISOLATED[1] + 2 * ce.PASSED_ENEMY_KING * 4,
+    )
+    assert blocked[0] < free[0]
+
+
+def test_a_pawn_with_an_enemy_pawn_ahead_on_a_file_beside_is_not_passed() -> None:
+    passed = both_terms("7k/p7/8/3P4/8/8/8/K7 w - - 0 1")
+    faced = both_terms("7k/2p5/8/3P4/8/8/8/K7 w - - 0 1")
+    # Both black pawns are isolated; a7 is passed too (on its second rank), c7 is not.
+    assert passed[0] - faced[0] == ce.PASSED_MG[4] - ce.PASSED_MG[1]
+    assert faced[1] < passed[1]
+
+
+def test_doubled_and_isolated_pawns_lose_against_connected_ones() -> None:
+    doubled = both_terms("k7/8/8/8/8/4P3/4P3/7K w - - 0 1")
+    connected = both_terms("k7/8/8/8/8/4P3/3P4/7K w - - 0 1")
+    # e2: doubled and isolated; e3: isolated and passed (relative rank 2).
+    assert doubled == (
+        -ce.DOUBLED[0] - 2 * ce.ISOLATED[0] + ce.PASSED_MG[2],
+        -ce.DOUBLED[1] - 2 * ce.ISOLATED[1] + ce.PASSED_EG[2],
+    )
+    # d2 and e3: both passed, neither isolated nor doubled.
+    assert connected == (
+        ce.PASSED_MG[1] + ce.PASSED_MG[2],
+        ce.PASSED_EG[1] + ce.PASSED_EG[2],
+    )
+
+
+def test_mobility_shield_rooks_and_bishops_by_hand() -> None:
+    # White: Kg1 behind f2 g2 h2 (three near shield pawns), a rook on the open a-file, two
+    # bishops. Black: Kg8 behind f7 g7 h7, a knight on b8.
+    fen = "1n4k1/5ppp/8/8/8/8/5PPP/R1B2BK1 w - - 0 1"
+    mg, eg = both_terms(fen)
+    rook = 7 + 1  # a2..a8 and b1 (c1 holds its own bishop)
+    bishop_c1 = 6  # b2 a3 d2 e3 f4 g5 (h6: the g7 pawn attacks it)
+    bishop_f1 = 5  # e2 d3 c4 b5 a6 (g2 holds a pawn)
+    knight = 3  # a6 c6 d7
+    white_mg = (
+        ce.MOBILITY[chess.ROOK][0] * (rook - ce.MOBILITY[chess.ROOK][2])
+        + ce.MOBILITY[chess.BISHOP][0] * (bishop_c1 + bishop_f1 - 2 * ce.MOBILITY[chess.BISHOP][2])
+        + ce.ROOK_OPEN[0]
+        + ce.BISHOP_PAIR[0]
+    )
+    white_eg = (
+        ce.MOBILITY[chess.ROOK][1] * (rook - ce.MOBILITY[chess.ROOK][2])
+        + ce.MOBILITY[chess.BISHOP][1] * (bishop_c1 + bishop_f1 - 2 * ce.MOBILITY[chess.BISHOP][2])
+        + ce.ROOK_OPEN[1]
+        + ce.BISHOP_PAIR[1]
+    )
+    black_mg = ce.MOBILITY[chess.KNIGHT][0] * (knight - ce.MOBILITY[chess.KNIGHT][2])
+    black_eg = ce.MOBILITY[chess.KNIGHT][1] * (knight - ce.MOBILITY[chess.KNIGHT][2])
+    # No pawn is passed, isolated or doubled; the shields (three near pawns each) cancel.
+    assert (mg, eg) == (white_mg - black_mg, white_eg - black_eg)
+
+
+def test_an_attack_on_the_king_zone_counts_with_two_attackers() -> None:
+    # The queen on h5 attacks g6 h6 h7 (f7 holds a pawn); the knight on g5 attacks
+    # f7 h7 (Black's f7 and h7 are in the zone of the g8 king).
+    lone = ce.positional_terms(chess.Board("6k1/5ppp/8/7Q/8/8/5PPP/6K1 w - - 0 1"))
+    both = ce.positional_terms(chess.Board("6k1/5ppp/8/6NQ/8/8/5PPP/6K1 w - - 0 1"))
+    assert lone == both_terms("6k1/5ppp/8/7Q/8/8/5PPP/6K1 w - - 0 1")
+    assert both == both_terms("6k1/5ppp/8/6NQ/8/8/5PPP/6K1 w - - 0 1")
+    assert both[0] - lone[0] > ce.MOBILITY[chess.KNIGHT][0] * 8  # more than any mobility
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_mirrored_positions_evaluate_alike_from_the_side_to_move(seed: int) -> None:
+    rng = random.Random(seed)
+    board = chess.Board()
+    for _ in range(70):
+        moves = list(board.legal_moves)
+        if not moves or board.is_game_over():
+            break
+        board.push(rng.choice(moves))
+        mirror = board.mirror()  # colours and the side to move swapped
+        mg, eg = both_terms(board.fen())
+        assert both_terms(mirror.fen()) == (-mg, -eg)
+        assert Chess(mirror.fen()).evaluate() == Chess(board.fen()).evaluate()
