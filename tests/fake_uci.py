@@ -3,7 +3,8 @@
 Run as ``python fake_uci.py``. Options: ``Choice`` (spin; which legal move to pick, so two
 engines differ), ``Sleep`` (spin, milliseconds to wait before each move: a slow engine) and
 ``Crash`` (check: exit instead of answering ``go``). Environment: ``FAKE_UCI_START_SECONDS``
-delays the answer to ``uci`` (a slow start); ``FAKE_UCI_ONCE=PATH`` lets the engine start only
+delays the answer to ``uci`` (a slow start), ``FAKE_UCI_READY_SECONDS`` the first answer to
+``isready`` (a search that loads slowly); ``FAKE_UCI_ONCE=PATH`` lets the engine start only
 while PATH does not exist, and creates it (an engine that cannot start again after a crash);
 ``FAKE_UCI_LOG=PATH`` appends the engine's process id to PATH as it starts.
 Deterministic: the same position and options give the same move.
@@ -43,6 +44,7 @@ def main() -> None:
             print("option name Crash type check default false")
             print("uciok")
         elif command == "isready":
+            time.sleep(float(os.environ.pop("FAKE_UCI_READY_SECONDS", "0")))
             print("readyok")
         elif command == "setoption":
             name, value = words[2], words[4]

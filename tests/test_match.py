@@ -28,6 +28,7 @@ from zerosum.match import (
     elo_from_score,
     estimate,
     parse_player,
+    players,
     score_from_elo,
 )
 from zerosum.match.openings import openings_for, random_openings
@@ -299,6 +300,21 @@ def test_bad_players_fail_before_any_game() -> None:
         Match("chess", fake("Nonsense=1"), fake()).play()
     with pytest.raises(PlayerError, match="out of range"):
         Match("tictactoe", parse_player("level=9"), parse_player("level=1")).play()
+
+
+def test_an_engine_slow_to_load_is_waited_for_up_to_its_load_timeout(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The first isready may take far longer than a move (a cold compile): LOAD_TIMEOUT, not
+    # UCI_TIMEOUT, bounds it, and running out of it says what the engine failed to do.
+    monkeypatch.setenv("FAKE_UCI_READY_SECONDS", "20")
+    monkeypatch.setattr(players, "LOAD_TIMEOUT", 0.5)
+    player = players.UciPlayer(players.UciSettings((sys.executable, FAKE)))
+    with pytest.raises(
+        PlayerError, match=r"did not answer isready within 0\.5 s: expected readyok"
+    ):
+        player.start()
+    assert player.engine is None
 
 
 def test_a_failing_task_is_reported_from_the_worker() -> None:

@@ -29,7 +29,9 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from numba import njit
+from numba.core import typeinfer
 from numba.core.caching import FunctionCache
+from numba.core.dispatcher import Dispatcher
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -107,20 +109,29 @@ class FingerprintCache(FunctionCache):
         return (sig, codegen.magic_tuple(), (self._fingerprint,))
 
 
-def with_fingerprint_cache(function: Callable[..., Any], key: str, **options: Any) -> Any:
+def with_fingerprint_cache(function: F, key: str, **options: Any) -> Dispatcher[F]:
     """``function`` compiled by ``njit(**options)`` with a disk cache keyed by ``key``."""
-    dispatcher: Any = njit(**options)(function)
-    dispatcher._cache = FingerprintCache(function, key)  # numba's own attribute
+    dispatcher: Dispatcher[F] = njit(**options)(function)
+    dispatcher._cache = FingerprintCache(function, key)  # type: ignore[attr-defined]  # numba's own
     return dispatcher
 
 
-def cached_njit(**options: Any) -> Callable[[F], F]:
-    """``@njit(cache=True, **options)``, keyed by :func:`fingerprint` of the function's module:
-    a change in a module it imports compiles it again instead of loading stale code."""
+def cached_njit(*signatures: Any, **options: Any) -> Callable[[F], Dispatcher[F]]:
+    """``@njit(*signatures, cache=True, **options)``, keyed by :func:`fingerprint` of the
+    function's module: a change in a module it imports compiles it again instead of loading
+    stale code. Signatures given are compiled (or loaded) at once, as numba does."""
 
-    def decorate(function: F) -> F:
-        key = _module_fingerprint(function.__module__)
-        compiled: F = with_fingerprint_cache(function, key, **options)
-        return compiled
+    def decorate(function: F) -> Dispatcher[F]:
+        dispatcher = with_fingerprint_cache(
+            function, _module_fingerprint(function.__module__), **options
+        )
+        if signatures:  # compiled (or loaded) now, as numba's njit does with signatures
+            # known to type inference before the decorator returns, so the function may call
+            # itself
+            with typeinfer.register_dispatcher(dispatcher):
+                for signature in signatures:
+                    dispatcher.compile(signature)
+            dispatcher.disable_compile()
+        return dispatcher
 
     return decorate

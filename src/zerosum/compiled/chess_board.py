@@ -32,10 +32,10 @@ from typing import Any, Final
 import chess
 import chess.polyglot
 import numpy as np
-from numba import njit
 
 from zerosum.games import chess_evaluation as ce
 from zerosum.games.chess import EG, FULL_PHASE, MATERIAL_MG, MG, PHASE_WEIGHT, Chess
+from zerosum.jit import cached_njit
 
 PAWN: Final = 1
 KNIGHT: Final = 2
@@ -198,19 +198,19 @@ for _square in range(64):
 # -- small helpers ---------------------------------------------------------------------------
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def lowest_square(bits: int) -> int:
     """The square of the lowest set bit of a nonzero bitboard."""
     lowest = bits & -bits
     return int(_BIT_INDEX[((lowest * _DE_BRUIJN) >> 58) & 63])
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def move_code(source: int, target: int, promotion: int) -> int:
     return source | (target << 6) | (promotion << 12)
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def ep_key(st: Any) -> int:
     """The en passant part of the key: the file of the en passant square when a pawn of the
     side to move stands ready to capture there (Polyglot's rule), else 0."""
@@ -225,7 +225,7 @@ def ep_key(st: Any) -> int:
     return 0
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def attacked(st: Any, square: int, by_white: int) -> bool:
     """Whether the side ``by_white`` (1 White, 0 Black) attacks ``square``."""
     mine = 8 * by_white
@@ -250,7 +250,7 @@ def attacked(st: Any, square: int, by_white: int) -> bool:
     return False
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def in_check(st: Any) -> bool:
     """Whether the side to move is in check."""
     white = st[SIDE]
@@ -260,7 +260,7 @@ def in_check(st: Any) -> bool:
 # -- move generation -------------------------------------------------------------------------
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def _add_pawn_moves(out: Any, n: int, source: int, target: int, kind: int) -> int:
     """Write the pawn move from ``source`` to ``target`` into ``out`` at ``n`` and return the
     new count; on the last rank its promotions: all four for ``kind`` 0 (and for captures,
@@ -276,7 +276,7 @@ def _add_pawn_moves(out: Any, n: int, source: int, target: int, kind: int) -> in
     return n + 1
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def pseudo_moves(st: Any, out: Any, kind: int) -> int:
     """Write the pseudo-legal moves of the side to move into ``out``; returns their count.
 
@@ -346,7 +346,7 @@ def pseudo_moves(st: Any, out: Any, kind: int) -> int:
     return n
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def _castling_moves(st: Any, out: Any, n: int, white: int) -> int:
     rights = st[CASTLING] >> (0 if white else 2)
     if rights & 3 == 0:
@@ -378,7 +378,7 @@ def _castling_moves(st: Any, out: Any, n: int, white: int) -> int:
     return n
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def legal_after(st: Any, move: int) -> bool:
     """Whether the pseudo-legal ``move`` leaves the mover's king safe."""
     white = st[SIDE]
@@ -388,7 +388,7 @@ def legal_after(st: Any, move: int) -> bool:
     return safe
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def legal_moves(st: Any, out: Any, kind: int) -> int:
     """The legal moves of ``kind`` (see :func:`pseudo_moves`) in ``out``; returns the count."""
     n = pseudo_moves(st, out, kind)
@@ -400,7 +400,7 @@ def legal_moves(st: Any, out: Any, kind: int) -> int:
     return kept
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def has_legal_move(st: Any) -> bool:
     out = np.empty(MAX_MOVES, np.int64)
     n = pseudo_moves(st, out, 0)
@@ -413,7 +413,7 @@ def has_legal_move(st: Any) -> bool:
 # -- make and unmake -------------------------------------------------------------------------
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def _lift(st: Any, code: int, square: int, key: int) -> int:
     """Take ``code`` off ``square`` (sums, occupancy and pawns; the key is returned)."""
     st[square] = 0
@@ -425,7 +425,7 @@ def _lift(st: Any, code: int, square: int, key: int) -> int:
     return int(key ^ PIECE_KEYS[code, square])
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def _drop(st: Any, code: int, square: int, key: int) -> int:
     """Put ``code`` on the empty ``square`` (sums, occupancy and pawns; the key is
     returned)."""
@@ -438,7 +438,7 @@ def _drop(st: Any, code: int, square: int, key: int) -> int:
     return int(key ^ PIECE_KEYS[code, square])
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def _push_undo(st: Any, move: int, captured: int) -> None:
     u = UNDO + UNDO_FIELDS * st[TOP]
     st[TOP] += 1
@@ -456,7 +456,7 @@ def _push_undo(st: Any, move: int, captured: int) -> None:
     st[u + _U_PAWNS + 1] = st[PAWNS + 1]
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def make(st: Any, move: int) -> None:
     """Play the pseudo-legal ``move`` (or :data:`NULL_MOVE`, a pass)."""
     white = st[SIDE]
@@ -516,7 +516,7 @@ def make(st: Any, move: int) -> None:
     st[NKEYS] += 1
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def unmake(st: Any) -> None:
     """Take back the last move :func:`make` played."""
     st[TOP] -= 1
@@ -568,7 +568,7 @@ def unmake(st: Any) -> None:
 # -- evaluation, key and draws, from scratch and incrementally -------------------------------
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def evaluate(st: Any) -> int:
     """The tapered evaluation from the side to move, tempo included (:meth:`Chess.evaluate`):
     the incremental sums plus the positional terms."""
@@ -580,7 +580,7 @@ def evaluate(st: Any) -> int:
     return int((value if st[SIDE] else -value) // FULL_PHASE) + ce.TEMPO
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def positional_terms(st: Any) -> tuple[int, int]:
     """The (middlegame, endgame) positional terms from White's side
     (:func:`zerosum.games.chess_evaluation.positional_terms`), from the mailbox and the
@@ -689,7 +689,7 @@ def positional_terms(st: Any) -> tuple[int, int]:
     return total_mg, total_eg
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def compute_sums(st: Any) -> tuple[int, int, int]:
     """The middlegame sum, endgame sum and phase added up from the board."""
     mg = eg = phase = 0
@@ -702,7 +702,7 @@ def compute_sums(st: Any) -> tuple[int, int, int]:
     return mg, eg, phase
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def compute_key(st: Any) -> int:
     """The Polyglot key added up from the board, rights, en passant file and side."""
     key = 0
@@ -718,7 +718,7 @@ def compute_key(st: Any) -> int:
     return key
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def insufficient_material(st: Any) -> bool:
     """python-chess's ``is_insufficient_material``, for positions of at most four pieces (the
     only ones :meth:`Chess.drawn` asks about); False with more. Called at every node, so it
@@ -767,7 +767,7 @@ def insufficient_material(st: Any) -> bool:
     return bishops == 0 or ((light == 0 or dark == 0) and knights_white + knights_black == 0)
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def repetitions(st: Any) -> int:
     """How many times the position occurred since the last irreversible move, this time
     included (:meth:`Chess.repetitions`)."""
@@ -779,7 +779,7 @@ def repetitions(st: Any) -> int:
     return count
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def draw_by_rule(st: Any, times: int) -> bool:
     """The fifty-move rule, too little material, or the position seen ``times`` times."""
     if st[HALFMOVE] >= 100:
@@ -791,7 +791,7 @@ def draw_by_rule(st: Any, times: int) -> bool:
     return repetitions(st) >= times
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def drawn(st: Any) -> bool:
     """A draw whatever follows, for the search: a repetition counts (:meth:`Chess.drawn`)."""
     return draw_by_rule(st, 2)
@@ -800,7 +800,7 @@ def drawn(st: Any) -> bool:
 # -- perft -----------------------------------------------------------------------------------
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def perft(st: Any, depth: int) -> int:
     """The number of legal move sequences of ``depth`` plies (the last ply counted in bulk).
     Raises ``ValueError`` when the state has no room for ``depth`` more moves."""
@@ -812,7 +812,7 @@ def perft(st: Any, depth: int) -> int:
     return _perft(st, depth, buf)
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def _perft(st: Any, depth: int, buf: Any) -> int:
     out = buf[depth - 1]
     n = legal_moves(st, out, 0)

@@ -28,7 +28,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 import numpy as np
-from numba import njit, types
+from numba import types
 
 from zerosum.compiled import chess_board as cb
 from zerosum.compiled.engine import (
@@ -57,6 +57,7 @@ from zerosum.compiled.engine import (
 )
 from zerosum.game import HEURISTIC_LIMIT, INFINITY, MAX_PLY, WIN
 from zerosum.games.chess import GAIN_CEILING
+from zerosum.jit import cached_njit
 from zerosum.search.tactical import (
     DELTA_MARGIN,
     FUTILITY_DEPTH,
@@ -133,7 +134,7 @@ def new_context(
     )
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def to_table(score: int, ply: int) -> int:
     if score >= WIN - MAX_PLY:
         return score + ply
@@ -142,7 +143,7 @@ def to_table(score: int, ply: int) -> int:
     return score
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def from_table(score: int, ply: int) -> int:
     if score >= WIN - MAX_PLY:
         return score - ply
@@ -151,7 +152,7 @@ def from_table(score: int, ply: int) -> int:
     return score
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def _poll(io: Any) -> bool:
     """Count a node; True when the search must stop."""
     io[NODES] += 1
@@ -160,7 +161,7 @@ def _poll(io: Any) -> bool:
     return bool(io[ABORTED] != 0)
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def _pick(moves: Any, scores: Any, start: int, count: int) -> int:
     """Swap the best-scored move of ``start..count`` to ``start`` and return it."""
     best = start
@@ -173,7 +174,7 @@ def _pick(moves: Any, scores: Any, start: int, count: int) -> int:
     return int(moves[start])
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def _is_quiet(st: Any, move: int) -> bool:
     """Neither a capture, en passant nor a queen promotion (``Chess.is_quiet``)."""
     target = (move >> 6) & 63
@@ -182,7 +183,7 @@ def _is_quiet(st: Any, move: int) -> bool:
     return not (target == st[cb.EP] and st[move & 63] & 7 == cb.PAWN)
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def _order(st: Any, move: int) -> int:
     """MVV-LVA for a tactical move, as ``Chess.tactical_moves`` orders them."""
     source, target = move & 63, (move >> 6) & 63
@@ -196,7 +197,7 @@ def _order(st: Any, move: int) -> int:
     return int(order)
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def _score_moves(ctx: Any, ply: int, count: int, table_move: int) -> None:
     st, moves, scores = ctx[_ST], ctx[_MOVES][ply], ctx[_SCORES][ply]
     killers, history = ctx[_KILLERS][ply], ctx[_HIST]
@@ -214,12 +215,12 @@ def _score_moves(ctx: Any, ply: int, count: int, table_move: int) -> None:
             scores[i] = min(history[move & 0x7FFF], _HISTORY_CAP)
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def _legal_after_make(st: Any, white: int) -> bool:
     return not cb.attacked(st, st[cb.KINGS + white], 1 - white)
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def _has_legal_move(st: Any, out: Any) -> bool:
     count = cb.pseudo_moves(st, out, 0)
     for i in range(count):  # noqa: SIM110  # numba compiles no generator expressions
@@ -228,7 +229,7 @@ def _has_legal_move(st: Any, out: Any) -> bool:
     return False
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def _pawns_and_kings(st: Any, white: int) -> int:
     """The squares of ``white``'s pawns and king, as a bitboard."""
     bits = st[cb.OCC + white]
@@ -242,7 +243,7 @@ def _pawns_and_kings(st: Any, white: int) -> int:
     return found
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def _update_pv(pv: Any, pvlen: Any, ply: int, move: int) -> None:
     pv[ply, 0] = move
     length = pvlen[ply + 1]
@@ -251,7 +252,7 @@ def _update_pv(pv: Any, pvlen: Any, ply: int, move: int) -> None:
     pvlen[ply] = length + 1
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def _reward(ctx: Any, move: int, depth: int, ply: int) -> None:
     killers = ctx[_KILLERS][ply]
     if killers[0] != move:
@@ -260,7 +261,7 @@ def _reward(ctx: Any, move: int, depth: int, ply: int) -> None:
     ctx[_HIST][move & 0x7FFF] += depth * depth
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def _quiescence_moves(st: Any, moves: Any, scores: Any, margin: int) -> int:
     """``Chess.quiescence_moves``: captures of a piece worth at least ``margin`` (except a
     more valuable piece taking a defended one) and queen promotions, with MVV-LVA scores."""
@@ -292,7 +293,7 @@ def _quiescence_moves(st: Any, moves: Any, scores: Any, margin: int) -> int:
     return kept
 
 
-@njit(_I64(CONTEXT_TYPE, _I64, _I64, _I64), cache=True, nogil=True)
+@cached_njit(_I64(CONTEXT_TYPE, _I64, _I64, _I64), nogil=True)
 def quiesce(ctx: Any, alpha: int, beta: int, ply: int) -> int:
     """Fail-soft quiescence (``TacticalSearch._quiesce``): stand pat on the evaluation or play
     a capture worth the margin to alpha; in check, every evasion."""
@@ -340,7 +341,7 @@ def quiesce(ctx: Any, alpha: int, beta: int, ply: int) -> int:
     return best
 
 
-@njit(_I64(CONTEXT_TYPE, _I64, _I64, _I64, _I64, types.boolean), cache=True, nogil=True)
+@cached_njit(_I64(CONTEXT_TYPE, _I64, _I64, _I64, _I64, types.boolean), nogil=True)
 def node(ctx: Any, depth: int, alpha: int, beta: int, ply: int, allow_null: bool) -> int:
     """Fail-soft PVS below the root (``TacticalSearch._node``): the value of the position from
     the side to move for the window ``(alpha, beta)``, up to the selective options on."""
@@ -495,7 +496,7 @@ def node(ctx: Any, depth: int, alpha: int, beta: int, ply: int, allow_null: bool
     return best
 
 
-@njit(_I64(CONTEXT_TYPE, _I64, _I64, _I64, _C1, _I64), cache=True, nogil=True)
+@cached_njit(_I64(CONTEXT_TYPE, _I64, _I64, _I64, _C1, _I64), nogil=True)
 def root(ctx: Any, depth: int, alpha: int, beta: int, root_moves: Any, count: int) -> int:
     """Search ``root_moves[:count]`` (legal, in this order) to ``depth`` in the window
     ``(alpha, beta)`` (``TacticalSearch._root_window``); the PV is ``ctx`` row 0, the best
@@ -543,7 +544,7 @@ def root(ctx: Any, depth: int, alpha: int, beta: int, root_moves: Any, count: in
     return best
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def table_line(st: Any, keys: Any, data: Any, first: Any, length: int, most: int, out: Any) -> int:
     """``first[:length]`` followed by table moves while they are legal and the line is no
     draw, up to ``most`` moves, in ``out``; returns the length (the state is left as it was)."""

@@ -18,12 +18,11 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from numba import njit
-
 from zerosum.compiled.engine import NO_SCORE, Kernel, popcount, score_of_rank
 from zerosum.compiled.kernels import CompiledGame
 from zerosum.game import Game
 from zerosum.games.connect4 import Connect4, value_from_pons
+from zerosum.jit import cached_njit
 
 WIDTH: Final = 7
 HEIGHT: Final = 6
@@ -66,12 +65,12 @@ STONES: Final = 2
 SCRATCH: Final = 3
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def column_mask(col: int) -> int:
     return ((1 << HEIGHT) - 1) << (col * (HEIGHT + 1))
 
 
-@njit(cache=True, nogil=True, inline="always")
+@cached_njit(nogil=True, inline="always")
 def _line_ends(position: int, shift: int) -> int:
     pair = (position << shift) & (position << 2 * shift)
     found = pair & (position << 3 * shift)
@@ -81,7 +80,7 @@ def _line_ends(position: int, shift: int) -> int:
     return found | (pair & (position >> 3 * shift))
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def winning_cells(position: int, mask: int) -> int:
     """The empty cells (playable now or later) that would complete four for ``position``."""
     # Vertical: three stones right below.
@@ -94,7 +93,7 @@ def winning_cells(position: int, mask: int) -> int:
     return found & (BOARD ^ mask)
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def has_four(position: int) -> bool:
     """Whether ``position`` holds four in a row."""
     for shift in (1, HEIGHT + 1, HEIGHT, HEIGHT + 2):
@@ -104,13 +103,13 @@ def has_four(position: int) -> bool:
     return False
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def playable(mask: int) -> int:
     """The lowest empty cell of every column that is not full."""
     return (mask + BOTTOM) & BOARD
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def non_losing(st: Any) -> int:
     """The playable cells after which the opponent cannot win at once (0 if there are none)."""
     current, mask = st[CURRENT], st[MASK]
@@ -124,7 +123,7 @@ def non_losing(st: Any) -> int:
     return possible & ~(threats >> 1)  # never play right below an opponent's threat
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def quick(st: Any) -> int:
     """Inside the search the side to move cannot win at once (its parent only plays moves that
     prevent that), so only a forced loss and a full board are left to see."""
@@ -138,7 +137,7 @@ def quick(st: Any) -> int:
     return NO_SCORE
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def decided(st: Any) -> int:
     stones = st[STONES]
     if stones > 0 and has_four(st[CURRENT] ^ st[MASK]):
@@ -150,20 +149,20 @@ def decided(st: Any) -> int:
     return quick(st)
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def bounds(st: Any) -> tuple[int, int]:
     """After ``quick``: no win next move, no loss on the opponent's next move."""
     stones = st[STONES]
     return score_of_rank(-((CELLS - 2 - stones) // 2)), score_of_rank((CELLS - 1 - stones) // 2)
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def rank_range(st: Any) -> tuple[int, int]:
     stones = st[STONES]
     return -((CELLS - stones) // 2), (CELLS + 1 - stones) // 2
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def evaluate(st: Any) -> int:
     """The side to move's advantage, for depth-limited search (exact solves never call it).
 
@@ -190,12 +189,12 @@ def evaluate(st: Any) -> int:
     return value
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def key(st: Any) -> int:
     return int(st[CURRENT] + st[MASK])
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def moves(st: Any, out: Any) -> int:
     """The non-losing moves left in ``scratch`` by ``quick``, most threats first (``out`` holds
     ``2 * WIDTH`` codes; the upper half keeps the sort keys)."""
@@ -218,12 +217,12 @@ def moves(st: Any, out: Any) -> int:
     return count
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def no_moves(st: Any) -> int:
     return score_of_rank(-((CELLS - st[STONES]) // 2))
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def play(st: Any, col: int) -> None:
     mask = st[MASK]
     st[CURRENT] ^= mask
@@ -231,7 +230,7 @@ def play(st: Any, col: int) -> None:
     st[STONES] += 1
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def undo(st: Any, col: int) -> None:
     mask = st[MASK]
     top = ((mask & column_mask(col)) + (1 << (col * (HEIGHT + 1)))) >> 1
@@ -240,7 +239,7 @@ def undo(st: Any, col: int) -> None:
     st[STONES] -= 1
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def legal(st: Any, out: Any) -> int:
     """Every open column in :data:`ORDER` (the game's ``legal_moves()`` order)."""
     open_cells = playable(st[MASK])
@@ -252,7 +251,7 @@ def legal(st: Any, out: Any) -> int:
     return count
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def over(st: Any) -> int:
     """The score of a finished game (the side to move lost to four in a row, or the board is
     full: a draw), else ``NO_SCORE``."""

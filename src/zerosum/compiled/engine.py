@@ -33,8 +33,8 @@ from dataclasses import dataclass, fields
 from typing import Any, Final
 
 import numpy as np
-from numba import njit
-from numba.core.caching import FunctionCache
+
+from zerosum.jit import cached_njit, with_fingerprint_cache
 
 PROVEN: Final = 999_000
 """Proven scores are ``±(PROVEN + rank)`` with ``rank >= 1``; heuristics lie strictly inside."""
@@ -86,7 +86,7 @@ _SCORE_BIAS: Final = 1 << 22
 _GOLDEN: Final = -7046029254386353131  # 0x9E3779B97F4A7C15 as a signed 64-bit integer
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def _no_probe(st: Any, aux: Any) -> int:
     return NO_SCORE
 
@@ -141,7 +141,7 @@ class Kernel:
     drawn, positive: won), else ``NO_SCORE``; exactly when the game's ``outcome()`` is set."""
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def _pack(score: int, move: int, depth: int, flag: int, generation: int) -> int:
     return (
         (score + _SCORE_BIAS)
@@ -152,37 +152,37 @@ def _pack(score: int, move: int, depth: int, flag: int, generation: int) -> int:
     )
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def _score(data: int) -> int:
     return (data & ((1 << 23) - 1)) - _SCORE_BIAS
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def _move(data: int) -> int:
     return ((data >> 23) & 0xFFFF) - 1
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def _depth(data: int) -> int:
     return (data >> 40) & 255
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def _flag(data: int) -> int:
     return (data >> 48) & 3
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def _generation(data: int) -> int:
     return (data >> 50) & 255
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def _bucket(key: int, size: int) -> int:
     return ((key * _GOLDEN) >> 24) & (size - 2)
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def probe(keys: Any, data: Any, key: int) -> int:
     """The entry stored for ``key`` (packed), or 0."""
     i = _bucket(key, keys.shape[0])
@@ -193,14 +193,14 @@ def probe(keys: Any, data: Any, key: int) -> int:
     return 0
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def table_move(keys: Any, data: Any, key: int) -> int:
     """The best move stored for ``key``, or -1."""
     entry = probe(keys, data, key)
     return _move(entry) if entry != 0 else -1
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def store(keys: Any, data: Any, key: int, packed: int) -> None:
     """Write an entry into ``key``'s bucket by the replacement scheme of the module header."""
     i = _bucket(key, keys.shape[0])
@@ -218,7 +218,7 @@ def store(keys: Any, data: Any, key: int, packed: int) -> None:
         data[i + 1] = packed
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def rank_of_lower_bound(score: int) -> int:
     """The smallest rank whose score is at least ``score`` (0 stands for a draw)."""
     if score <= -(PROVEN + 1):
@@ -230,7 +230,7 @@ def rank_of_lower_bound(score: int) -> int:
     return score - PROVEN
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def rank_of_upper_bound(score: int) -> int:
     """The largest rank whose score is at most ``score``."""
     if score >= PROVEN + 1:
@@ -242,7 +242,7 @@ def rank_of_upper_bound(score: int) -> int:
     return score + PROVEN
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def score_of_rank(rank: int) -> int:
     """The proven score of ``rank`` (positive: the side to move wins), 0 for a draw."""
     if rank > 0:
@@ -252,7 +252,7 @@ def score_of_rank(rank: int) -> int:
     return 0
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def popcount(bits: int) -> int:
     """The number of set bits."""
     count = 0
@@ -271,7 +271,7 @@ def solve_bounds(weak: bool, window: tuple[int, int] | None) -> tuple[int, int]:
     return lo, hi
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def next_test(lo: int, hi: int) -> int:
     """The rank ``middle`` whose null window ``(middle, middle + 1)`` tests ``[lo, hi]`` next:
     the midpoint, pulled halfway towards zero (most positions are close games)."""
@@ -283,7 +283,7 @@ def next_test(lo: int, hi: int) -> int:
     return middle
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def narrowed(lo: int, hi: int, middle: int, value: int) -> tuple[int, int]:
     """``[lo, hi]`` after the null-window test at ``middle`` returned the fail-soft ``value``."""
     if value <= score_of_rank(middle):
@@ -302,23 +302,6 @@ class Compiled:
     solve: Callable[..., int]
     """``solve(st, lo, hi, keys, data, io, buf, aux) -> rank``: the exact rank, clamped to ``[lo,
     hi]`` (a weak solve passes ``(-1, 1)``, a full one ``(-INF, INF)``)."""
-
-
-class _KernelCache(FunctionCache):
-    """numba's on-disk cache for a search built for one kernel.
-
-    numba keys a closure's cache entries by pickling the closed-over values, and a pickled
-    dispatcher carries an identity that is new in every process, so the built search would
-    compile again in every process. This key is instead a fingerprint of the source of this
-    module and of the kernel's module: stable across processes, and new whenever either changes.
-    """
-
-    def __init__(self, py_func: Callable[..., Any], fingerprint: str) -> None:
-        super().__init__(py_func)  # type: ignore[no-untyped-call]  # numba's is untyped
-        self._fingerprint = fingerprint
-
-    def _index_key(self, sig: Any, codegen: Any) -> tuple[Any, ...]:
-        return (sig, codegen.magic_tuple(), (self._fingerprint,))
 
 
 def _fingerprint(kernel: Kernel) -> str:
@@ -343,11 +326,15 @@ def _kernel_functions(kernel: Kernel) -> list[Any]:
 
 
 def _cached_njit(function: Callable[..., Any], kernel: Kernel, fingerprint: str) -> Any:
-    """``function`` compiled with a disk cache of its own for ``kernel``."""
+    """``function`` compiled with a disk cache of its own for ``kernel``.
+
+    numba keys a closure's cache entries by pickling the closed-over values, and a pickled
+    dispatcher carries an identity that is new in every process, so the built search would
+    compile again in every process. The key is instead ``fingerprint`` (:func:`_fingerprint`):
+    stable across processes, and new whenever this module or the kernel's modules change.
+    """
     function.__qualname__ = f"{function.__name__}_{kernel.name}"
-    dispatcher: Any = njit(nogil=True)(function)
-    dispatcher._cache = _KernelCache(function, fingerprint)  # numba's own: see _KernelCache
-    return dispatcher
+    return with_fingerprint_cache(function, fingerprint, nogil=True)
 
 
 def build(kernel: Kernel) -> Compiled:

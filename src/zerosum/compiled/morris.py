@@ -29,7 +29,6 @@ from math import comb
 from typing import Any, Final
 
 import numpy as np
-from numba import njit
 
 from zerosum.compiled.engine import INF, NO_SCORE, Kernel, popcount, score_of_rank
 from zerosum.compiled.kernels import CompiledGame
@@ -41,6 +40,7 @@ from zerosum.endgames.retro import binomials, class_size, index_of
 from zerosum.game import WIN, Game, Score
 from zerosum.games import morris as game
 from zerosum.games.morris_rules import Rules
+from zerosum.jit import cached_njit
 
 # The rules header.
 SIZE: Final = 0
@@ -130,12 +130,12 @@ def state_of(position: game.Morris) -> list[int]:
     return fields
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def _flies(st: Any, side: int) -> bool:
     return st[FLYING] != 0 and st[HAND + side] == 0 and popcount(st[MEN + side]) == 3
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def _in_mill(st: Any, men: int, point: int) -> bool:
     for slot in range(3):
         mill = st[MILLS_AT + 3 * point + slot]
@@ -144,7 +144,7 @@ def _in_mill(st: Any, men: int, point: int) -> bool:
     return False
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def removable(st: Any, side: int) -> int:
     """The bitboard of ``side``'s men that an opponent's mill may remove."""
     men = st[MEN + side]
@@ -157,12 +157,12 @@ def removable(st: Any, side: int) -> int:
     return int(free if free != 0 else men)
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def _loss(st: Any) -> int:
     return score_of_rank(-max(RANK_BASE - st[PLY], 1))
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def _decided(st: Any, reach: int) -> int:
     """:func:`decided`, looking for repetitions at most ``reach`` plies back."""
     side = st[SIDE]
@@ -185,37 +185,37 @@ def _decided(st: Any, reach: int) -> int:
     return NO_SCORE
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def decided(st: Any) -> int:
     """A loss with fewer than three men, the draws; ``NO_SCORE`` otherwise (``no_moves`` tells
     the loss of a player who cannot move)."""
     return _decided(st, WINDOW)
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def no_moves(st: Any) -> int:
     return _loss(st)
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def bounds(st: Any) -> tuple[int, int]:
     """No win before the next move ends the game, no loss before the move after."""
     ply = st[PLY]
     return score_of_rank(-max(RANK_BASE - ply - 2, 1)), score_of_rank(max(RANK_BASE - ply - 1, 1))
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def rank_range(st: Any) -> tuple[int, int]:
     ply = st[PLY]
     return -max(RANK_BASE - ply - 2, 1), max(RANK_BASE - ply - 1, 1)
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def key(st: Any) -> int:
     return int(st[KEY])
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def _side_value(st: Any, side: int) -> int:
     """One side's share of :meth:`zerosum.games.morris.Morris.evaluate`."""
     mine, theirs = st[MEN + side], st[MEN + 1 - side]
@@ -270,13 +270,13 @@ def _side_value(st: Any, side: int) -> int:
     return int(value)
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def evaluate(st: Any) -> int:
     side = st[SIDE]
     return _side_value(st, side) - _side_value(st, 1 - side)
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def _open_point(st: Any, men: int, others: int, point: int) -> bool:
     """Whether ``point`` (empty) completes a mill of ``men`` (two men of it on the line)."""
     for slot in range(3):
@@ -287,7 +287,7 @@ def _open_point(st: Any, men: int, others: int, point: int) -> bool:
     return False
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def _emit(st: Any, out: Any, count: int, to: int, frm: int, side: int, free: int) -> int:
     """Write the moves of one placement or move (one per removal), with an ordering score in
     the bits above 16; ``free`` is the opponent's removable men (-1: not computed yet)."""
@@ -316,7 +316,7 @@ def _emit(st: Any, out: Any, count: int, to: int, frm: int, side: int, free: int
     return count + 1
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def _open_point_through(st: Any, men: int, point: int) -> bool:
     """Whether the man on ``point`` is one of two on a line whose third point is empty."""
     empty = st[FULL] & ~(st[MEN] | st[MEN + 1])
@@ -327,7 +327,7 @@ def _open_point_through(st: Any, men: int, point: int) -> bool:
     return False
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def _open_point_after(st: Any, mine: int, theirs: int, to: int) -> bool:
     """Whether the man now on ``to`` makes two of ``mine`` on a line with its third point empty."""
     for slot in range(3):
@@ -337,7 +337,7 @@ def _open_point_after(st: Any, mine: int, theirs: int, to: int) -> bool:
     return False
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def _generate(st: Any, out: Any, in_game_order: bool) -> int:
     """Every placement or move of the side to move, each with its removals: scored for
     :func:`moves` (:func:`_emit`), or in the game's order for :func:`legal`
@@ -370,7 +370,7 @@ def _generate(st: Any, out: Any, in_game_order: bool) -> int:
     return count
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def moves(st: Any, out: Any) -> int:
     side = st[SIDE]
     if popcount(st[MEN + side]) + st[HAND + side] < 3:
@@ -389,7 +389,7 @@ def moves(st: Any, out: Any) -> int:
     return count
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def play(st: Any, move: int) -> None:
     side = st[SIDE]
     to, frm, removed = move & 31, ((move >> 5) & 31) - 1, ((move >> 10) & 31) - 1
@@ -416,7 +416,7 @@ def play(st: Any, move: int) -> None:
     st[KEYS + (ply + 1) % RING] = k
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def undo(st: Any, move: int) -> None:
     ply = st[PLY] - 1
     side = 1 - st[SIDE]
@@ -437,7 +437,7 @@ def undo(st: Any, move: int) -> None:
 # -- Monte Carlo tree search: the game's move order and outcome ----------------------------------
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def _emit_legal(st: Any, out: Any, count: int, to: int, frm: int, side: int, free: int) -> int:
     """Write the moves of one placement or move, one per removal in point order (the game's
     ``_with_removals``); ``free`` is the opponent's removable men."""
@@ -455,7 +455,7 @@ def _emit_legal(st: Any, out: Any, count: int, to: int, frm: int, side: int, fre
     return count
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def legal(st: Any, out: Any) -> int:
     """Every legal move of a position that is not over, in the order of
     :meth:`zerosum.games.morris.Morris.legal_moves` (placements by point; moves by the man's
@@ -464,7 +464,7 @@ def legal(st: Any, out: Any) -> int:
     return _generate(st, out, True)
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def _can_move(st: Any) -> bool:
     """Whether the side to move has a placement or a move (the game's ``_can_move``)."""
     side = st[SIDE]
@@ -481,7 +481,7 @@ def _can_move(st: Any) -> bool:
     return bool(reach & empty != 0)
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def over(st: Any) -> int:
     """The game's ``outcome()`` as a score for the side to move (``NO_SCORE``: not over), its
     checks in its order. Repetitions are looked for up to ``RING - 1`` plies back, all the ring
@@ -545,7 +545,7 @@ def endgame_tables() -> np.ndarray[Any, Any]:
     return _TABLES[path]
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def probe(st: Any, aux: Any) -> int:
     """The databases' exact score of the position (the array of :func:`endgame_tables`), or
     ``NO_SCORE`` where they do not decide it under the state's rules."""

@@ -13,7 +13,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numba import njit
 
 from zerosum.compiled import chess_board as board
 from zerosum.compiled import connect4 as c4
@@ -23,6 +22,7 @@ from zerosum.compiled.engine import NO_SCORE
 from zerosum.game import Game
 from zerosum.games.chess import Chess
 from zerosum.games.morris import Morris
+from zerosum.jit import cached_njit
 
 
 def _checked(depth: int) -> None:
@@ -33,7 +33,7 @@ def _checked(depth: int) -> None:
 # -- tic-tac-toe -------------------------------------------------------------------------------
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def _tictactoe(st: Any, depth: int) -> int:
     mover = (st[ttt.STONES] + 1) & 1  # the side that made the last move
     if st[ttt.STONES] > 0 and ttt.has_line(st[mover]):
@@ -65,7 +65,7 @@ def tictactoe(game: Game[Any], depth: int) -> int:
 # -- connect four ------------------------------------------------------------------------------
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def _connect4(st: Any, depth: int) -> int:
     if st[c4.STONES] > 0 and c4.has_four(st[c4.CURRENT] ^ st[c4.MASK]):
         return 0
@@ -94,7 +94,7 @@ def connect4(game: Game[Any], depth: int) -> int:
 # -- nine men's morris -------------------------------------------------------------------------
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def _morris(st: Any, depth: int, buf: Any) -> int:
     if mm.decided(st) != NO_SCORE:
         return 0
@@ -127,7 +127,7 @@ def morris(game: Game[Any], depth: int) -> int:
 # -- chess -------------------------------------------------------------------------------------
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def _chess(st: Any, depth: int, buf: Any) -> int:
     out = buf[depth - 1]
     n = board.legal_moves(st, out, 0)

@@ -9,12 +9,11 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from numba import njit
-
 from zerosum.compiled.engine import NO_SCORE, Kernel, popcount, score_of_rank
 from zerosum.compiled.kernels import CompiledGame
 from zerosum.game import WIN, Game, Score
 from zerosum.games.tictactoe import LINE_WEIGHT, LINES, MOVE_ORDER
+from zerosum.jit import cached_njit
 
 X_STONES: Final = 0
 O_STONES: Final = 1
@@ -24,7 +23,7 @@ _ORDER: Final = MOVE_ORDER
 _WEIGHT: Final = LINE_WEIGHT
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def has_line(stones: int) -> bool:
     for line in _LINES:  # noqa: SIM110  # numba compiles no generator expressions here
         if stones & line == line:
@@ -32,7 +31,7 @@ def has_line(stones: int) -> bool:
     return False
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def decided(st: Any) -> int:
     stones = st[STONES]
     if stones > 0 and has_line(st[(stones - 1) & 1]):
@@ -42,20 +41,20 @@ def decided(st: Any) -> int:
     return NO_SCORE
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def bounds(st: Any) -> tuple[int, int]:
     """No win sooner than with the next stone, no loss sooner than with the one after."""
     stones = st[STONES]
     return score_of_rank(-(10 - stones - 2)), score_of_rank(10 - stones - 1)
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def rank_range(st: Any) -> tuple[int, int]:
     stones = st[STONES]
     return -(10 - stones - 2), 10 - stones - 1
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def evaluate(st: Any) -> int:
     """The line values of :func:`zerosum.games.tictactoe.board_value`, from the side to move."""
     x, o = st[X_STONES], st[O_STONES]
@@ -69,12 +68,12 @@ def evaluate(st: Any) -> int:
     return value if st[STONES] & 1 == 0 else -value
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def key(st: Any) -> int:
     return int(st[X_STONES] | (st[O_STONES] << 9))
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def moves(st: Any, out: Any) -> int:
     taken = st[X_STONES] | st[O_STONES]
     count = 0
@@ -85,18 +84,18 @@ def moves(st: Any, out: Any) -> int:
     return count
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def no_moves(st: Any) -> int:
     return 0
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def play(st: Any, cell: int) -> None:
     st[st[STONES] & 1] |= 1 << cell
     st[STONES] += 1
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def undo(st: Any, cell: int) -> None:
     st[STONES] -= 1
     st[st[STONES] & 1] &= ~(1 << cell)

@@ -33,9 +33,9 @@ from math import comb
 from typing import Any, Final
 
 import numpy as np
-from numba import njit
 
 from zerosum.endgames.board import Board
+from zerosum.jit import cached_njit
 
 MIN_MEN: Final = 3
 """A side with fewer men has lost."""
@@ -51,7 +51,7 @@ MAX_DISTANCE: Final = 250
 # -- sets of points ------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@cached_njit()
 def popcount(x: int) -> int:
     """The number of set bits of a mask below ``2**32``."""
     x = x - ((x >> 1) & 0x55555555)
@@ -60,7 +60,7 @@ def popcount(x: int) -> int:
     return ((x * 0x01010101) & 0xFFFFFFFF) >> 24
 
 
-@njit(cache=True)
+@cached_njit()
 def rank_among(men: int, taken: int, binom: Any) -> int:
     """The combinatorial rank (colex order) of ``men`` renumbered onto the points not in
     ``taken``; with ``taken == 0``, the rank of ``men`` itself."""
@@ -75,7 +75,7 @@ def rank_among(men: int, taken: int, binom: Any) -> int:
     return rank
 
 
-@njit(cache=True)
+@cached_njit()
 def spread(squeezed: int, taken: int, n: int) -> int:
     """The set whose members are the ``squeezed`` bits renumbered back onto the points not in
     ``taken`` (bit ``c`` of ``squeezed`` is the ``c``-th free point)."""
@@ -90,7 +90,7 @@ def spread(squeezed: int, taken: int, n: int) -> int:
     return out
 
 
-@njit(cache=True)
+@cached_njit()
 def index_of(mover: int, other: int, other_count: int, binom: Any) -> int:
     """The table index of the position with ``mover`` to move against ``other``.
 
@@ -99,7 +99,7 @@ def index_of(mover: int, other: int, other_count: int, binom: Any) -> int:
     return rank_among(mover, 0, binom) * other_count + rank_among(other, mover, binom)
 
 
-@njit(cache=True)
+@cached_njit()
 def closes_mill(men: int, point: int, point_mills: Any, mill_count: Any) -> bool:
     """Whether the man on ``point`` stands in a mill of ``men``."""
     for k in range(mill_count[point]):
@@ -109,7 +109,7 @@ def closes_mill(men: int, point: int, point_mills: Any, mill_count: Any) -> bool
     return False
 
 
-@njit(cache=True)
+@cached_njit()
 def removable(men: int, mills: Any) -> int:
     """The men an opponent may remove: those in no mill, or all if every man is in a mill."""
     held = 0
@@ -123,7 +123,7 @@ def removable(men: int, mills: Any) -> int:
 # -- the solve ------------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@cached_njit()
 def _count_moves(
     x: int,
     y: int,
@@ -194,7 +194,7 @@ def _count_moves(
     return top
 
 
-@njit(cache=True)
+@cached_njit()
 def _pass_level(
     level: int,
     x: int,

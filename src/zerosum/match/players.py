@@ -52,6 +52,10 @@ DEFAULT_UCI_MOVE_TIME = 1.0
 """Seconds per move for a UCI engine when the match has no time control."""
 UCI_TIMEOUT = 30.0
 """Seconds a UCI engine may take to start or to answer beyond its thinking time."""
+LOAD_TIMEOUT = 600.0
+"""Seconds an engine may take to answer its first ``isready``: a search compiled on first use
+(zerosum's compiled chess search from an empty numba cache) loads then, about a minute on a
+loaded machine, which a match must wait for rather than count as a dead engine."""
 
 
 class PlayerError(ZerosumError, ValueError):
@@ -404,8 +408,18 @@ class UciPlayer:
                 self.engine.configure({option: value})
             # isready now: an engine that loads its search then (zerosum's compiled one) does
             # so before the first game's clock runs, not inside its first move
-            self.engine.ping()
-        except (chess.engine.EngineError, TimeoutError, ValueError) as error:
+            self.engine.timeout = LOAD_TIMEOUT
+            try:
+                self.engine.ping()
+            finally:
+                self.engine.timeout = UCI_TIMEOUT
+        except TimeoutError:
+            self.close()
+            raise PlayerError(
+                f"UCI engine {shlex.join(command)!r} did not answer isready within "
+                f"{LOAD_TIMEOUT:g} s: expected readyok once it has loaded"
+            ) from None
+        except (chess.engine.EngineError, ValueError) as error:
             self.close()
             raise PlayerError(f"UCI engine {shlex.join(command)!r}: {error}") from None
 
