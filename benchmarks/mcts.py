@@ -161,8 +161,11 @@ def from_spiel(state: Any, game_name: str, action: int) -> str:
     return name if name == "pass" else f"{name[0]}{9 - int(name[1:])}"
 
 
-def play_openspiel(game_name: str, seconds: float, index: int, zerosum_first: bool) -> float:
-    """One game; zerosum's score (1, 1/2 or 0)."""
+def play_openspiel(
+    game_name: str, seconds: float, index: int, zerosum_first: bool, options: dict[str, Any]
+) -> float:
+    """One game; zerosum's score (1, 1/2 or 0). ``options``: the MCTS engine's, beside its
+    defaults."""
     import pyspiel
 
     spiel_game = pyspiel.load_game("connect_four" if game_name == "connect4" else "othello")
@@ -180,7 +183,7 @@ def play_openspiel(game_name: str, seconds: float, index: int, zerosum_first: bo
         pyspiel.ChildSelectionPolicy.UCT,
         seconds,
     )
-    with open_engine(game_name, "mcts", seed=index, hash_mb=64) as engine:
+    with mcts_engine(game_name, index, options) as engine:
         while game.outcome() is None:
             legal = sorted(from_spiel(state, game_name, a) for a in state.legal_actions())
             assert legal == sorted(game.format_move(m) for m in game.legal_moves())
@@ -201,6 +204,15 @@ def play_openspiel(game_name: str, seconds: float, index: int, zerosum_first: bo
     return 0.5 + mine / 2
 
 
+def mcts_engine(game_name: str, seed: int, options: dict[str, Any]) -> MctsEngine:
+    """zerosum's MCTS for ``game_name`` as ``--algorithm mcts`` opens it, with ``options``."""
+    if has_compiled_mcts(game_name):
+        return CompiledMctsEngine(game_name, seed=seed, **options)
+    engine = open_engine(game_name, "mcts", seed=seed, **options)
+    assert isinstance(engine, MctsEngine)
+    return engine
+
+
 def interval(scores: list[float]) -> str:
     """The mean score with Wilson's 95% interval (a draw counts a half; unlike the normal
     approximation, it stays honest when every game is won)."""
@@ -214,12 +226,15 @@ def interval(scores: list[float]) -> str:
     )
 
 
-def openspiel(games: int, times: list[float], names: list[str], first: int) -> None:
+def openspiel(
+    games: int, times: list[float], names: list[str], first: int, options: dict[str, Any]
+) -> None:
     for name in names:
         for seconds in times:
             scores = []
             for index in range(first, first + games):
-                scores.append(play_openspiel(name, seconds, index, zerosum_first=index % 2 == 0))
+                zerosum_first = index % 2 == 0
+                scores.append(play_openspiel(name, seconds, index, zerosum_first, options))
                 print(f"  {name} {seconds} s game {index}: {scores[-1]}", flush=True)
             engine = "compiled" if has_compiled_mcts(name) else "pure-Python"
             print(f"== {name}, {seconds} s a move, zerosum ({engine} MCTS) against OpenSpiel's "
@@ -302,7 +317,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--times", type=float, nargs="+", default=[0.5, 2.0])
     parser.add_argument("--simulations", type=int, default=200_000)
     parser.add_argument("--openspiel-games", nargs="+", default=["connect4", "othello:8"])
+    parser.add_argument("--playout", help="zerosum MCTS's playout (default: the game's)")
+    parser.add_argument("--exploration", type=float, help="zerosum MCTS's UCT constant")
+    parser.add_argument("--expand-after", type=int, help="zerosum MCTS's expansion threshold")
+    parser.add_argument("--hash", type=float, help="zerosum MCTS's tree in MiB (default: 64)")
     args = parser.parse_args(argv)
+    given = {
+        "playout": args.playout,
+        "exploration": args.exploration,
+        "expand_after": args.expand_after,
+        "hash_mb": args.hash,
+    }
+    options = {key: value for key, value in given.items() if value is not None}
     command = " ".join(["benchmarks/mcts.py", *sys.argv[1:]])
     when = time.strftime("%Y-%m-%d")
     print(f"{when} {platform.machine()} {platform.system()}, python {platform.python_version()}")
@@ -310,7 +336,7 @@ def main(argv: list[str] | None = None) -> int:
     if "speed" in args.parts:
         speed(args.simulations)
     if "openspiel" in args.parts:
-        openspiel(args.games, args.times, args.openspiel_games, args.first)
+        openspiel(args.games, args.times, args.openspiel_games, args.first, options)
     if "memory" in args.parts:
         memory(16, 0.5)
     if "alphabeta" in args.parts:
