@@ -5,20 +5,24 @@ What it measures, in one run (each part can be run alone, see ``--help``):
 
 1. ``speed``: simulations per second from the empty connect four board, random playouts, UCT
    with a solver, one thread: zerosum's compiled MCTS (:class:`CompiledMctsEngine`, also with
-   two threads), its pure-Python twin (:class:`MctsEngine`), OpenSpiel's Python ``MCTSBot``
-   (``open_spiel.python.algorithms.mcts``, ``RandomRolloutEvaluator(1)``) and OpenSpiel's C++
-   ``pyspiel.MCTSBot`` (``pyspiel.RandomRolloutEvaluator(1, seed)``). Each runs one search of a
-   fixed simulation count, after a warm-up search (numba's cache loaded, OpenSpiel's classes
-   built). Targets: at least 10x the Python ``MCTSBot``, at least the C++ one.
+   two threads, and with decisive playouts, connect four's default), its pure-Python twin
+   (:class:`MctsEngine`), OpenSpiel's Python ``MCTSBot`` (``open_spiel.python.algorithms.mcts``,
+   ``RandomRolloutEvaluator(1)``) and OpenSpiel's C++ ``pyspiel.MCTSBot``
+   (``pyspiel.RandomRolloutEvaluator(1, seed)``). Each runs one search of a fixed simulation
+   count, after a warm-up search (numba's cache loaded, OpenSpiel's classes built). Targets:
+   at least 10x the Python ``MCTSBot``, at least the C++ one (random playouts).
 2. ``openspiel``: games against OpenSpiel's C++ ``MCTSBot`` at equal time per move (its
    ``max_wall_clock_time``, zerosum's ``Limit(time=...)``), colours alternating, in connect four
    and in othello 8x8 (OpenSpiel's only board), zerosum with ``--algorithm mcts`` (compiled
-   where the game's kernel offers it). Both sides: UCT, random playouts, a solver, 64 MiB;
-   exploration 1.4 (zerosum) and 2 (OpenSpiel's examples).
+   where the game's kernel offers it) and its defaults unless ``--playout``,
+   ``--exploration``, ``--expand-after`` or ``--hash`` say otherwise. Both sides: UCT, a
+   solver, 64 MiB; OpenSpiel random playouts and exploration 2 (its examples'), zerosum its
+   game's playouts (connect four: decisive) and exploration 1.4.
    Scores: 1 a win, 1/2 a draw, with Wilson's 95% interval. Target: >= 80%.
-3. ``memory``: a connect four game of the compiled MCTS against itself at 0.5 s a move with a
-   16 MiB budget: the tree's nodes after every move, the process's resident memory (RSS)
-   before the engines exist and at most during the game.
+3. ``memory``: a connect four game of the compiled MCTS against itself at the last of
+   ``--times`` a move with its default budget (or ``--hash``): the simulations and the tree's
+   nodes after every move, the process's resident memory (RSS) before the engines exist and at
+   most during the game.
 4. ``alphabeta``: ``zerosum match connect4`` between MCTS at 0.5 s a move and zerosum's
    alpha-beta at levels 1-4 (depths 2, 4, 8, 14), through the match module.
 5. ``morris``: simulations per second of the compiled MCTS (one thread, then two) and of its
@@ -83,20 +87,25 @@ def speed(simulations: int) -> None:
     print("(per CPU second: what a search gets of the CPU on a loaded machine; wall: elapsed)")
     rows: list[tuple[str, int, tuple[float, float]]] = []
 
-    def zerosum(workers: int, compiled: bool, count: int) -> None:
+    def zerosum(workers: int, compiled: bool, count: int, playout: str = "random") -> None:
         game = get_game("connect4").new()
         if compiled:
-            engine: MctsEngine = CompiledMctsEngine("connect4", workers=workers, seed=1)
+            engine: MctsEngine = CompiledMctsEngine(
+                "connect4", workers=workers, seed=1, playout=playout
+            )
         else:
-            engine = MctsEngine(seed=1)
+            engine = MctsEngine(seed=1, playout=playout)
         engine.search(game, Limit(nodes=200))  # warm-up
         engine.reset()
         seconds = timed(lambda: engine.search(game, Limit(nodes=count)))
         name = f"zerosum compiled MCTS, {workers} thread{'s' if workers > 1 else ''}"
+        if playout != "random":
+            name += f", {playout}"
         rows.append((name if compiled else "zerosum Python MCTS (the twin)", count, seconds))
 
     zerosum(1, True, simulations)
     zerosum(2, True, simulations)
+    zerosum(1, True, simulations, "decisive")
     python_count = max(simulations // 100, 500)
     zerosum(1, False, python_count)
 
@@ -244,20 +253,26 @@ def openspiel(
 # -- 3. memory ----------------------------------------------------------------------------------
 
 
-def memory(hash_mb: float, seconds: float) -> None:
+def memory(seconds: float, options: dict[str, Any]) -> None:
     before = rss_mib()
     game = get_game("connect4").new()
-    players = [CompiledMctsEngine("connect4", hash_mb=hash_mb, seed=s) for s in (1, 2)]
+    players = [CompiledMctsEngine("connect4", seed=s, **options) for s in (1, 2)]
     allotted = sum(p.memory_bytes for p in players) / (1 << 20)
-    sizes = []
+    sizes, simulations = [], []
     while game.outcome() is None:
         engine = players[game.ply() % 2]
-        game.make(engine.search(game, Limit(time=seconds)).best_move)
+        result = engine.search(game, Limit(time=seconds))
+        game.make(result.best_move)
         sizes.append(engine.tree_size)
+        simulations.append(result.stats.nodes)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    capacity = players[0].max_nodes
     print(f"== memory: a connect four game of compiled MCTS against itself, {seconds} s a move, "
-          f"{hash_mb} MiB each")  # fmt: skip
-    print(f"tree nodes after each move (capacity {players[0].max_nodes:,}): {sizes}")
+          f"{allotted / 2:.0f} MiB each, expand_after {players[0].expand_after}")  # fmt: skip
+    print(f"simulations of each search: {simulations}")
+    print(f"tree nodes after each move (capacity {capacity:,}): {sizes}")
+    full = sum(size >= capacity for size in sizes)
+    print(f"the tree was full after {full} of {len(sizes)} searches")
     print(f"arrays {allotted:.1f} MiB for both; RSS {before:.0f} MiB before the engines, "
           f"{rss_mib():.0f} MiB at the end, peak {peak:.0f} MiB")  # fmt: skip
 
@@ -338,7 +353,7 @@ def main(argv: list[str] | None = None) -> int:
     if "openspiel" in args.parts:
         openspiel(args.games, args.times, args.openspiel_games, args.first, options)
     if "memory" in args.parts:
-        memory(16, 0.5)
+        memory(args.times[-1], options)
     if "alphabeta" in args.parts:
         alphabeta(args.games, args.times[0])
     if "morris" in args.parts:

@@ -283,8 +283,8 @@ def test_the_engine_layer_offers_and_builds_mcts() -> None:
     with open_engine(spec, MCTS, seed=3, exploration=0.5, playout="evaluation") as engine:
         assert isinstance(engine, MctsEngine)
         assert (engine.exploration, engine.playout, engine.seed) == (0.5, "evaluation", 3)
-    with open_engine(spec, MCTS, compiled=False) as engine:
-        assert type(engine) is MctsEngine
+    with open_engine(spec, MCTS, compiled=False, expand_after=3) as engine:
+        assert type(engine) is MctsEngine and engine.expand_after == 3
     with pytest.raises(EngineError, match="runs in one thread"):
         open_engine(spec, MCTS, workers=2, compiled=False)
     with pytest.raises(EngineError, match="runs in one thread"):

@@ -126,9 +126,12 @@ def test_the_connect4_kernel_lists_the_decisive_moves_the_twin_lists() -> None:
 
 
 def test_connect4_plays_decisive_playouts_by_default() -> None:
-    assert CompiledMctsEngine("connect4").playout == "decisive"
-    assert CompiledMctsEngine("othello:4").playout == "random"
-    assert CompiledMctsEngine("connect4", playout="random").playout == "random"
+    default = CompiledMctsEngine("connect4")
+    assert (default.playout, default.expand_after) == ("decisive", 8)
+    othello = CompiledMctsEngine("othello:4")
+    assert (othello.playout, othello.expand_after) == ("random", 1)
+    chosen = CompiledMctsEngine("connect4", playout="random", expand_after=2)
+    assert (chosen.playout, chosen.expand_after) == ("random", 2)
 
 
 def test_evaluation_playouts_and_bias_match_where_the_evaluations_agree() -> None:
@@ -146,7 +149,7 @@ def test_a_full_tree_goes_on_from_its_leaves_as_the_twin_does() -> None:
     compiled.search(game, Limit(nodes=1000))
     python.search(game, Limit(nodes=1000))
     assert tree(compiled) == tree(python) and compiled.tree_size == 100
-    unbounded = CompiledMctsEngine("connect4", max_nodes=100).search(game)
+    unbounded = CompiledMctsEngine("connect4", max_nodes=100, expand_after=1).search(game)
     assert not unbounded.complete and unbounded.stats.nodes == 99  # one node more per simulation
     assert unbounded.best_move in game.legal_moves()
 
@@ -208,7 +211,7 @@ def test_a_stop_at_once_returns_a_legal_move(workers: int) -> None:
 
 
 def test_the_tree_is_sized_from_the_memory_budget() -> None:
-    engine = CompiledMctsEngine("connect4", hash_mb=2)
+    engine = CompiledMctsEngine("connect4", hash_mb=2, expand_after=1)
     assert engine.memory_bytes <= 2 << 20 and engine.max_nodes > 20_000
     engine.search(position("connect4", ""), Limit(nodes=engine.max_nodes + 500))
     assert engine.tree_size == engine.max_nodes

@@ -38,8 +38,15 @@ from zerosum.game import Game, ProtocolError
 from zerosum.search.core import Limit, SearchResult
 
 _MASK64: Final = (1 << 64) - 1
-DEFAULT_EXPAND_AFTER: Final = 1
-"""The compiled engine's ``expand_after``."""
+GAME_DEFAULTS: Final[dict[str, dict[str, Any]]] = {
+    "connect4": {"playout": "decisive", "expand_after": 8},
+}
+"""Options a game's compiled MCTS takes unless told otherwise (the others: the twin's
+defaults), chosen by measurement (docs/benchmarks.md). Connect four: random playouts miss the
+wins and the blocks that decide it, and its kernel lists the decisive moves from bitboards for
+some 15% of the simulations; and a simulation there is so fast that, growing a node each, a
+2 s search overflowed the default 64 MiB tree in about a second: a node grows children after
+8 visits instead."""
 _BATCH_SECONDS: Final = 0.005
 """A batch of simulations between two looks at the clock lasts about this long."""
 _POLL_SECONDS: Final = 0.002
@@ -59,8 +66,9 @@ class CompiledMctsEngine(MctsEngine):
 
     The options are the twin's, plus ``hash_mb`` (the tree's memory in MiB; default
     :data:`~zerosum.compiled.DEFAULT_HASH_MB`) or ``max_nodes`` (its size in nodes, which wins
-    if both are given) and ``workers`` (threads sharing the tree). Raises :class:`EngineError`
-    for a bad option or a game without such a kernel.
+    if both are given) and ``workers`` (threads sharing the tree). ``playout`` and
+    ``expand_after`` left ``None`` are the game's (:data:`GAME_DEFAULTS`). Raises
+    :class:`EngineError` for a bad option or a game without such a kernel.
     """
 
     def __init__(
@@ -86,14 +94,12 @@ class CompiledMctsEngine(MctsEngine):
             raise EngineError(f"game {game!r} has no kernel for compiled MCTS")
         if max_nodes is None:
             max_nodes = kernel_mcts.capacity_of(DEFAULT_HASH_MB if hash_mb is None else hash_mb)
-        kernel = compiled_game(game).kernel
-        if playout is None:
-            playout = "random" if kernel.decisive is None else "decisive"
+        defaults = GAME_DEFAULTS.get(game, {})
         super().__init__(
             exploration=exploration,
-            playout=playout,
+            playout=defaults.get("playout", "random") if playout is None else playout,
             bias=bias,
-            expand_after=DEFAULT_EXPAND_AFTER if expand_after is None else expand_after,
+            expand_after=defaults.get("expand_after", 1) if expand_after is None else expand_after,
             max_nodes=max_nodes,
             seed=seed,
         )
