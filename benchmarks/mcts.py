@@ -130,7 +130,7 @@ def speed(simulations: int) -> None:
     rates = {name: count / seconds[1] for name, count, seconds in rows}
     for name, count, (wall, cpu) in rows:
         print(
-            f"{name:40} {count:>9,} sims {wall:7.2f} s wall {cpu:7.2f} s CPU "
+            f"{name:43} {count:>9,} sims {wall:7.2f} s wall {cpu:7.2f} s CPU "
             f"{count / wall:>10,.0f} sims/s wall {count / cpu:>10,.0f} sims/CPU s"
         )
     compiled_rate = rates["zerosum compiled MCTS, 1 thread"]
