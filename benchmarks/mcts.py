@@ -5,20 +5,24 @@ What it measures, in one run (each part can be run alone, see ``--help``):
 
 1. ``speed``: simulations per second from the empty connect four board, random playouts, UCT
    with a solver, one thread: zerosum's compiled MCTS (:class:`CompiledMctsEngine`, also with
-   two threads), its pure-Python twin (:class:`MctsEngine`), OpenSpiel's Python ``MCTSBot``
-   (``open_spiel.python.algorithms.mcts``, ``RandomRolloutEvaluator(1)``) and OpenSpiel's C++
-   ``pyspiel.MCTSBot`` (``pyspiel.RandomRolloutEvaluator(1, seed)``). Each runs one search of a
-   fixed simulation count, after a warm-up search (numba's cache loaded, OpenSpiel's classes
-   built). Targets: at least 10x the Python ``MCTSBot``, at least the C++ one.
+   two threads, and with decisive playouts, connect four's default), its pure-Python twin
+   (:class:`MctsEngine`), OpenSpiel's Python ``MCTSBot`` (``open_spiel.python.algorithms.mcts``,
+   ``RandomRolloutEvaluator(1)``) and OpenSpiel's C++ ``pyspiel.MCTSBot``
+   (``pyspiel.RandomRolloutEvaluator(1, seed)``). Each runs one search of a fixed simulation
+   count, after a warm-up search (numba's cache loaded, OpenSpiel's classes built). Targets:
+   at least 10x the Python ``MCTSBot``, at least the C++ one (random playouts).
 2. ``openspiel``: games against OpenSpiel's C++ ``MCTSBot`` at equal time per move (its
    ``max_wall_clock_time``, zerosum's ``Limit(time=...)``), colours alternating, in connect four
    and in othello 8x8 (OpenSpiel's only board), zerosum with ``--algorithm mcts`` (compiled
-   where the game's kernel offers it). Both sides: UCT, random playouts, a solver, 64 MiB;
-   exploration 1.4 (zerosum) and 2 (OpenSpiel's examples).
+   where the game's kernel offers it) and its defaults unless ``--playout``,
+   ``--exploration``, ``--expand-after`` or ``--hash`` say otherwise. Both sides: UCT, a
+   solver, 64 MiB; OpenSpiel random playouts and exploration 2 (its examples'), zerosum its
+   game's playouts (connect four: decisive) and exploration 1.4.
    Scores: 1 a win, 1/2 a draw, with Wilson's 95% interval. Target: >= 80%.
-3. ``memory``: a connect four game of the compiled MCTS against itself at 0.5 s a move with a
-   16 MiB budget: the tree's nodes after every move, the process's resident memory (RSS)
-   before the engines exist and at most during the game.
+3. ``memory``: a connect four game of the compiled MCTS against itself at the last of
+   ``--times`` a move with its default budget (or ``--hash``): the simulations and the tree's
+   nodes after every move, the process's resident memory (RSS) before the engines exist and at
+   most during the game.
 4. ``alphabeta``: ``zerosum match connect4`` between MCTS at 0.5 s a move and zerosum's
    alpha-beta at levels 1-4 (depths 2, 4, 8, 14), through the match module.
 5. ``morris``: simulations per second of the compiled MCTS (one thread, then two) and of its
@@ -83,20 +87,25 @@ def speed(simulations: int) -> None:
     print("(per CPU second: what a search gets of the CPU on a loaded machine; wall: elapsed)")
     rows: list[tuple[str, int, tuple[float, float]]] = []
 
-    def zerosum(workers: int, compiled: bool, count: int) -> None:
+    def zerosum(workers: int, compiled: bool, count: int, playout: str = "random") -> None:
         game = get_game("connect4").new()
         if compiled:
-            engine: MctsEngine = CompiledMctsEngine("connect4", workers=workers, seed=1)
+            engine: MctsEngine = CompiledMctsEngine(
+                "connect4", workers=workers, seed=1, playout=playout
+            )
         else:
-            engine = MctsEngine(seed=1)
+            engine = MctsEngine(seed=1, playout=playout)
         engine.search(game, Limit(nodes=200))  # warm-up
         engine.reset()
         seconds = timed(lambda: engine.search(game, Limit(nodes=count)))
         name = f"zerosum compiled MCTS, {workers} thread{'s' if workers > 1 else ''}"
+        if playout != "random":
+            name += f", {playout}"
         rows.append((name if compiled else "zerosum Python MCTS (the twin)", count, seconds))
 
     zerosum(1, True, simulations)
     zerosum(2, True, simulations)
+    zerosum(1, True, simulations, "decisive")
     python_count = max(simulations // 100, 500)
     zerosum(1, False, python_count)
 
@@ -121,7 +130,7 @@ def speed(simulations: int) -> None:
     rates = {name: count / seconds[1] for name, count, seconds in rows}
     for name, count, (wall, cpu) in rows:
         print(
-            f"{name:40} {count:>9,} sims {wall:7.2f} s wall {cpu:7.2f} s CPU "
+            f"{name:43} {count:>9,} sims {wall:7.2f} s wall {cpu:7.2f} s CPU "
             f"{count / wall:>10,.0f} sims/s wall {count / cpu:>10,.0f} sims/CPU s"
         )
     compiled_rate = rates["zerosum compiled MCTS, 1 thread"]
@@ -161,8 +170,11 @@ def from_spiel(state: Any, game_name: str, action: int) -> str:
     return name if name == "pass" else f"{name[0]}{9 - int(name[1:])}"
 
 
-def play_openspiel(game_name: str, seconds: float, index: int, zerosum_first: bool) -> float:
-    """One game; zerosum's score (1, 1/2 or 0)."""
+def play_openspiel(
+    game_name: str, seconds: float, index: int, zerosum_first: bool, options: dict[str, Any]
+) -> float:
+    """One game; zerosum's score (1, 1/2 or 0). ``options``: the MCTS engine's, beside its
+    defaults."""
     import pyspiel
 
     spiel_game = pyspiel.load_game("connect_four" if game_name == "connect4" else "othello")
@@ -180,7 +192,7 @@ def play_openspiel(game_name: str, seconds: float, index: int, zerosum_first: bo
         pyspiel.ChildSelectionPolicy.UCT,
         seconds,
     )
-    with open_engine(game_name, "mcts", seed=index, hash_mb=64) as engine:
+    with mcts_engine(game_name, index, options) as engine:
         while game.outcome() is None:
             legal = sorted(from_spiel(state, game_name, a) for a in state.legal_actions())
             assert legal == sorted(game.format_move(m) for m in game.legal_moves())
@@ -201,6 +213,15 @@ def play_openspiel(game_name: str, seconds: float, index: int, zerosum_first: bo
     return 0.5 + mine / 2
 
 
+def mcts_engine(game_name: str, seed: int, options: dict[str, Any]) -> MctsEngine:
+    """zerosum's MCTS for ``game_name`` as ``--algorithm mcts`` opens it, with ``options``."""
+    if has_compiled_mcts(game_name):
+        return CompiledMctsEngine(game_name, seed=seed, **options)
+    engine = open_engine(game_name, "mcts", seed=seed, **options)
+    assert isinstance(engine, MctsEngine)
+    return engine
+
+
 def interval(scores: list[float]) -> str:
     """The mean score with Wilson's 95% interval (a draw counts a half; unlike the normal
     approximation, it stays honest when every game is won)."""
@@ -214,12 +235,15 @@ def interval(scores: list[float]) -> str:
     )
 
 
-def openspiel(games: int, times: list[float], names: list[str], first: int) -> None:
+def openspiel(
+    games: int, times: list[float], names: list[str], first: int, options: dict[str, Any]
+) -> None:
     for name in names:
         for seconds in times:
             scores = []
             for index in range(first, first + games):
-                scores.append(play_openspiel(name, seconds, index, zerosum_first=index % 2 == 0))
+                zerosum_first = index % 2 == 0
+                scores.append(play_openspiel(name, seconds, index, zerosum_first, options))
                 print(f"  {name} {seconds} s game {index}: {scores[-1]}", flush=True)
             engine = "compiled" if has_compiled_mcts(name) else "pure-Python"
             print(f"== {name}, {seconds} s a move, zerosum ({engine} MCTS) against OpenSpiel's "
@@ -229,20 +253,26 @@ def openspiel(games: int, times: list[float], names: list[str], first: int) -> N
 # -- 3. memory ----------------------------------------------------------------------------------
 
 
-def memory(hash_mb: float, seconds: float) -> None:
+def memory(seconds: float, options: dict[str, Any]) -> None:
     before = rss_mib()
     game = get_game("connect4").new()
-    players = [CompiledMctsEngine("connect4", hash_mb=hash_mb, seed=s) for s in (1, 2)]
+    players = [CompiledMctsEngine("connect4", seed=s, **options) for s in (1, 2)]
     allotted = sum(p.memory_bytes for p in players) / (1 << 20)
-    sizes = []
+    sizes, simulations = [], []
     while game.outcome() is None:
         engine = players[game.ply() % 2]
-        game.make(engine.search(game, Limit(time=seconds)).best_move)
+        result = engine.search(game, Limit(time=seconds))
+        game.make(result.best_move)
         sizes.append(engine.tree_size)
+        simulations.append(result.stats.nodes)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    capacity = players[0].max_nodes
     print(f"== memory: a connect four game of compiled MCTS against itself, {seconds} s a move, "
-          f"{hash_mb} MiB each")  # fmt: skip
-    print(f"tree nodes after each move (capacity {players[0].max_nodes:,}): {sizes}")
+          f"{allotted / 2:.0f} MiB each, expand_after {players[0].expand_after}")  # fmt: skip
+    print(f"simulations of each search: {simulations}")
+    print(f"tree nodes after each move (capacity {capacity:,}): {sizes}")
+    full = sum(size >= capacity for size in sizes)
+    print(f"the tree was full after {full} of {len(sizes)} searches")
     print(f"arrays {allotted:.1f} MiB for both; RSS {before:.0f} MiB before the engines, "
           f"{rss_mib():.0f} MiB at the end, peak {peak:.0f} MiB")  # fmt: skip
 
@@ -302,7 +332,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--times", type=float, nargs="+", default=[0.5, 2.0])
     parser.add_argument("--simulations", type=int, default=200_000)
     parser.add_argument("--openspiel-games", nargs="+", default=["connect4", "othello:8"])
+    parser.add_argument("--playout", help="zerosum MCTS's playout (default: the game's)")
+    parser.add_argument("--exploration", type=float, help="zerosum MCTS's UCT constant")
+    parser.add_argument("--expand-after", type=int, help="zerosum MCTS's expansion threshold")
+    parser.add_argument("--hash", type=float, help="zerosum MCTS's tree in MiB (default: 64)")
     args = parser.parse_args(argv)
+    given = {
+        "playout": args.playout,
+        "exploration": args.exploration,
+        "expand_after": args.expand_after,
+        "hash_mb": args.hash,
+    }
+    options = {key: value for key, value in given.items() if value is not None}
     command = " ".join(["benchmarks/mcts.py", *sys.argv[1:]])
     when = time.strftime("%Y-%m-%d")
     print(f"{when} {platform.machine()} {platform.system()}, python {platform.python_version()}")
@@ -310,9 +351,9 @@ def main(argv: list[str] | None = None) -> int:
     if "speed" in args.parts:
         speed(args.simulations)
     if "openspiel" in args.parts:
-        openspiel(args.games, args.times, args.openspiel_games, args.first)
+        openspiel(args.games, args.times, args.openspiel_games, args.first, options)
     if "memory" in args.parts:
-        memory(16, 0.5)
+        memory(args.times[-1], options)
     if "alphabeta" in args.parts:
         alphabeta(args.games, args.times[0])
     if "morris" in args.parts:

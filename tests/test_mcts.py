@@ -13,7 +13,7 @@ from synthetic import Nim, RandomGame
 
 import zerosum
 from zerosum.engines import MCTS, EngineError, MctsEngine, engine_names, open_engine
-from zerosum.engines.mcts import FIRST_ITERATION, up
+from zerosum.engines.mcts import FIRST_ITERATION, Node, decisive_moves, up
 from zerosum.game import WIN, Game, is_proven, play_moves
 from zerosum.games import get_game
 from zerosum.search import Limit, SearchResult
@@ -211,10 +211,62 @@ def test_evaluation_playouts_and_progressive_bias_count_evaluations() -> None:
 
 
 @pytest.mark.parametrize(
+    ("moves", "expected"),
+    [
+        ("445566", ["3"]),  # two wins at once: the first in the legal order (4 3 5 2 6 1 7)
+        ("14151", ["1"]),  # no win: block the column the opponent would win in
+        ("44556", ["4", "3", "5", "2", "6", "1", "7"]),  # two threats: every move loses
+        ("4433", ["4", "3", "5", "2", "6", "1", "7"]),  # nothing at stake: every move
+        ("1227144", ["4", "5", "2", "6", "1", "7"]),  # never under the threat 3 (row 2)
+    ],
+)
+def test_decisive_playouts_win_at_once_else_never_hand_over_a_win(
+    moves: str, expected: list[str]
+) -> None:
+    game = get_game("connect4").new()
+    play_moves(game, list(moves))
+    before = game.position()
+    found = decisive_moves(game, game.legal_moves())
+    assert [game.format_move(m) for m in found] == expected and game.position() == before
+
+
+def test_decisive_playouts_search_and_solve_exactly() -> None:
+    game = get_game("tictactoe").new()
+    play_moves(game, ["b2", "a1"])
+    engine = MctsEngine(playout="decisive", seed=3)
+    assert engine.search(game, Limit(nodes=300)).best_move in game.legal_moves()
+    assert_exact(MctsEngine(playout="decisive", seed=3).solve(game), exact_solve(game))
+
+
+def test_expand_after_grows_a_node_only_after_its_visits_and_stays_exact() -> None:
+    game = get_game("connect4").new()
+    plain, patient = MctsEngine(seed=2), MctsEngine(seed=2, expand_after=4)
+    plain.search(game, Limit(nodes=2000))
+    patient.search(game, Limit(nodes=2000))
+    assert plain.tree_size == 2001 and patient.tree_size < 2001 // 2
+    root = patient._root
+    assert root is not None and len(root.children) == 7
+    stack: list[Node] = list(root.children)
+    while stack:  # below the root, a node with children has had expand_after visits
+        node = stack.pop()
+        assert not node.children or node.visits >= 4 + len(node.children) - 1
+        stack.extend(node.children)
+    tictactoe = get_game("tictactoe").new()
+    play_moves(tictactoe, ["a1"])
+    found = MctsEngine(seed=1, expand_after=3).solve(tictactoe)
+    assert found.solved
+    assert_exact(found, exact_solve(tictactoe))
+
+
+@pytest.mark.parametrize(
     ("options", "message"),
     [
         ({"exploration": -1.0}, "exploration -1.0 is out of range"),
-        ({"playout": "heavy"}, "unknown playout 'heavy': expected one of random, evaluation"),
+        (
+            {"playout": "heavy"},
+            "unknown playout 'heavy': expected one of random, decisive, evaluation",
+        ),
+        ({"expand_after": 0}, r"expand_after 0 is out of range: expected .* in \[1, 1000000\]"),
         ({"bias": float("nan")}, "bias nan is out of range"),
         ({"max_nodes": 1}, "max_nodes 1 is out of range"),
     ],
@@ -231,8 +283,8 @@ def test_the_engine_layer_offers_and_builds_mcts() -> None:
     with open_engine(spec, MCTS, seed=3, exploration=0.5, playout="evaluation") as engine:
         assert isinstance(engine, MctsEngine)
         assert (engine.exploration, engine.playout, engine.seed) == (0.5, "evaluation", 3)
-    with open_engine(spec, MCTS, compiled=False) as engine:
-        assert type(engine) is MctsEngine
+    with open_engine(spec, MCTS, compiled=False, expand_after=3) as engine:
+        assert type(engine) is MctsEngine and engine.expand_after == 3
     with pytest.raises(EngineError, match="runs in one thread"):
         open_engine(spec, MCTS, workers=2, compiled=False)
     with pytest.raises(EngineError, match="runs in one thread"):

@@ -8,10 +8,12 @@ import json
 import random
 from typing import Any
 
+import numpy as np
 import pytest
 from synthetic import Nim
 
 from zerosum.engines import MCTS, EngineError, MctsEngine, open_engine
+from zerosum.engines.mcts import decisive_moves
 from zerosum.engines.mcts_compiled import CompiledMctsEngine, has_compiled_mcts
 from zerosum.game import Game, play_moves
 from zerosum.games import GameSpec, get_game
@@ -40,27 +42,42 @@ def tree(engine: MctsEngine) -> list[tuple[Any, int, float, int | None]]:
 
 
 def twins(name: str, **options: Any) -> tuple[CompiledMctsEngine, MctsEngine]:
-    return CompiledMctsEngine(name, **options), MctsEngine(**options)
+    """The compiled engine and its twin with the compiled engine's options (its defaults for
+    ``name`` included)."""
+    compiled = CompiledMctsEngine(name, **options)
+    twin = MctsEngine(
+        exploration=compiled.exploration,
+        playout=compiled.playout,
+        bias=compiled.bias,
+        expand_after=compiled.expand_after,
+        max_nodes=compiled.max_nodes,
+        seed=compiled.seed,
+    )
+    return compiled, twin
 
 
+RANDOM: dict[str, Any] = {"playout": "random"}
+DECISIVE: dict[str, Any] = {"playout": "decisive"}
 CASES = [
-    ("tictactoe", [], 1500, 1),
-    ("tictactoe", ["a1"], 700, 2),
-    ("tictactoe", ["b2", "a1", "c2"], 300, 3),
-    ("connect4", [], 3000, 4),
-    ("connect4", list("4453"), 3000, 5),
-    ("connect4", list("44444326"), 3000, 6),
-    ("othello:4", [], 1500, 7),
-    ("othello:8", [], 400, 8),
+    ("tictactoe", [], 1500, 1, {}),
+    ("tictactoe", ["a1"], 700, 2, DECISIVE),  # the kernel has no decisive: moves played
+    ("tictactoe", ["b2", "a1", "c2"], 300, 3, {"expand_after": 3}),
+    ("connect4", [], 3000, 4, RANDOM),
+    ("connect4", list("4453"), 3000, 5, RANDOM | {"expand_after": 5}),
+    ("connect4", list("44444326"), 600, 6, {}),  # the default: decisive, the kernel's
+    ("connect4", list("4453"), 1000, 12, {"expand_after": 4}),
+    ("othello:4", [], 1500, 7, {}),
+    ("othello:4", ["b4"], 200, 10, DECISIVE | {"expand_after": 2}),
+    ("othello:8", [], 400, 8, {}),
 ]
 
 
-@pytest.mark.parametrize(("name", "moves", "simulations", "seed"), CASES)
+@pytest.mark.parametrize(("name", "moves", "simulations", "seed", "options"), CASES)
 def test_one_thread_grows_the_twins_tree(
-    name: str, moves: list[str], simulations: int, seed: int
+    name: str, moves: list[str], simulations: int, seed: int, options: dict[str, Any]
 ) -> None:
     game = position(name, moves)
-    compiled, python = twins(name, seed=seed)
+    compiled, python = twins(name, seed=seed, **options)
     found, expected = (
         compiled.search(game, Limit(nodes=simulations)),
         python.search(game, Limit(nodes=simulations)),
@@ -90,6 +107,33 @@ def test_one_thread_proves_what_the_twin_proves(name: str, moves: list[str]) -> 
     assert set(found.best_moves) == set(exact.best_moves)
 
 
+def test_the_connect4_kernel_lists_the_decisive_moves_the_twin_lists() -> None:
+    from zerosum.compiled import connect4
+
+    out = np.zeros(connect4.KERNEL.max_moves, np.int64)
+    rng = random.Random(5)
+    checked = 0
+    for _ in range(60):
+        game = get_game("connect4").new()
+        while game.outcome() is None:
+            moves = game.legal_moves()
+            expected = [game.format_move(m) for m in decisive_moves(game, moves)]
+            count = connect4.decisive(np.array([*connect4.state_of(game), 0], np.int64), out)
+            assert [str(int(col) + 1) for col in out[:count]] == expected, game.position()
+            checked += len(expected) < len(moves)
+            game.make(rng.choice(moves))
+    assert checked > 100  # positions where a win, a block or a threat narrowed the choice
+
+
+def test_connect4_plays_decisive_playouts_by_default() -> None:
+    default = CompiledMctsEngine("connect4")
+    assert (default.playout, default.expand_after) == ("decisive", 8)
+    othello = CompiledMctsEngine("othello:4")
+    assert (othello.playout, othello.expand_after) == ("random", 1)
+    chosen = CompiledMctsEngine("connect4", playout="random", expand_after=2)
+    assert (chosen.playout, chosen.expand_after) == ("random", 2)
+
+
 def test_evaluation_playouts_and_bias_match_where_the_evaluations_agree() -> None:
     game = position("tictactoe", ["b2"])
     compiled, python = twins("tictactoe", seed=2, playout="evaluation", bias=0.7)
@@ -101,18 +145,18 @@ def test_evaluation_playouts_and_bias_match_where_the_evaluations_agree() -> Non
 
 def test_a_full_tree_goes_on_from_its_leaves_as_the_twin_does() -> None:
     game = position("connect4", "")
-    compiled, python = twins("connect4", seed=3, max_nodes=100)
+    compiled, python = twins("connect4", seed=3, max_nodes=100, **RANDOM)
     compiled.search(game, Limit(nodes=1000))
     python.search(game, Limit(nodes=1000))
     assert tree(compiled) == tree(python) and compiled.tree_size == 100
-    unbounded = CompiledMctsEngine("connect4", max_nodes=100).search(game)
+    unbounded = CompiledMctsEngine("connect4", max_nodes=100, expand_after=1).search(game)
     assert not unbounded.complete and unbounded.stats.nodes == 99  # one node more per simulation
     assert unbounded.best_move in game.legal_moves()
 
 
 def test_the_tree_is_reused_as_the_twin_reuses_it() -> None:
     game = position("connect4", "")
-    compiled, python = twins("connect4", seed=4)
+    compiled, python = twins("connect4", seed=4, expand_after=2, **RANDOM)
     first = compiled.search(game, Limit(nodes=2000))
     python.search(game, Limit(nodes=2000))
     play_moves(game, [game.format_move(m) for m in first.pv[:2]])
@@ -167,7 +211,7 @@ def test_a_stop_at_once_returns_a_legal_move(workers: int) -> None:
 
 
 def test_the_tree_is_sized_from_the_memory_budget() -> None:
-    engine = CompiledMctsEngine("connect4", hash_mb=2)
+    engine = CompiledMctsEngine("connect4", hash_mb=2, expand_after=1)
     assert engine.memory_bytes <= 2 << 20 and engine.max_nodes > 20_000
     engine.search(position("connect4", ""), Limit(nodes=engine.max_nodes + 500))
     assert engine.tree_size == engine.max_nodes

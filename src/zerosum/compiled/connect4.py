@@ -263,6 +263,28 @@ def over(st: Any) -> int:
     return NO_SCORE
 
 
+@njit(cache=True, nogil=True)
+def decisive(st: Any, out: Any) -> int:
+    """A decisive playout's choices (see :class:`Kernel`): the first column in :data:`ORDER`
+    that wins at once, alone; else the non-losing columns; else every open column."""
+    current, mask = st[CURRENT], st[MASK]
+    open_cells = playable(mask)
+    choices = winning_cells(current, mask) & open_cells
+    first_only = choices != 0
+    if not first_only:
+        choices = non_losing(st)
+        if choices == 0:
+            choices = open_cells
+    count = 0
+    for col in ORDER:
+        if choices & column_mask(col):
+            out[count] = col
+            count += 1
+            if first_only:
+                break
+    return count
+
+
 KERNEL: Final = Kernel(
     name="connect4",
     state_size=4,
@@ -280,6 +302,7 @@ KERNEL: Final = Kernel(
     undo=undo,
     legal=legal,
     over=over,
+    decisive=decisive,
 )
 
 

@@ -139,6 +139,11 @@ class Kernel:
     over: Callable[..., Any] | None = None
     """``over(st)``: the score of a finished game from the side to move (negative: lost, 0:
     drawn, positive: won), else ``NO_SCORE``; exactly when the game's ``outcome()`` is set."""
+    decisive: Callable[..., Any] | None = None
+    """``decisive(st, out)``: the moves a decisive MCTS playout picks from in a position that is
+    not over, as :func:`zerosum.engines.mcts.decisive_moves` lists them (same moves, same order),
+    and their count; ``None``: the MCTS search finds them with ``legal``, ``play`` and ``over``
+    on copies of the state (slower)."""
 
 
 @cached_njit(nogil=True)

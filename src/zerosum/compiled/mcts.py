@@ -14,10 +14,13 @@ prior). A node keeps the number of its untried moves; expanding one regenerates 
 and takes the ``k``-th of those without a child yet (in the legal order), as the twin pops
 ``untried[k]``, so a position may have any number of moves. Children form a list in the order
 they were added. Once every row is used the tree is full: simulations go on from the leaves
-they reach. A simulation plays on a copy of the root's state and never undoes a move, so a
-kernel's ``undo`` need not reach back further than its own search does (morris keeps its
-history in rings); it plays out at most ``MAX_PLY`` plies, and stops descending the tree at
-depth ``MAX_PLY``, as the twin does.
+they reach. With ``expand_after`` > 1, a node below the root lists and grows its moves only
+once it has that many visits (the twin's rule). A decisive playout asks the kernel's
+``decisive`` for its choices, or, for a kernel without one, finds them by playing every move
+and every reply on copies of the state. A simulation plays on a copy of the root's state and
+never undoes a move, so a kernel's ``undo`` need not reach back further than its own search
+does (morris keeps its history in rings); it plays out at most ``MAX_PLY`` plies, and stops
+descending the tree at depth ``MAX_PLY``, as the twin does.
 
 Several threads (``workers``) may share one tree, each with its own position, generator and
 path. Then the search takes a node's lock (a compare-and-swap spin lock) to list or expand its
@@ -163,9 +166,10 @@ class Functions:
     kernel: Kernel
     run: Callable[..., int]
     """``run(st, nodes, values, io, root, rng, path, moves, aux, count, exploration, bias,
-    evaluation, solving, budgeted) -> simulations``: up to ``count`` simulations on one
-    thread, fewer if the root is done (proven; with ``solving``, every root move too) or, with
-    no ``budgeted`` limit, the tree is full."""
+    evaluation, decisive, expand_after, solving, budgeted) -> simulations``: up to ``count``
+    simulations on one thread, fewer if the root is done (proven; with ``solving``, every root
+    move too) or, with no ``budgeted`` limit, the tree is full. ``evaluation`` and ``decisive``
+    pick the playout (neither: random)."""
     run_shared: Callable[..., int]
     """The same for one of several threads on one tree: until ``io[STOP]``, ``io[LIMIT]``
     simulations begun by all, a done root or (not ``budgeted``) a full tree."""
@@ -209,8 +213,8 @@ def _warm_up(built: Functions) -> None:
     words = np.zeros(1, np.int64)
     path, moves = np.zeros(path_size(), np.int64), np.zeros(kernel.max_moves, np.int64)
     arrays = (st, nodes, values, io, 0, words, path, moves, kernel.load_aux())
-    built.run(*arrays, 0, 1.0, 0.0, False, False, False)
-    built.run_shared(*arrays, 1.0, 0.0, False, False, False)
+    built.run(*arrays, 0, 1.0, 0.0, False, False, 1, False, False)
+    built.run_shared(*arrays, 1.0, 0.0, False, False, 1, False, False)
     built.done(nodes, 0, False)
     built.compact(nodes, values, 0, 1)
 
@@ -221,6 +225,7 @@ def _build(kernel: Kernel) -> Functions:  # one closure per step, read in order
     over: Any = kernel.over
     play, evaluate = kernel.play, kernel.evaluate
     probe, rank_range = kernel.probe, kernel.rank_range
+    choices: Any = kernel.decisive
 
     def below(rng: Any, bound: int) -> int:
         """A number in ``[0, bound)`` from the generator (the twin's ``below``)."""
@@ -358,14 +363,46 @@ def _build(kernel: Kernel) -> Functions:  # one closure per step, read in order
         nodes[node, LOWER], nodes[node, UPPER] = lower, upper
         return bool(lower != old_lower or upper != old_upper)
 
-    def playout(st: Any, nodes: Any, leaf: int, rng: Any, moves: Any) -> float:
-        """The twin's random ``_playout``: a reward for the leaf's side to move (``st``, at the
-        leaf, is left at the playout's end)."""
+    def decisive_by_play(st: Any, out: Any) -> int:
+        """The twin's ``decisive_moves`` for a kernel without ``decisive``: every move and reply
+        played on copies of ``st``."""
+        count = legal(st, out)
+        after, answered = st.copy(), st.copy()
+        replies = np.empty_like(out)
+        safe = 0
+        for index in range(count):
+            move = out[index]
+            after[:] = st
+            play(after, move)
+            score = over(after)
+            if score != NO_SCORE:
+                if score < 0:  # the side to move after the move lost: a win
+                    out[0] = move
+                    return 1
+                out[safe] = move  # a draw; safe <= index: this slot was read already
+                safe += 1
+                continue
+            threatened = False
+            for reply in range(legal(after, replies)):
+                answered[:] = after
+                play(answered, replies[reply])
+                score = over(answered)
+                if score != NO_SCORE and score < 0:
+                    threatened = True
+                    break
+            if not threatened:
+                out[safe] = move
+                safe += 1
+        return safe if safe else count
+
+    def playout(st: Any, nodes: Any, leaf: int, rng: Any, moves: Any, decisive: bool) -> float:
+        """The twin's ``_playout``, random or decisive: a reward for the leaf's side to move
+        (``st``, at the leaf, is left at the playout's end)."""
         if nodes[leaf, LOWER] == nodes[leaf, UPPER]:
             return float(sign(nodes[leaf, LOWER]))
         made = 0
         while made < MAX_PLY and over(st) == NO_SCORE:
-            count = legal(st, moves)
+            count = choices(st, moves) if decisive else legal(st, moves)
             if count == 0:
                 raise ValueError("a position with no legal moves that is not over")
             play(st, moves[below(rng, count)])
@@ -388,6 +425,8 @@ def _build(kernel: Kernel) -> Functions:  # one closure per step, read in order
         exploration: float,
         bias: float,
         evaluation: bool,
+        decisive: bool,
+        expand_after: int,
         prune_root: bool,
         shared: bool,
     ) -> int:
@@ -399,6 +438,9 @@ def _build(kernel: Kernel) -> Functions:  # one closure per step, read in order
         work[:] = st
         # Steps 1 and 2. Selection, then the expansion of one untried move.
         while depth < MAX_PLY:
+            # A young leaf below the root plays out (threads: not counting this visit).
+            if depth > 0 and nodes[node, VISITS] - shared < expand_after:
+                break
             if shared:
                 lock(nodes, node)
             untried = nodes[node, UNTRIED]
@@ -443,7 +485,7 @@ def _build(kernel: Kernel) -> Functions:  # one closure per step, read in order
             reward = math.tanh(evaluate(work) / EVALUATION_SCALE)
             evaluations += 1
         else:
-            reward = playout(work, nodes, node, rng, moves)
+            reward = playout(work, nodes, node, rng, moves, decisive)
         # Step 4. Backup: rewards for the side that moved into each node, then the bounds.
         changed = True
         for d in range(depth, -1, -1):
@@ -487,6 +529,8 @@ def _build(kernel: Kernel) -> Functions:  # one closure per step, read in order
         exploration: float,
         bias: float,
         evaluation: bool,
+        decisive: bool,
+        expand_after: int,
         solving: bool,
         budgeted: bool,
     ) -> int:
@@ -499,7 +543,7 @@ def _build(kernel: Kernel) -> Functions:  # one closure per step, read in order
                 break
             io[EVALUATIONS] += simulate(
                 st, work, nodes, values, io, root, rng, path, moves, aux, exploration, bias,
-                evaluation, not solving, False,
+                evaluation, decisive, expand_after, not solving, False,
             )  # fmt: skip
             made += 1
         return made
@@ -517,6 +561,8 @@ def _build(kernel: Kernel) -> Functions:  # one closure per step, read in order
         exploration: float,
         bias: float,
         evaluation: bool,
+        decisive: bool,
+        expand_after: int,
         solving: bool,
         budgeted: bool,
     ) -> int:
@@ -529,7 +575,7 @@ def _build(kernel: Kernel) -> Functions:  # one closure per step, read in order
                 break
             evaluations = simulate(
                 st, work, nodes, values, io, root, rng, path, moves, aux, exploration, bias,
-                evaluation, not solving, True,
+                evaluation, decisive, expand_after, not solving, True,
             )  # fmt: skip
             _atomic_add(io, (EVALUATIONS,), evaluations)
             _atomic_add(io, (SIMULATIONS,), 1)
@@ -591,6 +637,8 @@ def _build(kernel: Kernel) -> Functions:  # one closure per step, read in order
     probed = cached(probed)
     expand = cached(expand)
     update_bounds = cached(update_bounds)
+    if choices is None:
+        choices = cached(decisive_by_play)
     playout = cached(playout)
     simulate = cached(simulate)
     done = cached(done)

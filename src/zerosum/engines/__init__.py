@@ -117,6 +117,7 @@ def open_engine(
     exploration: float | None = None,
     playout: str | None = None,
     bias: float | None = None,
+    expand_after: int | None = None,
     max_nodes: int | None = None,
     compiled: bool | None = None,
 ) -> Engine:
@@ -127,9 +128,10 @@ def open_engine(
     engines); ``table``, ``all_best`` and ``seed`` are the pure-Python engines' options,
     ``shared_table`` a table the caller keeps across engines (pure-Python and tactical),
     ``hash_mb`` and ``store`` the compiled engine's; ``seed``, ``exploration``, ``playout``,
-    ``bias`` and ``max_nodes`` MCTS's (``None``: its defaults, see :class:`MctsEngine`).
-    MCTS runs compiled (:class:`~zerosum.engines.mcts_compiled.CompiledMctsEngine`: ``hash_mb``
-    its tree's memory, ``workers`` its threads) when the game's kernel offers it and
+    ``bias``, ``expand_after`` and ``max_nodes`` MCTS's (``None``: its defaults, see
+    :class:`MctsEngine` and, compiled, the game's). MCTS runs compiled
+    (:class:`~zerosum.engines.mcts_compiled.CompiledMctsEngine`: ``hash_mb`` its tree's
+    memory, ``workers`` its threads) when the game's kernel offers it and
     ``compiled`` is not false, else in Python (one thread: ``workers`` > 1 is refused);
     ``compiled=True`` refuses a game without such a kernel. Close the engine when done.
     """
@@ -140,6 +142,7 @@ def open_engine(
             "exploration": exploration,
             "playout": playout,
             "bias": bias,
+            "expand_after": expand_after,
             "max_nodes": max_nodes,
         }
         chosen: dict[str, Any] = {key: value for key, value in given.items() if value is not None}

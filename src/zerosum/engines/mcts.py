@@ -7,10 +7,17 @@
    ``n`` its visits, ``N`` the parent's), plus ``bias * h / (n + 1)`` with progressive bias
    (``h`` the game's evaluation of the child, squashed into ``(-1, 1)``).
 2. **Expansion.** At the first node with an untried move, add one child for a random one
-   (selection stops at ``MAX_PLY`` plies below the root, where it plays out at once).
+   (selection stops at ``MAX_PLY`` plies below the root, where it plays out at once). With
+   ``expand_after = k`` a node below the root grows children only once it has ``k`` visits:
+   selection stops at a younger leaf and plays out from it, so the tree grows about ``k``
+   times slower for the same simulations (the default, 1, grows a node at each simulation).
 3. **Playout.** Score the new leaf: a random game to the end (``playout="random"``: +1 won,
-   -1 lost, 0 drawn) or the game's evaluation squashed into ``(-1, 1)``
-   (``playout="evaluation"``: no random moves, the leaf's heuristic at once).
+   -1 lost, 0 drawn); a game to the end whose moves are random but *decisive*
+   (``playout="decisive"``: a move that wins at once is played, the first in the legal order;
+   else a random one among the moves after which the opponent cannot win at once, if there are
+   any; this is what connect four needs, where a random player misses wins and threats); or
+   the game's evaluation squashed into ``(-1, 1)`` (``playout="evaluation"``: no random moves,
+   the leaf's heuristic at once).
 4. **Backup.** Add the reward to every node on the path, from the side that moved into it, and
    recompute the score bounds of each ancestor whose child's bounds changed.
 
@@ -46,7 +53,8 @@ Trade-offs:
   ``None`` is 0), :class:`SplitMix64`: a fresh engine with the same seed and the same
   simulation count gives the same tree, visit for visit. An expansion takes untried move
   ``below(len(untried))`` (the untried moves stay in the game's order), a playout move
-  ``legal_moves()[below(len(moves))]``, so the compiled search (:mod:`zerosum.compiled.mcts`),
+  ``choices[below(len(choices))]`` (``choices`` the legal moves, or the decisive ones, in the
+  game's order), so the compiled search (:mod:`zerosum.compiled.mcts`),
   drawing the same numbers at the same steps, builds the same tree too.
 
 **Compiled.** :class:`CompiledMctsEngine` (:mod:`zerosum.engines.mcts_compiled`) runs this
@@ -74,6 +82,7 @@ from zerosum.game import (
     MAX_PLY,
     WIN,
     Game,
+    Outcome,
     Score,
     no_moves_error,
     probe_of,
@@ -82,13 +91,16 @@ from zerosum.game import (
 from zerosum.search.compare import CompareRow
 from zerosum.search.core import Limit, SearchResult, Stats, probed_score
 
-Playout = Literal["random", "evaluation"]
-"""How a new leaf is scored: a random game to the end, or the game's evaluation."""
+Playout = Literal["random", "decisive", "evaluation"]
+"""How a new leaf is scored: a random game to the end, one with decisive moves, or the game's
+evaluation (see the header)."""
 
-PLAYOUTS: Final[tuple[Playout, ...]] = ("random", "evaluation")
+PLAYOUTS: Final[tuple[Playout, ...]] = ("random", "decisive", "evaluation")
 
 DEFAULT_EXPLORATION: Final = 1.4
 """UCT's exploration constant (about ``sqrt(2)``, for rewards in ``[-1, 1]``)."""
+MAX_EXPAND_AFTER: Final = 1_000_000
+"""The largest ``expand_after``."""
 DEFAULT_MAX_NODES: Final = 200_000
 """The default bound on the tree's size (some 50 MB of Python objects)."""
 FIRST_ITERATION: Final = 16
@@ -194,8 +206,9 @@ class MctsEngine(Engine):
     """Monte Carlo tree search with a solver, for any game of the protocol (see the header).
 
     ``exploration`` is UCT's constant, ``playout`` how leaves are scored, ``bias`` the weight of
-    progressive bias (0: none; it evaluates every new node), ``max_nodes`` the tree's bound and
-    ``seed`` the random generator's seed. Raises :class:`EngineError` for a bad option.
+    progressive bias (0: none; it evaluates every new node), ``expand_after`` the visits a node
+    below the root needs before it grows children, ``max_nodes`` the tree's bound and ``seed``
+    the random generator's seed. Raises :class:`EngineError` for a bad option.
     """
 
     name = "mcts"
@@ -206,6 +219,7 @@ class MctsEngine(Engine):
         exploration: float = DEFAULT_EXPLORATION,
         playout: str = "random",
         bias: float = 0.0,
+        expand_after: int = 1,
         max_nodes: int = DEFAULT_MAX_NODES,
         seed: int | None = None,
     ) -> None:
@@ -215,11 +229,17 @@ class MctsEngine(Engine):
             raise EngineError(f"unknown playout {playout!r}: expected one of {', '.join(PLAYOUTS)}")
         if not (math.isfinite(bias) and bias >= 0):
             raise EngineError(f"bias {bias} is out of range: expected a number >= 0")
+        if not 1 <= expand_after <= MAX_EXPAND_AFTER:
+            raise EngineError(
+                f"expand_after {expand_after} is out of range: expected a number of visits "
+                f"in [1, {MAX_EXPAND_AFTER}]"
+            )
         if max_nodes < 2:
             raise EngineError(f"max_nodes {max_nodes} is out of range: expected at least 2")
         self.exploration = exploration
         self.playout = playout
         self.bias = bias
+        self.expand_after = expand_after
         self.max_nodes = max_nodes
         self.seed = seed
         self._rng = SplitMix64(0 if seed is None else seed)
@@ -382,8 +402,11 @@ class MctsEngine(Engine):
         evaluations = 0
         # Steps 1 and 2. Selection descends while every move of the node has a child (or the
         # tree is full); the first node with an untried move expands one, the new leaf. A path
-        # stops at MAX_PLY plies (a game that can go on for ever): it plays out from there.
+        # stops at MAX_PLY plies (a game that can go on for ever) or at a leaf below the root
+        # with fewer than expand_after visits: it plays out from there.
         while len(path) <= MAX_PLY:
+            if node is not root and node.visits < self.expand_after:
+                break
             if node.untried is None:
                 node.untried = game.legal_moves()
                 if not node.untried:
@@ -465,11 +488,14 @@ class MctsEngine(Engine):
             return float((leaf.lower > 0) - (leaf.lower < 0)), 0
         if self.playout == "evaluation":
             return _squash(game.evaluate()), 1
+        decisive = self.playout == "decisive"
         made = 0
         while made < MAX_PLY and game.outcome() is None:
             moves = game.legal_moves()
             if not moves:
                 raise no_moves_error(game)
+            if decisive:
+                moves = decisive_moves(game, moves)
             game.make(moves[self._rng.below(len(moves))])
             made += 1
         outcome = game.outcome()
@@ -582,6 +608,34 @@ def _ranking(parent: Node) -> Callable[[Node], tuple[bool, bool, Score, bool, in
         return keeps, won, pessimistic if won else 0, not lost, child.visits, child.mean()
 
     return rank
+
+
+def decisive_moves(game: Game[Any], moves: list[Any]) -> list[Any]:
+    """What a decisive playout picks from in ``game`` (not over; ``moves`` its legal moves): the
+    first move that wins at once, alone; else the moves after which the opponent cannot win at
+    once (a move that ends the game in a draw is one), in the given order; else, every move
+    losing, all of them. Leaves ``game`` as it was."""
+    safe = []
+    for move in moves:
+        game.make(move)
+        outcome = game.outcome()
+        if outcome is not None:
+            game.undo()
+            if outcome == Outcome.LOSS:  # for the side to move after the move: a win
+                return [move]
+            safe.append(move)
+            continue
+        threatened = False
+        for reply in game.legal_moves():
+            game.make(reply)
+            threatened = game.outcome() == Outcome.LOSS
+            game.undo()
+            if threatened:
+                break
+        game.undo()
+        if not threatened:
+            safe.append(move)
+    return safe or moves
 
 
 def best_child(node: Node) -> Node | None:

@@ -38,6 +38,15 @@ from zerosum.game import Game, ProtocolError
 from zerosum.search.core import Limit, SearchResult
 
 _MASK64: Final = (1 << 64) - 1
+GAME_DEFAULTS: Final[dict[str, dict[str, Any]]] = {
+    "connect4": {"playout": "decisive", "expand_after": 8},
+}
+"""Options a game's compiled MCTS takes unless told otherwise (the others: the twin's
+defaults), chosen by measurement (docs/benchmarks.md). Connect four: random playouts miss the
+wins and the blocks that decide it, and its kernel lists the decisive moves from bitboards for
+some 15% of the simulations; and a simulation there is so fast that, growing a node each, a
+2 s search overflowed the default 64 MiB tree in about a second: a node grows children after
+8 visits instead."""
 _BATCH_SECONDS: Final = 0.005
 """A batch of simulations between two looks at the clock lasts about this long."""
 _POLL_SECONDS: Final = 0.002
@@ -57,8 +66,9 @@ class CompiledMctsEngine(MctsEngine):
 
     The options are the twin's, plus ``hash_mb`` (the tree's memory in MiB; default
     :data:`~zerosum.compiled.DEFAULT_HASH_MB`) or ``max_nodes`` (its size in nodes, which wins
-    if both are given) and ``workers`` (threads sharing the tree). Raises :class:`EngineError`
-    for a bad option or a game without such a kernel.
+    if both are given) and ``workers`` (threads sharing the tree). ``playout`` and
+    ``expand_after`` left ``None`` are the game's (:data:`GAME_DEFAULTS`). Raises
+    :class:`EngineError` for a bad option or a game without such a kernel.
     """
 
     def __init__(
@@ -66,8 +76,9 @@ class CompiledMctsEngine(MctsEngine):
         game: str,
         *,
         exploration: float = DEFAULT_EXPLORATION,
-        playout: str = "random",
+        playout: str | None = None,
         bias: float = 0.0,
+        expand_after: int | None = None,
         hash_mb: float | None = None,
         max_nodes: int | None = None,
         seed: int | None = None,
@@ -83,8 +94,14 @@ class CompiledMctsEngine(MctsEngine):
             raise EngineError(f"game {game!r} has no kernel for compiled MCTS")
         if max_nodes is None:
             max_nodes = kernel_mcts.capacity_of(DEFAULT_HASH_MB if hash_mb is None else hash_mb)
+        defaults = GAME_DEFAULTS.get(game, {})
         super().__init__(
-            exploration=exploration, playout=playout, bias=bias, max_nodes=max_nodes, seed=seed
+            exploration=exploration,
+            playout=defaults.get("playout", "random") if playout is None else playout,
+            bias=bias,
+            expand_after=defaults.get("expand_after", 1) if expand_after is None else expand_after,
+            max_nodes=max_nodes,
+            seed=seed,
         )
         self.workers = workers
         self.game_name = game
@@ -148,7 +165,7 @@ class CompiledMctsEngine(MctsEngine):
         started = time.perf_counter()
         made = self._functions.run(
             self._st, self._nodes, self._values, io, 0, rng, path, moves, self._aux, count,
-            self.exploration, self.bias, self.playout == "evaluation", solving, budgeted,
+            self.exploration, self.bias, *self._playout_flags(), solving, budgeted,
         )  # fmt: skip
         elapsed = time.perf_counter() - started
         if elapsed < _BATCH_SECONDS:  # double the batch until one takes about _BATCH_SECONDS
@@ -241,11 +258,15 @@ class CompiledMctsEngine(MctsEngine):
             self._functions.run_shared(
                 self._st, self._nodes, self._values, self._io, 0,
                 np.array([kernel_mcts.signed(seed)], np.int64), path, moves, self._aux,
-                self.exploration, self.bias, self.playout == "evaluation", solving, budgeted,
+                self.exploration, self.bias, *self._playout_flags(), solving, budgeted,
             )  # fmt: skip
         except Exception as error:  # reported by the thread that waits
             errors.append(error)
             self._io[kernel_mcts.STOP] = 1
+
+    def _playout_flags(self) -> tuple[bool, bool, int]:
+        """The kernel search's ``evaluation``, ``decisive`` and ``expand_after`` arguments."""
+        return self.playout == "evaluation", self.playout == "decisive", self.expand_after
 
     def _threads_result(
         self, game: Game[Any], iteration: int, started: float, solving: bool, **flags: bool
