@@ -66,8 +66,8 @@ def run_algorithms(args: argparse.Namespace) -> int:
     rows.append(
         (
             MCTS_ENGINE,
-            "Monte Carlo tree search (UCT, random or evaluation playouts) with a solver that "
-            "proves wins, losses and draws; --nodes counts simulations",
+            "Monte Carlo tree search (UCT; random, decisive or evaluation playouts) with a solver "
+            "that proves wins, losses and draws; --nodes counts simulations",
         )
     )
     data = {"algorithms": [{"name": name, "summary": summary} for name, summary in rows]}

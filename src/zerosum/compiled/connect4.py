@@ -263,7 +263,7 @@ def over(st: Any) -> int:
     return NO_SCORE
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def decisive(st: Any, out: Any) -> int:
     """A decisive playout's choices (see :class:`Kernel`): the first column in :data:`ORDER`
     that wins at once, alone; else the non-losing columns; else every open column."""
