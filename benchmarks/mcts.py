@@ -254,17 +254,26 @@ def openspiel(
 
 
 def memory(seconds: float, options: dict[str, Any]) -> None:
+    """A whole game at ``seconds`` a move: how far the process grows past the engines' arrays.
+
+    The baseline is taken once both engines have searched once (their compiled search loaded
+    or compiled, which costs memory of its own); the growth after it is the trees' pages being
+    touched, which the arrays bound."""
     before = rss_mib()
     game = get_game("connect4").new()
     players = [CompiledMctsEngine("connect4", seed=s, **options) for s in (1, 2)]
+    for player in players:
+        player.search(game, Limit(nodes=1))
+    loaded = rss_mib()
     allotted = sum(p.memory_bytes for p in players) / (1 << 20)
-    sizes, simulations = [], []
+    sizes, simulations, resident = [], [], []
     while game.outcome() is None:
         engine = players[game.ply() % 2]
         result = engine.search(game, Limit(time=seconds))
         game.make(result.best_move)
         sizes.append(engine.tree_size)
         simulations.append(result.stats.nodes)
+        resident.append(rss_mib())
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     capacity = players[0].max_nodes
     print(f"== memory: a connect four game of compiled MCTS against itself, {seconds} s a move, "
@@ -273,8 +282,11 @@ def memory(seconds: float, options: dict[str, Any]) -> None:
     print(f"tree nodes after each move (capacity {capacity:,}): {sizes}")
     full = sum(size >= capacity for size in sizes)
     print(f"the tree was full after {full} of {len(sizes)} searches")
-    print(f"arrays {allotted:.1f} MiB for both; RSS {before:.0f} MiB before the engines, "
-          f"{rss_mib():.0f} MiB at the end, peak {peak:.0f} MiB")  # fmt: skip
+    growth = max(resident) - loaded
+    print(f"RSS {before:.0f} MiB before the engines, {loaded:.0f} MiB once loaded, at most "
+          f"{max(resident):.0f} MiB after a move: the game grew it {growth:.0f} MiB, for "
+          f"{allotted:.1f} MiB of arrays ({'within' if growth <= allotted else 'OVER'} the "
+          f"budget); lifetime peak {peak:.0f} MiB")  # fmt: skip
 
 
 # -- 4. against alpha-beta ----------------------------------------------------------------------
