@@ -57,10 +57,11 @@ def imported_modules(source: str, package: str) -> set[str]:
     """The modules of ``package`` that ``source`` imports: ``import package.x`` and
     ``from package.x import y`` give ``package.x``, and ``package.x.y`` in case ``y`` is a
     module (a name that is not finds no source and drops out of :func:`fingerprint`)."""
-    found = {module for module in _IMPORT.findall(source)}
+    source = re.sub(r"#[^\n]*", "", source)
+    found = set(_IMPORT.findall(source))
     for module, names in _FROM.findall(source):
         found.add(module)
-        for name in re.split(r"[,\s()]+", names.split("#")[0] if "(" not in names else names):
+        for name in re.split(r"[,\s()]+", names):
             if name.isidentifier() and name != "as":
                 found.add(f"{module}.{name}")
     return {module for module in found if module == package or module.startswith(package + ".")}
@@ -91,7 +92,7 @@ _read_once = cache(module_source)
 
 
 @cache
-def _module_fingerprint(name: str) -> str:
+def module_fingerprint(name: str) -> str:
     """One digest per module and process (every function of a module shares it), each source
     file read once per process."""
     return fingerprint(name, _read_once)
@@ -123,7 +124,7 @@ def cached_njit(*signatures: Any, **options: Any) -> Callable[[F], Dispatcher[F]
 
     def decorate(function: F) -> Dispatcher[F]:
         dispatcher = with_fingerprint_cache(
-            function, _module_fingerprint(function.__module__), **options
+            function, module_fingerprint(function.__module__), **options
         )
         if signatures:  # compiled (or loaded) now, as numba's njit does with signatures
             # known to type inference before the decorator returns, so the function may call

@@ -26,15 +26,13 @@ caller discards. The functions release the GIL, so a Python thread can set ``io[
 from __future__ import annotations
 
 import hashlib
-import inspect
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass, fields
 from typing import Any, Final
 
 import numpy as np
 
-from zerosum.jit import cached_njit, with_fingerprint_cache
+from zerosum.jit import cached_njit, module_fingerprint, with_fingerprint_cache
 
 PROVEN: Final = 999_000
 """Proven scores are ``±(PROVEN + rank)`` with ``rank >= 1``; heuristics lie strictly inside."""
@@ -309,20 +307,20 @@ class Compiled:
     hi]`` (a weak solve passes ``(-1, 1)``, a full one ``(-INF, INF)``)."""
 
 
-def _fingerprint(kernel: Kernel) -> str:
-    modules = {sys.modules[__name__]}
+def _fingerprint(kernel: Kernel, builder: str = __name__) -> str:
+    """The cache key of the search module ``builder`` builds for ``kernel``: the
+    :func:`~zerosum.jit.module_fingerprint` of ``builder``, of the kernel's modules and of the
+    modules of the compiled functions the kernel calls by name (the cached search inlines them
+    too, whatever package they come from)."""
+    names = {builder}
     for function in _kernel_functions(kernel):
-        # The kernel's modules and those of the compiled functions it calls by name (the
-        # cached search inlines them too).
         called = [function.__globals__.get(name) for name in function.__code__.co_names]
-        for source in [function, *(c.py_func for c in called if hasattr(c, "py_func"))]:
-            module = inspect.getmodule(source)
-            if module is not None:
-                modules.add(module)
-    digest = hashlib.sha256()
-    for module in sorted(modules, key=lambda module: module.__name__):
-        digest.update(inspect.getsource(module).encode())
-    return digest.hexdigest()
+        names.update(
+            source.__module__
+            for source in [function, *(c.py_func for c in called if hasattr(c, "py_func"))]
+        )
+    keys = "".join(module_fingerprint(name) for name in sorted(names))
+    return hashlib.sha256(keys.encode()).hexdigest()
 
 
 def _kernel_functions(kernel: Kernel) -> list[Any]:

@@ -37,10 +37,7 @@ thread) or sets ``io[STOP]`` (threads).
 
 from __future__ import annotations
 
-import hashlib
-import inspect
 import math
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
@@ -182,12 +179,6 @@ class Functions:
     first ``used`` rows), ``root`` at row 0, children in the same order; the new size."""
 
 
-def _module_fingerprint(kernel: Kernel) -> str:
-    digest = hashlib.sha256(_fingerprint(kernel).encode())
-    digest.update(inspect.getsource(sys.modules[__name__]).encode())
-    return digest.hexdigest()
-
-
 _BUILT: dict[str, Functions] = {}
 
 
@@ -220,7 +211,7 @@ def _warm_up(built: Functions) -> None:
 
 
 def _build(kernel: Kernel) -> Functions:  # one closure per step, read in order
-    fingerprint = _module_fingerprint(kernel)
+    fingerprint = _fingerprint(kernel, __name__)
     legal: Any = kernel.legal
     over: Any = kernel.over
     play, evaluate = kernel.play, kernel.evaluate
