@@ -17,8 +17,8 @@ from urllib.parse import quote
 import httpx
 import pytest
 import uvicorn
-from fastapi import WebSocketDisconnect
 from fastapi.testclient import TestClient
+from starlette.testclient import WebSocketDenialResponse
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -49,6 +49,7 @@ def wait_until_no_searches(timeout: float = 10.0) -> None:
     deadline = time.monotonic() + timeout
     while Job.running and time.monotonic() < deadline:
         time.sleep(0.05)
+        Job.reap()
     assert not Job.running, "a search process is still running"
 
 
@@ -86,23 +87,27 @@ def test_pages_of_other_sites_are_refused(client: TestClient) -> None:
     assert client.post("/api/sessions", json=body).status_code == 201  # no Origin: not a browser
     sid = new(client)
     with (
-        pytest.raises(WebSocketDisconnect) as refused_socket,
+        pytest.raises(WebSocketDenialResponse) as refused_socket,
         client.websocket_connect(
             f"/api/sessions/{sid}/live", headers={**HOST, "origin": "http://evil.example"}
         ),
     ):
         pass
-    assert refused_socket.value.code == 4403
+    # the denial is an HTTP 403 with the security headers, as every other answer
+    assert refused_socket.value.status_code == 403
+    assert refused_socket.value.headers["x-frame-options"] == "DENY"
+    assert "content-security-policy" in refused_socket.value.headers
     with client.websocket_connect(
         f"/api/sessions/{sid}/live", headers={**HOST, "origin": BASE}
     ) as live:
         live.send_json({"action": "stop"})
     with (
-        pytest.raises(WebSocketDisconnect) as bad_host,
+        pytest.raises(WebSocketDenialResponse) as bad_host,
         client.websocket_connect(f"/api/sessions/{sid}/live", headers={"host": "evil.example"}),
     ):
         pass
-    assert bad_host.value.code == 4400
+    assert bad_host.value.status_code == 400
+    assert bad_host.value.headers["x-content-type-options"] == "nosniff"
 
 
 def test_security_headers_and_no_docs_from_other_sites(client: TestClient) -> None:
@@ -176,6 +181,13 @@ def test_errors_never_echo_large_inputs(client: TestClient) -> None:
 # -- searches: bounded, time-limited, ended when their client leaves -------------------------
 
 
+def next_event(socket: Any) -> dict[str, Any]:
+    """The socket's next event past the engine's ``loading`` and ``searching``."""
+    while (event := socket.receive_json())["type"] in ("loading", "searching"):
+        pass
+    return dict(event)
+
+
 def events_until_done(socket: Any) -> list[dict[str, Any]]:
     events = []
     while True:
@@ -192,7 +204,7 @@ def test_searches_past_the_limit_get_429_with_retry_after() -> None:
         with client.websocket_connect(f"/api/sessions/{first}/live", headers=HOST) as live:
             live.send_json({"action": "think", "depth": 0, "time": 60})
             assert live.receive_json()["type"] == "started"
-            assert live.receive_json()["type"] == "info"
+            assert next_event(live)["type"] == "info"
             assert client.get("/api/health").json()["searches"] == 1
             for method, path in [
                 ("POST", f"/api/sessions/{second}/think"),
@@ -211,7 +223,7 @@ def test_searches_past_the_limit_get_429_with_retry_after() -> None:
                 assert "bad message" in other.receive_json()["message"]
             # a new think on the same socket replaces the running one
             live.send_json({"action": "think", "depth": 2, "time": 10})
-            while (event := live.receive_json())["type"] == "info":  # the first one's
+            while (event := next_event(live))["type"] == "info":  # the first one's
                 pass
             assert event == {"type": "started", "action": "think"}
             assert events_until_done(live)[-1]["type"] == "done"
@@ -262,7 +274,9 @@ def test_a_job_past_its_time_limit_is_stopped_then_killed(monkeypatch: Any) -> N
     monkeypatch.setattr(jobs, "GRACE", 0.0)
     explained = {**request, "game": "chess", "depth": 8, "algorithm": "minimax", "max_nodes": 5000}
     events = asyncio.run(run(Job("explain", explained, time_limit=0.0)))
-    assert events == [{"type": "error", "message": "the search passed its time limit of 0 s"}]
+    assert len(events) == 1 and events[0]["type"] == "error"
+    assert "did not answer within its time limit of 0 s" in events[0]["message"]
+    assert events[0]["retry_after"] >= 1  # the HTTP API answers 503 with Retry-After
     wait_until_no_searches()
 
 

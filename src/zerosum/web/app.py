@@ -27,12 +27,21 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 
 from zerosum import __version__
-from zerosum.engines import COMPILED, choose_engine, engine_names
+from zerosum.engines import COMPILED, MCTS, Task, choose_engine, engine_names
+from zerosum.engines.mcts import FIRST_ITERATION
 from zerosum.game import Game, ZerosumError
 from zerosum.games import GAMES, GameSpec, UnknownGameError, get_game
 from zerosum.search.explain import MAX_TREE_NODES
-from zerosum.web.guard import MAX_BODY, Guard
-from zerosum.web.jobs import EXPLAIN_TIME, PER_SESSION, BusyError, Job, Searches, warm_up
+from zerosum.web.guard import MAX_BODY, POLICY_VIOLATION, Budget, Guard, Verdict
+from zerosum.web.jobs import (
+    EXPLAIN_TIME,
+    FINAL,
+    PER_SESSION,
+    BusyError,
+    Job,
+    Searches,
+    warm_up,
+)
 from zerosum.web.sessions import MAX_MOVES, Session, Sessions, UnknownSessionError
 
 STATIC = resources.files("zerosum.web") / "static"
@@ -132,14 +141,23 @@ def _variants() -> list[GameSpec]:
 
 
 def _levels(spec: GameSpec) -> list[dict[str, Any]]:
-    return [
-        {
-            "level": index,
-            "depth": depth,
-            "label": "perfect" if depth == 0 else f"depth {depth}",
-        }
-        for index, depth in enumerate(spec.levels, start=1)
-    ]
+    """The game's strength levels as its player (the engine ``zerosum play`` uses) reads them:
+    a search depth for the tree searches, a simulation budget for MCTS (whose depth counts
+    iterations, iteration ``d`` ending after ``FIRST_ITERATION * 2**(d-1)`` simulations); 0
+    is the perfect player (MCTS: until proven, within the think time)."""
+    engine = _API_NAMES.get(spec.play_engine, spec.play_engine)
+    levels = []
+    for index, depth in enumerate(spec.levels, start=1):
+        level: dict[str, Any] = {"level": index, "engine": engine}
+        if spec.play_engine == MCTS:
+            simulations = FIRST_ITERATION * 2 ** (depth - 1) if depth else None
+            level["simulations"] = simulations
+            level["label"] = "until proven" if depth == 0 else f"{simulations:,} simulations"
+        else:
+            level["depth"] = depth
+            level["label"] = "perfect" if depth == 0 else f"depth {depth}"
+        levels.append(level)
+    return levels
 
 
 def _game_info(spec: GameSpec) -> dict[str, Any]:
@@ -153,6 +171,7 @@ def _game_info(spec: GameSpec) -> dict[str, Any]:
         "position_format": spec.position_format,
         "compiled": COMPILED in engine_names(spec),
         "analyzer": _API_NAMES.get(analyzer, analyzer),
+        "player": _API_NAMES.get(spec.play_engine, spec.play_engine),
         "board": spec.board,
         "explain_depth": _explain_depth(spec.name, spec.new().position()),
     }
@@ -199,11 +218,20 @@ def _warm_explain_depths() -> None:
         _explain_depth(variant.name, variant.new().position())
 
 
-def _engine(spec: GameSpec, engine: str) -> str:
+def _task(think: Think) -> Task:
+    """What a think is, as the command line names it: at a level it is the computer's move
+    (or a hint), as ``zerosum play`` searches; to a depth it is an analysis, as ``zerosum
+    analyze`` searches."""
+    return "analyze" if think.depth is not None else "play"
+
+
+def _engine(spec: GameSpec, engine: str, task: Task) -> str:
     """The engine layer's name of the engine a search runs, from the API's: ``default`` is the
-    game's analyzer (compiled-tactical for chess), ``python`` the pure-Python engine; one the
-    game lacks is refused."""
-    return choose_engine(spec, None if engine == "default" else _FROM_API.get(engine, engine))
+    engine the command line uses for ``task`` (``play``: the game's player, the compiled engine
+    where there is one; ``analyze``: its analyzer, compiled-tactical for chess), ``python``
+    the pure-Python engine; one the game lacks is refused."""
+    chosen = None if engine == "default" else _FROM_API.get(engine, engine)
+    return choose_engine(spec, chosen, task=task)
 
 
 _API_NAMES: Final = {"engine": "python"}
@@ -233,8 +261,11 @@ def _request(session: Session, **extra: Any) -> dict[str, Any]:
 
 def _think_request(session: Session, think: Think) -> dict[str, Any]:
     depth = _depth(session.spec, think)
-    engine = _engine(session.spec, think.engine)
-    return _request(session, depth=depth, time=think.time, seed=think.seed, engine=engine)
+    task = _task(think)
+    engine = _engine(session.spec, think.engine, task)
+    return _request(
+        session, depth=depth, time=think.time, seed=think.seed, engine=engine, task=task
+    )
 
 
 def _apply(session: Session, think: Think, done: dict[str, Any], snapshot: list[str]) -> None:
@@ -260,24 +291,26 @@ def _short(text: str) -> str:
 
 
 async def _collect(request: Request, job: Job) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """The job's ``info`` events and its last one; the job is killed if the client leaves."""
+    """The job's ``info`` events and its final one; the job ends on every path (it is killed
+    if the client leaves)."""
 
     async def watch() -> None:
         while (await request.receive())["type"] != "http.disconnect":
             pass
         job.kill()
 
-    watcher = asyncio.create_task(watch())
     infos: list[dict[str, Any]] = []
     done: dict[str, Any] = {}
-    try:
-        async for event in job.events():
-            if event["type"] == "info":
-                infos.append(event)
-            else:
-                done = event
-    finally:
-        watcher.cancel()
+    with job:
+        watcher = asyncio.create_task(watch())
+        try:
+            async for event in job.events():
+                if event["type"] == "info":
+                    infos.append(event)
+                elif event["type"] in FINAL:
+                    done = event
+        finally:
+            watcher.cancel()
     if done.get("type") == "error" and done.get("bad_input"):
         raise ZerosumError(done["message"])
     return infos, done
@@ -406,7 +439,7 @@ def create_app(
             )
         infos, done = await _collect(request, job)
         if done.get("type") == "error":
-            return JSONResponse(done, status_code=500)  # type: ignore[return-value]
+            return _failed(done)  # type: ignore[return-value]
         _apply(session, body, done, snapshot)
         with session.lock:
             return {"result": done, "iterations": infos, "state": session.state()}
@@ -427,7 +460,7 @@ def create_app(
             job = searches.start("explain", explained, session=session.id, time_limit=EXPLAIN_TIME)
         _, done = await _collect(request, job)
         if done.get("type") != "done":
-            return JSONResponse(done, status_code=500)  # type: ignore[return-value]
+            return _failed(done)  # type: ignore[return-value]
         return {key: value for key, value in done.items() if key != "type"}
 
     @app.websocket("/api/sessions/{session_id}/live")
@@ -440,78 +473,109 @@ def create_app(
             await socket.send_json({"type": "error", "message": str(error)})
             await socket.close(code=4404)
             return
+        budget = Budget()
         current: tuple[Job, asyncio.Task[None]] | None = None
 
         def cancel() -> None:
             nonlocal current
             if current is not None:
                 job, task = current
-                task.cancel()
-                job.kill()
                 current = None
+                task.cancel()
+                job.end()  # frees the slot even if the task never ran
 
-        async def forward(job: Job, think: Think | None, snapshot: list[str]) -> None:
-            try:
-                async for event in job.events():
-                    if event["type"] == "done" and think is not None:
-                        _apply(session, think, event, snapshot)
-                        with session.lock:
-                            event["state"] = session.state()
-                    await socket.send_json(event)
-            except (WebSocketDisconnect, RuntimeError):  # the tab went away while we sent
-                job.kill()
+        async def forward(job: Job, action: str, think: Think | None, snapshot: list[str]) -> None:
+            """Everything after a job's start, under ``with job``: its slot is freed however
+            this ends (the events' end, a send to a client that has gone, a cancel)."""
+            with job:
+                try:
+                    await socket.send_json({"type": "started", "action": action})
+                    async for event in job.events():
+                        if event["type"] == "done" and think is not None:
+                            _apply(session, think, event, snapshot)
+                            with session.lock:
+                                event["state"] = session.state()
+                        await socket.send_json(event)
+                except (WebSocketDisconnect, RuntimeError, OSError):  # the tab went away
+                    pass
+
+        async def refuse(text: str, **extra: Any) -> None:
+            await socket.send_json({"type": "error", "message": text, **extra})
 
         try:
             while True:
-                text = await socket.receive_text()
+                received = await socket.receive()
+                if received["type"] == "websocket.disconnect":
+                    break
+                verdict = budget.take()
+                if verdict is Verdict.CLOSE:
+                    await socket.close(code=POLICY_VIOLATION, reason=budget.reason())
+                    break
+                if verdict is Verdict.REFUSE:
+                    await refuse(budget.reason(), retry_after=1)
+                    continue
+                text = received.get("text")
+                if text is None:  # a binary frame: this socket speaks JSON text
+                    await refuse("bad message: a binary frame; expected a JSON text message")
+                    continue
                 try:
                     if len(text) > max_body:
                         raise ValueError(f"{len(text):,} characters, over {max_body:,}")
                     message = MESSAGE.validate_python(json.loads(text))
                 except (ValueError, ValidationError) as error:
-                    await socket.send_json({"type": "error", "message": _message_error(error)})
+                    await refuse(_message_error(error))
                     continue
                 if isinstance(message, StopMessage):
                     if current is not None:
                         current[0].stop()
                     continue
+                if not budget.take_search():
+                    await refuse(budget.search_reason(), retry_after=1)
+                    continue
                 cancel()
                 try:
-                    with session.lock:
-                        snapshot = list(session.moves)
-                        over = session.game.outcome() is not None
-                        if isinstance(message, ThinkMessage):
-                            if over:
-                                raise ZerosumError(
-                                    "the game is over: expected a position with moves to play"
-                                )
-                            job = searches.start(
-                                "think",
-                                _think_request(session, message),
-                                session=session.id,
-                                time_limit=message.time + 1.0,
-                            )
-                            think: Think | None = message
-                        else:
-                            job = searches.start(
-                                "compare",
-                                _request(session, depth=message.depth),
-                                session=session.id,
-                                time_limit=message.time,
-                            )
-                            think = None
+                    job, think, snapshot = start_live(session, message)
                 except ZerosumError as error:
-                    event: dict[str, Any] = {"type": "error", "message": _short(str(error))}
-                    if isinstance(error, BusyError):
-                        event["retry_after"] = error.retry_after
-                    await socket.send_json(event)
+                    extra = (
+                        {"retry_after": error.retry_after} if isinstance(error, BusyError) else {}
+                    )
+                    await refuse(_short(str(error)), **extra)
                     continue
-                await socket.send_json({"type": "started", "action": message.action})
-                current = (job, asyncio.create_task(forward(job, think, snapshot)))
-        except WebSocketDisconnect:
+                # No await between the start and this line: the job is owned from here on.
+                task = asyncio.create_task(forward(job, message.action, think, snapshot))
+                current = (job, task)
+        except (WebSocketDisconnect, RuntimeError, OSError):
             pass
         finally:
             cancel()
+
+    def start_live(
+        session: Session, message: ThinkMessage | CompareMessage
+    ) -> tuple[Job, Think | None, list[str]]:
+        """The job a live message asks for, started (raises a :class:`ZerosumError` if it may
+        not start), the think it runs (``None``: a comparison) and the session's moves when it
+        started."""
+        with session.lock:
+            snapshot = list(session.moves)
+            if isinstance(message, ThinkMessage):
+                if session.game.outcome() is not None:
+                    raise ZerosumError("the game is over: expected a position with moves to play")
+                job = searches.start(
+                    "think",
+                    _think_request(session, message),
+                    session=session.id,
+                    time_limit=message.time + 1.0,
+                )
+                think: Think | None = message
+            else:
+                job = searches.start(
+                    "compare",
+                    _request(session, depth=message.depth),
+                    session=session.id,
+                    time_limit=message.time,
+                )
+                think = None
+            return job, think, snapshot
 
     # -- the page ------------------------------------------------------------------------
 
@@ -521,6 +585,20 @@ def create_app(
 
     app.mount("/static", StaticFiles(directory=str(STATIC)), name="static")
     return app
+
+
+def _failed(event: dict[str, Any]) -> JSONResponse:
+    """The HTTP answer to a job that ended in an ``error`` event: 503 with ``Retry-After``
+    when trying again later may work (an engine still compiling, a search late on a busy
+    machine), else 500 (the search itself failed)."""
+    retry = event.get("retry_after")
+    if retry is not None:
+        return JSONResponse(
+            {**event, "detail": event.get("message", "")},
+            status_code=503,
+            headers={"Retry-After": str(retry)},
+        )
+    return JSONResponse(event, status_code=500)
 
 
 def _message_error(error: Exception) -> str:

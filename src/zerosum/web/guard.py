@@ -17,13 +17,26 @@ meant for it, from pages it served itself:
   scripts, styles, images and connections and no framing, ``X-Content-Type-Options: nosniff``,
   ``X-Frame-Options: DENY`` and ``Referrer-Policy: no-referrer``.
 
+- **Rate**, per websocket (:class:`Budget`): at most ``MESSAGE_RATE`` messages a second
+  (bursts of ``MESSAGE_BURST``) and ``SEARCH_RATE`` search starts a second (bursts of
+  ``SEARCH_BURST``); a message past either is refused with an ``error`` event, and a client
+  that goes on sending into refusals (``FLOOD_REFUSALS`` of them faster than
+  ``REFUSAL_RATE`` a second are forgiven) is closed with 1008 (policy violation). A socket
+  runs one search at a time and reads its next message only when it has answered the last,
+  so the work a socket queues is bounded too.
+- **Denials carry the headers**: a refused websocket gets an HTTP answer with the headers
+  below (through the ASGI ``websocket.http.response`` extension, which uvicorn offers), not
+  the server's bare 403; ``serve`` adds them to the server's own 400s too.
+
 It is a plain ASGI middleware (not Starlette's ``BaseHTTPMiddleware``), so the app still hears
 when a client disconnects.
 """
 
 from __future__ import annotations
 
+import enum
 import json
+import time
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from typing import Any, Final
 
@@ -49,6 +62,82 @@ HEADERS: Final = (
 )
 SHOWN: Final = 100
 """At most this many characters of a refused header go back in the message."""
+MESSAGE_RATE: Final = 20.0
+"""Websocket messages a second a client may send (the page sends a few a minute)."""
+MESSAGE_BURST: Final = 40
+SEARCH_RATE: Final = 2.0
+"""Searches (think, compare) a second a websocket may start: each starts a process."""
+SEARCH_BURST: Final = 5
+REFUSAL_RATE: Final = 5.0
+"""Refused messages a second that are forgiven; past ``FLOOD_REFUSALS`` unforgiven ones the
+socket is closed."""
+FLOOD_REFUSALS: Final = 100
+POLICY_VIOLATION: Final = 1008
+"""The websocket close code for a client that keeps flooding (RFC 6455)."""
+
+
+class Verdict(enum.Enum):
+    """What becomes of one websocket message."""
+
+    TAKE = "take"
+    REFUSE = "refuse"
+    CLOSE = "close"
+
+
+class Bucket:
+    """A token bucket: ``burst`` tokens, refilled at ``rate`` a second."""
+
+    def __init__(self, rate: float, burst: int, clock: Callable[[], float]) -> None:
+        self.rate, self.burst, self._clock = rate, burst, clock
+        self._tokens = float(burst)
+        self._when = clock()
+
+    def take(self) -> bool:
+        """Take a token if there is one."""
+        now = self._clock()
+        self._tokens = min(self.burst, self._tokens + (now - self._when) * self.rate)
+        self._when = now
+        if self._tokens >= 1.0:
+            self._tokens -= 1.0
+            return True
+        return False
+
+
+class Budget:
+    """One websocket's budget (see the header): :meth:`take` for every message, then
+    :meth:`take_search` for one that starts a search."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self._messages = Bucket(MESSAGE_RATE, MESSAGE_BURST, clock)
+        self._searches = Bucket(SEARCH_RATE, SEARCH_BURST, clock)
+        self._patience = Bucket(REFUSAL_RATE, FLOOD_REFUSALS, clock)
+
+    def take(self) -> Verdict:
+        """The verdict on one more message: taken, refused, or the socket is to be closed."""
+        if self._messages.take():
+            return Verdict.TAKE
+        return Verdict.REFUSE if self._patience.take() else Verdict.CLOSE
+
+    def take_search(self) -> bool:
+        """Whether a taken message may start a search now (a refusal counts as one)."""
+        if self._searches.take():
+            return True
+        self._patience.take()
+        return False
+
+    @staticmethod
+    def reason() -> str:
+        return (
+            f"too many messages: expected at most {MESSAGE_RATE:g} a second "
+            f"(bursts of {MESSAGE_BURST}); a client that keeps sending is disconnected"
+        )
+
+    @staticmethod
+    def search_reason() -> str:
+        return (
+            f"too many searches started: expected at most {SEARCH_RATE:g} a second "
+            f"(bursts of {SEARCH_BURST}); a search started replaces the one running"
+        )
 
 
 def host_name(header: str) -> str:
@@ -116,7 +205,12 @@ class Guard:
             status, message = refused
             if scope["type"] == "websocket":
                 await receive()  # websocket.connect
-                await send({"type": "websocket.close", "code": 4000 + status, "reason": message})
+                if "websocket.http.response" in scope.get("extensions", {}):
+                    await _answer(send, status, message, prefix="websocket.")
+                else:  # a server without the extension answers its own bare 403
+                    await send(
+                        {"type": "websocket.close", "code": 4000 + status, "reason": message}
+                    )
             else:
                 await _answer(send, status, message)
             return
@@ -171,12 +265,14 @@ def _with_headers(send: Send) -> Send:
     return sending
 
 
-async def _answer(send: Send, status: int, message: str) -> None:
+async def _answer(send: Send, status: int, message: str, *, prefix: str = "") -> None:
+    """A JSON answer ``{"detail": message}`` with the security headers; ``prefix``
+    ``websocket.`` sends it as a websocket's denial."""
     body = json.dumps({"detail": message}).encode()
     headers = [
         (b"content-type", b"application/json"),
         (b"content-length", str(len(body)).encode()),
         *HEADERS,
     ]
-    await send({"type": "http.response.start", "status": status, "headers": headers})
-    await send({"type": "http.response.body", "body": body})
+    await send({"type": f"{prefix}http.response.start", "status": status, "headers": headers})
+    await send({"type": f"{prefix}http.response.body", "body": body})

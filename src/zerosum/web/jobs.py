@@ -7,16 +7,23 @@ dicts as events; the server reads them without blocking (``add_reader`` on the p
 child to stop gracefully through an event (the search then reports its last completed
 iteration), or kills it outright when the browser tab has gone away.
 
-Events: ``info`` (one per completed iteration: depth, value and its words, principal
-variation, nodes, nodes per second; MCTS adds its root moves' visits), ``row`` (one
-compare search), ``done`` (the last one, with the move to play, the end of the rows or the
-explained tree) and ``error`` (with ``bad_input`` when the request was at fault, e.g. a
-tree over its node limit).
+Events: ``loading`` (a think's engine loads, or on its first use compiles, its search: the
+job's clock waits), ``searching`` (the engine is ready: the job's time limit counts from
+here), ``info`` (one per completed iteration: depth, value and its words, principal
+variation, nodes, nodes per second, the engine's name; MCTS adds its root moves' visits),
+``row`` (one compare search), ``done`` (the last one, with the move to play, the end of the
+rows or the explained tree) and ``error`` (with ``bad_input`` when the request was at fault,
+e.g. a tree over its node limit; with ``retry_after`` when trying again later may succeed:
+an engine still loading past :data:`LOAD_TIME`, a search that missed its time limit).
 
 Searches are a bounded resource: every job has a time limit (at it the job is asked to stop,
 a moment later it is killed), and an app starts jobs only through :class:`Searches`, which
 refuses one past its limits in all and per session with a :class:`BusyError` that says when
-a slot is expected to be free.
+a slot is expected to be free. A job *is* its slot: it counts against the limits from
+:meth:`Searches.start` until :meth:`Job.end` (idempotent; ``with job:`` calls it on every
+path) has killed its child if need be and the child has been reaped. Reaping never blocks the
+event loop: a child still alive when its job ends is killed and reaped when its sentinel says
+it has gone.
 """
 
 from __future__ import annotations
@@ -32,10 +39,12 @@ from multiprocessing.connection import Connection
 from multiprocessing.synchronize import Event
 from typing import Any, Final
 
-from zerosum.engines import open_engine
+from zerosum.engines import Engine, open_engine
 from zerosum.engines.mcts import MctsEngine
 from zerosum.engines.mcts import compare_row as mcts_row
-from zerosum.formatting import describe, result_figures
+from zerosum.engines.python import PythonEngine
+from zerosum.engines.tactical import TacticalEngine
+from zerosum.formatting import describe, line_labels, move_label, move_labels, result_figures
 from zerosum.game import Game, ZerosumError
 from zerosum.games import get_game
 from zerosum.search import Limit, SearchResult
@@ -51,6 +60,12 @@ EXPLAIN_TIME: Final = 30.0
 """The time limit of an explained tree (at most 5,000 nodes: well under a second here)."""
 PER_SESSION: Final = 2
 """Searches one session may run at once (the page's live search and an explained tree)."""
+LOAD_TIME: Final = 600.0
+"""Seconds a think's engine may take to load before the job gives up (a cold compile of the
+chess search takes one to two minutes on a busy two-core machine)."""
+LOAD_RETRY: Final = 30
+"""Seconds a client is told to wait before asking again after a search that missed its time
+limit or an engine that did not load in time (its compile goes on filling the cache)."""
 
 Send = Callable[[dict[str, Any]], None]
 
@@ -58,38 +73,51 @@ Send = Callable[[dict[str, Any]], None]
 def _figures(game: Game[Any], result: SearchResult[Any]) -> dict[str, Any]:
     """The fields of an ``info`` or ``done`` event: the CLI's JSON fields of a search result
     (``zerosum.formatting``), plus ``value_text_first``, the value in words from the first
-    player's side (the page's evaluation bar), for a search from ``game``'s position."""
+    player's side (the page's evaluation bar), and ``pv_labels`` and ``best_labels``, the
+    principal variation and the best moves as people read them (SAN in chess), for a search
+    from ``game``'s position."""
     first = result.value if game.side_to_move() == 0 else -result.value
-    return {**result_figures(game, result), "value_text_first": describe(first)}
+    return {
+        **result_figures(game, result),
+        "value_text_first": describe(first),
+        "pv_labels": line_labels(game, result.pv),
+        "best_labels": move_labels(game, result.best_moves),
+    }
 
 
 def think(request: dict[str, Any], send: Send, stop: Callable[[], bool]) -> None:
-    """Search the position for the move to play: iterative deepening up to ``depth`` plies
-    (0: until solved) within ``time`` seconds. Sends ``info`` after each iteration, then
-    ``done``.
+    """Search the position for the move to play: iterative deepening up to ``depth`` (0: until
+    solved) within ``time`` seconds, with ``engine`` opened for ``task`` (``play``: the
+    computer's move at a level, the engine ``zerosum play`` uses; ``analyze``: a search to a
+    depth, the engine ``zerosum analyze`` uses). Sends ``loading`` and ``searching`` around
+    the engine's load (its first use may compile it: the time limit counts from
+    ``searching``), ``info`` after each iteration, then ``done``; each names the engine.
 
     The pure-Python engine proves every best move and picks one at random with ``seed``; the
-    compiled engine (``engine="compiled"``, games with a kernel) and the tactical engine
-    (``engine="tactical"``, chess's analyzer) play their first best move, MCTS
-    (``engine="mcts"``, seeded with ``seed``) its most visited or proven best one; its
-    ``info`` and ``done`` events also carry ``visits``: every root move, best first, as
-    ``{move, visits, value, proven}`` (simulations through it, mean reward in [-1, 1] for the
-    side to move, exact value or null), see :meth:`MctsEngine.root_stats`.
+    compiled engine and the tactical engines play their first best move, MCTS (seeded with
+    ``seed``; its depth counts iterations, each doubling the simulations) its most visited or
+    proven best one; its ``info`` and ``done`` events also carry ``visits``: every root move,
+    best first, as ``{move, visits, value, proven}`` (simulations through it, mean reward in
+    [-1, 1] for the side to move, exact value or null), see :meth:`MctsEngine.root_stats`.
     """
     spec = get_game(request["game"])
     game = build(spec, request["start"], request["moves"])
     depth = request["depth"] or None
-    limit = Limit(depth=depth, time=request["time"], stop=stop)
     seed = request["seed"] if request["seed"] is not None else random.randrange(1 << 30)
-
+    task = request.get("task", "analyze")
+    send({"type": "loading", "engine": request["engine"]})
     with open_engine(
-        spec, request["engine"], task="play", all_best=True, seed=seed, hash_mb=16
+        spec, request["engine"], task=task, all_best=True, seed=seed, hash_mb=16
     ) as engine:
+        _load(engine, game)
+        send({"type": "searching", "engine": engine.name})
+        limit = Limit(depth=depth, time=request["time"], stop=stop)
 
         def figures(result: SearchResult[Any]) -> dict[str, Any]:
-            if not isinstance(engine, MctsEngine):
-                return _figures(game, result)
-            return {**_figures(game, result), "visits": _visits(game, engine)}
+            extra: dict[str, Any] = {"engine": engine.name}
+            if isinstance(engine, MctsEngine):
+                extra["visits"] = _visits(game, engine)
+            return {**_figures(game, result), **extra}
 
         def report(result: SearchResult[Any]) -> None:
             send({"type": "info", **figures(result)})
@@ -98,11 +126,24 @@ def think(request: dict[str, Any], send: Send, stop: Callable[[], bool]) -> None
         send({"type": "done", **figures(last)})
 
 
+def _load(engine: Engine, game: Game[Any]) -> None:
+    """Load ``engine``'s compiled code before any clock runs: its ``warm_up``, then, for an
+    engine that compiles on first use, a one-iteration search of a copy of ``game`` whose
+    traces are then forgotten (``reset``). Pure-Python engines have nothing to load."""
+    if isinstance(engine, (PythonEngine, TacticalEngine)) or type(engine) is MctsEngine:
+        return
+    engine.warm_up()
+    if game.outcome() is None:
+        engine.search(game.copy(), Limit(depth=1))
+        engine.reset()
+
+
 def _visits(game: Game[Any], engine: MctsEngine) -> list[dict[str, Any]]:
     """The root moves of ``engine``'s search from ``game``'s position, best first."""
     return [
         {
             "move": game.format_move(root.move),
+            "label": move_label(game, root.move),
             "visits": root.visits,
             "value": round(root.value, 4),
             "proven": root.proven,
@@ -242,9 +283,14 @@ def warm_up() -> None:
 
 
 class Job:
-    """One search in a child process, seen from the server, within ``time_limit`` seconds:
-    at the limit the job is asked to stop, ``GRACE`` seconds later it is killed and its
-    events end with an ``error``."""
+    """One search in a child process, seen from the server: its slot among the app's searches
+    (see the header), from its start until :meth:`end`. At ``time_limit`` seconds after the
+    child said ``searching`` (or after the start, for jobs that load nothing) the job is asked
+    to stop, ``GRACE`` seconds later it is killed and its events end with an ``error``; a
+    child that says ``loading`` has :data:`LOAD_TIME` seconds to load first.
+
+    Use it as a context manager (``with job:``) around everything that follows its start, so
+    that every path, a client gone in the middle of a send included, ends it."""
 
     running: Final[set[Job]] = set()
     """Every job whose process has not been reaped yet (for the health figures and shutdown)."""
@@ -258,19 +304,38 @@ class Job:
         self.time_limit = time_limit
         self.deadline = time.monotonic() + time_limit
         """When the job is asked to stop (``time.monotonic``)."""
+        self.engine: str | None = None
+        """The engine the child searches with, once it has said (``searching``)."""
+        self._loading = False
+        self._ended = False
+        self._reader: tuple[asyncio.AbstractEventLoop, int, asyncio.Queue[Any]] | None = None
         context = _context()
         self._receive, send = context.Pipe(duplex=False)
         self._stop = context.Event()
         self.process = context.Process(  # type: ignore[attr-defined]
             target=_run, args=(kind, request, send, self._stop), daemon=True
         )
-        self.process.start()
-        send.close()
-        self._reading = False
-        Job.running.add(self)
+        Job.running.add(self)  # before the start: a start that fails still ends in end()
+        try:
+            self.process.start()
+        except BaseException:
+            self._receive.close()
+            Job.running.discard(self)
+            raise
+        finally:
+            send.close()
+
+    def __enter__(self) -> Job:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.end()
 
     async def events(self) -> AsyncIterator[dict[str, Any]]:
-        """The job's events as they come, ending after the final one (or if the child died)."""
+        """The job's events as they come, ending after the final one (or if the child died);
+        the job has ended when they end."""
+        if self._ended:
+            return
         loop = asyncio.get_running_loop()
         queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
         fd = self._receive.fileno()
@@ -284,31 +349,54 @@ class Job:
                 queue.put_nowait(None)
 
         loop.add_reader(fd, readable)
-        self._reading = True
+        self._reader = (loop, fd, queue)
         try:
             while True:
                 try:
                     event = await asyncio.wait_for(queue.get(), self._wait())
                 except TimeoutError:
+                    if self._loading:
+                        yield {
+                            "type": "error",
+                            "message": f"the engine did not load within {LOAD_TIME:g} s (its "
+                            "first use compiles it): expected a retry once it has",
+                            "retry_after": LOAD_RETRY,
+                        }
+                        return
                     if not self._stop.is_set():
                         self.stop()  # the time limit: a search reports what it has
                         continue
-                    self.kill()
                     yield {
                         "type": "error",
-                        "message": f"the search passed its time limit of {self.time_limit:g} s",
+                        "message": f"the search did not answer within its time limit of "
+                        f"{self.time_limit:g} s (the machine may be busy): expected a retry",
+                        "retry_after": LOAD_RETRY,
                     }
                     return
                 if event is None:
                     yield {"type": "error", "message": "the search ended without an answer"}
                     return
+                if event["type"] == "loading":
+                    self._loading = True
+                    self.deadline = time.monotonic() + LOAD_TIME
+                elif event["type"] == "searching":
+                    self._loading = False
+                    self.engine = event.get("engine")
+                    self.deadline = time.monotonic() + self.time_limit
                 yield event
                 if event["type"] in FINAL:
                     return
         finally:
+            self._unread()
+            self.end()
+
+    def _unread(self) -> None:
+        """Stop reading the pipe and wake :meth:`events`, which then ends."""
+        if self._reader is not None:
+            loop, fd, queue = self._reader
+            self._reader = None
             loop.remove_reader(fd)
-            self._reading = False
-            self.close()
+            queue.put_nowait(None)
 
     def _wait(self) -> float:
         """Seconds until the job is asked to stop, or (asked) until it is killed."""
@@ -320,23 +408,60 @@ class Job:
         self._stop.set()
 
     def kill(self) -> None:
-        """End the child now; its answer is no longer wanted."""
+        """End the job now: its answer is no longer wanted (same as :meth:`end`)."""
+        self.end()
+
+    def end(self) -> None:
+        """Free the job's slot: kill the child if it still runs and reap it, at once if it has
+        gone, else (on an event loop) when its sentinel says so, never blocking the loop.
+        Idempotent; every path that starts a job ends here."""
+        if self._ended:
+            return
+        self._ended = True
+        self._unread()
+        self._receive.close()
         if self.process.is_alive():
             self.process.kill()
-        if self._reading:  # the reader sees the pipe's end and closes the job itself
-            self.process.join(timeout=1.0)
+        self._reap()
+
+    def _reap(self) -> None:
+        process = self.process
+        if process.exitcode is not None:  # is_alive() above polled it: reaped
             Job.running.discard(self)
-        else:
-            self.close()
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # no event loop (tests, shutdown): a killed child dies at once
+            process.join(timeout=5.0)
+            Job.running.discard(self)
+            return
+        sentinel = process.sentinel
+
+        def gone() -> None:
+            if process.is_alive():  # polls the exit code the sentinel brings
+                return
+            loop.remove_reader(sentinel)
+            Job.running.discard(self)
+
+        loop.add_reader(sentinel, gone)
+
+    @classmethod
+    def reap(cls) -> None:
+        """Forget every ended job whose child has gone (a poll, never a wait): the sentinel's
+        reader does it as soon as the child goes on a running event loop, this wherever no
+        loop runs any more (a loop closed with readers on it)."""
+        for job in list(cls.running):
+            if job._ended and not job.process.is_alive():
+                cls.running.discard(job)
+
+    @property
+    def ended(self) -> bool:
+        """Whether :meth:`end` has run (the slot may still wait for the child's exit)."""
+        return self._ended
 
     def close(self) -> None:
-        """Reap the child (killing it if it has not ended within a second) and forget it."""
-        self.process.join(timeout=1.0)
-        if self.process.is_alive():
-            self.process.kill()
-            self.process.join(timeout=1.0)
-        self._receive.close()
-        Job.running.discard(self)
+        """Kept for callers of the earlier interface: :meth:`end`."""
+        self.end()
 
 
 class BusyError(ZerosumError):
@@ -360,9 +485,11 @@ class Searches:
         self._jobs: set[Job] = set()
 
     def running(self) -> list[Job]:
-        """The jobs started here whose process has not been reaped."""
+        """The jobs started here that hold a slot: not ended yet (an ended job's child, killed,
+        may take a moment more to be reaped; it searches no more)."""
+        Job.reap()
         self._jobs &= Job.running
-        return list(self._jobs)
+        return [job for job in self._jobs if not job.ended]
 
     def start(self, kind: str, request: dict[str, Any], *, session: str, time_limit: float) -> Job:
         """A new job for ``session``; raises :class:`BusyError` past a limit."""
