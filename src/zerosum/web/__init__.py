@@ -6,10 +6,13 @@ import ipaddress
 import socket
 import sys
 from collections.abc import Sequence
-from typing import TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from zerosum.game import ZerosumError
-from zerosum.web.guard import LOOPBACK, MAX_BODY
+from zerosum.web.guard import HEADERS, LOOPBACK, MAX_BODY
+
+if TYPE_CHECKING:
+    import uvicorn
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
@@ -71,9 +74,48 @@ def serve(
         )
     print(f"zerosum: serving on http://{shown}:{bound_port}/ (Ctrl-C stops)", file=out, flush=True)
     app = create_app(hosts=hosts, max_searches=max_searches)
-    config = uvicorn.Config(app, log_level="warning", ws="auto", ws_max_size=MAX_BODY)
-    server = uvicorn.Server(config)
+    server = uvicorn.Server(server_config(app))
     try:
         server.run(sockets=[listener])
     finally:
         listener.close()
+
+
+def server_config(app: Any, **options: Any) -> uvicorn.Config:
+    """The uvicorn configuration ``serve`` runs ``app`` with (``options`` override it): h11
+    with the security headers on the server's own 400 answers (a malformed request never
+    reaches the app, whose ``Guard`` adds them to everything else), websocket messages
+    bounded to the app's largest body."""
+    import uvicorn
+
+    settings: dict[str, Any] = {
+        "log_level": "warning",
+        "http": _protocol(),
+        "ws": "auto",
+        "ws_max_size": MAX_BODY,
+        **options,
+    }
+    return uvicorn.Config(app, **settings)
+
+
+def _protocol() -> type[Any]:
+    """uvicorn's h11 protocol whose own 400 answer carries the security headers."""
+    import h11
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class GuardedH11Protocol(H11Protocol):
+        def send_400_response(self, msg: str) -> None:
+            body = msg.encode("ascii", "replace")
+            headers = [
+                (b"content-type", b"text/plain; charset=utf-8"),
+                (b"content-length", str(len(body)).encode()),
+                (b"connection", b"close"),
+                *HEADERS,
+            ]
+            event = h11.Response(status_code=400, headers=headers, reason=b"Bad Request")
+            self.transport.write(self.conn.send(event))
+            self.transport.write(self.conn.send(h11.Data(data=body)))
+            self.transport.write(self.conn.send(h11.EndOfMessage()))
+            self.transport.close()
+
+    return GuardedH11Protocol

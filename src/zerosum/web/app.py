@@ -15,7 +15,8 @@ from __future__ import annotations
 import asyncio
 import functools
 import json
-from collections.abc import AsyncIterator, Iterable
+import time
+from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import asynccontextmanager
 from importlib import resources
 from typing import Annotated, Any, Final, Literal
@@ -34,6 +35,7 @@ from zerosum.games import GAMES, GameSpec, UnknownGameError, get_game
 from zerosum.search.explain import MAX_TREE_NODES
 from zerosum.web.guard import MAX_BODY, POLICY_VIOLATION, Budget, Guard, Verdict
 from zerosum.web.jobs import (
+    API_NAMES,
     EXPLAIN_TIME,
     FINAL,
     PER_SESSION,
@@ -234,8 +236,7 @@ def _engine(spec: GameSpec, engine: str, task: Task) -> str:
     return choose_engine(spec, chosen, task=task)
 
 
-_API_NAMES: Final = {"engine": "python"}
-"""The engine layer's names that the HTTP API spells otherwise."""
+_API_NAMES: Final = API_NAMES
 _FROM_API: Final = {api: name for name, api in _API_NAMES.items()}
 
 
@@ -322,13 +323,15 @@ def create_app(
     max_searches: int | None = None,
     session_searches: int = PER_SESSION,
     max_body: int = MAX_BODY,
+    clock: Callable[[], float] = time.monotonic,
 ) -> FastAPI:
     """The app with a fresh, empty session store.
 
     ``hosts``: the names it answers to in ``Host`` (``None``: any; ``serve`` gives the
     loopback names and the address it listens on); ``max_searches``: searches at once
     (default: the number of CPUs), ``session_searches`` of them for one session;
-    ``max_body``: the largest request body (bytes).
+    ``max_body``: the largest request body (bytes); ``clock``: the websockets' budgets' clock
+    (seconds; tests freeze it).
     """
     sessions = Sessions()
     searches = Searches(max_searches, session_searches)
@@ -473,7 +476,7 @@ def create_app(
             await socket.send_json({"type": "error", "message": str(error)})
             await socket.close(code=4404)
             return
-        budget = Budget()
+        budget = Budget(clock)
         current: tuple[Job, asyncio.Task[None]] | None = None
 
         def cancel() -> None:

@@ -47,6 +47,7 @@ from zerosum.engines.tactical import TacticalEngine
 from zerosum.formatting import describe, line_labels, move_label, move_labels, result_figures
 from zerosum.game import Game, ZerosumError
 from zerosum.games import get_game
+from zerosum.runtime.workers import worker_imports, worker_init
 from zerosum.search import Limit, SearchResult
 from zerosum.search.compare import CompareRow, compare
 from zerosum.search.explain import TreeNode, explain
@@ -68,6 +69,9 @@ LOAD_RETRY: Final = 30
 limit or an engine that did not load in time (its compile goes on filling the cache)."""
 
 Send = Callable[[dict[str, Any]], None]
+
+API_NAMES: Final = {"engine": "python"}
+"""The engine layer's names that the HTTP API spells otherwise."""
 
 
 def _figures(game: Game[Any], result: SearchResult[Any]) -> dict[str, Any]:
@@ -105,16 +109,17 @@ def think(request: dict[str, Any], send: Send, stop: Callable[[], bool]) -> None
     depth = request["depth"] or None
     seed = request["seed"] if request["seed"] is not None else random.randrange(1 << 30)
     task = request.get("task", "analyze")
-    send({"type": "loading", "engine": request["engine"]})
+    send({"type": "loading", "engine": API_NAMES.get(request["engine"], request["engine"])})
     with open_engine(
         spec, request["engine"], task=task, all_best=True, seed=seed, hash_mb=16
     ) as engine:
         _load(engine, game)
-        send({"type": "searching", "engine": engine.name})
+        name = API_NAMES.get(engine.name, engine.name)
+        send({"type": "searching", "engine": name})
         limit = Limit(depth=depth, time=request["time"], stop=stop)
 
         def figures(result: SearchResult[Any]) -> dict[str, Any]:
-            extra: dict[str, Any] = {"engine": engine.name}
+            extra: dict[str, Any] = {"engine": name}
             if isinstance(engine, MctsEngine):
                 extra["visits"] = _visits(game, engine)
             return {**_figures(game, result), **extra}
@@ -254,9 +259,14 @@ KINDS: Final[dict[str, Callable[[dict[str, Any], Send, Callable[[], bool]], None
 }
 
 
-def _run(kind: str, request: dict[str, Any], conn: Connection, stop: Event) -> None:
-    """The child process: run one job, report a failure as an ``error`` event."""
+def _run(
+    kind: str, request: dict[str, Any], conn: Connection, stop: Event, imports: tuple[str, ...]
+) -> None:
+    """The child process: import the modules that registered games in the server (``imports``,
+    the server's :data:`~zerosum.runtime.WORKER_IMPORTS`: a game a program registered at run
+    time), run one job, report a failure as an ``error`` event."""
     try:
+        worker_init(imports, signals=False)
         KINDS[kind](request, conn.send, stop.is_set)
     except ZerosumError as error:  # the request asked for something the game refuses
         conn.send({"type": "error", "message": str(error), "bad_input": True})
@@ -313,7 +323,9 @@ class Job:
         self._receive, send = context.Pipe(duplex=False)
         self._stop = context.Event()
         self.process = context.Process(  # type: ignore[attr-defined]
-            target=_run, args=(kind, request, send, self._stop), daemon=True
+            target=_run,
+            args=(kind, request, send, self._stop, worker_imports()),
+            daemon=True,
         )
         Job.running.add(self)  # before the start: a start that fails still ends in end()
         try:

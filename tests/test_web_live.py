@@ -1,0 +1,339 @@
+"""The live websocket under abuse, and which engine the web app's searches use.
+
+A search slot is freed on every path (a client gone at any step of a search's handshake); a
+socket has a budget of messages and searches (a flood is refused, then closed with 1008); a
+binary frame is answered; refusals carry the security headers, the server's own 400s too; a
+think at a level uses the engine ``zerosum play`` uses, to a depth the one ``zerosum
+analyze`` uses; a position whose numbers no engine holds is refused at creation.
+
+Every wait here is on an observable state (the health figures, the reaped processes), with
+a generous bound: never a fixed sleep.
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Awaitable, Callable, Iterator, MutableMapping
+from typing import Any
+
+import httpx
+import pytest
+import uvicorn
+import web_mcts_game  # noqa: F401  # registers "mctstoe", whose player is MCTS
+import websockets.sync.client
+from fastapi.testclient import TestClient
+from starlette.websockets import WebSocketDisconnect
+
+from zerosum.web import jobs, server_config
+from zerosum.web.app import create_app
+from zerosum.web.guard import (
+    FLOOD_REFUSALS,
+    LOOPBACK,
+    MESSAGE_BURST,
+    POLICY_VIOLATION,
+    SEARCH_BURST,
+    Budget,
+    Verdict,
+)
+from zerosum.web.jobs import Job
+
+Message = MutableMapping[str, Any]
+BOUND = 60.0
+"""Seconds an observable state may take to come on a busy machine before a test fails."""
+
+
+def wait_for(condition: Callable[[], bool], what: str) -> None:
+    deadline = time.monotonic() + BOUND
+    while not condition():
+        assert time.monotonic() < deadline, f"still waiting after {BOUND:g} s: {what}"
+        time.sleep(0.05)
+
+
+def no_processes() -> bool:
+    Job.reap()
+    return not Job.running
+
+
+def searches(client: Any) -> int:
+    return int(client.get("/api/health").json()["searches"])
+
+
+def new(client: Any, game: str = "connect4", **body: Any) -> str:
+    response = client.post("/api/sessions", json={"game": game, **body})
+    assert response.status_code == 201, response.text
+    return str(response.json()["id"])
+
+
+def events_until_final(live: Any) -> list[dict[str, Any]]:
+    events = []
+    while True:
+        events.append(live.receive_json())
+        if events[-1]["type"] in ("done", "error"):
+            return events
+
+
+# -- a search slot is freed on every path --------------------------------------------------
+
+
+class Dropping:
+    """The app behind a client that goes away at one step of a search's handshake: the
+    app's ``step``-th websocket send fails as a send to a closed connection does (uvicorn
+    raises an ``OSError``), and every receive after it says the client has gone."""
+
+    def __init__(self, app: Any, step: int) -> None:
+        self.app, self.step = app, step
+
+    async def __call__(
+        self,
+        scope: Message,
+        receive: Callable[[], Awaitable[Message]],
+        send: Callable[[Message], Awaitable[None]],
+    ) -> None:
+        if scope["type"] != "websocket":
+            await self.app(scope, receive, send)
+            return
+        sent = 0
+        gone = False
+
+        async def dropping_send(message: Message) -> None:
+            nonlocal sent, gone
+            sent += 1
+            if gone or sent >= self.step:
+                gone = True
+                raise OSError("the client has gone")
+            await send(message)
+
+        async def dropping_receive() -> Message:
+            if gone:
+                return {"type": "websocket.disconnect", "code": 1006}
+            return await receive()
+
+        await self.app(scope, dropping_receive, dropping_send)
+
+
+# The app's sends on a think: accept, started, loading, searching, the first info, ... done.
+@pytest.mark.parametrize("step", range(2, 8))
+def test_a_client_gone_at_any_step_frees_its_slot(step: int) -> None:
+    app = create_app(max_searches=1, session_searches=1)
+    with TestClient(Dropping(app, step)) as client:
+        sid = new(client)
+        with client.websocket_connect(f"/api/sessions/{sid}/live") as live:
+            live.send_json({"action": "think", "depth": 0, "time": 60})
+            wait_for(lambda: searches(client) == 0, "the search of a client that went away")
+        wait_for(no_processes, "the search process reaped")
+        # the only slot is free again: a search on another session starts and answers
+        answer = client.post(f"/api/sessions/{new(client)}/think", json={"depth": 2})
+        assert answer.status_code == 200, answer.text
+    wait_for(no_processes, "every search process reaped")
+
+
+def test_a_think_cancelled_before_its_task_ran_frees_its_slot() -> None:
+    # The client sends a think and goes at once: the app hears the disconnect before the task
+    # that forwards the search's events has run a step.
+    app = create_app(max_searches=1, session_searches=1)
+    with TestClient(app) as client:
+        sid = new(client)
+        for _ in range(5):
+            with client.websocket_connect(f"/api/sessions/{sid}/live") as live:
+                live.send_json({"action": "think", "time": 1})
+        wait_for(lambda: searches(client) == 0, "searches of clients that went away")
+        assert client.post(f"/api/sessions/{sid}/think", json={"depth": 1}).status_code == 200
+    wait_for(no_processes, "every search process reaped")
+
+
+@pytest.fixture
+def served() -> Iterator[str]:
+    """The app as ``zerosum serve`` runs it (:func:`server_config`), on a real socket in a
+    thread: clients can really go away, and the server's own answers can be read."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+    server = uvicorn.Server(server_config(create_app(hosts=LOOPBACK, max_searches=2)))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, daemon=True)
+    thread.start()
+    wait_for(lambda: server.started, "the server's start")
+    try:
+        yield f"127.0.0.1:{listener.getsockname()[1]}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=BOUND)
+        listener.close()
+
+
+def test_clients_that_close_at_once_leave_no_search_behind(served: str) -> None:
+    # the probe of issue 24: five thinks, each socket closed right after its message
+    with httpx.Client(base_url=f"http://{served}") as client:
+        sid = new(client)
+        for _ in range(5):
+            with websockets.sync.client.connect(f"ws://{served}/api/sessions/{sid}/live") as ws:
+                ws.send('{"action": "think", "time": 1}')
+        wait_for(lambda: searches(client) == 0, "searches of clients that went away")
+        answer = client.post(f"/api/sessions/{sid}/think", json={"depth": 1, "time": 5})
+        assert answer.status_code == 200, answer.text
+    wait_for(no_processes, "every search process reaped")
+
+
+# -- budgets: a flood is refused, then closed -----------------------------------------------
+
+
+def test_the_budget_takes_refuses_then_closes() -> None:
+    now = [0.0]
+    budget = Budget(lambda: now[0])
+    verdicts = [budget.take() for _ in range(MESSAGE_BURST + FLOOD_REFUSALS + 1)]
+    assert verdicts[:MESSAGE_BURST] == [Verdict.TAKE] * MESSAGE_BURST
+    assert verdicts[MESSAGE_BURST:-1] == [Verdict.REFUSE] * FLOOD_REFUSALS
+    assert verdicts[-1] is Verdict.CLOSE
+    now[0] += 60.0  # a client that waited is welcome again
+    assert budget.take() is Verdict.TAKE
+    searches_taken = [budget.take_search() for _ in range(SEARCH_BURST + 1)]
+    assert searches_taken == [True] * SEARCH_BURST + [False]
+
+
+def test_a_flooding_socket_is_refused_then_closed_with_1008() -> None:
+    with TestClient(create_app(clock=lambda: 0.0)) as client:  # time stands still
+        sid = new(client, "tictactoe")
+        with client.websocket_connect(f"/api/sessions/{sid}/live") as live:
+            for _ in range(MESSAGE_BURST + FLOOD_REFUSALS + 1):
+                live.send_json({"action": "stop"})
+            refusals = 0
+            with pytest.raises(WebSocketDisconnect) as closed:
+                while True:
+                    event = live.receive_json()
+                    assert event["type"] == "error" and "too many messages" in event["message"]
+                    refusals += 1
+            assert refusals == FLOOD_REFUSALS
+            assert closed.value.code == POLICY_VIOLATION
+        assert client.get("/api/health").status_code == 200
+
+
+def test_searches_started_past_the_budget_are_refused() -> None:
+    with TestClient(create_app(clock=lambda: 0.0)) as client:
+        sid = new(client, "tictactoe")
+        with client.websocket_connect(f"/api/sessions/{sid}/live") as live:
+            for _ in range(SEARCH_BURST):
+                live.send_json({"action": "think", "depth": 1, "time": 5})
+                assert live.receive_json() == {"type": "started", "action": "think"}
+            live.send_json({"action": "think", "depth": 1, "time": 5})
+            while (event := live.receive_json())["type"] != "error" or "retry_after" not in event:
+                pass
+            assert "too many searches started" in event["message"]
+            live.send_json({"action": "stop"})  # the socket stays open
+    wait_for(no_processes, "every search process reaped")
+
+
+def test_a_binary_frame_gets_an_error_and_the_socket_stays() -> None:
+    with TestClient(create_app()) as client:
+        sid = new(client, "tictactoe", moves=["b2", "a1"])
+        with client.websocket_connect(f"/api/sessions/{sid}/live") as live:
+            live.send_bytes(b'{"action": "think"}')
+            event = live.receive_json()
+            assert event["type"] == "error" and "binary frame" in event["message"]
+            live.send_json({"action": "think", "depth": 2, "time": 5})
+            assert events_until_final(live)[-1]["type"] == "done"
+    wait_for(no_processes, "every search process reaped")
+
+
+# -- the security headers on refusals -------------------------------------------------------
+
+
+def raw(address: str, request: bytes) -> bytes:
+    host, port = address.split(":")
+    with socket.create_connection((host, int(port)), timeout=BOUND) as connection:
+        connection.sendall(request)
+        answer = b""
+        while b"\r\n\r\n" not in answer and (chunk := connection.recv(65536)):
+            answer += chunk
+    return answer
+
+
+def test_refused_websockets_and_malformed_requests_carry_the_headers(served: str) -> None:
+    upgrade = (
+        f"GET /api/sessions/x/live HTTP/1.1\r\nHost: {served}\r\nUpgrade: websocket\r\n"
+        "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+        "Sec-WebSocket-Version: 13\r\nOrigin: http://evil.example\r\n\r\n"
+    ).encode()
+    for request, status in ((upgrade, b" 403 "), (b"NOT HTTP AT ALL\r\n\r\n", b" 400 ")):
+        head = raw(served, request).split(b"\r\n\r\n")[0].lower()
+        assert status in head.split(b"\r\n")[0], head
+        assert b"x-frame-options: deny" in head and b"content-security-policy:" in head, head
+        assert b"x-content-type-options: nosniff" in head, head
+
+
+# -- one engine everywhere ------------------------------------------------------------------
+
+
+def test_levels_are_named_by_the_player_engine() -> None:
+    with TestClient(create_app()) as client:
+        games = {game["name"]: game for game in client.get("/api/games").json()["games"]}
+    mcts = games["mctstoe"]
+    assert mcts["player"] == "mcts"
+    assert [level["label"] for level in mcts["levels"]] == [
+        "16 simulations",
+        "64 simulations",
+        "until proven",
+    ]
+    assert all("depth" not in level for level in mcts["levels"])
+    connect4 = games["connect4"]
+    assert connect4["player"] == "compiled" and connect4["levels"][0]["label"] == "depth 2"
+
+
+@pytest.mark.parametrize(
+    ("game", "think", "engine"),
+    [
+        ("mctstoe", {"level": 1}, "mcts"),  # its player, as zerosum play
+        ("mctstoe", {"depth": 2}, "python"),  # its analyzer, as zerosum analyze
+        ("connect4", {"level": 1}, "compiled"),  # compiled in the browser as in the terminal
+        ("chess", {"level": 1}, "compiled-tactical"),
+    ],
+)
+def test_a_think_uses_the_engine_of_the_command_line(
+    game: str, think: dict[str, Any], engine: str
+) -> None:
+    with TestClient(create_app()) as client:
+        sid = new(client, game)
+        with client.websocket_connect(f"/api/sessions/{sid}/live") as live:
+            live.send_json({"action": "think", "time": 60, **think})
+            events = events_until_final(live)
+    done = events[-1]
+    assert done["type"] == "done", done
+    assert done["engine"] == engine
+    searching = [event for event in events if event["type"] == "searching"]
+    assert searching and searching[0]["engine"] == engine
+    if engine == "mcts":
+        assert done["visits"] and done["depth"] == 1  # one iteration: level 1's 16 simulations
+    wait_for(no_processes, "every search process reaped")
+
+
+def test_an_engine_that_does_not_load_in_time_answers_503(monkeypatch: Any) -> None:
+    monkeypatch.setattr(jobs, "LOAD_TIME", 0.0)  # the compiled engine's load never fits
+    with TestClient(create_app()) as client:
+        sid = new(client)
+        answer = client.post(f"/api/sessions/{sid}/think", json={"level": 1, "time": 5})
+        assert answer.status_code == 503, answer.text
+        assert int(answer.headers["retry-after"]) >= 1
+        assert "did not load" in answer.json()["detail"]
+    wait_for(no_processes, "every search process reaped")
+
+
+# -- numbers no engine holds ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("fen", "words"),
+    [
+        ("4k3/8/8/8/8/8/8/4K3 w - - 0 100000000000000000000", "full-move number"),
+        ("4k3/8/8/8/8/8/8/4K3 w - - 99999999999999999999 1", "half-move clock"),
+    ],
+)
+def test_chess_positions_with_huge_move_numbers_are_refused(fen: str, words: str) -> None:
+    with TestClient(create_app()) as client:
+        answer = client.post("/api/sessions", json={"game": "chess", "position": fen})
+        assert answer.status_code == 422 and words in answer.json()["detail"], answer.text
+        assert "1,000,000" in answer.json()["detail"]
+        sid = new(client, "chess")
+        loaded = client.post(f"/api/sessions/{sid}/load", json={"position": fen})
+        assert loaded.status_code == 422
+        fine = "4k3/8/8/8/8/8/8/4K3 w - - 0 1000000"
+        assert client.post("/api/sessions", json={"game": "chess", "position": fine}).is_success
