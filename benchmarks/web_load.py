@@ -11,13 +11,20 @@ Starts ``zerosum serve`` on a free port and, as one client that does not play fa
    largest tree) and times ``/api/health`` meanwhile;
 4. **memory**: creates ``--sessions`` sessions, each a ``--moves``-move game of nine men's
    morris without its draw rules (so it can be that long), and reads the server's resident
-   memory before and after.
+   memory before and after;
+5. **floods** on the live websocket, each while a thread times ``GET /api/health`` and
+   ``GET /`` every 20 ms: 5,000 think messages sent at once on one socket; 1,000 a second for
+   5 s on one socket; two sockets at 500 a second for 5 s. For each: the latencies during the
+   flood and until the server runs no search again, the messages sent before the server
+   closed the socket, its close code (1008: a client that kept flooding), the error events
+   read, and the seconds until ``searches`` is 0 again.
 
 Prints each figure, the status codes the server answered, and the command that made them.
-Needs ``psutil`` and ``httpx`` (the ``dev`` extra).
+Needs ``psutil``, ``httpx`` and ``websockets`` (the ``dev`` extra). ``--parts`` picks some.
 
     PYTHONPATH=src python benchmarks/web_load.py
     PYTHONPATH=src python benchmarks/web_load.py --thinks 20 --sessions 300 --moves 1000
+    PYTHONPATH=src python benchmarks/web_load.py --parts floods
 """
 
 from __future__ import annotations
@@ -29,6 +36,7 @@ import random
 import statistics
 import subprocess
 import sys
+import threading
 import time
 from collections import Counter
 from collections.abc import Awaitable, Callable
@@ -36,6 +44,7 @@ from typing import Any
 
 import httpx
 import psutil
+import websockets
 
 from zerosum.games import get_game
 
@@ -125,6 +134,109 @@ async def sample_while(
         await asyncio.sleep(0.1)
 
 
+PARTS = ("thinks", "leaving", "explains", "memory", "floods")
+THINK = '{"action": "think", "time": 1}'
+WINDOW = 6.0
+"""Seconds the probes run from each flood's start, at least (the flood may end sooner)."""
+
+
+class Prober(threading.Thread):
+    """Times ``GET /api/health`` and ``GET /`` every ``every`` seconds from its own thread
+    (so the flooding client's loop does not delay it) until :meth:`finish`."""
+
+    def __init__(self, base: str, every: float = 0.02) -> None:
+        super().__init__(daemon=True)
+        self.base, self.every = base, every
+        self.health: list[float] = []
+        self.page: list[float] = []
+        self.searches: list[int] = []
+        self._done = threading.Event()
+
+    def run(self) -> None:
+        # A connection per request, as a browser's first request or curl: a kept-alive httpx
+        # connection adds about 40 ms a request here (Nagle's algorithm against delayed ACKs).
+        fresh = httpx.Limits(max_keepalive_connections=0)
+        with httpx.Client(base_url=self.base, timeout=120.0, limits=fresh) as client:
+            while not self._done.is_set():
+                for path, samples in (("/api/health", self.health), ("/", self.page)):
+                    started = time.perf_counter()
+                    response = client.get(path)
+                    samples.append((time.perf_counter() - started) * 1000)
+                    if path == "/api/health":
+                        self.searches.append(int(response.json()["searches"]))
+                self._done.wait(self.every)
+
+    def finish(self) -> None:
+        self._done.set()
+        self.join()
+
+
+async def flood(url: str, count: int, rate: float | None) -> dict[str, Any]:
+    """Send ``count`` thinks on one socket (``rate`` a second; ``None``: all at once), reading
+    the server's events meanwhile; what the server did to the socket."""
+    sent = errors = 0
+    code: int | None = None
+    async with websockets.connect(url, max_queue=None) as socket:
+
+        async def read() -> None:
+            nonlocal errors
+            async for message in socket:
+                if '"error"' in str(message):
+                    errors += 1
+
+        reader = asyncio.ensure_future(read())
+        started = time.perf_counter()
+        try:
+            for index in range(count):
+                if rate is not None:
+                    delay = started + index / rate - time.perf_counter()
+                    if delay > 0:
+                        await asyncio.sleep(delay)
+                await socket.send(THINK)
+                sent += 1
+        except websockets.ConnectionClosed:
+            pass
+        try:
+            await asyncio.wait_for(reader, 30)
+        except (TimeoutError, websockets.ConnectionClosed):
+            reader.cancel()
+        code = socket.close_code
+    return {"sent": sent, "errors": errors, "code": code}
+
+
+async def floods(base: str, address: str, probe: httpx.AsyncClient) -> None:
+    cases: list[tuple[str, list[tuple[int, float | None]]]] = [
+        ("5,000 thinks at once on one socket", [(5000, None)]),
+        ("1,000 thinks a second for 5 s on one socket", [(5000, 1000.0)]),
+        ("two sockets at 500 thinks a second for 5 s", [(2500, 500.0), (2500, 500.0)]),
+    ]
+    for name, sockets in cases:
+        sid = await new_session(probe, "connect4", [])
+        url = f"ws://{address}/api/sessions/{sid}/live"
+        prober = Prober(base)
+        prober.start()
+        started = time.perf_counter()
+        results = await asyncio.gather(*(flood(url, count, rate) for count, rate in sockets))
+        flooded = time.perf_counter() - started
+        while (await probe.get("/api/health")).json()["searches"]:
+            await asyncio.sleep(0.05)
+        recovered = time.perf_counter() - started
+        await asyncio.sleep(max(0.0, WINDOW - recovered))  # probes over the whole window
+        prober.finish()
+        over = sum(1 for sample in prober.health + prober.page if sample > 100)
+        print(
+            f"{name}: flood {flooded:.2f} s, searches 0 again after {recovered:.2f} s; "
+            f"over the first {max(WINDOW, recovered):.0f} s: "
+            f"health {summary(prober.health)}; page {summary(prober.page)}; "
+            f"{over} requests over 100 ms; at most {max(prober.searches, default=0)} searches"
+        )
+        for index, result in enumerate(results, start=1):
+            print(
+                f"  socket {index}: {result['sent']} messages sent before it closed, close code "
+                f"{result['code']}, {result['errors']} error events read"
+            )
+
+
 async def run(args: argparse.Namespace, pid: int, base: str) -> None:
     limits = httpx.Limits(max_connections=None, max_keepalive_connections=None)
     timeout = httpx.Timeout(120.0)
@@ -134,11 +246,19 @@ async def run(args: argparse.Namespace, pid: int, base: str) -> None:
     ):
         await asyncio.sleep(1.0)  # the fork server starts with the app
         baseline = len(psutil.Process(pid).children(recursive=True))
-        idle: dict[str, Any] = {"page": [], "health": []}
-        for _ in range(20):
-            idle["page"].append(await timed(lambda: probe.get("/")))
-            idle["health"].append(await timed(lambda: probe.get("/api/health")))
-        print(f"idle: page {summary(idle['page'])}; health {summary(idle['health'])}")
+        idle = Prober(base)
+        idle.start()
+        await asyncio.sleep(2.0)
+        idle.finish()
+        print(
+            f"idle, a connection per request: page {summary(idle.page)}; "
+            f"health {summary(idle.health)}"
+        )
+
+        if "floods" in args.parts:
+            await floods(base, base.removeprefix("http://"), probe)
+        if "thinks" not in args.parts:
+            return
 
         # 1. thinks at once
         ids = [await new_session(client, "connect4", []) for _ in range(args.thinks)]
@@ -229,6 +349,13 @@ def main() -> None:
     parser.add_argument("--sessions", type=int, default=1100)
     parser.add_argument("--moves", type=int, default=2000)
     parser.add_argument("--serve", default="", help="extra options of zerosum serve")
+    parser.add_argument(
+        "--parts",
+        nargs="+",
+        choices=PARTS,
+        default=list(PARTS),
+        help="which parts to run: floods runs first, the others run together",
+    )
     args = parser.parse_args()
     print("command: PYTHONPATH=src python benchmarks/web_load.py " + " ".join(sys.argv[1:]))
     print(f"machine: {os.cpu_count()} CPUs; date {time.strftime('%Y-%m-%d')}")

@@ -252,7 +252,13 @@ def _pv_names(game: Game[Any], pv: tuple[Any, ...]) -> list[str]:
     return names
 
 
+def ping(request: dict[str, Any], send: Send, stop: Callable[[], bool]) -> None:
+    """Answer at once: the job that :func:`warm_up` runs."""
+    send({"type": "done"})
+
+
 KINDS: Final[dict[str, Callable[[dict[str, Any], Send, Callable[[], bool]], None]]] = {
+    "ping": ping,
     "think": think,
     "compare": compare_rows,
     "explain": explain_tree,
@@ -285,11 +291,15 @@ def _context() -> multiprocessing.context.BaseContext:
 
 
 def warm_up() -> None:
-    """Start the fork server now (it imports the library once), so no search waits for it."""
+    """Start the fork server now and run one job through it (it imports the library once),
+    so that no search, and no event loop starting one, waits for that. Blocks: run it in a
+    thread."""
     if _context().get_start_method() == "forkserver":
         from multiprocessing import forkserver
 
         forkserver.ensure_running()
+    with Job("ping", {}, time_limit=GRACE) as job:
+        job.process.join(timeout=60.0)
 
 
 class Job:
