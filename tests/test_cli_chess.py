@@ -66,7 +66,7 @@ def test_bad_chess_input(capsys: pytest.CaptureFixture[str], argv: list[str], me
 
 
 def test_play_chess_in_the_terminal() -> None:
-    script = "e4\nd1h5\ne2e5\nundo\nd4\nquit\n"
+    script = "e4\nKe3\nd1h5\ne2e5\nundo\nd4\nquit\n"
     done = subprocess.run(
         [sys.executable, "-m", "zerosum", "play", "chess", "--level", "1", "--seed", "3"],
         input=script,
@@ -84,6 +84,9 @@ def test_play_chess_in_the_terminal() -> None:
     assert f"moves: 1. e4 {replies[0]} 2. Qh5 {replies[1]}\n" in out
     assert f"moves: 1. e4 {replies[0]} 2. d4 {replies[2]}\n" in out  # Qh5 was taken back
     assert "e2e5 is not legal" in out
+    # an illegal SAN move gets the legal moves in SAN
+    refused = next(line for line in out.splitlines() if "Ke3 is not legal" in line) + " "
+    assert " Nf3 " in refused and " Ke2 " in refused and "g1f3" not in refused
     assert "Game abandoned." in out
 
 

@@ -15,6 +15,7 @@ import random
 import time
 from typing import Any
 
+from zerosum.capabilities import MoveLabels
 from zerosum.cli.common import UsageError, load_position
 from zerosum.cli.engines import load_engine
 from zerosum.cli.parser import Subcommands, duration, positive_int, whole_number, workers_option
@@ -197,11 +198,20 @@ def _play(spec: GameSpec, game: Game[Any], human: int, level: int, computer: Com
         try:
             move = game.parse_move(text)
         except ZerosumError as error:
-            print(error)
+            print(_move_error(game, text, error))
             continue
         human_turns.append(game.ply())
         game.make(move)
         played.append(move)
+
+
+def _move_error(game: Game[Any], text: str, error: ZerosumError) -> str:
+    """What the human hears about a move they typed that is not legal here: the legal moves
+    in the notation people read (SAN in chess), as the board and the record show them."""
+    if isinstance(game, MoveLabels) and " is not legal" in str(error):
+        labels = " ".join(sorted(move_labels(game, game.legal_moves()))) or "(none)"
+        return f"{text} is not legal here: expected one of {labels}"
+    return str(error)
 
 
 RECORD_MOVES = 16
