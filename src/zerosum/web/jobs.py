@@ -184,6 +184,7 @@ def _row_event(game: Game[Any], row: CompareRow[Any]) -> dict[str, Any]:
         "depth": row.depth,
         "value": row.value,
         "best_moves": [game.format_move(move) for move in row.best_moves],
+        "best_labels": move_labels(game, row.best_moves),
         "complete": row.complete,
         **row.stats.as_dict(),
     }
@@ -212,7 +213,9 @@ def explain_tree(request: dict[str, Any], send: Send, stop: Callable[[], bool]) 
             "value_text": describe(tree.value),
             "value_text_first": describe(tree.value if game.side_to_move() == 0 else -tree.value),
             "best_move": None if tree.best_move is None else game.format_move(tree.best_move),
+            "best_label": None if tree.best_move is None else move_label(game, tree.best_move),
             "pv": _pv_names(game, tree.pv),
+            "pv_labels": line_labels(game, tree.pv),
             "side_to_move": game.side_to_move(),
             "time_s": round(seconds, 6),
             "root": _tree_data(tree.root, game),
@@ -221,15 +224,19 @@ def explain_tree(request: dict[str, Any], send: Send, stop: Callable[[], bool]) 
 
 
 def _tree_data(node: TreeNode[Any], game: Game[Any]) -> dict[str, Any]:
-    move = None
+    """``node`` and its subtree, each move in the game's notation (``move``) and as people
+    read it (``label``: SAN in chess)."""
+    move = label = None
     if node.move is not None:
         move = game.format_move(node.move)
+        label = move_label(game, node.move)
         game.make(node.move)
     children = [_tree_data(child, game) for child in node.children]
     if node.move is not None:
         game.undo()
     return {
         "move": move,
+        "label": label,
         "max": node.maximizing,
         "kind": node.kind.value,
         "value": node.value,

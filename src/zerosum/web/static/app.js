@@ -9,7 +9,7 @@
 // One score convention everywhere: values are for the first player (White, X, Red...), labelled
 // with that side's name; the server sends the words (value_text_first).
 import { boardFor } from "./boards/index.js";
-import { drawTree } from "./tree.js";
+import { drawTree, fitTree } from "./tree.js";
 import { drawChart } from "./chart.js";
 import { drawEvalGraph, firstShare } from "./evalgraph.js";
 import { drawVisits } from "./visits.js";
@@ -267,7 +267,8 @@ function render() {
   $("status").dataset.over = state.result ? "yes" : "no";
   $("status").dataset.check = state.in_check ? "yes" : "no";
   $("position").value = page.start === null ? "" : page.start;
-  $("moves").value = page.line.map((entry) => entry.move).join(" ");
+  // the moves as people read them (SAN in chess), which Load reads back
+  $("moves").value = page.line.map((entry) => entry.name).join(" ");
   renderMoveList();
   showEvaluation();
   drawEvalGraph($("evalgraph"), {
@@ -438,6 +439,15 @@ function fillSelectors() {
   $("explain-depth").replaceChildren(...depths.map((d) => new Option(d, d)));
   $("explain-depth").value = depths.includes(depth) ? depth : String(Math.min(2, info.explain_depth));
   for (const id of ["iterations-score", "compare-value"]) $(id).textContent = `score for ${info.sides[0]}`;
+  legend(info);
+}
+
+// the explain tree's legend names this game's sides (with their colours where they have them)
+function legend(info) {
+  const colours = boardFor(info.board).sideColours;
+  const named = (side) => info.sides[side] + (colours && colours[side].toLowerCase() !== info.sides[side].toLowerCase() ? ` (${colours[side]})` : "");
+  $("key-max").textContent = `${named(0)} to move: takes the highest`;
+  $("key-min").textContent = `${named(1)} to move: takes the lowest`;
 }
 
 // -- searches -----------------------------------------------------------------------------
@@ -457,6 +467,7 @@ async function think(play) {
   page.busy = play ? "think" : "analyze";
   page.search = { ply: cursor(), lineId: page.lineId, side: page.state.side_to_move };
   resetFigures();
+  $("thinking").textContent = "thinking…";
   $("thinking").hidden = false;
   startClock();
   render();
@@ -500,16 +511,29 @@ function showFigures(event) {
   $("f-score").textContent = `${event.value_text_first} for ${page.state.sides[0]}`;
   $("f-nodes").textContent = count(event.nodes);
   $("f-nps").textContent = count(event.nps);
-  $("f-best").textContent = event.best_moves.join(" ") || "–";
-  $("f-pv").textContent = event.pv.join(" ") || "–";
+  $("f-best").textContent = (event.best_labels || event.best_moves).join(" ") || "–";
+  $("f-pv").textContent = (event.pv_labels || event.pv).join(" ") || "–";
+  if (event.engine) showEngine(event.engine);
   if (event.visits) drawVisits($("visits"), { visits: event.visits, side: search.side, first: page.state.sides[0] });
 }
 
+// the engine the search runs with, as the command line names it
+function showEngine(name, loading = false) {
+  $("engine-used").textContent = loading ? `engine ${name}: loading…` : `engine ${name}`;
+  $("engine-used").dataset.engine = loading ? "" : name;
+}
+
 function onEvent(event) {
-  if (event.type === "info") {
+  if (event.type === "loading") {
+    showEngine(event.engine, true);
+    $("thinking").textContent = "loading the engine (its first use compiles it)…";
+  } else if (event.type === "searching") {
+    showEngine(event.engine);
+    $("thinking").textContent = "thinking…";
+  } else if (event.type === "info") {
     showFigures(event);
     const row = document.createElement("tr");
-    for (const text of [event.depth, event.value_text_first, count(event.nodes), event.time_s.toFixed(3), event.pv.join(" ")]) {
+    for (const text of [event.depth, event.value_text_first, count(event.nodes), event.time_s.toFixed(3), (event.pv_labels || event.pv).join(" ")]) {
       const cell = document.createElement("td");
       cell.textContent = text;
       row.appendChild(cell);
@@ -532,10 +556,16 @@ function onEvent(event) {
     } else {
       // a search the page gave up (it stepped elsewhere) has nothing more to say
       const current = page.search !== null;
+      const search = searchPosition();
       showFigures(event);
       page.search = null;
       if (event.state && current) {
         adopt(event.state);
+        // the move played keeps the value for the first player: the evaluation after it
+        if (event.played && search && !page.evals[search.ply + 1]) {
+          const first = search.side === 0 ? event.value : -event.value;
+          page.evals[search.ply + 1] = { value: first, text: event.value_text_first, best: null };
+        }
         render();
         // the computer may have to move again (it plays both sides only if told to)
         if (computerToMove()) think(true);
@@ -576,10 +606,9 @@ async function explainPosition() {
   const depth = $("explain-depth").value;
   const algorithm = document.querySelector("input[name=explain-algo]:checked").value;
   const tree = await sessionApi("GET", `/explain?depth=${depth}&algorithm=${algorithm}`);
-  const first = page.state.sides[0], second = page.state.sides[1];
+  const first = page.state.sides[0];
   drawTree($("tree"), tree);
-  $("key-max").textContent = `${first} to move: takes the highest`;
-  $("key-min").textContent = `${second} to move: takes the lowest`;
+  legend(page.info);
   const other = algorithm === "alphabeta" ? "minimax" : "alphabeta";
   let otherNodes;
   try {
@@ -592,14 +621,14 @@ async function explainPosition() {
   const saved = ab !== null && mm !== null ? `, alpha-beta visits ${(100 * ab / mm).toFixed(0)}% of minimax's nodes` : "";
   $("explain-summary").textContent =
     `${algorithm === "alphabeta" ? "alpha-beta" : "minimax"}: value ${tree.value_text_first} for ${first}, ` +
-    `best ${tree.best_move}, ${count(tree.nodes)} nodes, ${tree.cutoffs} cut-offs, ${tree.pruned} pruned branches` +
+    `best ${tree.best_label || tree.best_move}, ${count(tree.nodes)} nodes, ${tree.cutoffs} cut-offs, ${tree.pruned} pruned branches` +
     (mm === null ? ", minimax: more than 5,000 nodes" : saved);
 }
 
 function addCompareRow(row) {
   const tr = document.createElement("tr");
   const value = page.compareSide === 0 ? row.value : -row.value;
-  for (const text of [row.depth, row.algorithm, row.table, row.best, value, count(row.nodes), count(row.cutoffs), row.time_s.toFixed(4), row.best_moves.join(" ")]) {
+  for (const text of [row.depth, row.algorithm, row.table, row.best, value, count(row.nodes), count(row.cutoffs), row.time_s.toFixed(4), (row.best_labels || row.best_moves).join(" ")]) {
     const cell = document.createElement("td");
     cell.textContent = text;
     tr.appendChild(cell);
@@ -688,6 +717,12 @@ async function start() {
     }
   }));
   $("explain-run").addEventListener("click", () => guarded(explainPosition));
+  $("tree-zoom").addEventListener("click", () => {
+    const fit = !$("tree").classList.contains("fit");
+    fitTree($("tree"), fit);
+    $("tree-zoom").textContent = fit ? "Actual size" : "Fit to the box";
+    $("tree-zoom").setAttribute("aria-pressed", String(!fit));
+  });
   $("compare-run").addEventListener("click", () => guarded(comparePosition));
   for (const input of document.querySelectorAll("input[name=compare-measure], #compare-all")) {
     input.addEventListener("change", redrawChart);

@@ -76,9 +76,9 @@ export function drawTree(container, data) {
       const cls = "edge" + (child.chosen ? " chosen" : "") + (pruned ? " pruned" : "");
       el("line", { x1: x(node), y1: y(node) + r, x2: x(child), y2: y(child) - radius(child), class: cls }, edges);
       if (!dense || node.level === 0) {
-        el("text", { x: (x(node) + x(child)) / 2 - 4, y: (y(node) + y(child)) / 2, class: "edge-label" + (pruned ? " pruned" : "") }, edges, child.move);
+        el("text", { x: (x(node) + x(child)) / 2 - 4, y: (y(node) + y(child)) / 2, class: "edge-label" + (pruned ? " pruned" : "") }, edges, child.label || child.move);
       }
-      draw(child, [...path, child.move]);
+      draw(child, [...path, child.label || child.move]);
     }
     const cls = ["node", node.max ? "max" : "min", node.kind];
     if (node.chosen) cls.push("chosen");
@@ -103,6 +103,23 @@ export function drawTree(container, data) {
     }
   };
   draw(tree.root, []);
-  // start with the root in view
+  container.dataset.width = width;
+  fitTree(container, container.classList.contains("fit"));
+  // at its actual size, start with the root in view
   container.scrollLeft = Math.max(0, x(tree.root) - container.clientWidth / 2);
+}
+
+// the tree scaled to its box (fit: no scrolling), or at its actual size (scrolls)
+export function fitTree(container, fit) {
+  container.classList.toggle("fit", fit);
+  const svg = container.querySelector("svg");
+  if (!svg) return;
+  const [, , width, height] = svg.getAttribute("viewBox").split(" ").map(Number);
+  if (fit) {
+    svg.removeAttribute("width");
+    svg.removeAttribute("height");
+  } else {
+    svg.setAttribute("width", width);
+    svg.setAttribute("height", height);
+  }
 }

@@ -25,7 +25,7 @@ export function drawVisits(container, data) {
     row.dataset.visits = root.visits;
     const name = document.createElement("span");
     name.className = "visit-move";
-    name.textContent = root.move;
+    name.textContent = root.label || root.move;  // as people read it (SAN in chess)
     const bar = document.createElement("span");
     bar.className = "bar";
     const fill = document.createElement("span");
@@ -40,8 +40,8 @@ export function drawVisits(container, data) {
     const proven = root.proven === null ? null : side === 0 ? root.proven : -root.proven;
     const verdict = proven === null ? "" : proven > 0 ? `won for ${first}` : proven < 0 ? `lost for ${first}` : "a draw";
     row.title = proven !== null
-      ? `${root.move}: proven ${verdict} (${root.visits} simulations)`
-      : `${root.move}: ${root.visits} simulations, mean result for ${first} ${mean >= 0 ? "+" : ""}${mean.toFixed(2)}`;
+      ? `${root.label || root.move}: proven ${verdict} (${root.visits} simulations)`
+      : `${root.label || root.move}: ${root.visits} simulations, mean result for ${first} ${mean >= 0 ? "+" : ""}${mean.toFixed(2)}`;
     row.append(name, bar, figure);
     container.appendChild(row);
   });

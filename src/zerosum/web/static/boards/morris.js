@@ -165,6 +165,8 @@ export function draw(container, state, options) {
       const mark = el("circle", { cx, cy, r: 23, class: `hint hint-${role}`, "data-move": hint.text }, group);
       el("title", {}, mark, `best move found: ${hint.text}`);
     }
+    // its name, up and left of the point, clear of a man on it (a move is written "d2 b4")
+    el("text", { x: cx - 13, y: cy - 13, class: "point-name" }, group, point);
     if (kind === "legal") el("circle", { cx, cy, r: 8, class: "target" }, group);
     if (kind === "removable") el("path", { d: `M${cx - 9},${cy - 9}L${cx + 9},${cy + 9}M${cx + 9},${cy - 9}L${cx - 9},${cy + 9}`, class: "remove-cross" }, group);
     title(group, point);
