@@ -289,10 +289,16 @@ def _run(
         conn.close()
 
 
+PRELOAD: Final = ["zerosum.web.jobs", "zerosum.engines.compiled", "zerosum.engines.mcts_compiled"]
+"""What the fork server imports once for every job: the library, and numba with the compiled
+engines' modules (about a second a think otherwise: each job is a new process). The compiled
+functions themselves load in each job (from numba's cache, or compiled on first use)."""
+
+
 def _context() -> multiprocessing.context.BaseContext:
     if "forkserver" in multiprocessing.get_all_start_methods():
         context = multiprocessing.get_context("forkserver")
-        context.set_forkserver_preload(["zerosum.web.jobs"])
+        context.set_forkserver_preload(PRELOAD)
         return context
     return multiprocessing.get_context("spawn")
 
