@@ -64,6 +64,8 @@ PER_SESSION: Final = 2
 LOAD_TIME: Final = 600.0
 """Seconds a think's engine may take to load before the job gives up (a cold compile of the
 chess search takes one to two minutes on a busy two-core machine)."""
+MAX_RETRY: Final = 60
+"""The longest ``Retry-After`` a busy server names (seconds)."""
 LOAD_RETRY: Final = 30
 """Seconds a client is told to wait before asking again after a search that missed its time
 limit or an engine that did not load in time (its compile goes on filling the cache)."""
@@ -339,7 +341,11 @@ class Job:
         """When the job is asked to stop (``time.monotonic``)."""
         self.engine: str | None = None
         """The engine the child searches with, once it has said (``searching``)."""
-        self._loading = False
+        self._loading = kind == "think"
+        """Whether the child is loading its engine: a think's clock starts when it says
+        ``searching`` (a busy machine may take a while even to start the child)."""
+        if self._loading:
+            self.deadline = time.monotonic() + LOAD_TIME
         self._ended = False
         self._reader: tuple[asyncio.AbstractEventLoop, int, asyncio.Queue[Any]] | None = None
         context = _context()
@@ -548,6 +554,7 @@ class Searches:
 
 
 def _retry_after(jobs: list[Job]) -> int:
-    """Whole seconds until the first of ``jobs`` reaches its time limit (1 at least)."""
+    """Whole seconds until the first of ``jobs`` reaches its time limit (1 at least; at most
+    ``MAX_RETRY``: a job still loading its engine has no time limit yet)."""
     soonest = min(job.deadline for job in jobs) - time.monotonic()
-    return max(1, math.ceil(soonest))
+    return min(MAX_RETRY, max(1, math.ceil(soonest)))
