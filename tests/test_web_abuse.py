@@ -18,9 +18,9 @@ import httpx
 import pytest
 import uvicorn
 from fastapi.testclient import TestClient
-from starlette.testclient import WebSocketDenialResponse
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from starlette.testclient import WebSocketDenialResponse
 
 from zerosum.web import is_loopback, jobs, sessions
 from zerosum.web.app import create_app

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from starlette.testclient import WebSocketDenialResponse
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from starlette.testclient import WebSocketDenialResponse
 
 from zerosum.formatting import describe
 from zerosum.game import WIN
