@@ -254,7 +254,12 @@ def test_refused_websockets_and_malformed_requests_carry_the_headers(served: str
         "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
         "Sec-WebSocket-Version: 13\r\nOrigin: http://evil.example\r\n\r\n"
     ).encode()
-    for request, status in ((upgrade, b" 403 "), (b"NOT HTTP AT ALL\r\n\r\n", b" 400 ")):
+    keyless = (  # a websocket handshake without its key: the websockets library refuses it
+        f"GET /api/sessions/x/live HTTP/1.1\r\nHost: {served}\r\nUpgrade: websocket\r\n"
+        "Connection: Upgrade\r\nSec-WebSocket-Version: 13\r\n\r\n"
+    ).encode()
+    cases = ((upgrade, b" 403 "), (b"NOT HTTP AT ALL\r\n\r\n", b" 400 "), (keyless, b" 400 "))
+    for request, status in cases:
         head = raw(served, request).split(b"\r\n\r\n")[0].lower()
         assert status in head.split(b"\r\n")[0], head
         assert b"x-frame-options: deny" in head and b"content-security-policy:" in head, head
