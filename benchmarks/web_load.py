@@ -31,12 +31,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import multiprocessing
 import os
 import random
 import statistics
 import subprocess
 import sys
-import threading
 import time
 from collections import Counter
 from collections.abc import Awaitable, Callable
@@ -140,35 +140,53 @@ WINDOW = 6.0
 """Seconds the probes run from each flood's start, at least (the flood may end sooner)."""
 
 
-class Prober(threading.Thread):
-    """Times ``GET /api/health`` and ``GET /`` every ``every`` seconds from its own thread
-    (so the flooding client's loop does not delay it) until :meth:`finish`."""
+def _probe(base: str, every: float, ready: Any, done: Any, results: Any) -> None:
+    """The prober's process: time the requests until ``done`` is set, then send the samples."""
+    # A connection per request, as a browser's first request or curl: a kept-alive httpx
+    # connection adds about 40 ms a request here (Nagle's algorithm against delayed ACKs).
+    health: list[float] = []
+    page: list[float] = []
+    searching: list[int] = []
+    fresh = httpx.Limits(max_keepalive_connections=0)
+    with httpx.Client(base_url=base, timeout=120.0, limits=fresh) as client:
+        client.get("/api/health")  # the first request pays the imports: not a sample
+        ready.set()
+        while not done.is_set():
+            for path, samples in (("/api/health", health), ("/", page)):
+                started = time.perf_counter()
+                response = client.get(path)
+                samples.append((time.perf_counter() - started) * 1000)
+                if path == "/api/health":
+                    searching.append(int(response.json()["searches"]))
+            done.wait(every)
+    results.send((health, page, searching))
+
+
+class Prober:
+    """Times ``GET /api/health`` and ``GET /`` every ``every`` seconds from a process of its
+    own (so neither the flooding client's loop nor its share of the interpreter delays it)
+    until :meth:`finish`."""
 
     def __init__(self, base: str, every: float = 0.02) -> None:
-        super().__init__(daemon=True)
-        self.base, self.every = base, every
+        context = multiprocessing.get_context("spawn")
+        self._ready, self._done = context.Event(), context.Event()
+        self._results, sending = context.Pipe(duplex=False)
+        self._process = context.Process(
+            target=_probe, args=(base, every, self._ready, self._done, sending), daemon=True
+        )
         self.health: list[float] = []
         self.page: list[float] = []
         self.searches: list[int] = []
-        self._done = threading.Event()
 
-    def run(self) -> None:
-        # A connection per request, as a browser's first request or curl: a kept-alive httpx
-        # connection adds about 40 ms a request here (Nagle's algorithm against delayed ACKs).
-        fresh = httpx.Limits(max_keepalive_connections=0)
-        with httpx.Client(base_url=self.base, timeout=120.0, limits=fresh) as client:
-            while not self._done.is_set():
-                for path, samples in (("/api/health", self.health), ("/", self.page)):
-                    started = time.perf_counter()
-                    response = client.get(path)
-                    samples.append((time.perf_counter() - started) * 1000)
-                    if path == "/api/health":
-                        self.searches.append(int(response.json()["searches"]))
-                self._done.wait(self.every)
+    def start(self) -> None:
+        """Start probing; returns once the prober is timing requests."""
+        self._process.start()
+        self._ready.wait()
 
     def finish(self) -> None:
         self._done.set()
-        self.join()
+        self.health, self.page, self.searches = self._results.recv()
+        self._process.join()
 
 
 async def flood(url: str, count: int, rate: float | None) -> dict[str, Any]:
