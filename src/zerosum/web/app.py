@@ -94,7 +94,11 @@ class Think(BaseModel):
     """How the computer searches: a level of the game, or a depth; always within a time."""
 
     level: int | None = Field(
-        None, ge=1, le=20, description="the game's strength level, 1 = weakest"
+        None,
+        ge=1,
+        le=20,
+        description="the game's strength level, 1 = weakest, as zerosum play plays it (see "
+        "GET /api/games: a depth, or simulations for a game MCTS plays)",
     )
     depth: int | None = Field(
         None, ge=0, le=MAX_DEPTH, description="plies; 0 searches until solved (overrides level)"
@@ -109,7 +113,8 @@ class Think(BaseModel):
             description="the pure-Python engine, the compiled one (games with a kernel), the "
             "tactical one (captures and checks: chess) or its compiled twin (chess), Monte Carlo "
             "tree search with a solver (its depth counts iterations, each doubling the "
-            "simulations), or the game's own choice (its analyzer)",
+            "simulations), or the command line's choice: at a level the game's player (as "
+            "zerosum play), to a depth its analyzer (as zerosum analyze)",
         )
     )
     play: bool = Field(False, description="play the move found in the session")
