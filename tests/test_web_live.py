@@ -21,11 +21,11 @@ from typing import Any
 import httpx
 import pytest
 import uvicorn
-import web_mcts_game  # noqa: F401  # registers "mctstoe", whose player is MCTS
 import websockets.sync.client
 from fastapi.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
+from zerosum.games import register, unregister
 from zerosum.web import jobs, server_config
 from zerosum.web.app import create_app
 from zerosum.web.guard import (
@@ -269,6 +269,18 @@ def test_refused_websockets_and_malformed_requests_carry_the_headers(served: str
 # -- one engine everywhere ------------------------------------------------------------------
 
 
+@pytest.fixture(scope="module")
+def mcts_player() -> Iterator[None]:
+    """The game ``mctstoe``, whose player is MCTS, registered while this module's tests run
+    (its module registers it in the search processes too)."""
+    import web_mcts_game
+
+    register(web_mcts_game.SPEC, replace=True)
+    yield
+    unregister(web_mcts_game.SPEC.name)
+
+
+@pytest.mark.usefixtures("mcts_player")
 def test_levels_are_named_by_the_player_engine() -> None:
     with TestClient(create_app()) as client:
         games = {game["name"]: game for game in client.get("/api/games").json()["games"]}
@@ -293,6 +305,7 @@ def test_levels_are_named_by_the_player_engine() -> None:
         ("chess", {"level": 1}, "compiled-tactical"),
     ],
 )
+@pytest.mark.usefixtures("mcts_player")
 def test_a_think_uses_the_engine_of_the_command_line(
     game: str, think: dict[str, Any], engine: str
 ) -> None:
