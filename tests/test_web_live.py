@@ -324,6 +324,31 @@ def test_a_think_uses_the_engine_of_the_command_line(
     wait_for(no_processes, "every search process reaped")
 
 
+@pytest.fixture
+def slow_engine() -> Iterator[float]:
+    """The game ``slowtoe``, whose engine takes seconds to load in the search processes, as a
+    compiled engine does on its first use; the seconds it takes."""
+    import web_slow_game
+
+    register(web_slow_game.SPEC, replace=True)
+    yield web_slow_game.LOAD_SECONDS
+    unregister(web_slow_game.SPEC.name)
+
+
+def test_the_engines_load_is_not_counted_against_the_time(slow_engine: float) -> None:
+    time_limit = 0.5
+    assert time_limit + 1.0 + jobs.GRACE < slow_engine  # counted, the load would be killed
+    with TestClient(create_app()) as client:
+        sid = new(client, "slowtoe")
+        answer = client.post(
+            f"/api/sessions/{sid}/think", json={"level": 2, "time": time_limit, "play": True}
+        )
+        assert answer.status_code == 200, answer.text
+        assert answer.json()["result"]["type"] == "done"
+        assert answer.json()["state"]["moves"]  # the move found was played
+    wait_for(no_processes, "every search process reaped")
+
+
 def test_an_engine_that_does_not_load_in_time_answers_503(monkeypatch: Any) -> None:
     monkeypatch.setattr(jobs, "LOAD_TIME", 0.0)  # the compiled engine's load never fits
     with TestClient(create_app()) as client:
