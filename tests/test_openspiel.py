@@ -265,14 +265,3 @@ def test_the_bot_refuses_what_zerosum_cannot_search() -> None:
         Bot(pyspiel.load_game("kuhn_poker"))
     with pytest.raises(ZerosumError, match="compiled"):
         Bot(pyspiel.load_game("hex(board_size=3)"), engine="compiled")
-
-
-def test_solve_agrees_with_openspiels_alpha_beta_on_small_games() -> None:
-    from open_spiel.python.algorithms import minimax
-
-    for name in ("tic_tac_toe", "hex(board_size=3)", "nim", "mnk(m=3,n=4,k=3)"):
-        game = pyspiel.load_game(name)
-        value, _ = minimax.alpha_beta_search(game, maximizing_player_id=0)
-        ours = solve(get_game(f"openspiel:{name}").new())
-        assert ours.solved
-        assert (ours.value > 0) - (ours.value < 0) == value, name
