@@ -12,7 +12,7 @@ pyspiel = pytest.importorskip("pyspiel")
 
 from open_spiel.python.algorithms import evaluate_bots  # noqa: E402
 
-from zerosum import Limit, get_game, search, solve  # noqa: E402
+from zerosum import Limit, get_game, search  # noqa: E402
 from zerosum.cli import main  # noqa: E402
 from zerosum.formatting import line_names, result_figures  # noqa: E402
 from zerosum.game import MoveError, PositionError, ZerosumError  # noqa: E402
@@ -154,7 +154,10 @@ def test_a_principal_variation_is_named_move_by_move() -> None:
 def test_keys_identify_positions_not_paths() -> None:
     spec = get_game("openspiel:tic_tac_toe")
     one, two = spec.new(), spec.new()
-    for game, order in ((one, ("x(0,0)", "o(1,1)", "x(2,2)")), (two, ("x(2,2)", "o(1,1)", "x(0,0)"))):
+    for game, order in (
+        (one, ("x(0,0)", "o(1,1)", "x(2,2)")),
+        (two, ("x(2,2)", "o(1,1)", "x(0,0)")),
+    ):
         for text in order:
             game.make(game.parse_move(text))
     assert one.key() == two.key() and one.position() != two.position()
@@ -217,7 +220,9 @@ def test_a_search_over_worker_processes_rebuilds_the_game_there() -> None:
 def _play(game: Any, bots: list[Any]) -> list[float]:
     import numpy as np
 
-    return list(evaluate_bots.evaluate_bots(game.new_initial_state(), bots, np.random.RandomState(0)))
+    return list(
+        evaluate_bots.evaluate_bots(game.new_initial_state(), bots, np.random.RandomState(0))
+    )
 
 
 @pytest.mark.parametrize("seat", [0, 1])

@@ -25,8 +25,8 @@ from zerosum.formatting import line_names, result_figures
 from zerosum.game import MoveError, Outcome, ProtocolError
 from zerosum.games import GameSpec
 from zerosum.games.tictactoe import TicTacToe
-from zerosum.search.driver import search, solve
 from zerosum.search.core import Limit
+from zerosum.search.driver import search, solve
 from zerosum.testing import check_game
 
 
@@ -124,7 +124,9 @@ def test_a_principal_variation_is_named_where_each_move_is_played() -> None:
 def _mapping_with(moves: Any) -> CompiledGame:
     from zerosum.compiled.tictactoe import GAME
 
-    return dataclasses.replace(GAME, kernel=dataclasses.replace(GAME.kernel, moves=moves, legal=None))
+    return dataclasses.replace(
+        GAME, kernel=dataclasses.replace(GAME.kernel, moves=moves, legal=None)
+    )
 
 
 def test_a_kernel_whose_move_codes_are_not_the_games_moves_is_refused() -> None:
@@ -136,7 +138,7 @@ def test_a_kernel_whose_move_codes_are_not_the_games_moves_is_refused() -> None:
         out[0] = 9
         return 1
 
-    with pytest.raises(KernelContractError, match="expected codes 0..65535"):
+    with pytest.raises(KernelContractError, match=r"expected codes 0\.\.65535"):
         check_contract("tictactoe", _mapping_with(too_big), TicTacToe())
     with pytest.raises(KernelContractError, match="must equal the game's moves"):
         check_contract("tictactoe", _mapping_with(not_a_move), TicTacToe())
@@ -252,7 +254,7 @@ def test_solve_is_exact_where_the_old_one_was() -> None:
     assert found.depth == 12
     assert max(v for _, v in found.move_values if v < 0) == -999_988
     # the values the old solve found after 370,830 nodes, in 90,909 nodes
-    assert sorted(v for _, v in found.move_values) == [-999_992] * 6 + [-999_988] * 2 + [
-        999_989
-    ] * 2
+    assert (
+        sorted(v for _, v in found.move_values) == [-999_992] * 6 + [-999_988] * 2 + [999_989] * 2
+    )
     assert found.stats.nodes < 200_000

@@ -1,4 +1,4 @@
-"""OpenSpiel's games as zerosum games: ``openspiel:NAME(params)``, e.g. ``openspiel:hex(board_size=5)``.
+"""OpenSpiel's games as zerosum games: ``openspiel:NAME(params)``, e.g. ``openspiel:hex``.
 
 Every game registered in ``pyspiel`` that is two-player, zero-sum, deterministic, sequential and
 of perfect information becomes a zerosum game through :class:`OpenSpielGame`; any other is

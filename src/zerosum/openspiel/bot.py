@@ -126,9 +126,9 @@ class Bot(pyspiel.Bot):  # type: ignore[misc]  # pyspiel has no type information
         if self._plan is not None:
             before, rest = self._plan
             done = history[len(before) :]
-            if history[: len(before)] == before and rest[: len(done)] == done:
-                if len(done) < len(rest):
-                    return rest[len(done)]
+            following = history[: len(before)] == before and rest[: len(done)] == done
+            if following and len(done) < len(rest):
+                return rest[len(done)]
             self._plan = None
         if self.translation is not None:
             return self._step_builtin(state)
@@ -195,7 +195,7 @@ class Bot(pyspiel.Bot):  # type: ignore[misc]  # pyspiel has no type information
         move = self._choose(game)
         if list(move[: len(made)]) != made:
             move = next(m for m in game.legal_moves() if list(m[: len(made)]) == made)
-        rest = list(move[len(made) :])
+        rest = [int(action) for action in move[len(made) :]]
         self._plan = (history, rest)
         return rest[0]
 
