@@ -11,8 +11,9 @@ Design, and the trade-offs it makes:
   that goes on, a morris removal, a box completed in dots and boxes, amazons' move then shot);
   negamax needs every move to pass the turn. For those games (:data:`TURN_GAMES`) a zerosum move
   is a whole turn: the tuple of actions a player makes before the other one is to move (or the
-  game ends), enumerated by cloning. In the others a move is a 1-tuple: one action. A game not
-  in the list whose player acts twice raises :class:`~zerosum.game.ProtocolError` there.
+  game ends), enumerated by cloning. In the others a move is one action, a plain ``int``. A game
+  missing from the list shows as a move that does not pass the turn, which ``check_game`` names
+  (the conformance test walks every registered pyspiel game).
 * **Undo by a stack of states.** ``pyspiel``'s ``undo_action`` is missing for some games
   (hex, connect four) and leaves state behind in others (checkers, dots and boxes, chess), so
   :meth:`OpenSpielGame.make` pushes a clone with the turn applied and ``undo`` pops it. A pushed
@@ -63,7 +64,6 @@ from zerosum.game import (
     MoveError,
     Outcome,
     PositionError,
-    ProtocolError,
     Score,
     ZerosumError,
 )
@@ -73,8 +73,9 @@ from zerosum.runtime.workers import WORKER_IMPORTS
 if TYPE_CHECKING:
     import pyspiel
 
-Move = tuple[int, ...]
-"""A turn: the pyspiel actions one player makes in a row (one action in most games)."""
+Move = int | tuple[int, ...]
+"""A pyspiel action; in a game where a player may act twice in a row (:data:`TURN_GAMES`), a
+whole turn: the tuple of actions one player makes in a row."""
 
 Evaluation = Callable[["pyspiel.State", int], Score]
 """A heuristic for one game: ``(state, side) -> score`` for ``side`` (0 or 1), the side to move,
@@ -247,9 +248,13 @@ class OpenSpielGame:
         self.rules = rules
         self.name = rules.name
         self._states: list[Any] = [rules.game.new_initial_state()]
-        self._keys: list[int | None] = [None]
-        self._names: list[dict[Move, str] | None] = [None]
-        self._turns: list[dict[Move, Any] | None] = [None]
+        """The state after each ply, from the start: never changed once pushed."""
+        # What is worked out about a position on demand, by ply, with the state it holds for:
+        # an entry counts only while that state is on the stack at that ply, so make and
+        # undo need not touch the caches.
+        self._keys: dict[int, tuple[Any, int]] = {}
+        self._names: dict[int, tuple[Any, dict[Move, str]]] = {}
+        self._turns: dict[int, tuple[Any, dict[Move, Any]]] = {}
 
     @classmethod
     def start(cls, text: str) -> OpenSpielGame:
@@ -285,7 +290,7 @@ class OpenSpielGame:
             state.apply_action(action)
             turn.append(action)
             if state.is_terminal() or state.current_player() != player:
-                game._push(state)
+                game._states.append(state)
                 turn = []
         if turn:
             raise PositionError(
@@ -293,14 +298,6 @@ class OpenSpielGame:
                 "history that ends when the other player is to move)"
             )
         return game
-
-    # -- the stack ------------------------------------------------------------------------
-
-    def _push(self, state: Any) -> None:
-        self._states.append(state)
-        self._keys.append(None)
-        self._names.append(None)
-        self._turns.append(None)
 
     @property
     def state(self) -> Any:
@@ -314,57 +311,53 @@ class OpenSpielGame:
         if state.is_terminal():
             return []
         if not self.rules.turns:
-            return [(action,) for action in state.legal_actions()]
+            return state.legal_actions()  # type: ignore[no-any-return]
         return list(self._turn_states())
 
     def _turn_states(self) -> dict[Move, Any]:
         """Every whole turn of the side to move and the state after it (turn games)."""
-        turns = self._turns[-1]
-        if turns is None:
-            turns = {}
-            state = self._states[-1]
-            player = state.current_player()
-            pending: list[tuple[Move, Any]] = [((), state)]
-            while pending:
-                prefix, at = pending.pop()
-                for action in at.legal_actions():
-                    child = at.clone()
-                    child.apply_action(action)
-                    move = (*prefix, action)
-                    if child.is_terminal() or child.current_player() != player:
-                        turns[move] = child
-                    else:
-                        pending.append((move, child))
-            turns = dict(sorted(turns.items()))
-            self._turns[-1] = turns
+        state = self._states[-1]
+        ply = len(self._states) - 1
+        cached = self._turns.get(ply)
+        if cached is not None and cached[0] is state:
+            return cached[1]
+        found: dict[tuple[int, ...], Any] = {}
+        player = state.current_player()
+        pending: list[tuple[tuple[int, ...], Any]] = [((), state)]
+        while pending:
+            prefix, at = pending.pop()
+            for action in at.legal_actions():
+                child = at.clone()
+                child.apply_action(action)
+                move = (*prefix, action)
+                if child.is_terminal() or child.current_player() != player:
+                    found[move] = child
+                else:
+                    pending.append((move, child))
+        turns: dict[Move, Any] = dict(sorted(found.items()))
+        self._turns[ply] = (state, turns)
         return turns
 
     def make(self, move: Move) -> None:
-        turns = self._turns[-1]
-        if turns is not None:
-            self._push(turns[move])
+        if self.rules.turns:
+            self._states.append(self._turn_states()[move])
             return
-        state = self._states[-1]
-        player = state.current_player()
-        child = state.clone()
-        for action in move:
-            child.apply_action(action)
-        if not child.is_terminal() and child.current_player() == player:
-            raise ProtocolError(
-                f"{self.name}: after action {move[-1]} the same player is to move again: "
-                f"{self.rules.short_name!r} belongs in zerosum.games.openspiel.TURN_GAMES"
-            )
-        self._push(child)
+        child = self._states[-1].clone()
+        child.apply_action(move)
+        self._states.append(child)
 
     def undo(self) -> None:
         if len(self._states) == 1:
             raise MoveError(f"{self.name}: no move to take back at the start")
         self._states.pop()
-        self._keys.pop()
-        self._names.pop()
-        self._turns.pop()
 
     def side_to_move(self) -> int:
+        """The player to move; at the end, the one who would move next. A game not in
+        :data:`TURN_GAMES` whose player acts twice shows here (check_game's rule that every
+        move passes the turn)."""
+        player = self._states[-1].current_player()
+        if player >= 0:
+            return int(player)
         return (self.rules.first + len(self._states) - 1) % 2
 
     def ply(self) -> int:
@@ -374,7 +367,7 @@ class OpenSpielGame:
         state = self._states[-1]
         if not state.is_terminal():
             return None
-        value = state.returns()[self.side_to_move()]
+        value = state.returns()[(self.rules.first + len(self._states) - 1) % 2]
         return Outcome.WIN if value > 0 else Outcome.LOSS if value < 0 else Outcome.DRAW
 
     def evaluate(self) -> Score:
@@ -387,9 +380,13 @@ class OpenSpielGame:
         return self.evaluate()
 
     def key(self) -> int:
-        key = self._keys[-1]
-        if key is None:
-            key = self._keys[-1] = self.compute_key()
+        state = self._states[-1]
+        ply = len(self._states) - 1
+        cached = self._keys.get(ply)
+        if cached is not None and cached[0] is state:
+            return cached[1]
+        key = self.compute_key()
+        self._keys[ply] = (state, key)
         return key
 
     def compute_key(self) -> int:
@@ -401,9 +398,9 @@ class OpenSpielGame:
         twin.rules = self.rules
         twin.name = self.name
         twin._states = list(self._states)
-        twin._keys = list(self._keys)
-        twin._names = [None] * len(self._states)
-        twin._turns = [None] * len(self._states)
+        twin._keys = dict(self._keys)
+        twin._names = {}
+        twin._turns = {}
         return twin
 
     def __reduce__(self) -> tuple[Any, ...]:
@@ -413,51 +410,51 @@ class OpenSpielGame:
 
     def _move_names(self) -> dict[Move, str]:
         """The name of every legal move here (see the module header)."""
-        names = self._names[-1]
-        if names is not None:
-            return names
         state = self._states[-1]
+        ply = len(self._states) - 1
+        cached = self._names.get(ply)
+        if cached is not None and cached[0] is state:
+            return cached[1]
         written: dict[Move, str] = {}
         if self.rules.turns:
             for move in self._turn_states():
                 at, parts = state, []
-                for action in move:
+                for action in actions(move):
                     parts.append(_SPACE.sub("_", at.action_to_string(at.current_player(), action)))
                     at = at.child(action)
                 written[move] = "+".join(parts)
         elif not state.is_terminal():
             player = state.current_player()
             for action in state.legal_actions():
-                written[(action,)] = _SPACE.sub("_", state.action_to_string(player, action))
+                written[action] = _SPACE.sub("_", state.action_to_string(player, action))
         seen: dict[str, int] = {}
         for name in written.values():
             seen[name] = seen.get(name, 0) + 1
         names = {
-            move: name
-            if name and seen[name] == 1 and not name.startswith("@")
-            else "@" + "+".join(map(str, move))
+            move: name if name and seen[name] == 1 and not name.startswith("@") else _numbered(move)
             for move, name in written.items()
         }
-        self._names[-1] = names
+        self._names[ply] = (state, names)
         return names
 
     def format_move(self, move: Move) -> str:
         name = self._move_names().get(move)
-        return name if name is not None else "@" + "+".join(map(str, move))
+        return name if name is not None else _numbered(move)
 
     def parse_move(self, text: str) -> Move:
         names = self._move_names()
         word = text.strip()
         if word.startswith("@"):
             try:
-                move = tuple(int(part) for part in word[1:].split("+"))
+                numbers = tuple(int(part) for part in word[1:].split("+"))
             except ValueError:
-                move = ()
+                numbers = ()
+            move: Move = numbers if self.rules.turns or len(numbers) != 1 else numbers[0]
             if move in names:
                 return move
-        for move, name in names.items():
+        for known, name in names.items():
             if name == word:
-                return move
+                return known
         if not names:
             raise MoveError(f"{word!r}: the game is over, no move is legal")
         listed = " ".join(list(names.values())[:20])
@@ -511,6 +508,15 @@ def spec(options: str = "") -> GameSpec:
     )
 
 
+def actions(move: Move) -> tuple[int, ...]:
+    return move if isinstance(move, tuple) else (move,)
+
+
+def _numbered(move: Move) -> str:
+    """A move by its action numbers: ``@17``, a turn ``@3+5``."""
+    return "@" + "+".join(map(str, actions(move)))
+
+
 def clamp(score: float) -> Score:
     """A heuristic score brought strictly inside ``(-HEURISTIC_LIMIT, HEURISTIC_LIMIT)``."""
     return max(-HEURISTIC_LIMIT + 1, min(HEURISTIC_LIMIT - 1, int(score)))
@@ -524,6 +530,7 @@ __all__ = [
     "Move",
     "OpenSpielGame",
     "Rules",
+    "actions",
     "clamp",
     "lacks",
     "load_rules",

@@ -32,7 +32,7 @@ import pyspiel
 from zerosum.engines import open_engine
 from zerosum.game import Game, ZerosumError
 from zerosum.games import GameSpec, get_game
-from zerosum.games.openspiel import OpenSpielGame, load_rules
+from zerosum.games.openspiel import OpenSpielGame, actions, load_rules
 from zerosum.search.core import Limit
 
 
@@ -192,10 +192,14 @@ class Bot(pyspiel.Bot):  # type: ignore[misc]  # pyspiel has no type information
             start -= 1
         made = history[start:]
         game = OpenSpielGame.from_history(self._text, " ".join(map(str, history[:start])))
-        move = self._choose(game)
-        if list(move[: len(made)]) != made:
-            move = next(m for m in game.legal_moves() if list(m[: len(made)]) == made)
-        rest = [int(action) for action in move[len(made) :]]
+        turn = list(actions(self._choose(game)))
+        if turn[: len(made)] != made:  # the engine's turn does not begin as this one did
+            turn = next(
+                list(actions(move))
+                for move in game.legal_moves()
+                if list(actions(move))[: len(made)] == made
+            )
+        rest = [int(action) for action in turn[len(made) :]]
         self._plan = (history, rest)
         return rest[0]
 
