@@ -29,12 +29,14 @@ import argparse
 import sys
 import time
 from collections.abc import Callable
+from functools import partial
 from importlib.metadata import version
 from typing import Any
 
 import numpy as np
 import pyspiel
 from open_spiel.python.algorithms import evaluate_bots, minimax
+from open_spiel.python.algorithms import mcts as spiel_mcts
 
 from zerosum import Limit, get_game
 from zerosum.match.elo import wilson_interval
@@ -153,36 +155,67 @@ def part_nodes() -> None:
             )
 
 
+def cpp_bot(game: Any, seed: int, seconds: float) -> Any:
+    """OpenSpiel's C++ MCTSBot: random rollouts, UCT 2, a solver, ``seconds`` a move."""
+    return pyspiel.MCTSBot(
+        game,
+        pyspiel.RandomRolloutEvaluator(1, seed),
+        2.0,
+        10**9,
+        64,
+        True,
+        seed,
+        False,
+        pyspiel.ChildSelectionPolicy.UCT,
+        seconds,
+    )
+
+
+def python_bot(game: Any, seed: int, simulations: int) -> Any:
+    """OpenSpiel's Python MCTSBot (no time limit: a simulation count)."""
+    rng = np.random.RandomState(seed)
+    return spiel_mcts.MCTSBot(
+        game,
+        2.0,
+        simulations,
+        spiel_mcts.RandomRolloutEvaluator(1, rng),
+        solve=True,
+        random_state=rng,
+    )
+
+
 def part_mcts(games: int, seconds: float) -> None:
-    print(f"zerosum MCTS (Bot) against OpenSpiel's C++ MCTSBot, {seconds} s a move")
+    print(f"zerosum MCTS (Bot, pure Python) against OpenSpiel's MCTSBot, {seconds} s a move")
     for name in MCTS_GAMES:
         spiel_game = pyspiel.load_game(name)
-        score = 0.0
-        for index in range(games):
-            ours = Bot(spiel_game, engine="mcts", limit=Limit(time=seconds), seed=index)
-            theirs = pyspiel.MCTSBot(
-                spiel_game,
-                pyspiel.RandomRolloutEvaluator(1, index),
-                2.0,
-                10**9,
-                64,
-                True,
-                index,
-                False,
-                pyspiel.ChildSelectionPolicy.UCT,
-                seconds,
+        # The Python MCTSBot takes a simulation count: the one it runs in ``seconds`` here.
+        probe = python_bot(spiel_game, 0, 300)
+        _, spent = timed(probe.step, spiel_game.new_initial_state())
+        simulations = max(int(300 * seconds / spent), 1)
+        opponents: list[tuple[str, Callable[[int], Any]]] = [
+            ("C++ MCTSBot", partial(cpp_bot, spiel_game, seconds=seconds)),
+            (
+                f"Python MCTSBot {simulations} sims",
+                partial(python_bot, spiel_game, simulations=simulations),
+            ),
+        ]
+        for label, make in opponents:
+            score = 0.0
+            for index in range(games):
+                ours = Bot(spiel_game, engine="mcts", limit=Limit(time=seconds), seed=index)
+                seat = index % 2
+                bots = [ours, make(index)] if seat == 0 else [make(index), ours]
+                returns = evaluate_bots.evaluate_bots(
+                    spiel_game.new_initial_state(), bots, np.random.RandomState(index)
+                )
+                ours.close()
+                score += (returns[seat] + 1) / 2
+            low, high = wilson_interval(score / games, games)
+            print(
+                f"{name:32} vs {label:28} {score:4.1f}/{games} = {score / games:5.1%}  "
+                f"(95%: {low:.1%}..{high:.1%})",
+                flush=True,
             )
-            seat = index % 2
-            bots = [ours, theirs] if seat == 0 else [theirs, ours]
-            returns = evaluate_bots.evaluate_bots(
-                spiel_game.new_initial_state(), bots, np.random.RandomState(index)
-            )
-            ours.close()
-            score += (returns[seat] + 1) / 2
-        low, high = wilson_interval(score / games, games)
-        print(
-            f"{name:32} {score:4.1f}/{games} = {score / games:5.1%}  (95%: {low:.1%}..{high:.1%})"
-        )
 
 
 PARTS = ("solve", "nodes", "mcts")
