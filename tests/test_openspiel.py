@@ -151,6 +151,15 @@ def test_a_principal_variation_is_named_move_by_move() -> None:
     assert [name[0] for name in figures["pv"]] == ["xo"[i % 2] for i in range(len(found.pv))]
 
 
+def test_the_first_mover_is_side_0_whatever_pyspiel_numbers_it() -> None:
+    spec = get_game("openspiel:chess")
+    game = spec.new()
+    assert spec.sides == ("Player 1", "Player 0")  # pyspiel's white, who moves first, is 1
+    assert game.side_to_move() == 0 and game.player() == 1
+    game.make(game.parse_move("e4"))
+    assert game.side_to_move() == 1 and game.player() == 0
+
+
 def test_keys_identify_positions_not_paths() -> None:
     spec = get_game("openspiel:tic_tac_toe")
     one, two = spec.new(), spec.new()
@@ -174,9 +183,9 @@ def test_a_game_pickles_by_name_and_history() -> None:
 
 
 def test_an_evaluation_plugin_makes_the_game_searched_by_alpha_beta() -> None:
-    def material(state: Any, side: int) -> int:
+    def material(state: Any, player: int) -> int:
         board = str(state)
-        mine, theirs = ("b", "w") if side == 0 else ("w", "b")
+        mine, theirs = ("b", "w") if player == 0 else ("w", "b")
         return clamp(100 * (board.count(mine) - board.count(theirs)))
 
     register_evaluation("breakthrough", material)
@@ -185,7 +194,7 @@ def test_an_evaluation_plugin_makes_the_game_searched_by_alpha_beta() -> None:
         assert spec.play_engine == spec.analyzer and spec.levels == SEARCH_LEVELS
         game = spec.new()
         game.make(game.legal_moves()[0])
-        assert game.evaluate() == material(game.state, game.side_to_move())
+        assert game.evaluate() == material(game.state, game.player())
         check_game(spec, playouts=2, max_plies=40)
     finally:
         unregister_evaluation("breakthrough")

@@ -78,8 +78,8 @@ Move = int | tuple[int, ...]
 whole turn: the tuple of actions one player makes in a row."""
 
 Evaluation = Callable[["pyspiel.State", int], Score]
-"""A heuristic for one game: ``(state, side) -> score`` for ``side`` (0 or 1), the side to move,
-strictly inside ``(-HEURISTIC_LIMIT, HEURISTIC_LIMIT)``."""
+"""A heuristic for one game: ``(state, player) -> score`` for ``player``, the pyspiel player to
+move (0 or 1), strictly inside ``(-HEURISTIC_LIMIT, HEURISTIC_LIMIT)``."""
 
 DEFAULT_GAME: Final = "tic_tac_toe"
 """The pyspiel game that plain ``openspiel`` names."""
@@ -352,13 +352,18 @@ class OpenSpielGame:
         self._states.pop()
 
     def side_to_move(self) -> int:
-        """The player to move; at the end, the one who would move next. A game not in
-        :data:`TURN_GAMES` whose player acts twice shows here (check_game's rule that every
-        move passes the turn)."""
+        """0 when the player who moved first is to move, else 1 (pyspiel's chess numbers
+        white, who moves first, 1); at the end, the side that would move next. Read from
+        pyspiel, so a game not in :data:`TURN_GAMES` whose player acts twice shows here
+        (check_game's rule that every move passes the turn)."""
         player = self._states[-1].current_player()
         if player >= 0:
-            return int(player)
-        return (self.rules.first + len(self._states) - 1) % 2
+            return (int(player) - self.rules.first) % 2
+        return (len(self._states) - 1) % 2
+
+    def player(self) -> int:
+        """The pyspiel player to move (at the end: who would move next)."""
+        return (self.rules.first + self.side_to_move()) % 2
 
     def ply(self) -> int:
         return len(self._states) - 1
@@ -367,14 +372,14 @@ class OpenSpielGame:
         state = self._states[-1]
         if not state.is_terminal():
             return None
-        value = state.returns()[(self.rules.first + len(self._states) - 1) % 2]
+        value = state.returns()[self.player()]
         return Outcome.WIN if value > 0 else Outcome.LOSS if value < 0 else Outcome.DRAW
 
     def evaluate(self) -> Score:
         evaluation = self.rules.evaluation
         if evaluation is None:
             return 0
-        return evaluation(self._states[-1], self.side_to_move())
+        return evaluation(self._states[-1], self.player())
 
     def compute_evaluation(self) -> Score:
         return self.evaluate()
@@ -489,6 +494,7 @@ def spec(options: str = "") -> GameSpec:
         text = ""
     rules = load_rules(text) if text else None
     played_by_mcts = rules is None or rules.evaluation is None
+    first = rules.first if rules is not None else 0
     return GameSpec(
         name=f"openspiel:{text}" if text else "openspiel",
         title=f"OpenSpiel {text}" if text else "OpenSpiel games (plain: tic_tac_toe)",
@@ -496,7 +502,7 @@ def spec(options: str = "") -> GameSpec:
         from_position=partial(OpenSpielGame.from_history, text),
         position_format="the pyspiel actions played from the start, numbers separated by "
         "spaces ('' is the start), e.g. '4 12 5'",
-        sides=("Player 0", "Player 1"),
+        sides=(f"Player {first}", f"Player {1 - first}"),
         levels=MCTS_LEVELS if played_by_mcts else SEARCH_LEVELS,
         default_level=3,
         options=spec,
