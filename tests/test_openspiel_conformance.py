@@ -8,6 +8,9 @@ OpenSpiel release adds is checked without a change here (at its default paramete
 
 from __future__ import annotations
 
+import dataclasses
+from typing import Any
+
 import pytest
 
 pyspiel = pytest.importorskip("pyspiel")
@@ -15,7 +18,7 @@ pyspiel = pytest.importorskip("pyspiel")
 from open_spiel.python.algorithms import minimax  # noqa: E402
 
 from zerosum import get_game, solve  # noqa: E402
-from zerosum.games.openspiel import lacks  # noqa: E402
+from zerosum.games.openspiel import UNDO_GAMES, OpenSpielGame, lacks  # noqa: E402
 from zerosum.testing import check_game  # noqa: E402
 
 SMALL = {
@@ -87,3 +90,40 @@ def test_larger_games_solve_to_their_known_values(name: str) -> None:
     expected = {"breakthrough(rows=4,columns=4)": 1, "nim": -1}[name]
     ours = solve(get_game(f"openspiel:{name}").new())
     assert ours.solved and (ours.value > 0) - (ours.value < 0) == expected
+
+
+def _lockstep(fast: Any, slow: Any, depth: int) -> int:
+    """Walk every line to ``depth`` in both games at once; both must agree at every node."""
+    assert fast.position() == slow.position()
+    assert fast.render() == slow.render() and fast.key() == slow.key()
+    assert fast.legal_moves() == slow.legal_moves() and fast.outcome() == slow.outcome()
+    if depth == 0 or fast.outcome() is not None:
+        return 1
+    total = 0
+    for move in fast.legal_moves():
+        fast.make(move)
+        slow.make(move)
+        total += _lockstep(fast, slow, depth - 1)
+        fast.undo()
+        slow.undo()
+    return total
+
+
+@pytest.mark.parametrize("short", sorted(UNDO_GAMES))
+def test_games_undone_in_place_agree_with_the_clone(short: str) -> None:
+    spec = get_game(f"openspiel:{SMALL.get(short, short)}")
+    fast = spec.new()
+    assert fast.rules.in_place
+    slow = OpenSpielGame(dataclasses.replace(fast.rules, in_place=False))
+    assert _lockstep(fast, slow, 3) > 100
+    # A copy taken in the middle of a line owns its state: the two go on independently.
+    for move in fast.legal_moves()[:1]:
+        fast.make(move)
+        slow.make(move)
+    twin = fast.copy()
+    twin.make(twin.legal_moves()[0])
+    assert _lockstep(fast, slow, 2) > 1
+    twin.undo()
+    twin.undo()
+    assert twin.position() == "" and twin.render() == spec.new().render()
+    check_game(spec, playouts=5, max_plies=80, seed=5)

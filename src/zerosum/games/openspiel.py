@@ -18,7 +18,10 @@ Design, and the trade-offs it makes:
   (hex, connect four) and leaves state behind in others (checkers, dots and boxes, chess), so
   :meth:`OpenSpielGame.make` pushes a clone with the turn applied and ``undo`` pops it. A pushed
   state is never changed again, so a copy of the game shares them. Clone and apply cost about
-  1 µs; ``apply_action``/``undo_action`` in place would cost half as much where they are exact.
+  1 µs more than ``apply_action``/``undo_action`` in place, which the games of
+  :data:`UNDO_GAMES` use, their undo held to the clone by the conformance test: there the
+  plies the game made share one state it owns (a copy clones it), and the caches of a ply are
+  dropped when the state takes another position there.
 * **Keys.** pyspiel states have no hash, and a key must identify the position, not the path
   (an incremental key over the actions played would tell transpositions apart, or worse, join
   different positions). The key is a 64-bit BLAKE2b digest of pyspiel's own text of the state
@@ -98,6 +101,12 @@ TURN_GAMES: Final = frozenset(
 )
 """pyspiel games in which a player may act twice in a row (their moves are whole turns)."""
 
+UNDO_GAMES: Final = frozenset({"breakthrough", "mnk", "nim", "tic_tac_toe"})
+"""pyspiel games whose ``undo_action`` restores a state exactly (the conformance test holds
+them to the clone, move by move): the bridge applies and undoes their moves in place. In
+open-spiel 2.0.2 most games have no ``undo_action`` (hex, connect four, othello, ...), and
+clobber's leaves its move counter behind."""
+
 _EVALUATIONS: dict[str, Evaluation] = {}
 
 
@@ -148,6 +157,8 @@ class Rules:
     """Whether a move is a whole turn of several actions (see :data:`TURN_GAMES`)."""
     first: int
     """The player to move at the start."""
+    in_place: bool
+    """Whether moves are applied and undone in place (see :data:`UNDO_GAMES`)."""
     evaluation: Evaluation | None
 
     @property
@@ -210,6 +221,7 @@ def load_rules(text: str) -> Rules:
         game=game,
         turns=short in TURN_GAMES,
         first=start.current_player(),
+        in_place=short in UNDO_GAMES and short not in TURN_GAMES,
         evaluation=_EVALUATIONS.get(short),
     )
 
@@ -242,7 +254,7 @@ class OpenSpielGame:
     """Move names are pyspiel's action strings, which depend on the position (the player's mark
     in connect four): name a line's moves at the positions where they are played."""
 
-    __slots__ = ("_keys", "_names", "_states", "_turns", "name", "rules")
+    __slots__ = ("_keys", "_names", "_owned", "_states", "_turns", "_undo", "name", "rules")
 
     def __init__(self, rules: Rules) -> None:
         self.rules = rules
@@ -255,6 +267,11 @@ class OpenSpielGame:
         self._keys: dict[int, tuple[Any, int]] = {}
         self._names: dict[int, tuple[Any, dict[Move, str]]] = {}
         self._turns: dict[int, tuple[Any, dict[Move, Any]]] = {}
+        # In place (UNDO_GAMES): consecutive plies share the one state this game owns, and
+        # _undo holds, for each ply above the start, what undo_action needs (None: the ply's
+        # state is a clone of the one below, nothing to undo).
+        self._owned: Any = None
+        self._undo: list[tuple[int, int] | None] = []
 
     @classmethod
     def start(cls, text: str) -> OpenSpielGame:
@@ -291,6 +308,8 @@ class OpenSpielGame:
             turn.append(action)
             if state.is_terminal() or state.current_player() != player:
                 game._states.append(state)
+                if game.rules.in_place:
+                    game._undo.append(None)
                 turn = []
         if turn:
             raise PositionError(
@@ -342,14 +361,31 @@ class OpenSpielGame:
         if self.rules.turns:
             self._states.append(self._turn_states()[move])
             return
-        child = self._states[-1].clone()
-        child.apply_action(move)
-        self._states.append(child)
+        if not self.rules.in_place:
+            child = self._states[-1].clone()
+            child.apply_action(move)
+            self._states.append(child)
+            return
+        state = self._states[-1]
+        if state is self._owned:
+            self._undo.append((state.current_player(), move))  # type: ignore[arg-type]  # an int here
+        else:  # a state others may hold (the start, a copy's): take a clone of our own
+            state = self._owned = state.clone()
+            self._undo.append(None)
+        state.apply_action(move)
+        self._states.append(state)
+        ply = len(self._states) - 1
+        self._keys.pop(ply, None)  # the same object held another position at this ply before
+        self._names.pop(ply, None)
 
     def undo(self) -> None:
         if len(self._states) == 1:
             raise MoveError(f"{self.name}: no move to take back at the start")
-        self._states.pop()
+        state = self._states.pop()
+        if self.rules.in_place:
+            step = self._undo.pop()
+            if step is not None:
+                state.undo_action(*step)
 
     def side_to_move(self) -> int:
         """0 when the player who moved first is to move, else 1 (pyspiel's chess numbers
@@ -406,6 +442,12 @@ class OpenSpielGame:
         twin._keys = dict(self._keys)
         twin._names = {}
         twin._turns = {}
+        twin._owned = None
+        twin._undo = list(self._undo)
+        owned = self._owned
+        if owned is not None and any(state is owned for state in twin._states):
+            twin._owned = owned.clone()  # the copy's plies in place share a state of its own
+            twin._states = [twin._owned if state is owned else state for state in twin._states]
         return twin
 
     def __reduce__(self) -> tuple[Any, ...]:
@@ -531,6 +573,7 @@ def clamp(score: float) -> Score:
 __all__ = [
     "DEFAULT_GAME",
     "TURN_GAMES",
+    "UNDO_GAMES",
     "Evaluation",
     "IneligibleGameError",
     "Move",
