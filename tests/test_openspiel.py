@@ -278,3 +278,25 @@ def test_the_bot_refuses_what_zerosum_cannot_search() -> None:
         Bot(pyspiel.load_game("kuhn_poker"))
     with pytest.raises(ZerosumError, match="compiled"):
         Bot(pyspiel.load_game("hex(board_size=3)"), engine="compiled")
+
+
+@pytest.mark.slow
+def test_a_match_on_ray_rebuilds_the_game_in_its_actors(capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("ray")
+    status, out, err = run(
+        capsys,
+        "match",
+        "openspiel:hex(board_size=3)",
+        "--a",
+        "level=1",
+        "--b",
+        "level=2",
+        "--games",
+        "2",
+        "--cluster",
+        "auto",
+        "--workers",
+        "1",
+    )
+    assert status == 0, err
+    assert "A: +" in out and "games on 1 Ray node (2)" in out
