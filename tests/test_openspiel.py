@@ -261,6 +261,25 @@ def test_the_bot_wins_connect_four_with_the_compiled_engine() -> None:
         bot.close()
 
 
+def test_the_bot_plays_chess_as_zerosums_chess_whatever_pyspiel_numbers_white() -> None:
+    game = pyspiel.load_game("chess")
+    bot = Bot(game, engine="tactical", limit=Limit(depth=2))
+    assert bot.spec.name == "chess"
+    try:
+        state = game.new_initial_state()
+        for san in ("e4", "e5"):
+            state.apply_action(state.string_to_action(san))
+        action = bot.step(state)  # pyspiel's white is player 1
+        assert action in state.legal_actions()
+        position = get_game("chess").new()
+        for san in ("e4", "e5"):
+            position.make(position.parse_move(san))
+        best = bot.engine.search(position, Limit(depth=2)).best_moves
+        assert position.parse_move(state.action_to_string(action)) in best
+    finally:
+        bot.close()
+
+
 def test_the_bot_plays_a_bridged_game_with_turns_of_several_actions() -> None:
     game = pyspiel.load_game("dots_and_boxes")
     bot = Bot(game, engine="engine", limit=Limit(depth=12))
