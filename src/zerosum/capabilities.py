@@ -46,6 +46,7 @@ __all__ = [
     "QuiescenceMoves",
     "RuleDraws",
     "Tactical",
+    "names_depend_on_position",
     "probe_of",
 ]
 
@@ -149,3 +150,12 @@ class MoveLabels(Protocol[M_contra]):
     def move_label(self, move: M_contra) -> str:
         """``move``, legal here, in the notation people read (for chess, SAN with ``+``/``#``)."""
         ...
+
+
+def names_depend_on_position(game: object) -> bool:
+    """Whether ``game`` declares that a move's name depends on the position it is written in
+    (a class attribute ``position_dependent_names = True``: OpenSpiel's action strings, where
+    connect four writes the player's mark). Without the declaration, a move that is legal in
+    two positions has one name in both, which ``zerosum.testing.check_game`` checks; with it,
+    every front end names the moves of a line at the positions where they are played."""
+    return bool(getattr(game, "position_dependent_names", False))

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any, Protocol
 
-from zerosum.capabilities import MoveLabels
+from zerosum.capabilities import MoveLabels, names_depend_on_position
 from zerosum.game import WIN, Game, Score, is_proven
 from zerosum.games import GameSpec
 from zerosum.search.core import SearchResult
@@ -42,6 +42,25 @@ def move_names(game: Game[Any], moves: Iterable[Any]) -> list[str]:
     return [game.format_move(move) for move in moves]
 
 
+def line_names(game: Game[Any], line: Iterable[Any]) -> list[str]:
+    """The moves of ``line`` (a principal variation), played one after the other from
+    ``game``'s position, each in the game's notation at the position where it is played
+    (:func:`~zerosum.capabilities.names_depend_on_position`); ``game`` is left as it was. From
+    the first move that is not legal where it stands, the rest are named where that one
+    stands."""
+    if not names_depend_on_position(game):
+        return move_names(game, line)
+    board = game.copy()
+    names: list[str] = []
+    moves = list(line)
+    for index, move in enumerate(moves):
+        if move not in board.legal_moves():
+            return names + [board.format_move(rest) for rest in moves[index:]]
+        names.append(board.format_move(move))
+        board.make(move)
+    return names
+
+
 def move_label(game: Game[Any], move: Any) -> str:
     """``move`` (legal at ``game``'s position) as people read it: the game's
     :class:`~zerosum.capabilities.MoveLabels` notation (SAN in chess), else its own notation."""
@@ -61,7 +80,7 @@ def line_labels(game: Game[Any], line: Iterable[Any]) -> list[str]:
     is left as it was. From the first move that is not legal where it stands (a line cut from
     a stale table), the rest keep the game's own notation, as nothing can label them."""
     if not isinstance(game, MoveLabels):
-        return move_names(game, line)
+        return line_names(game, line)
     board = game.copy()
     labels: list[str] = []
     moves = list(line)
@@ -123,7 +142,7 @@ def result_figures(game: Game[Any], result: SearchResult[Any]) -> dict[str, Any]
         "solved": result.solved,
         "best_move": None if best is None else game.format_move(best),
         "best_moves": move_names(game, result.best_moves),
-        "pv": move_names(game, result.pv),
+        "pv": line_names(game, result.pv),
         **label_figures(game, result),
         "depth": result.depth,
         "complete": result.complete,

@@ -13,6 +13,7 @@ import pickle
 import random
 from typing import Any
 
+from zerosum.capabilities import names_depend_on_position
 from zerosum.game import HEURISTIC_LIMIT, Game, MoveError, Outcome, ProtocolError, ZerosumError
 from zerosum.games import GameSpec, get_game
 
@@ -32,6 +33,9 @@ class _Checker:
     def __init__(self, spec: GameSpec, seed: int) -> None:
         self.spec = spec
         self.rng = random.Random(f"check_game/{spec.name}/{seed}")
+        self.names: dict[Any, tuple[str, int]] = {}
+        """Each move's name in this playout, and the ply where it was first written."""
+        self.positional = False
 
     def fail(self, rule: str, game: Game[Any] | None = None, detail: str = "") -> ProtocolError:
         where = ""
@@ -45,6 +49,12 @@ class _Checker:
 
     def run(self, playouts: int, max_plies: int) -> None:
         game = self.new()
+        if game.outcome() is not None or not game.legal_moves():
+            raise self.fail(
+                "the starting position is not over",
+                game,
+                f"outcome {game.outcome()!r} with {len(game.legal_moves())} legal moves",
+            )
         self.check_pickles(game)
         self.check_garbage(game)
         for _ in range(playouts):
@@ -69,8 +79,20 @@ class _Checker:
     def snapshot(self, game: Game[Any]) -> Snapshot:
         return (game.position(), game.key(), game.side_to_move(), game.ply(), game.outcome())
 
+    def full_snapshot(self, game: Game[Any]) -> Snapshot:
+        """What undo must restore: the snapshot, the legal moves (as a set: their order may
+        follow move-ordering state) and the board as drawn."""
+        moves = game.legal_moves()
+        try:
+            legal: Any = frozenset(moves)
+        except TypeError:  # check_moves names this rule
+            legal = tuple(map(repr, moves))
+        return (*self.snapshot(game), legal, game.render())
+
     def playout(self, game: Game[Any], max_plies: int) -> None:
-        path = [self.snapshot(game)]
+        path = [self.full_snapshot(game)]
+        self.names = {}
+        self.positional = names_depend_on_position(game)
         for _ in range(max_plies):
             moves = self.check_position(game)
             if not moves:
@@ -85,15 +107,21 @@ class _Checker:
                     f"after {game.format_move(move)!r}: ply {ply} -> {game.ply()}, "
                     f"side {side} -> {game.side_to_move()}",
                 )
-            path.append(self.snapshot(game))
+            path.append(self.full_snapshot(game))
+        fields = ("position", "key", "side", "ply", "outcome", "legal moves", "board")
         while len(path) > 1:
             path.pop()
             game.undo()
-            if self.snapshot(game) != path[-1]:
+            now = self.full_snapshot(game)
+            if now != path[-1]:
+                wrong = [
+                    name for name, was, got in zip(fields, path[-1], now, strict=True) if was != got
+                ]
                 raise self.fail(
-                    "undo() restores the position, key, side and ply exactly",
+                    "undo() restores the position, key, side and ply exactly, with the "
+                    "outcome, legal moves and board",
                     game,
-                    f"expected {path[-1]!r}, got {self.snapshot(game)!r}",
+                    f"{', '.join(wrong)} differ: expected {path[-1][:5]!r}, got {now[:5]!r}",
                 )
 
     def check_position(self, game: Game[Any]) -> list[Any]:
@@ -143,6 +171,16 @@ class _Checker:
             raise self.fail("legal_moves() lists each move once", game)
         for move in moves:
             text = game.format_move(move)
+            if not self.positional:
+                seen = self.names.get(move)
+                if seen is not None and seen[0] != text:
+                    raise self.fail(
+                        "a move's name does not depend on the position it is written in (or "
+                        "the game declares position_dependent_names = True)",
+                        game,
+                        f"{move!r} is {text!r} here but was {seen[0]!r} at ply {seen[1]}",
+                    )
+                self.names[move] = (text, game.ply())
             try:
                 again = game.parse_move(text)
             except MoveError as error:

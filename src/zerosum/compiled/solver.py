@@ -18,10 +18,11 @@ import numpy as np
 
 from zerosum.compiled import DEFAULT_HASH_MB, NotCompiledError
 from zerosum.compiled.engine import PROVEN, table_move
-from zerosum.compiled.kernels import compiled_game
+from zerosum.compiled.kernels import check_contract, check_move_codes, compiled_game
 from zerosum.compiled.parallel import ParallelEngine
 from zerosum.compiled.runner import Engine, Solution
 from zerosum.game import Game, Score, terminal_score
+from zerosum.games import get_game
 from zerosum.search.core import Limit, SearchResult, Stats
 from zerosum.store import Store
 
@@ -67,6 +68,7 @@ class Solver:
         self.name = game
         self.compiled = compiled_game(game)
         self.engine = Engine(self.compiled.kernel, hash_mb=hash_mb if workers == 1 else 1)
+        check_contract(game, self.compiled, get_game(game).new())
         self.exact: Engine | ParallelEngine = self.engine
         """What runs exact solves: the engine, or the workers."""
         if workers > 1:
@@ -401,7 +403,9 @@ class Solver:
                 totals[index] += count
             if not found.complete:
                 break
-            move = found.best_move if found.best_move in legal else legal[0]
+            if found.best_move >= 0:
+                check_move_codes(self.name, game, [found.best_move], every=False)
+            move = found.best_move if found.best_move >= 0 else legal[0]  # -1: settled untried
             value = self._value(found.score, game.ply())
             last = SearchResult(
                 value=value,

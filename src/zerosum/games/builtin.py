@@ -7,6 +7,9 @@ front end or an engine knows about a game, it reads from these records.
 
 from __future__ import annotations
 
+from importlib.util import find_spec
+
+from zerosum.games import openspiel as openspiel_games
 from zerosum.games.chess import Chess
 from zerosum.games.connect4 import Connect4, split_moves
 from zerosum.games.morris import Morris
@@ -138,5 +141,11 @@ def chess() -> GameSpec:
     )
 
 
-BUILTIN = (tictactoe, connect4, morris, chess)
-"""The built-in games, in the order ``zerosum games`` lists them."""
+def openspiel() -> GameSpec:
+    """OpenSpiel's games (``openspiel:hex(board_size=5)``), with the ``openspiel`` extra."""
+    return openspiel_games.spec()
+
+
+BUILTIN = (tictactoe, connect4, morris, chess, *((openspiel,) if find_spec("pyspiel") else ()))
+"""The built-in games, in the order ``zerosum games`` lists them (``openspiel`` when
+OpenSpiel is installed: ``pip install 'zerosum[openspiel]'``)."""

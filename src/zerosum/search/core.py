@@ -139,6 +139,9 @@ class SearchResult(Generic[M]):
     notation: tuple[tuple[M, str], ...] = field(default=(), compare=False, repr=False)
     """The moves above written in the game's notation, as (move, text) pairs, when the caller
     knew the game (:meth:`named`); only the displays read it."""
+    pv_notation: tuple[str, ...] = field(default=(), compare=False, repr=False)
+    """The principal variation in the game's notation, each move named at the position where
+    it is played (names may depend on the position), when the caller knew the game."""
 
     def named(self, game: Game[M]) -> SearchResult[M]:
         """This result with its moves written in ``game``'s notation (``game`` at the searched
@@ -146,7 +149,18 @@ class SearchResult(Generic[M]):
         moves = {*self.best_moves, *self.pv, *(move for move, _ in self.move_values)}
         if self.best_move is not None:
             moves.add(self.best_move)
-        return replace(self, notation=tuple((move, game.format_move(move)) for move in moves))
+        line: list[str] = []
+        board = game.copy()
+        for move in self.pv:
+            if move not in board.legal_moves():
+                break
+            line.append(board.format_move(move))
+            board.make(move)
+        return replace(
+            self,
+            notation=tuple((move, game.format_move(move)) for move in moves),
+            pv_notation=tuple(line),
+        )
 
     def _repr_html_(self) -> str:
         """The value, best moves, principal variation and statistics as HTML (Jupyter shows

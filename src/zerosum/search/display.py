@@ -71,7 +71,12 @@ def result_html(result: SearchResult[Any]) -> str:
         ("solved", "yes: the exact game value" if result.solved else "no"),
         ("best move", best or "none (the game is over)"),
         ("best moves", _names(result.best_moves, notation)),
-        ("principal variation", _names(result.pv, notation)),
+        (
+            "principal variation",
+            " ".join(result.pv_notation)
+            if len(result.pv_notation) == len(result.pv) and result.pv
+            else _names(result.pv, notation),
+        ),
         ("depth", result.depth),
         ("complete", "yes" if result.complete else "no: a limit stopped the search"),
         *stats_rows(result.stats),

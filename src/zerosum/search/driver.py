@@ -104,18 +104,22 @@ def iterate(
 
         pool = shared_pool(workers)
     search_id = pool.new_search() if pool is not None else 0
-    if chosen.iterative or not limit.only_depth:
+    if chosen.iterative or not limit.only_depth or (mode is Mode.EXACT and limit.depth is None):
+        # A solve deepens with every algorithm: it stops at the first depth where every root
+        # move is settled, instead of searching every line to its end at once.
         depths = range(1, limit.max_depth + 1)
     else:
         depths = range(limit.max_depth, limit.max_depth + 1)
     last: SearchResult[M] | None = None
+    settled: dict[M, int] = {}
+    """Root moves whose exact value an earlier iteration found (a serial solve)."""
     for depth in depths:
         evaluations, stale = ctx.evaluations, ctx.stale_cutoffs
         if ctx.table is not None:
             ctx.table.new_search()
         try:
             if pool is None:
-                found = search_root(ctx, chosen, depth, mode)
+                found = search_root(ctx, chosen, depth, mode, settled)
             else:
                 found = pool.search_root(
                     ctx,
@@ -134,6 +138,8 @@ def iterate(
             while game.ply() > root_ply:
                 game.undo()
             raise
+        if mode is Mode.EXACT:
+            settled.update((move, value) for move, value in found.scored if move in found.settled)
         best_move = (
             found.best_moves[0] if seed is None else random.Random(seed).choice(found.best_moves)
         )
@@ -147,7 +153,8 @@ def iterate(
             stats=ctx.stats(),
             move_values=found.scored if mode is Mode.EXACT else (),
             solved=(ctx.evaluations == evaluations and ctx.stale_cutoffs == stale)
-            or (mode is not Mode.EXACT and found.value >= WIN - depth),
+            or (mode is not Mode.EXACT and found.value >= WIN - depth)
+            or (mode is Mode.EXACT and len(found.settled) == len(found.scored)),
             # A win within the horizon is exact whatever was evaluated beside it: no faster win
             # lies beyond the horizon, and every move that wins as fast is seen within it (an
             # exact solve still needs every move's value, so it goes on). The order in which a

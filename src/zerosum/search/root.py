@@ -13,12 +13,12 @@ and reports each move's value (the solver's view).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any, TypeVar
 
-from zerosum.game import INFINITY, Score, ZerosumError
+from zerosum.game import INFINITY, Score, ZerosumError, is_proven
 from zerosum.search import algorithms
 from zerosum.search.core import Context
 from zerosum.search.table import Bound
@@ -131,6 +131,12 @@ class Iteration:
     """The moves whose value is ``value`` (the first only, with ``Mode.ONE``)."""
     pv: tuple[Any, ...]
     """The principal variation of the first best move."""
+    settled: frozenset[Any] = frozenset()
+    """With ``Mode.EXACT`` (the serial root): the root moves whose value is proven, so a solve
+    need not search them again. A proven value found inside its window is the move's exact
+    value whatever was evaluated beside it: a faster win would lie within the horizon, and a
+    longer defence would have met an evaluation instead of a loss. (A drawn value is exact
+    only when the whole iteration evaluated nothing, which the driver checks.)"""
 
 
 def root_alpha(mode: Mode, best: Score) -> Score:
@@ -158,9 +164,16 @@ def search_move(
     return value
 
 
-def search_root(ctx: Context[M], algorithm: Algorithm, depth: int, mode: Mode) -> Iteration:
+def search_root(
+    ctx: Context[M],
+    algorithm: Algorithm,
+    depth: int,
+    mode: Mode,
+    known: Mapping[M, Score] | None = None,
+) -> Iteration:
     """Search every root move once at ``depth`` (the game is not over at the root and has a
-    legal move: :func:`~zerosum.search.driver.iterate` checks both)."""
+    legal move: :func:`~zerosum.search.driver.iterate` checks both). With ``Mode.EXACT``, the
+    moves in ``known`` (settled by an earlier iteration) keep their exact values unsearched."""
     game = ctx.game
     ctx.nodes += 1
     ctx.pv[0] = ()
@@ -177,19 +190,27 @@ def search_root(ctx: Context[M], algorithm: Algorithm, depth: int, mode: Mode) -
         moves = algorithms.ordered(ctx, moves, table_move, 0)
     best = -INFINITY
     scored: list[tuple[M, Score]] = []
+    settled: set[M] = set()
+    exact = mode is Mode.EXACT
     for index, move in enumerate(moves):
-        alpha = root_alpha(mode, best)
-        value = search_move(ctx, algorithm, move, depth, alpha, null_window=index > 0)
+        if exact and known is not None and move in known:
+            value = known[move]
+            settled.add(move)
+        else:
+            alpha = root_alpha(mode, best)
+            value = search_move(ctx, algorithm, move, depth, alpha, null_window=index > 0)
+            if exact and is_proven(value):
+                settled.add(move)
         scored.append((move, value))
         if value > best:
             best = value
-            ctx.pv[0] = (move, *ctx.pv[1])
+            ctx.pv[0] = (move, *ctx.pv[1]) if move not in (known or {}) else (move,)
     best_moves = tuple(move for move, value in scored if value == best)
     if mode is Mode.ONE:
         best_moves = best_moves[:1]
     if ctx.table is not None and ctx.table.store(key, depth, best, Bound.EXACT, best_moves[0]):
         ctx.tt_stores += 1
-    return Iteration(best, tuple(scored), best_moves, ctx.pv[0])
+    return Iteration(best, tuple(scored), best_moves, ctx.pv[0], frozenset(settled))
 
 
 def extend_pv(ctx: Context[M], pv: tuple[M, ...], depth: int) -> tuple[M, ...]:
