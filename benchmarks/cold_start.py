@@ -50,7 +50,7 @@ def _env(cache: Path) -> dict[str, str]:
 def _warm(game: str, parts: Sequence[str], cache: Path) -> tuple[float, str]:
     started = time.perf_counter()
     done = subprocess.run(
-        [sys.executable, "-m", "zerosum.compiled.warm", game, *parts],
+        [sys.executable, "-m", "zerosum.compiled", game, *parts],
         env=_env(cache),
         capture_output=True,
         text=True,

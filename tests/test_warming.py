@@ -128,7 +128,7 @@ def test_two_processes_never_compile_one_part_twice() -> None:
 def test_the_child_compiles_a_part_and_marks_it(cache: Path) -> None:
     spec = get_game("tictactoe")
     done = subprocess.run(
-        [sys.executable, "-m", "zerosum.compiled.warm", "tictactoe", "perft"],
+        [sys.executable, "-m", "zerosum.compiled", "tictactoe", "perft"],
         capture_output=True,
         text=True,
         env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), "NUMBA_CACHE_DIR": str(cache)},

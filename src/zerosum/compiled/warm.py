@@ -5,7 +5,7 @@ A game's compiled code comes in *parts* (:data:`PARTS`): the alpha-beta search o
 (``tactical``: chess) and its perft (``perft``). The first use of a part on a machine compiles
 it, which takes seconds to a minute; every later process loads it from numba's disk cache in a
 fraction of that. A front end that must answer at once asks :class:`Warmer` whether the part
-is cached; if not, it answers with the pure-Python twin while ``python -m zerosum.compiled.warm
+is cached; if not, it answers with the pure-Python twin while ``python -m zerosum.compiled
 GAME PART...`` compiles the part and fills the cache, then loads the compiled code from the
 cache (see :mod:`zerosum.engines.warming`).
 
@@ -265,11 +265,11 @@ Spawn = Callable[[Sequence[str]], "subprocess.Popen[bytes]"]
 
 
 def spawn_child(arguments: Sequence[str]) -> subprocess.Popen[bytes]:
-    """``python -m zerosum.compiled.warm ARGUMENTS`` with this interpreter, silent, its input
+    """``python -m zerosum.compiled ARGUMENTS`` with this interpreter, silent, its input
     closed; Ctrl-C in the terminal does not stop it (it ignores SIGINT), so a compile the user
     interrupted still fills the cache for next time."""
     return subprocess.Popen(
-        [sys.executable, "-m", "zerosum.compiled.warm", *arguments],
+        [sys.executable, "-m", "zerosum.compiled", *arguments],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -340,14 +340,14 @@ class Warmer:
 
 
 def main(argv: Sequence[str] | None = None, *, err: IO[str] | None = None) -> int:
-    """``python -m zerosum.compiled.warm GAME [PART ...]``: compile the parts of the game (all
+    """``python -m zerosum.compiled GAME [PART ...]``: compile the parts of the game (all
     it has when none is named) and mark them cached; prints each part's seconds on stderr."""
     stream = err if err is not None else sys.stderr
     arguments = list(sys.argv[1:] if argv is None else argv)
     with contextlib.suppress(ValueError):  # not the main thread: leave SIGINT alone
         signal.signal(signal.SIGINT, signal.SIG_IGN)
     if not arguments:
-        print("usage: python -m zerosum.compiled.warm GAME [PART ...]", file=stream)
+        print("usage: python -m zerosum.compiled GAME [PART ...]", file=stream)
         return 2
     try:
         spec = get_game(arguments[0])
@@ -363,6 +363,3 @@ def main(argv: Sequence[str] | None = None, *, err: IO[str] | None = None) -> in
         return 2
     return 0
 
-
-if __name__ == "__main__":
-    sys.exit(main())

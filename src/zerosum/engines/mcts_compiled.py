@@ -101,7 +101,7 @@ class CompiledMctsEngine(MctsEngine):
         mapping = compiled_game(game)
         self._kernel = mapping.kernel
         self._state_of = mapping.state
-        self._functions = kernel_mcts.functions(self._kernel)
+        self._functions = kernel_mcts.functions(self._kernel, threads=workers > 1)
         self._aux = self._kernel.load_aux()
         """What the kernel's probe reads (morris: the endgame databases), loaded once."""
         self._nodes, self._values, self._io = kernel_mcts.new_tree(max_nodes)
