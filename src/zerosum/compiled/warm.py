@@ -362,4 +362,3 @@ def main(argv: Sequence[str] | None = None, *, err: IO[str] | None = None) -> in
         print(f"error: {error}", file=stream)
         return 2
     return 0
-
