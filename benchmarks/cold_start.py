@@ -14,7 +14,7 @@ Two tables:
 
 Each figure is one run on whatever the machine is doing: quote it with the load.
 
-Run: ``python benchmarks/cold_start.py [compile|commands] [--games chess morris ...]``
+Run: ``python benchmarks/cold_start.py [compile|commands] [--games chess ...] [--parts mcts ...]``
 (needs ``zerosum`` importable; the othello example plugin is measured when installed).
 """
 
@@ -67,7 +67,7 @@ def _parts(game: str) -> list[str]:
     return list(parts_of(get_game(game)))
 
 
-def compile_table(games: Sequence[str]) -> None:
+def compile_table(games: Sequence[str], only: Sequence[str] = ()) -> None:
     print(f"{'game':<10} {'part':<9} {'cold s':>8} {'warm s':>8}")
     for game in games:
         try:
@@ -76,12 +76,16 @@ def compile_table(games: Sequence[str]) -> None:
             print(f"{game:<10} skipped: {error}")
             continue
         for part in parts:
+            if only and part not in only:
+                continue
             with tempfile.TemporaryDirectory(prefix="zerosum-cold-") as folder:
                 cold, error = _warm(game, [part], Path(folder))
                 shutil.rmtree(Path(folder) / "zerosum-warm", ignore_errors=True)
                 warm, _ = _warm(game, [part], Path(folder))
             note = f"  {error}" if error else ""
             print(f"{game:<10} {part:<9} {cold:8.1f} {warm:8.1f}{note}", flush=True)
+        if only:
+            continue
         with tempfile.TemporaryDirectory(prefix="zerosum-cold-") as folder:
             total, error = _warm(game, parts, Path(folder))
         print(f"{game:<10} {'all':<9} {total:8.1f}{'  ' + error if error else ''}", flush=True)
@@ -198,10 +202,11 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("table", nargs="?", choices=("compile", "commands", "all"), default="all")
     parser.add_argument("--games", nargs="*", default=list(GAMES))
+    parser.add_argument("--parts", nargs="*", default=[], help="only these parts (compile)")
     args = parser.parse_args()
     print(f"# {' '.join([Path(sys.argv[0]).name, *sys.argv[1:]])}; {os.cpu_count()} cpus")
     if args.table in ("compile", "all"):
-        compile_table(args.games)
+        compile_table(args.games, args.parts)
     if args.table in ("commands", "all"):
         commands_table()
     return 0

@@ -1,7 +1,9 @@
 """Compiling a game's compiled code off the clock: in a child process that fills numba's disk cache.
 
 A game's compiled code comes in *parts* (:data:`PARTS`): the alpha-beta search of its kernel
-(``search``), its Monte Carlo tree search (``mcts``), its compiled tactical searcher
+(``search``), the exact solve that drives it by null windows (``solve``: a separate compile of
+a third of the search's, which analysis and play at a depth never call), its Monte Carlo tree
+search (``mcts``), its compiled tactical searcher
 (``tactical``: chess) and its perft (``perft``). The first use of a part on a machine compiles
 it, which takes seconds to a minute; every later process loads it from numba's disk cache in a
 fraction of that. A front end that must answer at once asks :class:`Warmer` whether the part
@@ -45,12 +47,13 @@ from typing import IO, Any, Final, Literal
 from zerosum.game import ZerosumError
 from zerosum.games import GameSpec, get_game, resolve
 
-Part = Literal["search", "mcts", "tactical", "perft"]
-PARTS: Final[tuple[Part, ...]] = ("search", "mcts", "tactical", "perft")
+Part = Literal["search", "solve", "mcts", "tactical", "perft"]
+PARTS: Final[tuple[Part, ...]] = ("search", "solve", "mcts", "tactical", "perft")
 """The parts of a game's compiled code that compile (and are cached) separately."""
 
 ESTIMATE_S: Final[dict[Part, float]] = {
     "search": 15.0,
+    "solve": 10.0,
     "mcts": 20.0,
     "tactical": 60.0,
     "perft": 10.0,
@@ -71,12 +74,13 @@ def compiling_in_background() -> bool:
 
 
 def parts_of(spec: GameSpec) -> tuple[Part, ...]:
-    """The parts ``spec``'s game has: search and MCTS with a kernel (MCTS only if the kernel
-    offers it: known only once the kernel is loaded, so it is listed and may turn out empty),
+    """The parts ``spec``'s game has: search, solve and MCTS with a kernel (solve only for a
+    kernel that solves exactly, MCTS only if the kernel offers it: known only once the kernel
+    is loaded, so they are listed and may turn out empty),
     tactical with a searcher, perft with a compiled perft."""
     found: list[Part] = []
     if spec.kernel is not None:
-        found += ["search", "mcts"]
+        found += ["search", "solve", "mcts"]
     if spec.searcher is not None:
         found.append("tactical")
     if spec.perft is not None:
@@ -107,6 +111,7 @@ def _modules(spec: GameSpec, part: Part) -> list[str]:
     """The modules whose source the part compiles (each with what it imports from its package)."""
     reference = {
         "search": spec.kernel,
+        "solve": spec.kernel,
         "mcts": spec.kernel,
         "tactical": spec.searcher,
         "perft": spec.perft,
@@ -117,7 +122,11 @@ def _modules(spec: GameSpec, part: Part) -> list[str]:
             f"{', '.join(parts_of(spec)) or 'nothing (no compiled code)'}"
         )
     modules = [reference.split(":")[0]]
-    builder = {"search": "zerosum.compiled.solver", "mcts": "zerosum.compiled.mcts"}.get(part)
+    builder = {
+        "search": "zerosum.compiled.solver",
+        "solve": "zerosum.compiled.solver",
+        "mcts": "zerosum.compiled.mcts",
+    }.get(part)
     if builder is not None:
         modules.append(builder)
     return modules
@@ -143,7 +152,7 @@ def part_key(spec: GameSpec, part: Part) -> str:
 
 
 def _stem(spec: GameSpec, part: Part) -> str:
-    reference = (spec.kernel if part in ("search", "mcts") else spec.name) or spec.name
+    reference = (spec.kernel if part in ("search", "solve", "mcts") else spec.name) or spec.name
     safe = "".join(c if c.isalnum() else "_" for c in reference)
     return f"zerosum-warm-{safe}-{part}"
 
@@ -233,13 +242,14 @@ def warm_part(spec: GameSpec, part: Part) -> None:
     """Run every compiled function of ``part`` once on small inputs, so that numba compiles it
     (or loads it) and writes it to its disk cache. Imports numba."""
     game = spec.new()
-    if part == "search":
+    if part in ("search", "solve"):
         from zerosum.compiled.solver import Solver
         from zerosum.search.core import Limit
 
         with Solver(spec.name, hash_mb=1) as solver:
-            solver.search(game, limit=Limit(depth=2))
-            if solver.compiled.exact:
+            if part == "search":
+                solver.search(game, limit=Limit(depth=2))
+            elif solver.compiled.exact:
                 solver.solve(game, limit=Limit(nodes=2_000))
     elif part == "mcts":
         from zerosum.compiled import mcts
