@@ -98,9 +98,13 @@ def test_warm_writes_a_marker_once_and_keeps_the_seconds() -> None:
 
 def test_the_marker_names_the_source_so_an_edit_finds_none(monkeypatch: pytest.MonkeyPatch) -> None:
     spec = get_game("tictactoe")
+    warm.warm(spec, "perft", work=lambda _spec, _part: None)
     before = warm.marker_path(spec, "perft")
     monkeypatch.setattr(warm, "part_key", lambda _spec, _part: "edited")
     assert warm.marker_path(spec, "perft") != before
+    assert not warm.is_cached(spec, "perft")
+    warm.warm(spec, "perft", work=lambda _spec, _part: None)
+    assert warm.is_cached(spec, "perft") and not before.exists()  # the old marker is gone
 
 
 def test_two_processes_never_compile_one_part_twice() -> None:

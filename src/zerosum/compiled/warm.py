@@ -222,6 +222,10 @@ def warm(
         seconds = time.perf_counter() - started
         _write(cache_dir() / f"{_stem(spec, part)}.seconds", f"{seconds:.2f}\n")
         _write(marker, f"{seconds:.2f}\n")
+        for stale in marker.parent.glob(f"{_stem(spec, part)}-*.done"):
+            if stale != marker:  # the markers of older sources
+                with contextlib.suppress(OSError):
+                    stale.unlink()
         return seconds
 
 
