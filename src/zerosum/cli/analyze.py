@@ -164,7 +164,7 @@ def run(args: argparse.Namespace) -> int:
         f"nodes/s    {stats.nps:,.0f}",
     ]
     if twin:
-        lines.append("engine     the Python twin (the compiled engine was still compiling)")
+        lines.append("engine     the Python twin (the compiled engine was not ready yet)")
     for root in root_moves or ():
         proven = "" if root.proven is None else f"  {describe(root.proven, solved=True)}"
         lines.append(

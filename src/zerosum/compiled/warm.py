@@ -33,14 +33,11 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-import platform
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
-from importlib import metadata
 from pathlib import Path
 from typing import IO, Any, Final, Literal
 
@@ -133,6 +130,8 @@ def _modules(spec: GameSpec, part: Part) -> list[str]:
 
 
 def _version(name: str) -> str:
+    from importlib import metadata  # a tenth of a second: only when a key is made
+
     try:
         return metadata.version(name)
     except metadata.PackageNotFoundError:
@@ -147,7 +146,8 @@ def part_key(spec: GameSpec, part: Part) -> str:
     digest = hashlib.sha256()
     for module in _modules(spec, part):
         digest.update(f"{module}\0{module_fingerprint(module)}\0".encode())
-    digest.update(f"{_version('numba')}\0{sys.version}\0{platform.machine()}".encode())
+    machine = os.uname().machine if hasattr(os, "uname") else sys.platform
+    digest.update(f"{_version('numba')}\0{sys.version}\0{machine}".encode())
     return digest.hexdigest()[:20]
 
 
@@ -201,6 +201,8 @@ def part_lock(spec: GameSpec, part: Part) -> Iterator[None]:
 
 def _write(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` atomically (a reader sees the old file or the whole new one)."""
+    import tempfile
+
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
     with os.fdopen(handle, "w", encoding="utf-8") as out:
         out.write(text)
