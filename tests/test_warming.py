@@ -42,6 +42,7 @@ class SlowCompile:
     def __init__(self) -> None:
         self.finished = threading.Event()
         self.started = 0
+        self.failed = False
 
     def start(self) -> None:
         self.started += 1
@@ -246,6 +247,18 @@ def test_a_search_is_handed_over_when_the_compiled_engine_becomes_ready() -> Non
     assert engine.answered is compiled
     assert depths == sorted(set(depths)) and depths[0] == 1 and depths[-1] == 6
     assert found.depth == 6 and found.value == compiled.search(game, Limit(depth=6)).value
+    engine.close()
+
+
+def test_a_depth_search_waits_for_a_compiled_engine_that_only_loads() -> None:
+    from zerosum.engines.compiled import CompiledEngine
+
+    compiled = CompiledEngine("tictactoe", hash_mb=1)
+    warmer = SlowCompile()
+    warmer.finished.set()  # nothing to compile: the parts are cached
+    engine = warming(PythonEngine(), compiled, warmer)
+    assert engine.search(TicTacToe(), Limit(depth=4)).depth == 4
+    assert engine.answered is compiled
     engine.close()
 
 

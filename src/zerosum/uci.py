@@ -81,6 +81,10 @@ OVERHEAD_DEFAULT: Final = 50
 CLOCK_RESERVE_MS: Final = 100
 """Time on the clock never planned for (ms), besides the Move Overhead: what the engine does
 not control on a loaded machine (scheduling, a collection pause, answering ``bestmove``)."""
+TWIN_SHARE: Final = 0.8
+"""The share of its hard time limit the pure-Python twin searches while the compiled engine
+loads: the loader thread holds the GIL in long stretches (a tenth of a second seen) and a
+compiling child takes a core, so the twin's stop is seen later than the compiled engine's."""
 CONTEMPT_DEFAULT, CONTEMPT_MAX = 0, 100
 """Contempt (centipawns): what a repetition or other rule draw is worth less than 0 to the
 engine (``tactical.Options.contempt``); negative values seek draws."""
@@ -550,6 +554,9 @@ class UciEngine:
                     depth = min(2 * params.mate + 1, MAX_DEPTH) if depth is None else depth
                 limit = Limit(depth=depth, nodes=params.nodes, stop=self._should_stop)
                 engine = self._searcher()
+                twin = isinstance(self.engine, WarmingEngine) and engine is self.engine.twin
+                if twin and self._hard is not None:
+                    self._hard *= TWIN_SHARE
                 lines = min(self.multipv, len(roots) or len(moves))
                 sent: Report[chess.Move] | None = None
                 reports = engine.reports(game, limit, multipv=self.multipv, root_moves=roots)

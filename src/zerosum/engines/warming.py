@@ -18,8 +18,11 @@ Until then the twin answers: a search under a time limit keeps its limit (no com
 on the clock), weaker but at once. A search that the compiled engine becomes ready in the
 middle of is handed over: the twin is stopped, and the compiled engine searches the time that
 is left, reporting only iterations deeper than those the twin reported; the deeper result of
-the two is returned. Exact solves and perfect play (``best_moves`` at depth 0) wait for the
-compiled engine: the twins solve connect four far too slowly to be an answer.
+the two is returned. A search bounded only by its depth waits instead when the parts are
+already in the disk cache: loading them takes a second or two, and the twin, sharing the GIL
+with the loader, would only slow both down (the caller shows a status line meanwhile). Exact
+solves and perfect play (``best_moves`` at depth 0) wait for the compiled engine: the twins
+solve connect four far too slowly to be an answer.
 
 Trade-off: the twin and the loader share the GIL, so the twin searches more slowly while numba
 loads; and two engines' tables exist during the hand-over. A child that fails leaves the loader
@@ -127,6 +130,18 @@ class WarmingEngine(Engine):
         self._settled.wait(timeout)
         return self.ready
 
+    @property
+    def loading_only(self) -> bool:
+        """Whether nothing is left to compile: the parts are in the disk cache (or the child
+        has finished), only loading them into this process remains."""
+        return self.warmer.done() and not self.warmer.failed
+
+    def _wait_unless_stopped(self, limit: Limit) -> None:
+        """Wait for the loader, looking at ``limit.stop`` (Ctrl-C) every tenth of a second."""
+        while not self._settled.wait(0.1):
+            if limit.stop is not None and limit.stop():
+                return
+
     def current(self) -> Engine:
         """The engine that answers now: the compiled one once loaded, else the twin."""
         return self.compiled if self.compiled is not None else self.twin
@@ -139,10 +154,7 @@ class WarmingEngine(Engine):
         if self.settled:
             return f"the compiled engine failed to load ({self.error}); {self.twin.name} answers"
         if self.warmer.done():
-            return (
-                f"loading the compiled {self.name} engine; the Python {self.twin.name} engine "
-                "answers meanwhile"
-            )
+            return f"loading the compiled {self.name} engine from the disk cache"
         return (
             f"compiling the {self.name} engine in the background (first use: about "
             f"{self.warmer.remaining():.0f} s left); the Python {self.twin.name} engine answers "
@@ -171,11 +183,13 @@ class WarmingEngine(Engine):
         to the compiled engine if it becomes ready before the limit (not with a node limit:
         the two count nodes differently)."""
         self.start()
+        limit = limit or Limit()
+        if limit.only_depth and self.loading_only and not self.settled:
+            self._wait_unless_stopped(limit)
         compiled = self.compiled
         if compiled is not None:
             self.answered = compiled
             return compiled.search(game, limit, on_iteration=on_iteration)
-        limit = limit or Limit()
         started = time.perf_counter()
         outer = limit.stop
         handing_over = limit.nodes is None
