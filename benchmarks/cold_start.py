@@ -192,10 +192,21 @@ def commands_table() -> None:
             print(f"{'uci':<58} {state:<5} {shown}", flush=True)
 
 
+SETTLE: dict[str, tuple[str, list[str]]] = {
+    "analyze chess": ("chess", ["tactical"]),
+    "play chess": ("chess", ["tactical"]),
+    "perft chess": ("chess", ["perft"]),
+    "analyze connect4": ("connect4", ["mcts"]),
+    "analyze morris": ("morris", ["search"]),
+    "uci": ("chess", ["tactical"]),
+}
+"""The parts each command uses (what its background compile fills the cache with)."""
+
+
 def _settle(command: Sequence[str], cache: Path) -> None:
     """Compile what ``command`` uses, as its background compile would (waits for one that runs)."""
-    game = command[1] if len(command) > 1 else "chess"
-    _warm(game, [], cache)
+    game, parts = SETTLE[" ".join(command[:2])]
+    _warm(game, parts, cache)
 
 
 def main() -> int:
