@@ -34,13 +34,18 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Final
 
 from zerosum.compiled.warm import Part, Warmer, warm_part
 from zerosum.engines.base import Engine, OnIteration
 from zerosum.game import Game
 from zerosum.games import GameSpec
 from zerosum.search.core import Limit, SearchResult
+
+LOADER_DELAY_S: Final = 0.3
+"""How long the loader waits before it imports numba, which holds the GIL in long stretches:
+the command's first lines (a board, uciok, a first iteration) go out before it. A caller that
+waits for the compiled engine cuts the delay short."""
 
 
 class WarmingEngine(Engine):
@@ -77,6 +82,10 @@ class WarmingEngine(Engine):
         self._settled = threading.Event()
         """Set once the loader has finished, with the compiled engine or an error."""
         self._closed = False
+        self._hurry = threading.Event()
+        """Set when someone waits for the loader (or the engine closes): no delay then."""
+        self.delay = LOADER_DELAY_S
+        """Seconds the loader waits before loading (see :data:`LOADER_DELAY_S`)."""
         self.answered: Engine | None = None
         """The engine whose result the last call returned (the twin or the compiled one)."""
 
@@ -99,6 +108,7 @@ class WarmingEngine(Engine):
     def _run_loader(self) -> None:
         try:
             self.warmer.wait()  # the child's compile, if any
+            self._hurry.wait(self.delay)
             if self._closed:
                 return
             self._load()
@@ -127,6 +137,7 @@ class WarmingEngine(Engine):
         """Start loading if need be and wait (at most ``timeout`` seconds) until the loader
         has finished; whether the compiled engine is ready."""
         self.start()
+        self._hurry.set()
         self._settled.wait(timeout)
         return self.ready
 
@@ -138,6 +149,7 @@ class WarmingEngine(Engine):
 
     def _wait_unless_stopped(self, limit: Limit) -> None:
         """Wait for the loader, looking at ``limit.stop`` (Ctrl-C) every tenth of a second."""
+        self._hurry.set()
         while not self._settled.wait(0.1):
             if limit.stop is not None and limit.stop():
                 return
@@ -255,6 +267,7 @@ class WarmingEngine(Engine):
     def close(self) -> None:
         """Close both engines; a child still compiling is left to fill the cache."""
         self._closed = True
+        self._hurry.set()
         self.twin.close()
         if self.compiled is not None:
             self.compiled.close()
