@@ -250,15 +250,42 @@ def test_a_search_is_handed_over_when_the_compiled_engine_becomes_ready() -> Non
     engine.close()
 
 
+class UntilStopped(HandingOver):
+    """A twin that reports depth 1, then searches until its limit stops it."""
+
+    def search(
+        self,
+        game: Game[Any],
+        limit: Limit | None = None,
+        *,
+        on_iteration: OnIteration | None = None,
+    ) -> SearchResult[Any]:
+        assert limit is not None and limit.stop is not None
+        first = SearchResult(0, game.legal_moves()[0], (), (), 1, Stats(), complete=True)
+        if on_iteration is not None:
+            on_iteration(first)
+        while not limit.stop():
+            pass
+        self.stopped = True
+        return SearchResult(0, first.best_move, (), (), 1, Stats(), complete=False)
+
+
 def test_a_depth_search_waits_for_a_compiled_engine_that_only_loads() -> None:
     from zerosum.engines.compiled import CompiledEngine
 
     compiled = CompiledEngine("tictactoe", hash_mb=1)
     warmer = SlowCompile()
     warmer.finished.set()  # nothing to compile: the parts are cached
-    engine = warming(PythonEngine(), compiled, warmer)
-    assert engine.search(TicTacToe(), Limit(depth=4)).depth == 4
+    twin = UntilStopped(warmer)
+    engine = warming(twin, compiled, warmer)
+    engine.delay = 0.0  # the twin stops at its first look; the loader starts at once
+    depths: list[int] = []
+    found = engine.search(
+        TicTacToe(), Limit(depth=4), on_iteration=lambda r: depths.append(r.depth)
+    )
+    # The twin's first iteration (if the loader was not done first), then the deeper ones.
     assert engine.answered is compiled
+    assert found.depth == 4 and depths == [1, 2, 3, 4]
     engine.close()
 
 

@@ -18,9 +18,11 @@ Until then the twin answers: a search under a time limit keeps its limit (no com
 on the clock), weaker but at once. A search that the compiled engine becomes ready in the
 middle of is handed over: the twin is stopped, and the compiled engine searches the time that
 is left, reporting only iterations deeper than those the twin reported; the deeper result of
-the two is returned. A search bounded only by its depth waits instead when the parts are
-already in the disk cache: loading them takes a second or two, and the twin, sharing the GIL
-with the loader, would only slow both down (the caller shows a status line meanwhile). Exact
+the two is returned. A search bounded only by its depth, when the parts are already in the
+disk cache, lets the twin search only while the loader waits out its delay (its first
+iterations are the command's first lines), then waits for the loader: loading takes a second
+or two, and the twin, sharing the GIL with it, would only slow both down (the caller shows a
+status line meanwhile). Exact
 solves and perfect play (``best_moves`` at depth 0) wait for the compiled engine: the twins
 solve connect four far too slowly to be an answer.
 
@@ -196,8 +198,6 @@ class WarmingEngine(Engine):
         the two count nodes differently)."""
         self.start()
         limit = limit or Limit()
-        if limit.only_depth and self.loading_only and not self.settled:
-            self._wait_unless_stopped(limit)
         compiled = self.compiled
         if compiled is not None:
             self.answered = compiled
@@ -205,9 +205,16 @@ class WarmingEngine(Engine):
         started = time.perf_counter()
         outer = limit.stop
         handing_over = limit.nodes is None
+        # Bounded only by depth, with nothing left to compile: the twin's first iterations
+        # while the loader waits out its delay, then wait for the loader (see the header).
+        brief = limit.only_depth and self.loading_only
 
         def stop() -> bool:
-            return (outer is not None and outer()) or (handing_over and self.ready)
+            if outer is not None and outer():
+                return True
+            if brief and time.perf_counter() - started >= self.delay:
+                return True
+            return handing_over and self.ready
 
         reported = 0
 
@@ -220,6 +227,8 @@ class WarmingEngine(Engine):
         twin_limit = Limit(depth=limit.depth, nodes=limit.nodes, time=limit.time, stop=stop)
         found = self.twin.search(game, twin_limit, on_iteration=seen)
         self.answered = self.twin
+        if brief and not found.complete and not (outer is not None and outer()):
+            self._wait_unless_stopped(limit)
         compiled = self.compiled
         if (
             compiled is None
