@@ -44,7 +44,7 @@ from zerosum.game import Game
 from zerosum.games import GameSpec
 from zerosum.search.core import Limit, SearchResult
 
-LOADER_DELAY_S: Final = 0.3
+LOADER_DELAY_S: Final = 0.5
 """How long the loader waits before it imports numba, which holds the GIL in long stretches:
 the command's first lines (a board, uciok, a first iteration) go out before it. A caller that
 waits for the compiled engine cuts the delay short."""
