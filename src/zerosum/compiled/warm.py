@@ -38,6 +38,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
+from functools import cache
 from pathlib import Path
 from typing import IO, Any, Final, Literal
 
@@ -129,6 +130,7 @@ def _modules(spec: GameSpec, part: Part) -> list[str]:
     return modules
 
 
+@cache
 def _version(name: str) -> str:
     from importlib import metadata  # a tenth of a second: only when a key is made
 
@@ -140,11 +142,16 @@ def _version(name: str) -> str:
 
 def part_key(spec: GameSpec, part: Part) -> str:
     """The digest that names ``part``'s marker: its modules' sources, numba's and Python's
-    versions, the machine."""
+    versions, the machine (computed once per process and modules)."""
+    return _key(tuple(_modules(spec, part)))
+
+
+@cache
+def _key(modules: tuple[str, ...]) -> str:
     from zerosum.jit import module_fingerprint  # numba-free
 
     digest = hashlib.sha256()
-    for module in _modules(spec, part):
+    for module in modules:
         digest.update(f"{module}\0{module_fingerprint(module)}\0".encode())
     machine = os.uname().machine if hasattr(os, "uname") else sys.platform
     digest.update(f"{_version('numba')}\0{sys.version}\0{machine}".encode())
@@ -310,12 +317,15 @@ class Warmer:
         self.failed = False
         """Whether the child ended without writing every marker (the caller then compiles
         in-process, as if there were no child)."""
+        self._cached = False
         self.started_at: float | None = None
         """``time.monotonic()`` when the child started (``None``: not started)."""
 
     def cached(self) -> bool:
-        """Whether every part's marker is there."""
-        return all(is_cached(self.spec, part) for part in self.parts)
+        """Whether every part's marker is there (once seen, not looked at again)."""
+        if not self._cached:
+            self._cached = all(is_cached(self.spec, part) for part in self.parts)
+        return self._cached
 
     def estimate(self) -> float:
         """The seconds the compile should take in all (see :func:`estimate`)."""
