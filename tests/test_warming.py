@@ -373,3 +373,25 @@ def test_uci_is_ready_at_once_and_plays_with_the_twin_while_it_compiles(
     assert not any("compiling" in line for line in out.lines)
     assert uci.engine.compiled is not None and uci.engine.current() is uci.engine.compiled
     uci.close()
+
+
+# -- the command line ---------------------------------------------------------------------------
+
+
+def test_analyze_answers_with_the_twin_and_says_so(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    from zerosum.cli import main
+    from zerosum.engines import warming as warming_module
+
+    fake = SlowCompile()  # a compile that never ends in this test
+    monkeypatch.setattr(warming_module, "Warmer", lambda spec, parts: fake)
+    argv = ["analyze", "tictactoe", "--moves", "b2", "--algorithm", "compiled", "--time", "5"]
+    assert main([*argv, "--depth", "8", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["answered_by"] == "python engine" and data["value"] == 0
+    assert main([*argv, "--depth", "8"]) == 0
+    out = capsys.readouterr().out
+    assert "depth   8" in out and "the Python twin" in out
