@@ -1,10 +1,10 @@
 """Compiling a game's compiled code off the clock: in a child process that fills numba's disk cache.
 
 A game's compiled code comes in *parts* (:data:`PARTS`): the alpha-beta search of its kernel
-(``search``), the exact solve that drives it by null windows (``solve``: a separate compile of
-a third of the search's, which analysis and play at a depth never call), its Monte Carlo tree
-search (``mcts``), its compiled tactical searcher
-(``tactical``: chess) and its perft (``perft``). The first use of a part on a machine compiles
+(``search``), the exact solve that drives it by null windows (``solve``: a compile more than
+half as long as the search's, which analysis and play at a depth never call), its Monte Carlo
+tree search (``mcts``), its compiled tactical searcher (``tactical``: chess) and its perft
+(``perft``). The first use of a part on a machine compiles
 it, which takes seconds to a minute; every later process loads it from numba's disk cache in a
 fraction of that. A front end that must answer at once asks :class:`Warmer` whether the part
 is cached; if not, it answers with the pure-Python twin while ``python -m zerosum.compiled
@@ -23,7 +23,7 @@ Two processes never compile one part at once: the child holds an exclusive lock 
 ``zerosum-warm-GAME-PART.lock`` while it compiles, and a second child waits for it, then finds
 the marker and exits. The seconds the last compile took are kept
 (``zerosum-warm-GAME-PART.seconds``, kept across edits) for the next estimate; before any
-compile the estimate is :data:`ESTIMATE_S`, measured on a busy two-core machine.
+compile the estimate is :data:`ESTIMATE_S`.
 
 Importing this module does not import numba: the child's work (:func:`warm_part`) imports it.
 """
@@ -50,14 +50,15 @@ PARTS: Final[tuple[Part, ...]] = ("search", "solve", "mcts", "tactical", "perft"
 """The parts of a game's compiled code that compile (and are cached) separately."""
 
 ESTIMATE_S: Final[dict[Part, float]] = {
-    "search": 15.0,
-    "solve": 10.0,
-    "mcts": 20.0,
-    "tactical": 60.0,
-    "perft": 10.0,
+    "search": 25.0,
+    "solve": 20.0,
+    "mcts": 40.0,
+    "tactical": 130.0,
+    "perft": 45.0,
 }
-"""A part's cold compile in seconds before this machine has measured one (the slowest game's,
-benchmarks/cold_start.py on a loaded two-core machine)."""
+"""A part's cold compile in seconds before this machine has measured one: the slowest
+built-in game's in ``benchmarks/cold_start.py compile`` on a two-core VM under a load average
+of 10-18 (docs/benchmarks.md, 2026-11-27), so an overestimate on a quiet machine."""
 
 
 class WarmError(ZerosumError):
