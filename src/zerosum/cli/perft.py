@@ -59,11 +59,11 @@ def run(args: argparse.Namespace) -> int:
             if is_cached(spec, "perft"):
                 progress.update("loading the compiled perft")
             else:
-                seconds = estimate(spec, "perft")
-                progress.update(f"compiling the compiled perft (first use: about {seconds:.0f} s)")
+                expected = estimate(spec, "perft")
+                progress.update(f"compiling the compiled perft (first use: about {expected:.0f} s)")
         counter, how = perft_counter(spec, generic=args.generic)
         counter(game, min(args.depth, 1))  # load the compiled code before the clock starts
-        if how == "compiled":
+        if how == "compiled" and args.depth > 0:  # depth 0 compiles nothing
             mark_cached(spec, "perft")
         progress.update(f"counting {args.depth} plies")
         started = time.perf_counter()
