@@ -26,12 +26,10 @@ import sys
 from collections.abc import Callable
 from functools import cache
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from numba import njit
-from numba.core import typeinfer
-from numba.core.caching import FunctionCache
-from numba.core.dispatcher import Dispatcher
+if TYPE_CHECKING:
+    from numba.core.dispatcher import Dispatcher
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -98,22 +96,32 @@ def module_fingerprint(name: str) -> str:
     return fingerprint(name, _read_once)
 
 
-class FingerprintCache(FunctionCache):
-    """numba's on-disk cache of one function, its entries keyed by a fingerprint (a string
-    that changes whenever the compiled code would) instead of the source file's time stamp."""
+@cache
+def fingerprint_cache() -> type[Any]:
+    """numba's ``FunctionCache`` keyed by a fingerprint (a string that changes whenever the
+    compiled code would) instead of the source file's time stamp; made on first use, so that
+    importing this module does not import numba (the fingerprints above need none)."""
+    from numba.core.caching import FunctionCache
 
-    def __init__(self, py_func: Callable[..., Any], fingerprint: str) -> None:
-        super().__init__(py_func)  # type: ignore[no-untyped-call]  # numba's is untyped
-        self._fingerprint = fingerprint
+    class FingerprintCache(FunctionCache):
+        """numba's on-disk cache of one function, its entries keyed by a fingerprint."""
 
-    def _index_key(self, sig: Any, codegen: Any) -> tuple[Any, ...]:
-        return (sig, codegen.magic_tuple(), (self._fingerprint,))
+        def __init__(self, py_func: Callable[..., Any], fingerprint: str) -> None:
+            super().__init__(py_func)  # type: ignore[no-untyped-call]  # numba's is untyped
+            self._fingerprint = fingerprint
+
+        def _index_key(self, sig: Any, codegen: Any) -> tuple[Any, ...]:
+            return (sig, codegen.magic_tuple(), (self._fingerprint,))
+
+    return FingerprintCache
 
 
 def with_fingerprint_cache(function: F, key: str, **options: Any) -> Dispatcher[F]:
     """``function`` compiled by ``njit(**options)`` with a disk cache keyed by ``key``."""
+    from numba import njit
+
     dispatcher: Dispatcher[F] = njit(**options)(function)
-    dispatcher._cache = FingerprintCache(function, key)  # type: ignore[attr-defined]  # numba's own
+    dispatcher._cache = fingerprint_cache()(function, key)  # type: ignore[attr-defined]
     return dispatcher
 
 
@@ -123,6 +131,8 @@ def cached_njit(*signatures: Any, **options: Any) -> Callable[[F], Dispatcher[F]
     stale code. Signatures given are compiled (or loaded) at once, as numba does."""
 
     def decorate(function: F) -> Dispatcher[F]:
+        from numba.core import typeinfer
+
         dispatcher = with_fingerprint_cache(
             function, module_fingerprint(function.__module__), **options
         )

@@ -9,10 +9,14 @@ pure-Python tactical search it is the compiled twin of, :mod:`zerosum.search.tac
 thread while a search runs in a worker thread, so ``isready``, ``stop`` and ``quit`` are
 answered at once during a search.
 
-Compilation is never on the clock: the engine is opened at ``isready`` (or at the first ``go``
-if the GUI sent none), and opening the compiled engine loads or compiles every compiled
-function it calls (:meth:`zerosum.compiled.chess_engine.CoreSearch.warm_up`), so
-``readyok`` waits for numba rather than a search.
+Compilation is never on the clock, nor on ``readyok``: the engine is opened right after
+``uciok`` (and again at ``isready`` or ``go`` after an option closed it) as a
+:class:`~zerosum.engines.warming.WarmingEngine`, which loads the compiled search in a
+background thread, first compiling it in a child process if numba's disk cache lacks it (a
+first use: about a minute). Until it is loaded, ``go`` searches with its pure-Python twin
+(weaker, within the same time) and says so in an ``info string``; ``readyok`` never waits.
+With ``ZEROSUM_COMPILE=wait`` in the environment, ``isready`` (or the first ``go``) loads or
+compiles it instead, as before.
 
 Robustness: a malformed or illegal command is answered with ``info string`` naming what was
 wrong and what was expected, and changes nothing (a ``position`` with a bad FEN or an illegal
@@ -52,8 +56,10 @@ from typing import Final, TextIO
 import chess
 
 from zerosum import __version__
+from zerosum.compiled.warm import compiling_in_background
 from zerosum.engines import COMPILED_TACTICAL, TACTICAL, Engine, TacticalEngine, open_engine
 from zerosum.engines.compiled_tactical import CompiledTacticalEngine
+from zerosum.engines.warming import WarmingEngine
 from zerosum.game import HEURISTIC_LIMIT, WIN, MoveError, PositionError, Score
 from zerosum.games import get_game
 from zerosum.games.chess import Chess
@@ -75,6 +81,10 @@ OVERHEAD_DEFAULT: Final = 50
 CLOCK_RESERVE_MS: Final = 100
 """Time on the clock never planned for (ms), besides the Move Overhead: what the engine does
 not control on a loaded machine (scheduling, a collection pause, answering ``bestmove``)."""
+TWIN_SHARE: Final = 0.8
+"""The share of its hard time limit the pure-Python twin searches while the compiled engine
+loads: the loader thread holds the GIL in long stretches (a tenth of a second seen) and a
+compiling child takes a core, so the twin's stop is seen later than the compiled engine's."""
 CONTEMPT_DEFAULT, CONTEMPT_MAX = 0, 100
 """Contempt (centipawns): what a repetition or other rule draw is worth less than 0 to the
 engine (``tactical.Options.contempt``); negative values seek draws."""
@@ -280,6 +290,8 @@ class UciEngine:
         choices = " ".join(f"var {name}" for name in ENGINES)
         self.send(f"option name Engine type combo default {ENGINES[0]} {choices}")
         self.send("uciok")
+        if not self.searching and compiling_in_background():
+            self._open_engine()  # start loading the compiled search now, off every clock
 
     def cmd_isready(self, words: list[str]) -> None:
         try:
@@ -466,7 +478,12 @@ class UciEngine:
             self.engine = None
 
     def _clear_hash(self) -> None:
-        if isinstance(self.engine, CompiledTacticalEngine):
+        if isinstance(self.engine, WarmingEngine):
+            self.engine.reset()
+            compiled = self.engine.compiled
+            if isinstance(compiled, CompiledTacticalEngine):
+                compiled.clear()
+        elif isinstance(self.engine, CompiledTacticalEngine):
             self.engine.clear()
         elif isinstance(self.engine, TacticalEngine) and self.engine.shared_table is not None:
             self.engine.shared_table.clear()
@@ -475,7 +492,8 @@ class UciEngine:
 
     def _open_engine(self) -> Engine:
         """The chess engine of the options (kept between searches: its table persists); a
-        compiled one is warmed up (every compiled function loaded) before it is returned."""
+        compiled one starts loading in the background (a :class:`WarmingEngine`), or with
+        ``ZEROSUM_COMPILE=wait`` is loaded before it is returned."""
         if self.engine is None:
             if self.engine_name == TACTICAL:
                 entries = max(1024, self.hash_mb * (1 << 20) // ENTRY_BYTES)
@@ -483,14 +501,26 @@ class UciEngine:
                 engine = open_engine(self.spec, TACTICAL, workers=self.threads, shared_table=table)
             else:
                 engine = open_engine(
-                    self.spec, self.engine_name, hash_mb=self.hash_mb, workers=self.threads
+                    self.spec,
+                    self.engine_name,
+                    hash_mb=self.hash_mb,
+                    workers=self.threads,
+                    instant=True,
                 )
-                if isinstance(engine, CompiledTacticalEngine):
-                    engine.warm_up()
-            if isinstance(engine, TacticalEngine):
-                engine.options = Options(contempt=self.contempt)
+                engine.warm_up()  # a WarmingEngine starts loading; the others load now
             self.engine = engine
         return self.engine
+
+    def _searcher(self) -> TacticalEngine:
+        """The engine that searches now (the twin of a compiled engine still loading, saying
+        so in an ``info string``), with the Contempt option."""
+        engine = self._open_engine()
+        searcher = engine.current() if isinstance(engine, WarmingEngine) else engine
+        if searcher is not engine and isinstance(engine, WarmingEngine):
+            self.info(f"{engine.status()} (weaker)")
+        assert isinstance(searcher, TacticalEngine)
+        searcher.options = Options(contempt=self.contempt)
+        return searcher
 
     def _busy(self, what: str) -> None:
         """Before ``what``, which needs the engine idle: stop the running search (it sends
@@ -523,8 +553,10 @@ class UciEngine:
                 if params.mate is not None:
                     depth = min(2 * params.mate + 1, MAX_DEPTH) if depth is None else depth
                 limit = Limit(depth=depth, nodes=params.nodes, stop=self._should_stop)
-                engine = self._open_engine()
-                assert isinstance(engine, TacticalEngine)
+                engine = self._searcher()
+                twin = isinstance(self.engine, WarmingEngine) and engine is self.engine.twin
+                if twin and self._hard is not None:
+                    self._hard *= TWIN_SHARE
                 lines = min(self.multipv, len(roots) or len(moves))
                 sent: Report[chess.Move] | None = None
                 reports = engine.reports(game, limit, multipv=self.multipv, root_moves=roots)
@@ -571,6 +603,8 @@ class UciEngine:
         multipv = f" multipv {report.line}" if self.multipv > 1 else ""
         pv = " ".join(move.uci() for move in report.pv)
         engine = self.engine
+        if isinstance(engine, WarmingEngine):
+            engine = engine.current()
         hashfull = (
             f" hashfull {engine.hashfull()}" if isinstance(engine, CompiledTacticalEngine) else ""
         )

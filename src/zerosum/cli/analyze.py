@@ -22,6 +22,7 @@ from zerosum.cli.engines import (
     MCTS_ENGINE,
     TACTICAL_ENGINE,
     check_algorithm,
+    engine_status,
     load_engine,
 )
 from zerosum.cli.parser import (
@@ -37,6 +38,7 @@ from zerosum.cli.parser import (
 from zerosum.compiled import DEFAULT_HASH_MB
 from zerosum.engines import COMPILED_TACTICAL, MctsEngine, open_engine
 from zerosum.engines.mcts import PLAYOUTS
+from zerosum.engines.warming import WarmingEngine
 from zerosum.formatting import describe, line_labels, move_label, move_labels, result_data
 from zerosum.search import Limit, SearchResult
 
@@ -106,15 +108,16 @@ def run(args: argparse.Namespace) -> int:
                     "--algorithm engine"
                 )
     mcts = args.algorithm == MCTS_ENGINE
+    echo: Callable[[str], None] = print
 
     def report(result: SearchResult[Any]) -> None:
         if not args.json:
             line = " ".join(line_labels(game, result.pv))
             if mcts:
                 value = describe(result.value, solved=result.solved)
-                print(f"simulations {result.stats.nodes:>9,}  value {value:>14}  pv {line}")
+                echo(f"simulations {result.stats.nodes:>9,}  value {value:>14}  pv {line}")
             else:
-                print(f"depth {result.depth:>3}  value {describe(result.value):>14}  pv {line}")
+                echo(f"depth {result.depth:>3}  value {describe(result.value):>14}  pv {line}")
 
     engine = open_engine(
         spec,
@@ -126,12 +129,19 @@ def run(args: argparse.Namespace) -> int:
         hash_mb=args.hash,
         exploration=args.exploration,
         playout=args.playout,
+        instant=True,
     )
     with interruptible() as stop, engine:
         load_engine(engine, args)
-        result = engine.search(game, _limit(args, stop), on_iteration=report)
-        root_moves = engine.root_stats() if isinstance(engine, MctsEngine) else None
+        with engine_status(engine, args) as status:
+            echo = status.echo
+            result = engine.search(game, _limit(args, stop), on_iteration=report)
+        searched = engine.answered if isinstance(engine, WarmingEngine) else engine
+        root_moves = searched.root_stats() if isinstance(searched, MctsEngine) else None
     data = result_data(spec, game, result, args.algorithm)
+    twin = isinstance(engine, WarmingEngine) and searched is engine.twin
+    if twin and isinstance(engine, WarmingEngine):  # the compiled engine was not ready in time
+        data["answered_by"] = f"python {engine.twin.name}"
     stats = result.stats
     if root_moves is not None:
         data["root_moves"] = [
@@ -153,6 +163,8 @@ def run(args: argparse.Namespace) -> int:
         f"time       {stats.time_s:.3f} s",
         f"nodes/s    {stats.nps:,.0f}",
     ]
+    if twin:
+        lines.append("engine     the Python twin (the compiled engine was not ready yet)")
     for root in root_moves or ():
         proven = "" if root.proven is None else f"  {describe(root.proven, solved=True)}"
         lines.append(

@@ -16,6 +16,8 @@ from typing import Final
 
 from zerosum.cli.common import emit, load_position
 from zerosum.cli.parser import Subcommands, position_options, whole_number
+from zerosum.cli.progress import Progress
+from zerosum.compiled.warm import estimate, is_cached, mark_cached
 from zerosum.engines import perft_counter
 from zerosum.game import ZerosumError
 
@@ -52,11 +54,21 @@ def add_parser(commands: Subcommands) -> None:
 
 def run(args: argparse.Namespace) -> int:
     spec, game = load_position(args)
-    counter, how = perft_counter(spec, generic=args.generic)
-    counter(game, min(args.depth, 1))  # load the compiled code before the clock starts
-    started = time.perf_counter()
-    nodes = _in_thread(lambda: counter(game, args.depth))
-    seconds = time.perf_counter() - started
+    with Progress.for_command(args, f"perft {spec.name}") as progress:
+        if spec.perft is not None and not args.generic:  # before numba is imported
+            if is_cached(spec, "perft"):
+                progress.update("loading the compiled perft")
+            else:
+                expected = estimate(spec, "perft")
+                progress.update(f"compiling the compiled perft (first use: about {expected:.0f} s)")
+        counter, how = perft_counter(spec, generic=args.generic)
+        counter(game, min(args.depth, 1))  # load the compiled code before the clock starts
+        if how == "compiled" and args.depth > 0:  # depth 0 compiles nothing
+            mark_cached(spec, "perft")
+        progress.update(f"counting {args.depth} plies")
+        started = time.perf_counter()
+        nodes = _in_thread(lambda: counter(game, args.depth))
+        seconds = time.perf_counter() - started
     nps = int(nodes / seconds) if seconds > 0 else 0
     data = {
         "game": spec.name,

@@ -66,7 +66,11 @@ class Computer:
         self.rng = rng
         self.seconds = seconds
         """The most a move may take (``None``: as long as the depth needs)."""
-        self.engine = open_engine(spec, task="play", store=store, workers=workers)
+        # A player at a depth answers at once (its Python twin while the compiled engine
+        # compiles); the perfect player (depth 0) needs the compiled engine itself.
+        self.engine = open_engine(
+            spec, task="play", store=store, workers=workers, instant=depth != 0
+        )
 
     def best(self, game: Game[Any], *, depth: int) -> tuple[list[Any], str]:
         """The best moves found at ``depth`` (0: all proven best moves) and their value; every

@@ -141,7 +141,7 @@ class Progress:
     def line(self) -> str:
         """The status line as drawn, before it is cut to the terminal's width."""
         detail = self.detail() if self.detail is not None else ""
-        status = f"{self.status}: {detail}" if detail else self.status
+        status = f"{self.status}: {detail}" if detail and self.status else detail or self.status
         status = f"{status}  " if status else ""
         return f"{self.label}: {status}({elapsed_text(self.elapsed)})"
 

@@ -182,20 +182,30 @@ class Functions:
 _BUILT: dict[str, Functions] = {}
 
 
-def functions(kernel: Kernel) -> Functions:
+def functions(kernel: Kernel, *, threads: bool = False) -> Functions:
     """The search for ``kernel``, built once per process (from numba's disk cache if it can)
-    and called once on an empty tree, so that no search pays for loading it."""
+    and called once on an empty tree, so that no search pays for loading it; ``threads``
+    loads the threads' entry point (``run_shared``) too, which one thread never calls (about
+    a fifth of a cold compile: it compiles only when asked for)."""
     if kernel.legal is None or kernel.over is None:
         raise ValueError(f"kernel {kernel.name!r} offers no legal/over: no compiled MCTS")
     if kernel.name not in _BUILT:
         built = _build(kernel)
-        _warm_up(built)
+        _warm_up(built, threads=False)
         _BUILT[kernel.name] = built
+    if threads and kernel.name not in _THREADED:
+        _warm_up(_BUILT[kernel.name], threads=True)
+        _THREADED.add(kernel.name)
     return _BUILT[kernel.name]
 
 
-def _warm_up(built: Functions) -> None:
-    """Compile (or load) every entry point with the argument types the engines pass."""
+_THREADED: set[str] = set()
+"""Kernels whose ``run_shared`` is loaded."""
+
+
+def _warm_up(built: Functions, *, threads: bool) -> None:
+    """Compile (or load) the entry points with the argument types the engines pass: one
+    thread's, or (``threads``) the threads' ``run_shared``."""
     nodes, values, io = new_tree(2)
     new_root(nodes, values, io)
     io[STOP] = 1
@@ -204,8 +214,10 @@ def _warm_up(built: Functions) -> None:
     words = np.zeros(1, np.int64)
     path, moves = np.zeros(path_size(), np.int64), np.zeros(kernel.max_moves, np.int64)
     arrays = (st, nodes, values, io, 0, words, path, moves, kernel.load_aux())
+    if threads:
+        built.run_shared(*arrays, 1.0, 0.0, False, False, 1, False, False)
+        return
     built.run(*arrays, 0, 1.0, 0.0, False, False, 1, False, False)
-    built.run_shared(*arrays, 1.0, 0.0, False, False, 1, False, False)
     built.done(nodes, 0, False)
     built.compact(nodes, values, 0, 1)
 

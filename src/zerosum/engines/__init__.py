@@ -22,8 +22,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final, Literal
 
+from zerosum.compiled.warm import compiling_in_background
 from zerosum.engines.base import Engine, EngineError, OnIteration
-from zerosum.engines.mcts import MctsEngine
+from zerosum.engines.mcts import GAME_DEFAULTS, MctsEngine
 from zerosum.engines.python import PythonEngine
 from zerosum.engines.tactical import TacticalEngine
 from zerosum.game import Game
@@ -120,6 +121,7 @@ def open_engine(
     expand_after: int | None = None,
     max_nodes: int | None = None,
     compiled: bool | None = None,
+    instant: bool = False,
 ) -> Engine:
     """The engine for ``game`` (a spec, a position, a registered name, or None for any game):
     ``algorithm`` if given, else the game's choice for ``task``.
@@ -134,9 +136,36 @@ def open_engine(
     memory, ``workers`` its threads) when the game's kernel offers it and
     ``compiled`` is not false, else in Python (one thread: ``workers`` > 1 is refused);
     ``compiled=True`` refuses a game without such a kernel. Close the engine when done.
+
+    ``instant`` (the front ends' choice) wraps a compiled engine in a
+    :class:`~zerosum.engines.warming.WarmingEngine`: its pure-Python twin answers at once while
+    the compiled one compiles in a child process (first use) or loads (every process), unless
+    ``ZEROSUM_COMPILE=wait`` is set in the environment (compile or load before answering, as
+    without ``instant``).
     """
     spec = _spec(game)
     name = choose_engine(spec, algorithm, task=task)
+    if instant and spec is not None and compiling_in_background():
+        warming = _warming(
+            spec,
+            name,
+            workers=workers,
+            table=table,
+            all_best=all_best,
+            seed=seed,
+            hash_mb=hash_mb,
+            store=store,
+            mcts={
+                "exploration": exploration,
+                "playout": playout,
+                "bias": bias,
+                "expand_after": expand_after,
+                "max_nodes": max_nodes,
+            },
+            compiled=compiled,
+        )
+        if warming is not None:
+            return warming
     if name == MCTS:
         given = {
             "exploration": exploration,
@@ -189,6 +218,58 @@ def open_engine(
         pool=pool,
         shared_table=shared_table,
     )
+
+
+def _warming(
+    spec: GameSpec,
+    name: str,
+    *,
+    workers: int,
+    table: bool,
+    all_best: bool,
+    seed: int | None,
+    hash_mb: float | None,
+    store: Store | None,
+    mcts: dict[str, Any],
+    compiled: bool | None,
+) -> Engine | None:
+    """The :class:`WarmingEngine` of the compiled engine ``name`` of ``spec``'s game, or
+    ``None`` for an engine that is not compiled. Imports no numba: the compiled engine is
+    opened by the loader."""
+    from zerosum.engines.warming import WarmingEngine
+
+    def opened(**options: Any) -> Callable[[], Engine]:
+        return lambda: open_engine(spec, name, **options)
+
+    if name == MCTS and compiled is not False and spec.kernel is not None:
+        chosen = {key: value for key, value in mcts.items() if value is not None}
+        defaults = {**GAME_DEFAULTS.get(spec.name, {}), **chosen}
+        twin: Engine = MctsEngine(seed=seed, **defaults)
+        return WarmingEngine(
+            spec,
+            ("mcts",),
+            twin,
+            opened(seed=seed, hash_mb=hash_mb, workers=workers, compiled=True, **chosen),
+            name=MCTS,
+        )
+    if name == COMPILED:
+        twin = PythonEngine(table=table, all_best=all_best, seed=seed)
+        return WarmingEngine(
+            spec,
+            ("search",),
+            twin,
+            opened(hash_mb=hash_mb, store=store, workers=workers),
+            name=COMPILED,
+        )
+    if name == COMPILED_TACTICAL:
+        return WarmingEngine(
+            spec,
+            ("tactical",),
+            TacticalEngine(),
+            opened(hash_mb=hash_mb, workers=workers),
+            name=COMPILED_TACTICAL,
+        )
+    return None
 
 
 def _spec(game: GameSpec | Game[Any] | str | None) -> GameSpec | None:

@@ -96,6 +96,16 @@ Playout = Literal["random", "decisive", "evaluation"]
 evaluation (see the header)."""
 
 PLAYOUTS: Final[tuple[Playout, ...]] = ("random", "decisive", "evaluation")
+GAME_DEFAULTS: Final[dict[str, dict[str, Any]]] = {
+    "connect4": {"playout": "decisive", "expand_after": 8},
+}
+"""Options a game's compiled MCTS (and the Python twin that answers while it compiles,
+:mod:`zerosum.engines.warming`) takes unless told otherwise (the others: the defaults),
+chosen by measurement (docs/benchmarks.md). Connect four: random playouts miss the wins and
+the blocks that decide it, and its kernel lists the decisive moves from bitboards for some 15%
+of the simulations; and a simulation there is so fast that, growing a node each, a 2 s search
+overflowed the default 64 MiB tree in about a second: a node grows children after 8 visits
+instead."""
 
 DEFAULT_EXPLORATION: Final = 1.4
 """UCT's exploration constant (about ``sqrt(2)``, for rewards in ``[-1, 1]``)."""

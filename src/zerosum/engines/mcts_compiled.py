@@ -30,6 +30,7 @@ from zerosum.engines.base import EngineError, OnIteration
 from zerosum.engines.mcts import (
     DEFAULT_EXPLORATION,
     FIRST_ITERATION,
+    GAME_DEFAULTS,
     MctsEngine,
     Node,
     best_child,
@@ -38,15 +39,6 @@ from zerosum.game import Game, ProtocolError
 from zerosum.search.core import Limit, SearchResult
 
 _MASK64: Final = (1 << 64) - 1
-GAME_DEFAULTS: Final[dict[str, dict[str, Any]]] = {
-    "connect4": {"playout": "decisive", "expand_after": 8},
-}
-"""Options a game's compiled MCTS takes unless told otherwise (the others: the twin's
-defaults), chosen by measurement (docs/benchmarks.md). Connect four: random playouts miss the
-wins and the blocks that decide it, and its kernel lists the decisive moves from bitboards for
-some 15% of the simulations; and a simulation there is so fast that, growing a node each, a
-2 s search overflowed the default 64 MiB tree in about a second: a node grows children after
-8 visits instead."""
 _BATCH_SECONDS: Final = 0.005
 """A batch of simulations between two looks at the clock lasts about this long."""
 _POLL_SECONDS: Final = 0.002
@@ -109,7 +101,7 @@ class CompiledMctsEngine(MctsEngine):
         mapping = compiled_game(game)
         self._kernel = mapping.kernel
         self._state_of = mapping.state
-        self._functions = kernel_mcts.functions(self._kernel)
+        self._functions = kernel_mcts.functions(self._kernel, threads=workers > 1)
         self._aux = self._kernel.load_aux()
         """What the kernel's probe reads (morris: the endgame databases), loaded once."""
         self._nodes, self._values, self._io = kernel_mcts.new_tree(max_nodes)
