@@ -55,9 +55,7 @@ def pick_line(
     board = chess.Board()
     for _ in range(plies):
         lines = engine.analyse(board, chess.engine.Limit(depth=depth), multipv=multipv)
-        scored = [
-            (score_cp(line, board.turn), line["pv"][0]) for line in lines if line.get("pv")
-        ]
+        scored = [(score_cp(line, board.turn), line["pv"][0]) for line in lines if line.get("pv")]
         best = max((cp for cp, _ in scored if cp is not None), default=None)
         if best is None:
             break

@@ -246,7 +246,7 @@ def pair_points(records: Sequence[GameRecord]) -> list[float]:
     """A's points in each pair of the first complete pairs of ``records`` (any order), in pair
     order: the pairs ``0 .. k-1`` when pair ``k`` is the first that is not complete."""
     by_index = {record.index: record for record in records}
-    points = []
+    points: list[float] = []
     while 2 * len(points) in by_index and 2 * len(points) + 1 in by_index:
         pair = len(points)
         points.append(by_index[2 * pair].score + by_index[2 * pair + 1].score)

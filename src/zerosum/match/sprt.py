@@ -99,11 +99,12 @@ class SprtSettings:
         try:
             if not comma:
                 raise ValueError
-            return cls(float(first), float(second), alpha, beta)
+            elo0, elo1 = float(first), float(second)
         except ValueError:
             raise SprtError(
                 f"bad SPRT bounds {text!r}: expected ELO0,ELO1 in normalized Elo, e.g. 0,5"
             ) from None
+        return cls(elo0, elo1, alpha, beta)
 
     @property
     def lower(self) -> float:
@@ -124,9 +125,7 @@ class SprtSettings:
         return None
 
     def describe(self) -> str:
-        return (
-            f"SPRT nElo [{self.elo0:g}, {self.elo1:g}], alpha {self.alpha:g}, beta {self.beta:g}"
-        )
+        return f"SPRT nElo [{self.elo0:g}, {self.elo1:g}], alpha {self.alpha:g}, beta {self.beta:g}"
 
 
 # -- pentanomial statistics -------------------------------------------------------------------
