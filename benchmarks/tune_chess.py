@@ -5,7 +5,7 @@ Three steps, each reproducible from ``--seed``, each writing a file the next one
 1. ``collect``: zerosum plays itself (the compiled engine at ``--nodes`` nodes a move, its
    choices among equal moves seeded) from the balanced book's openings; every ``--every``-th
    position after the book is kept if the side to move is not in check. One line per position:
-   FEN, then the game's result from White's side (1, 1/2, 0).
+   FEN, the game's result from White's side (1, 1/2, 0) and the game's number.
 2. ``label``: Stockfish (``/usr/games/stockfish``; a labeller only, never a dependency of
    zerosum) searches each position to ``--depth``; the position is kept when its best move is
    quiet (no capture or promotion: the static evaluation cannot see a pending exchange) and
@@ -19,8 +19,9 @@ Three steps, each reproducible from ``--seed``, each writing a file the next one
    10^(-x/400))``) is fitted to Stockfish's ``sigmoid(cp)`` (or, with ``--result-weight``, a
    blend with the game's result) by least squares: first the scale ``K`` with the weights as
    they are, then the weights by Adam from the current values, with an L2 pull of
-   ``--l2`` towards them, on a training part of the positions (a seeded 80% split); the other
-   20% only measures. The tuned weights (rounded) go to a JSON file, with the losses before and
+   ``--l2`` towards them, on the positions of a training part of the games (a seeded 80%
+   split by game, since the positions of one game are alike); the other games' positions only
+   measure. The tuned weights (rounded) go to a JSON file, with the losses before and
    after on both parts.
 
 Nothing here changes zerosum: adopting the weights means writing them into
@@ -158,7 +159,7 @@ def collect(args: argparse.Namespace) -> None:
                 continue
             if board.is_game_over():
                 continue
-            lines.append(f"{board.fen()};{white_score}")
+            lines.append(f"{board.fen()};{white_score};{record.index}")
     Path(args.out).write_text("\n".join(lines) + "\n", encoding="utf-8")
     seconds = time.perf_counter() - started
     print(f"{len(lines)} positions from {len(result.games)} games in {seconds:.0f} s -> {args.out}")
@@ -173,7 +174,7 @@ def label(args: argparse.Namespace) -> None:
     started = time.perf_counter()
     with chess.engine.SimpleEngine.popen_uci(args.engine) as engine:
         engine.configure({"Threads": 1, "Hash": 16})
-        for number, (fen, result) in enumerate(rows, start=1):
+        for number, (fen, result, game) in enumerate(rows, start=1):
             board = chess.Board(fen)
             info = engine.analyse(board, chess.engine.Limit(depth=args.depth))
             score = info.get("score")
@@ -186,7 +187,7 @@ def label(args: argparse.Namespace) -> None:
                 continue
             if board.is_capture(best) or best.promotion is not None:
                 continue
-            kept.append(f"{fen};{result};{cp}")
+            kept.append(f"{fen};{result};{game};{cp}")
             if number % 500 == 0:
                 print(f"{number} of {len(rows)} searched, {len(kept)} kept", flush=True)
     Path(args.out).write_text("\n".join(kept) + "\n", encoding="utf-8")
@@ -256,9 +257,10 @@ def fit_k(pred_cp: np.ndarray, target: np.ndarray) -> float:
 
 def tune(args: argparse.Namespace) -> None:
     rows = [line.split(";") for line in Path(args.labelled).read_text().splitlines() if line]
-    boards = [chess.Board(fen) for fen, _, _ in rows]
-    results = np.array([{"1": 1.0, "0": 0.0, "1/2": 0.5}[r] for _, r, _ in rows])
-    cps = np.array([float(cp) for _, _, cp in rows])
+    boards = [chess.Board(fen) for fen, _, _, _ in rows]
+    results = np.array([{"1": 1.0, "0": 0.0, "1/2": 0.5}[r] for _, r, _, _ in rows])
+    games = [int(game) for _, _, game, _ in rows]
+    cps = np.array([float(cp) for _, _, _, cp in rows])
     target = args.result_weight * results + (1 - args.result_weight) * sigmoid(cps)
     started = time.perf_counter()
     a, b = features(boards)
@@ -271,10 +273,11 @@ def tune(args: argparse.Namespace) -> None:
     sign = np.array([1.0 if board.turn else -1.0 for board in boards[:200]])
     model = (b[:200] + a[:200] @ w0) * sign
     print(f"largest gap model - Chess.evaluate() on 200 positions: {np.abs(model - engine).max()}")
-    order = list(range(len(rows)))
-    random.Random(f"split/{args.seed}").shuffle(order)
-    cut = int(0.8 * len(order))
-    train, valid = np.array(sorted(order[:cut])), np.array(sorted(order[cut:]))
+    numbers = sorted(set(games))
+    random.Random(f"split/{args.seed}").shuffle(numbers)
+    training_games = set(numbers[: int(0.8 * len(numbers))])
+    train = np.array([i for i, game in enumerate(games) if game in training_games])
+    valid = np.array([i for i, game in enumerate(games) if game not in training_games])
     k = fit_k(b[train] + a[train] @ w0, target[train])
     before = (loss(b[train] + a[train] @ w0, target[train], k), 0.0)
     before = (before[0], loss(b[valid] + a[valid] @ w0, target[valid], k))
@@ -299,6 +302,7 @@ def tune(args: argparse.Namespace) -> None:
     names = [name for name, _, _ in WEIGHTS] + ["TEMPO"]
     report = {
         "positions": len(rows),
+        "games": len(numbers),
         "train": len(train),
         "validation": len(valid),
         "seed": args.seed,
@@ -314,7 +318,10 @@ def tune(args: argparse.Namespace) -> None:
         },
     }
     Path(args.out).write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
-    print(f"K = {k:.4f}; {len(train)} training and {len(valid)} validation positions")
+    print(
+        f"K = {k:.4f}; {len(train)} training positions ({len(training_games)} games) and"
+        f" {len(valid)} validation positions ({len(numbers) - len(training_games)} games)"
+    )
     print(f"loss before: train {before[0]:.6f}, validation {before[1]:.6f}")
     print(f"loss after:  train {after[0]:.6f}, validation {after[1]:.6f}")
     for name, old, new in zip(names, w0, tuned, strict=True):

@@ -339,3 +339,13 @@ def test_bad_sprt_options_exit_2(
     assert status == 2
     assert err.startswith("zerosum: error: ") and words in err, err
     assert err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_the_status_line_of_a_running_test() -> None:
+    from zerosum.cli.match import _sprt_status
+
+    state, _ = run_test(SprtSettings(0, 5), [2.0, 1.0, 0.5])
+    elo = state.pentanomial.elo(3, 2, 1)
+    line = _sprt_status(state, 100, elo)
+    assert line.startswith(f"3 pairs of 50; LLR {state.llr:.2f} (-2.94, 2.94); A +3 =2 -1;")
+    assert "pentanomial [0 1 1 0 1]; Elo " + elo.describe() in line

@@ -532,7 +532,7 @@ def _play_sequential(
             if not pending:
                 break  # every game played: the test ends undecided
             # Step 2. Take the games that finished, in whatever order.
-            for future in runner.wait(pending, POLL_S):
+            for future in sorted(runner.wait(pending, POLL_S), key=pending.__getitem__):
                 index = pending.pop(future)
                 records[index] = runner.result(future, index)
                 if on_game is not None:
