@@ -21,6 +21,11 @@ and reports its score against Stockfish at UCI_Elo 1350, 1600 and 2000. Target o
 at least 50% against ``stockfish:2000`` over 100 games at 10+0.1, and no loss on time (the
 figures: docs/benchmarks.md).
 
+``--sprt ELO0,ELO1`` (with ``--alpha``, ``--beta``) makes it a sequential test on game pairs
+from the balanced book that stops as soon as it decides (``--games`` is then the most it
+plays); each counted pair prints the LLR, e.g. a change in ``../other/src`` against this one:
+``--a zerosum:../other/src --b zerosum:src --sprt 0,5 --games 2000``.
+
 Run from the repository root::
 
     .venv/bin/python benchmarks/chess_match.py --a zerosum --b sunfish --games 40 \\
@@ -37,9 +42,9 @@ import sys
 from pathlib import Path
 
 from zerosum.game import ZerosumError
-from zerosum.match import Match, MatchResult, TimeControl, parse_player
+from zerosum.match import Match, MatchResult, SprtSettings, SprtState, TimeControl, parse_player
 from zerosum.match.players import PlayerSpec, UciSettings
-from zerosum.match.runner import GameRecord
+from zerosum.match.runner import GameRecord, settle
 
 STOCKFISH = "/usr/games/stockfish"
 SUNFISH = os.path.expanduser("~/sunfish-venv/bin/sunfish-uci")
@@ -120,6 +125,9 @@ def main() -> None:
     parser.add_argument("--time-per-move", type=float, help="seconds per move instead of a clock")
     parser.add_argument("--workers", type=int, default=1, help="games at once (default 1)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--sprt", metavar="ELO0,ELO1", help="a sequential test (normalized Elo)")
+    parser.add_argument("--alpha", type=float, default=0.05)
+    parser.add_argument("--beta", type=float, default=0.05)
     parser.add_argument("--pgn", default="chess_match.pgn", help="where the games go")
     parser.add_argument("--sunfish", default=os.environ.get("SUNFISH_UCI", SUNFISH))
     for which in ("a", "b"):
@@ -145,8 +153,15 @@ def main() -> None:
             games=args.games,
             time_control=control,
             seed=args.seed,
+            sprt=None
+            if args.sprt is None
+            else SprtSettings.parse(args.sprt, alpha=args.alpha, beta=args.beta),
         )
         records: list[GameRecord] = []
+
+        def show_pair(state: SprtState) -> None:
+            counts = " ".join(map(str, state.pentanomial.counts))
+            print(f"pair {state.pentanomial.pairs:>4}  [{counts}]  {state.describe()}", flush=True)
 
         def show(record: GameRecord) -> None:
             records.append(record)
@@ -161,13 +176,17 @@ def main() -> None:
         print(f"A = {args.a}, B = {args.b}; {args.games} games, {control.describe()}")
         interrupted = False
         try:
-            names = match.play(workers=args.workers, on_game=show).names
+            played = match.play(workers=args.workers, on_game=show, on_pair=show_pair)
+            names = played.names
         except KeyboardInterrupt:
             interrupted, names = True, (args.a, args.b)
     except ZerosumError as error:
         sys.exit(f"chess_match: {error}")
     records.sort(key=lambda record: record.index)
     result = MatchResult("chess", names, control, tuple(records))
+    if match.sprt is not None:  # the games the test counted
+        state, pairs = settle(records, match.sprt)
+        result = MatchResult("chess", names, control, tuple(records[: 2 * pairs]), state)
     Path(args.pgn).write_text(result.pgn())
     elo = result.elo
     if interrupted:
@@ -177,6 +196,10 @@ def main() -> None:
         f"A: +{elo.wins} ={elo.draws} -{elo.losses}  score {elo.points:g}/{elo.games}"
         f" ({100 * elo.score:.1f}%)  Elo A - B: {elo.describe()}  LOS {100 * elo.los:.1f}%"
     )
+    if result.sprt is not None:
+        counts = " ".join(map(str, result.sprt.pentanomial.counts))
+        print(f"{result.sprt.settings.describe()}: {result.sprt.describe()}")
+        print(f"pentanomial [{counts}]; Elo over pairs {result.pair_elo.describe()}")
     print(flags(records))
     print(f"PGN: {args.pgn}")
     if interrupted:

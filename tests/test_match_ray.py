@@ -85,6 +85,25 @@ def test_ray_plays_the_games_of_one_process(
     assert {k: played.as_dict()[k] for k in totals} == {k: serial.as_dict()[k] for k in totals}
 
 
+def test_a_sequential_test_on_ray_decides_as_in_one_process(ray: Any) -> None:
+    from zerosum.match import SprtSettings
+
+    match = Match(
+        "connect4",
+        parse_player("depth=4,algorithm=engine,seed=5"),
+        parse_player("depth=1,algorithm=engine,seed=9"),
+        games=60,
+        seed=3,
+        sprt=SprtSettings(0, 100),
+    )
+    serial = match.play()
+    assert serial.sprt is not None and serial.sprt.decision == "H1"
+    with actors() as executor:
+        played = match.play(executor=executor)
+    assert _signature(played.games) == _signature(serial.games)
+    assert played.sprt == serial.sprt
+
+
 def test_each_actor_starts_its_engines_once_and_closes_them(ray: Any, tmp_path: Path) -> None:
     log = tmp_path / "starts.txt"
     engine = parse_player(f"uci:env FAKE_UCI_LOG={log} {sys.executable} {FAKE}")

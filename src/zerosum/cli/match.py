@@ -4,6 +4,12 @@ The games run in ``--workers`` processes, or on Ray actors with ``--cluster``. E
 line is printed as it ends; Ctrl-C or SIGTERM stops the match (and its workers and engines)
 and still reports the games finished, and a failing player is reported after them. Chess
 games go to a PGN file with ``--pgn``, or are printed as PGN.
+
+``--sprt ELO0,ELO1`` runs a sequential probability ratio test on the games' pairs
+(:mod:`zerosum.match.sprt`) and stops as soon as it decides; ``--games`` is then the most it
+may play (default :data:`SPRT_GAMES`), and the openings come from the game's balanced book in
+an order drawn from ``--seed``. Its status line shows the LLR with its bounds, W/D/L, the
+pentanomial counts and the Elo with its interval; ``--json`` reports them under ``sprt``.
 """
 
 from __future__ import annotations
@@ -24,6 +30,22 @@ from zerosum.cli.parser import (
 from zerosum.cli.progress import Progress
 from zerosum.game import ZerosumError
 from zerosum.games import get_game
+
+DEFAULT_GAMES = 10
+"""The games of a match without a sequential test."""
+SPRT_GAMES = 20000
+"""The most games a sequential test plays unless ``--games`` says otherwise."""
+
+
+def probability(text: str) -> float:
+    """An error probability of a test: above 0 and below 0.5."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0 < value < 0.5:
+        raise argparse.ArgumentTypeError(f"{text} is out of range: expected 0 < p < 0.5")
+    return value
 
 
 def add_parser(commands: Subcommands) -> None:
@@ -46,7 +68,23 @@ def add_parser(commands: Subcommands) -> None:
             metavar="NAME=VALUE",
             help=f"a UCI option for player {role.upper()} (repeatable)",
         )
-    match.add_argument("--games", type=positive_int, default=10, help="games (default 10)")
+    match.add_argument(
+        "--games",
+        type=positive_int,
+        help=f"games (default {DEFAULT_GAMES}; with --sprt the most to play, default {SPRT_GAMES})",
+    )
+    match.add_argument(
+        "--sprt",
+        metavar="ELO0,ELO1",
+        help="stop when a sequential test on game pairs decides between normalized Elo ELO0"
+        " (H0) and ELO1 (H1) of A over B, e.g. 0,5; openings from the balanced book",
+    )
+    match.add_argument(
+        "--alpha", type=probability, default=0.05, help="--sprt: chance of a false H1 (0.05)"
+    )
+    match.add_argument(
+        "--beta", type=probability, default=0.05, help="--sprt: chance of a false H0 (0.05)"
+    )
     match.add_argument(
         "--workers", type=worker_count, default=1, help="processes playing games (0 or auto: cores)"
     )
@@ -105,17 +143,45 @@ def _match_header(
         where = f"{args.workers} worker{'s' if args.workers > 1 else ''}"
     else:
         where = f"{runner.workers} Ray actor{'s' if runner.workers > 1 else ''} ({args.cluster})"
+    games = f"{args.games} games"
+    if args.sprt_settings is not None:
+        games = f"{args.sprt_settings.describe()}, at most {games}"
+    return f"{args.game}: A = {names[0]}, B = {names[1]}; {games}, {control.describe()}, {where}"
+
+
+def _sprt_status(state: Any, games: int, pair_elo: Any) -> str:
+    """The status line of a running test: pairs, LLR and bounds, W/D/L, pentanomial, Elo."""
+    counts = " ".join(str(n) for n in state.pentanomial.counts)
     return (
-        f"{args.game}: A = {names[0]}, B = {names[1]}; {args.games} games, "
-        f"{control.describe()}, {where}"
+        f"{state.pentanomial.pairs} pairs of {games // 2}; LLR {state.llr:.2f}"
+        f" ({state.settings.lower:.2f}, {state.settings.upper:.2f});"
+        f" A +{pair_elo.wins} ={pair_elo.draws} -{pair_elo.losses};"
+        f" pentanomial [{counts}]; Elo {pair_elo.describe()}"
     )
 
 
 def run(args: argparse.Namespace) -> int:
     """Play the match, one line per game as it ends, then the score and the Elo difference;
     exits 130 when stopped, after reporting the games finished."""
-    from zerosum.match import Match, MatchResult, TimeControl, openings_for, parse_player
-    from zerosum.match.runner import GameRecord
+    from zerosum.match import (
+        Match,
+        MatchResult,
+        SprtSettings,
+        TimeControl,
+        openings_for,
+        parse_player,
+    )
+    from zerosum.match.runner import GameRecord, settle
+
+    args.sprt_settings = None
+    if args.sprt is not None:
+        args.sprt_settings = SprtSettings.parse(args.sprt, alpha=args.alpha, beta=args.beta)
+        if args.games is None:
+            args.games = SPRT_GAMES
+        elif args.games % 2:
+            raise UsageError(f"--games {args.games} with --sprt: expected an even number (pairs)")
+    elif args.games is None:
+        args.games = DEFAULT_GAMES
 
     uci = get_game(args.game).uci  # chess as PGN knows it
     if args.pgn and not uci:
@@ -136,6 +202,7 @@ def run(args: argparse.Namespace) -> int:
         openings=None if args.book else openings_for(args.game, book=False),
         seed=args.seed,
         max_plies=args.max_plies,
+        sprt=args.sprt_settings,
     )
     with terminate_as_interrupt():  # a SIGTERM while engines start closes them too
         names = match.names()
@@ -148,10 +215,11 @@ def run(args: argparse.Namespace) -> int:
         records.append(record)
         wins = sum(r.score == 1 for r in records)
         draws = sum(r.score == 0.5 for r in records)
-        status.update(
-            f"{len(records)} of {args.games} games; A +{wins} ={draws} "
-            f"-{len(records) - wins - draws}, {sum(r.score for r in records):g} points"
-        )
+        if args.sprt_settings is None:
+            status.update(
+                f"{len(records)} of {args.games} games; A +{wins} ={draws} "
+                f"-{len(records) - wins - draws}, {sum(r.score for r in records):g} points"
+            )
         if args.json:
             return
         first, second = ("A", "B") if record.a_first else ("B", "A")
@@ -163,15 +231,29 @@ def run(args: argparse.Namespace) -> int:
             line += "  " + " ".join(record.moves)
         status.echo(line)
 
+    def show_pair(state: Any) -> None:
+        scores = {record.index: record.score for record in records}
+        counted = [scores[index] for index in range(2 * state.pentanomial.pairs)]
+        wins, draws = counted.count(1.0), counted.count(0.5)
+        elo = state.pentanomial.elo(wins, draws, len(counted) - wins - draws)
+        status.update(_sprt_status(state, args.games, elo))
+
     interrupted = False
     failure: ZerosumError | None = None
+    played: MatchResult | None = None
     with terminate_as_interrupt(), status:
         status.update(f"0 of {args.games} games")
         runner = None if args.cluster is None else _match_cluster(args)  # Ray starts here
         try:
             if runner is not None and not args.json:
                 status.echo(_match_header(args, names, control, runner))
-            match.play(workers=args.workers, executor=runner, on_game=show, names=names)
+            played = match.play(
+                workers=args.workers,
+                executor=runner,
+                on_game=show,
+                on_pair=show_pair,
+                names=names,
+            )
         except KeyboardInterrupt:
             interrupted = True
         except ZerosumError as error:  # reported after the games finished so far
@@ -181,6 +263,13 @@ def run(args: argparse.Namespace) -> int:
                 runner.close()
     records.sort(key=lambda record: record.index)
     result = MatchResult(args.game, names, control, tuple(records))
+    uncounted = 0
+    if args.sprt_settings is not None:  # the test over the pairs it counted, in order
+        if played is None:
+            state, pairs = settle(records, args.sprt_settings)
+            played = MatchResult(args.game, names, control, tuple(records[: 2 * pairs]), state)
+        uncounted = len(records) - len(played.games)
+        result = played
     written, write_error = False, None
     if args.pgn and records:
         try:
@@ -191,6 +280,8 @@ def run(args: argparse.Namespace) -> int:
             write_error = UsageError(f"cannot write {args.pgn}: {error.strerror or error}")
     elo = result.elo
     data = {**result.as_dict(), "complete": not (interrupted or failure)}
+    if result.sprt is not None:
+        data["sprt"]["games_not_counted"] = uncounted
     if runner is not None:  # where the games went: Ray nodes, and games run again
         placed = dict(runner.units_per_node)
         data.update(
@@ -204,6 +295,8 @@ def run(args: argparse.Namespace) -> int:
         lines += ["", result.pgn().rstrip()]
     if interrupted or failure:
         lines.append(f"stopped after {len(records)} of {args.games} games")
+    if result.sprt is not None:
+        lines += _sprt_lines(result, uncounted)
     lines += [
         f"A: +{elo.wins} ={elo.draws} -{elo.losses}  score {elo.points:g}/{elo.games}"
         f" ({100 * elo.score:.1f}%)",
@@ -223,3 +316,25 @@ def run(args: argparse.Namespace) -> int:
     if write_error is not None:
         raise write_error
     return EXIT_INTERRUPTED if interrupted else 0
+
+
+def _sprt_lines(result: Any, uncounted: int) -> list[str]:
+    """The test's verdict, its pentanomial counts and the Elo of the pairs."""
+    state = result.sprt
+    counts = " ".join(str(n) for n in state.pentanomial.counts)
+    verdict = state.describe()
+    if state.decision is None:
+        verdict += ": no decision"
+    lines = [
+        f"{state.settings.describe()}: {verdict} after {state.pentanomial.pairs} pairs",
+        f"pentanomial [{counts}] (pairs scoring A 0, 1/2, 1, 3/2, 2)"
+        f"  normalized Elo {_signed(state.pentanomial.normalized_elo)}",
+        f"Elo A - B over pairs: {result.pair_elo.describe()}",
+    ]
+    if uncounted:
+        lines.append(f"{uncounted} games of later pairs finished but are not counted")
+    return lines
+
+
+def _signed(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:+.1f}"

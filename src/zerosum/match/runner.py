@@ -7,6 +7,15 @@ player's random choices are seeded by the match seed and the game's number alone
 deterministic players gives the same games whichever process plays which game, and in whatever
 order. Players live as long as the process that plays (one per role and process), so UCI
 engines start once per worker rather than once per game.
+
+A match under a sequential test (:class:`~zerosum.match.sprt.SprtSettings`) plays the same
+games, games ``2k`` and ``2k + 1`` being pair ``k`` (one opening, colours swapped), and stops
+as soon as the test decides. Its games are handed out a few at a time in index order; as they
+finish, in any order, the test is fed the pairs of the longest run of finished pairs from the
+first, in index order, so it decides after the same pair whichever process played which game
+and whenever: the result counts exactly the games of the pairs up to that one (games of later
+pairs that finished meanwhile are dropped), and a match of deterministic players gives the
+same result on one process, on many, and on Ray.
 """
 
 from __future__ import annotations
@@ -19,7 +28,7 @@ from typing import Any
 from zerosum.game import MoveError, ZerosumError
 from zerosum.games import get_game
 from zerosum.match.elo import EloEstimate, estimate
-from zerosum.match.openings import Opening, openings_for
+from zerosum.match.openings import Opening, balanced_openings, openings_for
 from zerosum.match.players import (
     Player,
     PlayerError,
@@ -32,7 +41,8 @@ from zerosum.match.players import (
     open_player,
 )
 from zerosum.match.referee import Ending, check_moves, chess_pgn, referee_for
-from zerosum.runtime.executor import Executor, ProcessExecutor, SerialExecutor
+from zerosum.match.sprt import Pentanomial, SequentialTest, SprtSettings, SprtState, run_test
+from zerosum.runtime.executor import POLL_S, Executor, ProcessExecutor, SerialExecutor
 
 DEFAULT_MAX_PLIES = 1000
 """A game still going after this many plies is adjudicated a draw."""
@@ -172,12 +182,25 @@ class MatchResult:
     """The names of A and B."""
     time_control: TimeControl
     games: tuple[GameRecord, ...]
+    sprt: SprtState | None = None
+    """The sequential test over the games' pairs, if the match ran one."""
 
     @property
     def elo(self) -> EloEstimate:
         """A's W/D/L and Elo advantage over B with its 95% interval."""
         winners = [record.winner for record in self.games]
         return estimate(winners.count("A"), winners.count(None), winners.count("B"))
+
+    @property
+    def pentanomial(self) -> Pentanomial:
+        """A's points in each complete pair of games (``2k`` and ``2k + 1``), counted."""
+        return Pentanomial.of_pairs(pair_points(self.games))
+
+    @property
+    def pair_elo(self) -> EloEstimate:
+        """A's W/D/L and Elo with the 95% interval of the pairs (see :mod:`.sprt`)."""
+        elo = self.elo
+        return self.pentanomial.elo(elo.wins, elo.draws, elo.losses)
 
     def pgn(self) -> str:
         """Every chess game as PGN, separated by blank lines (empty for other games)."""
@@ -202,8 +225,38 @@ class MatchResult:
             "elo_high": bound[1],
             "elo_text": elo.describe(),
             "los": round(elo.los, 4),
+            **({} if self.sprt is None else {"sprt": self._sprt_dict()}),
             "records": [record.as_dict() for record in self.games],
         }
+
+    def _sprt_dict(self) -> dict[str, Any]:
+        assert self.sprt is not None
+        pair = self.pair_elo
+        bound = [None if abs(x) == float("inf") else round(x, 1) for x in (pair.low, pair.high)]
+        return {
+            **self.sprt.as_dict(),
+            "elo": None if pair.elo is None else round(pair.elo, 1),
+            "elo_low": bound[0],
+            "elo_high": bound[1],
+            "elo_text": pair.describe(),
+        }
+
+
+def pair_points(records: Sequence[GameRecord]) -> list[float]:
+    """A's points in each pair of the first complete pairs of ``records`` (any order), in pair
+    order: the pairs ``0 .. k-1`` when pair ``k`` is the first that is not complete."""
+    by_index = {record.index: record for record in records}
+    points: list[float] = []
+    while 2 * len(points) in by_index and 2 * len(points) + 1 in by_index:
+        pair = len(points)
+        points.append(by_index[2 * pair].score + by_index[2 * pair + 1].score)
+    return points
+
+
+def settle(records: Sequence[GameRecord], settings: SprtSettings) -> tuple[SprtState, int]:
+    """The test over the first complete pairs of ``records``, stopped where it decides: its
+    state and how many pairs it counted (what a match stopped early reports)."""
+    return run_test(settings, pair_points(records))
 
 
 # -- one game ---------------------------------------------------------------------------------
@@ -359,15 +412,22 @@ class Match:
     """``None``: the game's built-in book (:func:`~zerosum.match.openings.openings_for`)."""
     seed: int = 0
     max_plies: int = DEFAULT_MAX_PLIES
+    sprt: SprtSettings | None = None
+    """Stop as soon as this test decides (``games`` is then the most it may take, even);
+    without ``openings``, the game's balanced book in an order drawn from ``seed``."""
 
     def tasks(self, names: tuple[str, str] = ("A", "B")) -> list[GameTask]:
         """Every game of the match, checked: players, openings and counts."""
         if self.games < 1:
             raise ZerosumError(f"{self.games} games: expected 1 or more")
+        if self.sprt is not None and self.games % 2:
+            raise ZerosumError(f"{self.games} games: a sequential test plays pairs, expected even")
         for spec in (self.a, self.b):
             check_player(spec, self.game)
         openings = list(self.openings) if self.openings is not None else None
-        if openings is None:
+        if openings is None and self.sprt is not None:
+            openings = balanced_openings(self.game, seed=self.seed)
+        elif openings is None:
             openings = openings_for(self.game, seed=self.seed)
         if not openings:
             raise ZerosumError("no openings: expected at least one (the start position)")
@@ -403,13 +463,16 @@ class Match:
         workers: int = 1,
         executor: Executor | None = None,
         on_game: Callable[[GameRecord], None] | None = None,
+        on_pair: Callable[[SprtState], None] | None = None,
         names: tuple[str, str] | None = None,
     ) -> MatchResult:
         """Play every game, over ``executor`` if given, else over ``workers`` local processes
         started for this match and stopped when it ends (also by Ctrl-C or an error).
 
         ``on_game`` sees each game as it finishes (in finishing order); the result lists them
-        in order. ``names`` are A's and B's names (default: :meth:`names`). Raises
+        in order. Under a sequential test ``on_pair`` sees the test after each pair it counts
+        (in pair order), and the result holds the games it counted and its final state.
+        ``names`` are A's and B's names (default: :meth:`names`). Raises
         :class:`PlayerError` when a UCI engine cannot start."""
         if names is None:
             names = self.names()
@@ -417,18 +480,73 @@ class Match:
         own = executor is None
         runner = worker_executor(min(workers, len(tasks))) if executor is None else executor
         records: dict[int, GameRecord] = {}
+        state = None
         try:
-            for index, record in runner.map_unordered(run_task, tasks):
-                records[index] = record
-                if on_game is not None:
-                    on_game(record)
+            if self.sprt is None:
+                for index, record in runner.map_unordered(run_task, tasks):
+                    records[index] = record
+                    if on_game is not None:
+                        on_game(record)
+            else:
+                state = _play_sequential(runner, tasks, self.sprt, records, on_game, on_pair)
         finally:
             if own:
                 runner.close()
             close_players()
+        played = len(tasks) if state is None else 2 * state.pentanomial.pairs
         return MatchResult(
-            self.game, names, self.time_control, tuple(records[i] for i in range(len(tasks)))
+            self.game,
+            names,
+            self.time_control,
+            tuple(records[i] for i in range(played)),
+            state,
         )
+
+
+def _pair_done(records: dict[int, GameRecord], pair: int) -> bool:
+    return 2 * pair in records and 2 * pair + 1 in records
+
+
+def _play_sequential(
+    runner: Executor,
+    tasks: Sequence[GameTask],
+    settings: SprtSettings,
+    records: dict[int, GameRecord],
+    on_game: Callable[[GameRecord], None] | None,
+    on_pair: Callable[[SprtState], None] | None,
+) -> SprtState:
+    """Play ``tasks`` in pairs until ``settings``' test decides (see the module docstring),
+    keeping the finished games in ``records``; the test's final state."""
+    test = SequentialTest(settings)
+    window = 2 * max(runner.workers, 1)
+    """Games handed out and not yet finished: enough to keep every worker busy."""
+    pending: dict[Any, int] = {}
+    handed = 0
+    counted = 0
+    try:
+        while test.state.decision is None:
+            # Step 1. Hand out games in index order, a few ahead of those finished.
+            while handed < len(tasks) and len(pending) < window:
+                pending[runner.submit(run_task, tasks[handed])] = handed
+                handed += 1
+            if not pending:
+                break  # every game played: the test ends undecided
+            # Step 2. Take the games that finished, in whatever order.
+            for future in sorted(runner.wait(pending, POLL_S), key=pending.__getitem__):
+                index = pending.pop(future)
+                records[index] = runner.result(future, index)
+                if on_game is not None:
+                    on_game(records[index])
+            # Step 3. Feed the test the pairs now complete from the first, in order.
+            while test.state.decision is None and _pair_done(records, counted):
+                test.add(records[2 * counted].score + records[2 * counted + 1].score)
+                counted += 1
+                if on_pair is not None:
+                    on_pair(test.state)
+    finally:
+        for future in pending:
+            runner.cancel(future)
+    return test.state
 
 
 __all__ = [
@@ -438,5 +556,7 @@ __all__ = [
     "MatchResult",
     "PlayerError",
     "TimeControl",
+    "pair_points",
     "play_game",
+    "settle",
 ]
