@@ -60,7 +60,7 @@ def solve_from_book(args: argparse.Namespace, spec: GameSpec, game: Game[Any]) -
         return BookResult(rank, value_from_pons(rank, at) if rank else 0)
 
     exact = result(score, ply)
-    best = [move for move, s in scored if s == score]
+    best = [move for move, s in scored if result(s, ply).rank == exact.rank]
     # A move's score is the mover's: its value counts from this position, as the solver's.
     moves = [(move, result(s, ply)) for move, s in scored]
     seconds = time.perf_counter() - started

@@ -191,7 +191,7 @@ def check_book(book: OpeningBook) -> None:
             raise BookError(f"key {key} is not canonical: its mirror image's key is smaller")
     deepest = max((_stones(key) for key in book.scores), default=-1)
     layer = [Connect4()]
-    for ply in range(deepest + 1):
+    for ply in range(max(deepest, book.plies) + 1):
         following: dict[int, Connect4] = {}
         for game in layer:
             name = game.position() or "(start)"
