@@ -24,7 +24,7 @@ from zerosum.search import Limit
 
 @pytest.fixture(scope="module")
 def parallel() -> Iterator[Solver]:
-    with Solver("connect4", hash_mb=16, workers=2) as solver:
+    with Solver("connect4", hash_mb=16, workers=2, book=False) as solver:  # searches "4"
         yield solver
 
 
