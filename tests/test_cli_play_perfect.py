@@ -89,7 +89,7 @@ def test_the_book_answers_the_perfect_player_at_once() -> None:
     labels = "|".join(str(m + 1) for m, s in scored if s == best)
     side = "second" if len(moves) % 2 == 0 else "first"
     child = spawn("play", "connect4", "--level", "5", "--side", side, "--moves", moves)
-    child.expect(rf"computer plays ({labels})\r?\n")
+    child.expect(rf"computer plays ({labels}) \(opening book\)\r?\n")
     child.expect(r"your move \([XO]\): ")
     child.sendline("quit")
     child.expect(pexpect.EOF)

@@ -30,6 +30,7 @@ from zerosum.engines import COMPILED, open_engine
 from zerosum.formatting import describe, line_labels, move_label, move_labels, numbered_line
 from zerosum.game import Game, ZerosumError
 from zerosum.games import GameSpec
+from zerosum.games.connect4_book import book_for
 from zerosum.search import Limit
 from zerosum.store import Store
 
@@ -137,6 +138,13 @@ def _think(game: Game[Any], computer: Computer, strength: str) -> Any | None:
         return computer.move(game, stop=stop)
 
 
+def _in_book(spec: GameSpec, game: Game[Any]) -> bool:
+    """Whether the game's opening book knows every move's score here (then the perfect
+    player answers from it, without a search)."""
+    book = book_for(spec.name)
+    return book is not None and book.move_scores(game) is not None
+
+
 def _after_stop() -> str:
     """Ask the human what to do once Ctrl-C stopped the computer's thinking: ``again``,
     ``move`` (the computer moves after a short search), ``undo`` or ``quit``."""
@@ -232,6 +240,7 @@ def _play(spec: GameSpec, game: Game[Any], human: int, level: int, computer: Com
                 print("Game over: the computer wins.")
             return 0
         if game.side_to_move() != human:
+            book = depth == 0 and _in_book(spec, game)
             move = _think(game, computer, strength)
             if move is None:  # Ctrl-C: the game goes on, the human decides how
                 choice = _after_stop()
@@ -251,7 +260,7 @@ def _play(spec: GameSpec, game: Game[Any], human: int, level: int, computer: Com
                 if choice == "again":
                     continue
                 move = computer.quick_move(game)
-            print(f"computer plays {move_label(game, move)}")
+            print(f"computer plays {move_label(game, move)}{' (opening book)' * book}")
             game.make(move)
             played.append(move)
             continue
