@@ -16,6 +16,9 @@ the file's size.
 apart: its ``c4solver`` reads lines of moves and prints ``moves score``):
 
     python benchmarks/connect4_book.py check --pons /tmp/pons/c4solver --sample 20 --seed 1
+
+(``--record FILE`` appends the sample's positions with Pons's scores to ``FILE``: the tests
+read ``tests/data/connect4/book_pons_sample``.)
 """
 
 from __future__ import annotations
@@ -119,6 +122,9 @@ def check(args: argparse.Namespace) -> int:
         f"agreement {agree} of {len(sample)} sampled entries; "
         f"Pons took {time.perf_counter() - started:.0f} s"
     )
+    if args.record is not None:  # the positions and Pons's scores, for the tests
+        with args.record.open("a") as record:
+            record.writelines(f"{named[key]} {theirs[named[key]]}\n" for key in sample)
     return 0 if agree == len(sample) else 1
 
 
@@ -135,6 +141,7 @@ def main(argv: list[str] | None = None) -> int:
     test.add_argument("--book", type=Path, default=BOOK, help="the book file")
     test.add_argument("--sample", type=int, default=20, help="how many entries")
     test.add_argument("--plies", type=int, default=5, help="the deepest entries to sample")
+    test.add_argument("--record", type=Path, help="append 'MOVES SCORE' (Pons's) to this file")
     test.add_argument("--seed", type=int, default=1, help="the sample's seed")
     test.set_defaults(run=check)
     args = parser.parse_args(argv)

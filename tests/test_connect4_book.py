@@ -235,18 +235,30 @@ def test_solve_answers_from_the_book_at_once(
 ) -> None:
     game = next(g for g in book_positions(book, 4) if book.move_scores(g) is not None)
     moves = game.position() or "(start)"
-    argv = ["solve", "connect4", "--json", "--all"] + (["--moves", moves] if game.ply() else [])
-    assert main(argv) == 0
+    argv = ["solve", "connect4", "--json", *(["--moves", moves] if game.ply() else [])]
+    assert main([*argv, "--all"]) == 0
     data = json.loads(capsys.readouterr().out)
     scored = dict(book.move_scores(game) or [])
     assert data["book"] is True and data["nodes"] == 0 and data["complete"] is True
     assert data["score"] == book.score(game)
     assert data["scores"] == {str(m + 1): scored.get(m) for m in range(7)}
-    assert main([*argv[:-1], "--weak"]) == 0  # no --all
+    assert main([*argv, "--weak"]) == 0
     weak = json.loads(capsys.readouterr().out)
     sign = (data["score"] > 0) - (data["score"] < 0)
     assert weak["score"] == sign and weak["book"] is True
     signs = {str(m + 1) for m, s in scored.items() if (s > 0) - (s < 0) == sign}
     assert set(weak["best_moves"]) == signs
-    assert main([a for a in argv if a != "--json"]) == 0
+    assert main([a for a in argv if a != "--json"]) == 0  # the text answer
     assert "nodes 0 in" in capsys.readouterr().out
+
+
+def test_book_without_the_book_proves_and_stores(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``zerosum book --no-book`` (how the shipped book is rebuilt) stores what it proves."""
+    store = str(tmp_path / "b.sqlite")
+    moves = "7422341735647741166133573473242566"
+    argv = ["book", "connect4", "--moves", moves, "--plies", "1", "--store", store]
+    assert main([*argv, "--no-book", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["complete"] and data["solved"] == data["positions"] == data["store_results"] > 1

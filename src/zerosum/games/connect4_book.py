@@ -177,11 +177,12 @@ def write_book(path: str | Path, book: OpeningBook) -> int:
     return len(data)
 
 
-def check_book(book: OpeningBook) -> None:
+def check_book(book: OpeningBook, *, walk: int = 6) -> None:
     """Raise :class:`BookError` unless every key is canonical, every score is possible, every
     position up to ``plies`` is present, and every position whose moves the book knows has the
-    best of their scores (negamax), which ties the book together. It walks every position up
-    to the book's deepest entry: a second for a book of five plies."""
+    best of their scores (negamax), which ties the book together. The last two are checked on
+    every position of at most ``walk`` plies (and of at most the book's deepest entry's): a
+    second for a book of five plies; the number of positions grows about fourfold a ply."""
     for key, score in book.scores.items():
         if abs(score) > MAX_SCORE:
             raise BookError(
@@ -191,7 +192,7 @@ def check_book(book: OpeningBook) -> None:
             raise BookError(f"key {key} is not canonical: its mirror image's key is smaller")
     deepest = max((_stones(key) for key in book.scores), default=-1)
     layer = [Connect4()]
-    for ply in range(max(deepest, book.plies) + 1):
+    for ply in range(max(min(deepest, walk), book.plies) + 1):
         following: dict[int, Connect4] = {}
         for game in layer:
             name = game.position() or "(start)"
