@@ -87,14 +87,14 @@ class OpeningBook:
     def score(self, game: Game[Any]) -> int | None:
         """The exact Pons score of ``game`` for the side to move, or ``None`` when the book
         does not hold it (a position that is over is never in the book)."""
-        if game.ply() > self.plies and not self._deeper:
+        if game.ply() > self.deepest:  # past the book: no key to compute
             return None
         return self.scores.get(canonical_key(game))
 
     @functools.cached_property
-    def _deeper(self) -> bool:
-        """Whether the book holds positions past ``plies`` (then every lookup is made)."""
-        return any(_stones(key) > self.plies for key in self.scores)
+    def deepest(self) -> int:
+        """The most stones of a position in the book (-1 for an empty book)."""
+        return max((_stones(key) for key in self.scores), default=-1)
 
     def move_scores(self, game: Game[Any]) -> list[tuple[Column, int]] | None:
         """Every legal move of ``game`` with its exact Pons score for the side to move, or
@@ -190,7 +190,7 @@ def check_book(book: OpeningBook, *, walk: int = 6) -> None:
             )
         if _mirror(key) < key:  # ``current + mask`` mirrors column by column (no carry)
             raise BookError(f"key {key} is not canonical: its mirror image's key is smaller")
-    deepest = max((_stones(key) for key in book.scores), default=-1)
+    deepest = book.deepest
     layer = [Connect4()]
     for ply in range(max(min(deepest, walk), book.plies) + 1):
         following: dict[int, Connect4] = {}
