@@ -115,7 +115,16 @@ def test_analyze_with_the_compiled_engine(capsys: pytest.CaptureFixture[str]) ->
 def test_ctrl_c_keeps_what_the_store_already_holds(tmp_path: Path) -> None:
     path = tmp_path / "book.sqlite"
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), "PYTHONUNBUFFERED": "1"}
-    command = [sys.executable, "-m", "zerosum.cli", "solve", "connect4", "--moves", "44534"]
+    command = [
+        sys.executable,
+        "-m",
+        "zerosum.cli",
+        "solve",
+        "connect4",
+        "--moves",
+        "44534",
+        "--no-book",
+    ]
     process = subprocess.Popen(
         [*command, "--all", "--hash", "16", "--store", str(path)],
         stdout=subprocess.PIPE,
@@ -144,7 +153,9 @@ def test_ctrl_c_keeps_what_the_store_already_holds(tmp_path: Path) -> None:
 def test_a_stopped_solve_still_prints_plain_json(
     capsys: pytest.CaptureFixture[str], extra: list[str]
 ) -> None:
-    data = run_json(capsys, "solve", "connect4", "--moves", "4453", "--time", "0.2", *extra)
+    data = run_json(
+        capsys, "solve", "connect4", "--moves", "4453", "--no-book", "--time", "0.2", *extra
+    )
     assert data["score"] is None and data["value_text"] is None
     assert data["complete"] is False
 
@@ -169,10 +180,14 @@ def test_a_finished_position_answers_from_the_game(
 def test_a_stopped_solve_of_every_move_says_which_were_not_solved(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    assert main(["solve", "connect4", "--moves", "4453", "--all", "--time", "0.2"]) == 0
+    assert (
+        main(["solve", "connect4", "--moves", "4453", "--no-book", "--all", "--time", "0.2"]) == 0
+    )
     out = capsys.readouterr().out
     assert "not solved (stopped): " in out and "not playable" not in out
-    data = run_json(capsys, "solve", "connect4", "--moves", "4453", "--all", "--time", "0.2")
+    data = run_json(
+        capsys, "solve", "connect4", "--moves", "4453", "--no-book", "--all", "--time", "0.2"
+    )
     assert sorted(data["unsolved"]) == list("1234567")  # type: ignore[arg-type]
     full = run_json(capsys, "solve", "connect4", "--moves", "111111222222333333", "--all")
     assert full["unsolved"] == [] and full["complete"] is True

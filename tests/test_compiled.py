@@ -145,14 +145,14 @@ def test_iterative_deepening_ends_with_the_game_value() -> None:
 
 
 def test_a_time_limit_stops_a_long_solve() -> None:
-    solver = Solver("connect4", hash_mb=8)
+    solver = Solver("connect4", hash_mb=8, book=False)  # the opening book may know "4"
     exact = solver.solve(Connect4.from_position("4"), limit=Limit(time=0.2))
     assert not exact.complete
     assert exact.stats.time_s < 2
 
 
 def test_a_node_limit_stops_a_long_solve() -> None:
-    solver = Solver("connect4", hash_mb=8)
+    solver = Solver("connect4", hash_mb=8, book=False)
     exact = solver.solve(Connect4.from_position("4"), limit=Limit(nodes=50_000))
     assert not exact.complete
     assert 50_000 <= exact.stats.nodes < 60_000
@@ -180,7 +180,7 @@ def test_ctrl_c_stops_a_long_solve_without_a_limit() -> None:
     """Python sees a signal only between bytecodes: a long compiled solve in the main thread
     must still stop at Ctrl-C, its search must have ended (it shares the solver's table and
     stack), and the solver must answer the next solve exactly."""
-    solver = Solver("connect4", hash_mb=8)
+    solver = Solver("connect4", hash_mb=8, book=False)
     timer = threading.Timer(
         0.5, lambda: signal.pthread_kill(threading.main_thread().ident or 0, signal.SIGINT)
     )

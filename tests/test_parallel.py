@@ -24,7 +24,7 @@ from zerosum.search import Limit
 
 @pytest.fixture(scope="module")
 def parallel() -> Iterator[Solver]:
-    with Solver("connect4", hash_mb=16, workers=2) as solver:
+    with Solver("connect4", hash_mb=16, workers=2, book=False) as solver:  # searches "4"
         yield solver
 
 
@@ -311,7 +311,7 @@ def test_tables_keep_an_entrys_words_together_and_io_rows_apart(
 
 def test_a_limit_stops_the_search_for_best_moves(parallel: Solver) -> None:
     game = Connect4.from_position("4453")  # -2: each move's null window takes seconds
-    for solver in (parallel, Solver("connect4", hash_mb=4)):
+    for solver in (parallel, Solver("connect4", hash_mb=4, book=False)):
         started = time.perf_counter()
         assert solver.best_moves_within(game, -2, limit=Limit(time=0.3)) is None
         assert solver.best_moves_within(game, -2, limit=Limit(stop=lambda: True)) is None
@@ -333,6 +333,7 @@ def test_the_command_line_stops_while_it_looks_for_best_moves(
     with Store(path) as store:  # the score comes from the store, the best moves take seconds
         store.put("connect4", solver.compiled.canonical_key(Connect4.from_position("4453")), -2)
     argv = ["solve", "connect4", "--moves", "4453", "--store", str(path), "--time", "0.3"]
+    argv.append("--no-book")  # the opening book knows 4453's moves
     started = time.perf_counter()
     assert main([*argv, "--workers", "2", "--json"]) == 0
     assert time.perf_counter() - started < 15  # worker start-up included
@@ -347,7 +348,7 @@ def test_the_command_line_stops_a_positions_file_at_a_time_limit(
 ) -> None:
     path = tmp_path / "set.txt"
     path.write_text("2252576253462244111563365343671351441 -1\n4453 -2\n44\n")
-    argv = ["solve", "connect4", "--positions", str(path), "--time", "0.3"]
+    argv = ["solve", "connect4", "--positions", str(path), "--time", "0.3", "--no-book"]
     assert main(argv) == 0
     out = capsys.readouterr().out.splitlines()
     assert "not solved (stopped)" in out[1] and out[-1] == "stopped: 2 positions not solved"

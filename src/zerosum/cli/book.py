@@ -38,6 +38,9 @@ def add_parser(commands: Subcommands) -> None:
     book.add_argument("--weak", action="store_true", help="only win, draw or loss")
     book.add_argument("--hash", type=megabytes, default=DEFAULT_HASH_MB, help="table size in MB")
     book.add_argument("--time", type=duration, help="stop after this many seconds")
+    book.add_argument(
+        "--no-book", action="store_true", help="solve without the shipped opening book"
+    )
     book.set_defaults(run=run)
 
 
@@ -85,6 +88,8 @@ def run(args: argparse.Namespace) -> int:
     with Store(args.store) as store, interruptible() as stop, status:
         status.update("loading the compiled solver")
         solver = open_solver(spec, hash_mb=args.hash, store=store)
+        if args.no_book:  # rebuilding the shipped book: prove every position afresh
+            solver.book = None
         status.update("listing the positions, then solving the deepest first")
         limit = Limit(time=args.time, stop=stop)
         done = solver.build_book(

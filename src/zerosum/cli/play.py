@@ -6,6 +6,12 @@ moves in the game's notation (or in the notation people read, such as SAN in che
 ``undo``, ``hint`` or ``quit``; a bad move is explained and asked for again. Moves are shown
 as people read them (:func:`zerosum.formatting.move_label`), and the moves played so far are
 listed under the board.
+
+While the computer thinks, a status line on stderr (a terminal only) says what it does, its
+nodes and the time so far; Ctrl-C stops its thinking and asks the human what to do (think
+again, move now after a short search, take back a move, or quit): the game goes on. A perfect
+connect four player answers the opening from the book shipped with zerosum
+(:mod:`zerosum.games.connect4_book`), without a search.
 """
 
 from __future__ import annotations
@@ -13,16 +19,19 @@ from __future__ import annotations
 import argparse
 import random
 import time
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Final
 
 from zerosum.capabilities import MoveLabels
-from zerosum.cli.common import UsageError, load_position
+from zerosum.cli.common import UsageError, interruptible, load_position
 from zerosum.cli.engines import load_engine
 from zerosum.cli.parser import Subcommands, duration, positive_int, whole_number, workers_option
+from zerosum.cli.progress import Progress
 from zerosum.engines import COMPILED, open_engine
 from zerosum.formatting import describe, line_labels, move_label, move_labels, numbered_line
 from zerosum.game import Game, ZerosumError
 from zerosum.games import GameSpec
+from zerosum.games.connect4_book import book_for
 from zerosum.search import Limit
 from zerosum.store import Store
 
@@ -72,26 +81,92 @@ class Computer:
             spec, task="play", store=store, workers=workers, instant=depth != 0
         )
 
-    def best(self, game: Game[Any], *, depth: int) -> tuple[list[Any], str]:
+    def best(
+        self, game: Game[Any], *, depth: int, stop: Callable[[], bool] | None = None
+    ) -> tuple[list[Any], str]:
         """The best moves found at ``depth`` (0: all proven best moves) and their value; every
-        best move when the game's probe (an endgame database) decides the position."""
+        best move when the game's probe (an endgame database) decides the position. ``stop``
+        (Ctrl-C) may end the thinking early: then no moves, and an empty value."""
         seed = self.rng.randrange(1 << 30)
         if self.seconds is None:
-            found = self.engine.best_moves(game, depth=depth, seed=seed)
-        else:
-            started, limit = time.perf_counter(), Limit(time=self.seconds)
+            limit = None if stop is None else Limit(stop=stop)
             found = self.engine.best_moves(game, depth=depth, seed=seed, limit=limit)
-            if not found.best_moves:  # the time ran out before a perfect player knew its moves
+        else:
+            started, limit = time.perf_counter(), Limit(time=self.seconds, stop=stop)
+            found = self.engine.best_moves(game, depth=depth, seed=seed, limit=limit)
+            if not found.best_moves and not (stop is not None and stop()):
+                # the time ran out before a perfect player knew its moves
                 found = self.engine.search(game, limit.since(started))
+        if stop is not None and stop() and not found.complete:
+            return [], ""
         return list(found.best_moves), describe(found.value, solved=found.solved)
 
-    def move(self, game: Game[Any]) -> Any:
-        """The move to play: one of the best moves at the computer's depth, chosen by ``rng``."""
-        moves, _ = self.best(game, depth=self.depth)
+    def move(self, game: Game[Any], *, stop: Callable[[], bool] | None = None) -> Any | None:
+        """The move to play: one of the best moves at the computer's depth, chosen by ``rng``;
+        ``None`` when ``stop`` ended the thinking first."""
+        moves, _ = self.best(game, depth=self.depth, stop=stop)
+        return self.rng.choice(moves) if moves else None
+
+    def quick_move(self, game: Game[Any]) -> Any:
+        """A move found at once: the best of a search of :data:`QUICK_S` seconds (not a
+        proof), for a human who stopped the computer's thinking and wants it to move."""
+        found = self.engine.search(game, Limit(time=QUICK_S))
+        moves = list(found.best_moves) or game.legal_moves()[:1]
         return self.rng.choice(moves)
+
+    def live_nodes(self) -> int | None:
+        """The nodes the running search has visited so far, when the engine can tell (the
+        compiled solver counts them as it goes), for the status line."""
+        solver = getattr(self.engine, "solver", None)
+        count = getattr(solver, "live_nodes", None)
+        value = count() if callable(count) else None
+        return None if value is None else int(value)
 
     def close(self) -> None:
         self.engine.close()
+
+
+QUICK_S: Final = 1.0
+"""How long the computer searches when told to move now after Ctrl-C."""
+
+
+def _think(game: Game[Any], computer: Computer, strength: str) -> Any | None:
+    """The computer's move, with a status line on a terminal's stderr while it thinks (what
+    it does, nodes, elapsed); ``None`` when Ctrl-C stopped it first."""
+
+    def nodes() -> str:
+        count = computer.live_nodes()
+        return f"{count:,} nodes" if count else ""
+
+    with interruptible() as stop, Progress("computer") as status:
+        status.update(f"thinking ({strength}); Ctrl-C stops it", detail=nodes)
+        return computer.move(game, stop=stop)
+
+
+def _in_book(spec: GameSpec, game: Game[Any]) -> bool:
+    """Whether the game's opening book knows every move's score here (then the perfect
+    player answers from it, without a search)."""
+    book = book_for(spec.name)
+    return book is not None and book.move_scores(game) is not None
+
+
+def _after_stop() -> str:
+    """Ask the human what to do once Ctrl-C stopped the computer's thinking: ``again``,
+    ``move`` (the computer moves after a short search), ``undo`` or ``quit``."""
+    while True:
+        try:
+            text = input(
+                "stopped. Enter: think again; 'move': move now (a short search, not a proof); "
+                "'undo'; 'quit': "
+            )
+        except EOFError:
+            return "quit"
+        choice = text.strip().lower()
+        if choice in ("", "again", "go"):
+            return "again"
+        if choice in ("move", "undo", "quit", "exit", "q"):
+            return "quit" if choice in ("exit", "q") else choice
+        print(f"{text.strip()!r}: expected Enter, 'move', 'undo' or 'quit'")
 
 
 def _side(spec: GameSpec, text: str) -> int:
@@ -170,8 +245,27 @@ def _play(spec: GameSpec, game: Game[Any], human: int, level: int, computer: Com
                 print("Game over: the computer wins.")
             return 0
         if game.side_to_move() != human:
-            move = computer.move(game)
-            print(f"computer plays {move_label(game, move)}")
+            book = depth == 0 and _in_book(spec, game)
+            move = _think(game, computer, strength)
+            if move is None:  # Ctrl-C: the game goes on, the human decides how
+                choice = _after_stop()
+                if choice == "quit":
+                    print("Game abandoned.")
+                    return 0
+                if choice == "undo":
+                    if not human_turns:
+                        print("Nothing to undo.")
+                        continue
+                    target = human_turns.pop()
+                    while game.ply() > target:
+                        game.undo()
+                        played.pop()
+                    shown = -1
+                    continue
+                if choice == "again":
+                    continue
+                move = computer.quick_move(game)
+            print(f"computer plays {move_label(game, move)}{' (opening book)' * book}")
             game.make(move)
             played.append(move)
             continue

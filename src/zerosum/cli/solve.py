@@ -27,6 +27,7 @@ from zerosum.cli.parser import (
     workers_option,
 )
 from zerosum.cli.progress import Progress
+from zerosum.cli.solve_book import solve_from_book
 from zerosum.cli.solve_cluster import cost_line, run_cluster
 from zerosum.cli.solve_positions import run_positions
 from zerosum.compiled import DEFAULT_HASH_MB
@@ -64,6 +65,9 @@ def add_parser(commands: Subcommands) -> None:
         "--hash", type=megabytes, help=f"table size in MB (default {DEFAULT_HASH_MB})"
     )
     solver.add_argument("--store", metavar="PATH", help="keep proven results in this SQLite file")
+    solver.add_argument(
+        "--no-book", action="store_true", help="prove it even if the opening book knows it"
+    )
     workers_option(solver)
     solver.add_argument(
         "--cluster",
@@ -134,7 +138,12 @@ def run(args: argparse.Namespace) -> int:
 
 def solve_compiled(args: argparse.Namespace, spec: GameSpec, game: Game[Any]) -> int:
     """``solve`` with the compiled engine: the game's exact score, best moves, and with
-    ``--all`` every move's score, each stored as soon as it is proven when a store is open."""
+    ``--all`` every move's score, each stored as soon as it is proven when a store is open.
+    A position the game's opening book decides is answered from it, without the solver."""
+    if not args.no_book:
+        answered = solve_from_book(args, spec, game)
+        if answered is not None:
+            return answered
     store = Store(args.store) if args.store else None
     solver: Solver | None = None
     opened = time.perf_counter()
@@ -142,6 +151,8 @@ def solve_compiled(args: argparse.Namespace, spec: GameSpec, game: Game[Any]) ->
         solver = open_solver(
             spec, hash_mb=args.hash or DEFAULT_HASH_MB, store=store, workers=args.workers
         )
+        if args.no_book:
+            solver.book = None
         startup_s = time.perf_counter() - opened
         stream = not args.json and args.all
         status = Progress.for_command(args, "solve")
@@ -210,6 +221,7 @@ def solve_compiled(args: argparse.Namespace, spec: GameSpec, game: Game[Any]) ->
         "best_moves": move_names(game, best),
         "complete": complete,
         "stored": exact.stored,
+        "book": exact.book,
         "nodes": nodes,
         "time_s": round(seconds, 6),
         "startup_s": round(startup_s, 6),

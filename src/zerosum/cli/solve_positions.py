@@ -59,6 +59,8 @@ def run_positions(args: argparse.Namespace) -> int:
                 spec, hash_mb=args.hash or DEFAULT_HASH_MB, store=store, workers=args.workers
             ) as solver,
         ):
+            if args.no_book:  # every position proven, none read from the opening book
+                solver.book = None
             status.update("loading the compiled solver")
             load(solver, entries[0])
             status.update(f"0 of {len(entries):,} positions")

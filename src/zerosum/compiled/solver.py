@@ -23,6 +23,7 @@ from zerosum.compiled.parallel import ParallelEngine
 from zerosum.compiled.runner import Engine, Solution
 from zerosum.game import Game, Score, terminal_score
 from zerosum.games import get_game
+from zerosum.games.connect4_book import book_for
 from zerosum.search.core import Limit, SearchResult, Stats
 from zerosum.store import Store
 
@@ -49,6 +50,8 @@ class Exact:
     """False when a limit stopped the solve (then ``rank`` and ``value`` mean nothing)."""
     stored: bool = False
     """True when the result came from the store."""
+    book: bool = False
+    """True when the result came from the game's opening book (no search: no nodes)."""
 
 
 class Solver:
@@ -64,6 +67,7 @@ class Solver:
         hash_mb: float = DEFAULT_HASH_MB,
         store: Store | None = None,
         workers: int = 1,
+        book: bool = True,
     ) -> None:
         self.name = game
         self.compiled = compiled_game(game)
@@ -76,6 +80,9 @@ class Solver:
                 game, self.compiled.kernel, workers=workers, hash_mb=hash_mb
             )
         self.store = store
+        self.book = book_for(game) if book else None
+        """The game's opening book (:mod:`zerosum.games.connect4_book`), asked before any
+        search and before the store; ``None``: no book (``book=False``, or the game has none)."""
 
     def live_nodes(self) -> int | None:
         """The nodes the running exact solve has visited so far (see
@@ -114,6 +121,10 @@ class Solver:
             if weak:
                 final = (final > 0) - (final < 0)
             return Exact(final, terminal_score(outcome, 0), Stats())
+        if self.book is not None:
+            known = self.book.score(game)
+            if known is not None:
+                return self._exact(game, known, Stats(), weak=weak, book=True)
         key = self.compiled.canonical_key(game) if self.store is not None else 0
         if self.store is not None:
             rank = self.store.get(self.name, key, weak=weak)
@@ -209,11 +220,12 @@ class Solver:
         weak: bool,
         complete: bool = True,
         stored: bool = False,
+        book: bool = False,
     ) -> Exact:
         if weak:
             rank = (rank > 0) - (rank < 0)
         value = rank if weak or not complete else self.compiled.value(rank, game.ply())
-        return Exact(rank, value, stats, complete, stored)
+        return Exact(rank, value, stats, complete, stored, book)
 
     def move_results(
         self,
@@ -241,7 +253,9 @@ class Solver:
                 game.undo()
             if not child.complete:
                 break
-            mine = self._exact(game, -child.rank, child.stats, weak=weak, stored=child.stored)
+            mine = self._exact(
+                game, -child.rank, child.stats, weak=weak, stored=child.stored, book=child.book
+            )
             results.append((move, mine))
             if on_move is not None:
                 on_move(move, mine)
@@ -304,6 +318,11 @@ class Solver:
         return best, cost()
 
     def _stored(self, game: Game[Any], *, weak: bool) -> int | None:
+        """The rank the opening book or the store knows (weak: its sign), else ``None``."""
+        if self.book is not None:
+            known = self.book.score(game)
+            if known is not None:
+                return (known > 0) - (known < 0) if weak else known
         if self.store is None:
             return None
         return self.store.get(self.name, self.compiled.canonical_key(game), weak=weak)
@@ -319,7 +338,9 @@ class Solver:
     ) -> bool:
         """Solve every position up to ``plies`` moves after ``game`` into the store, deepest
         first (their table entries help the shallower ones); positions already stored are
-        skipped, so an interrupted build resumes. Returns False if a limit stopped it."""
+        skipped, so an interrupted build resumes, and a position whose every move leads to a
+        known result (stored, in the book, or the game's end) takes the best of them without a
+        search. Returns False if a limit stopped it."""
         if self.store is None:
             raise ValueError("building a book needs a store")
         started = time.perf_counter()
@@ -343,12 +364,41 @@ class Solver:
                 remaining = _remaining(limit, started)
                 if remaining is None:
                     return False
-                exact = self.solve(position, weak=weak, limit=remaining)
+                exact = self._from_moves(position, weak=weak)
+                if exact is None:
+                    exact = self.solve(position, weak=weak, limit=remaining)
                 if not exact.complete:
                     return False
                 if on_position is not None:
                     on_position(position, exact)
         return True
+
+    def _from_moves(self, game: Game[Any], *, weak: bool) -> Exact | None:
+        """The result of ``game`` as the best of its moves' known results, stored at once;
+        ``None`` (nothing stored) unless every move's result is known, or if ``game`` itself is
+        stored or in the book (then :meth:`solve` answers it as such)."""
+        assert self.store is not None
+        if self._stored(game, weak=weak) is not None:
+            return None
+        best: int | None = None
+        for move in game.legal_moves():
+            game.make(move)
+            try:
+                if game.outcome() is not None:
+                    child: int | None = self._terminal_rank(game)
+                    if weak and child is not None:
+                        child = (child > 0) - (child < 0)
+                else:
+                    child = self._stored(game, weak=weak)
+            finally:
+                game.undo()
+            if child is None:
+                return None
+            best = -child if best is None else max(best, -child)
+        if best is None:
+            return None
+        self.store.put(self.name, self.compiled.canonical_key(game), best, weak=weak)
+        return self._exact(game, best, Stats(), weak=weak)
 
     def _terminal_rank(self, game: Game[Any]) -> int:
         """The rank of a finished position, for the side to move in it."""
