@@ -79,6 +79,7 @@ def test_there_are_at_least_five_notebooks_stored_with_their_outputs() -> None:
         assert any(cell.outputs for cell in cells), path.name
 
 
+@pytest.mark.slow  # runs every notebook: a Ray start, an endgame build
 def test_the_stored_outputs_are_those_a_run_shows_now(executed: dict[str, Any]) -> None:
     """Each cell shows the same kinds of output as when it was stored: a cell that draws, prints
     or returns a table still does, and no other (the figures themselves may differ: times)."""
@@ -93,6 +94,7 @@ def test_the_stored_outputs_are_those_a_run_shows_now(executed: dict[str, Any]) 
             )
 
 
+@pytest.mark.slow  # runs every notebook: a Ray start, an endgame build
 def test_every_notebook_runs_without_an_error(executed: dict[str, Any]) -> None:
     assert set(executed) == {path.stem for path in NOTEBOOKS}
     for name, notebook in executed.items():
@@ -103,6 +105,7 @@ def test_every_notebook_runs_without_an_error(executed: dict[str, Any]) -> None:
         assert all(cell.execution_count for cell in code_cells(notebook)), name
 
 
+@pytest.mark.slow  # runs every notebook: a Ray start, an endgame build
 def test_every_built_in_board_is_drawn(executed: dict[str, Any]) -> None:
     svgs = [svg for notebook in executed.values() for svg in shown(notebook, "image/svg+xml")]
     drawn = {ET.fromstring(svg).get("aria-label") for svg in svgs}  # each one well-formed
@@ -117,6 +120,7 @@ def test_every_built_in_board_is_drawn(executed: dict[str, Any]) -> None:
     assert any('class="square light' in svg for svg in svgs)  # python-chess's board
 
 
+@pytest.mark.slow  # runs every notebook: a Ray start, an endgame build
 def test_results_tables_and_trees_are_drawn(executed: dict[str, Any]) -> None:
     tictactoe = executed["01-tictactoe-minimax-alphabeta"]
     html = shown(tictactoe, "text/html")
