@@ -44,7 +44,8 @@ def midgame(spec: GameSpec, plies: int = 2, seed: int = 1) -> Game[Any]:
     return game
 
 
-SLOW_MCTS = {"tictactoe", "connect4", "morris", "othello", "othello:4", "othello:8"}
+SLOW_MCTS = {"tictactoe", "connect4", "othello", "othello:4", "othello:8"}
+SLOW_MCTS |= {"morris", "morris:six", "morris:twelve"}  # with test_mcts_morris
 """Games whose MCTS engine takes 20-50 s here to start (test_mcts_compiled covers them quickly)."""
 
 

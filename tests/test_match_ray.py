@@ -62,7 +62,13 @@ def _alive(pid: int) -> bool:
 @pytest.mark.parametrize(
     ("game", "a", "b", "games"),
     [
-        ("connect4", "depth=4,algorithm=engine,seed=5", "depth=3,algorithm=alphabeta,seed=9", 6),
+        pytest.param(
+            "connect4",
+            "depth=4,algorithm=engine,seed=5",
+            "depth=3,algorithm=alphabeta,seed=9",
+            6,
+            marks=pytest.mark.slow,  # deeper games: the slow set
+        ),
         ("tictactoe", "level=2", "level=1", 8),
         ("othello:4", "level=2", "level=1", 4),  # a plugin's game: Ray's workers load it too
     ],
