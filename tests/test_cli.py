@@ -287,6 +287,7 @@ def test_compare_json_on_ctrl_c_says_incomplete(
     assert run_json(capsys, "compare", "tictactoe", "--depth", "1")["complete"] is True
 
 
+@pytest.mark.slow  # a whole game at a time limit
 def test_play_time_caps_each_computer_move() -> None:
     """At the top level connect four's computer solves exactly, which from the opening takes
     minutes; ``--time`` caps each move, and the computer plays the best move it found."""

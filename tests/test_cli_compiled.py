@@ -112,6 +112,7 @@ def test_analyze_with_the_compiled_engine(capsys: pytest.CaptureFixture[str]) ->
     assert data["nodes"] > 0
 
 
+@pytest.mark.slow  # a long solve to interrupt
 def test_ctrl_c_keeps_what_the_store_already_holds(tmp_path: Path) -> None:
     path = tmp_path / "book.sqlite"
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), "PYTHONUNBUFFERED": "1"}

@@ -166,6 +166,7 @@ def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
+@pytest.mark.slow  # hundreds of command lines
 @settings(
     max_examples=EXAMPLES,
     deadline=None,

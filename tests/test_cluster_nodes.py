@@ -35,6 +35,9 @@ from zerosum.runtime import SerialExecutor
 from zerosum.runtime.cluster import ClusterError, RayActorExecutor, RayTaskExecutor, connect
 from zerosum.store import Store
 
+# The slow set: Ray nodes started, joined and killed; test_cluster_ray covers one local Ray.
+pytestmark = pytest.mark.slow
+
 POSITION, SCORE = "32164625", 11
 """The first position of Test_L1_R1 and its exact score (the other Ray tests' too)."""
 SLOW = "3216462"

@@ -81,6 +81,7 @@ LOCAL_FIELDS = ("game", "position", "algorithm", "weak", "score", "value", "valu
 LOCAL_FIELDS += ("best_moves", "complete", "scores", "unsolved", "move_values")
 
 
+@pytest.mark.slow  # two more Ray starts
 @pytest.mark.parametrize("weak", [False, True])
 def test_the_command_line_gives_the_local_solve(
     ray_cluster: RayTaskExecutor, capsys: pytest.CaptureFixture[str], weak: bool

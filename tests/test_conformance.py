@@ -18,7 +18,14 @@ GAME_SPECS = [
 """Every registered game (plugins included) and every named variant of one."""
 
 
-@pytest.mark.parametrize("spec", GAME_SPECS, ids=lambda spec: spec.name)
+@pytest.mark.parametrize(
+    "spec",
+    [
+        # chess plays its random games through python-chess: the slow set's half minute
+        pytest.param(spec, id=spec.name, marks=[pytest.mark.slow] if spec.name == "chess" else [])
+        for spec in GAME_SPECS
+    ],
+)
 def test_every_registered_game_conforms(spec: GameSpec) -> None:
     check_game(spec, playouts=60, max_plies=1000, seed=2026)
 

@@ -172,6 +172,7 @@ def test_a_stopped_solve_of_every_move_keeps_what_it_proved(executor: ProcessExe
         solve_distributed(game, executor=executor, store=Store(":memory:"), moves="some")
 
 
+@pytest.mark.slow  # deep connect four units
 def test_deeper_units_answer_with_bounds_outside_their_window(
     executor: ProcessExecutor, data_dir: Path
 ) -> None:

@@ -31,6 +31,9 @@ from zerosum.games.morris import Morris
 from zerosum.games.morris_endgames import probe, score, solve_endgame
 from zerosum.search import Limit, search
 
+# The slow set: the session's store builds the 3-3, 3-4 and 4-3 classes (minutes).
+pytestmark = pytest.mark.slow
+
 POINTS = NINE_MENS_MORRIS.points
 
 

@@ -44,8 +44,26 @@ def midgame(spec: GameSpec, plies: int = 2, seed: int = 1) -> Game[Any]:
     return game
 
 
-@pytest.mark.parametrize("spec", SPECS, ids=lambda spec: spec.name)
-@pytest.mark.parametrize("name", ALL_ENGINES)
+SLOW_MCTS = {"tictactoe", "connect4", "othello", "othello:4", "othello:8"}
+SLOW_MCTS |= {"morris", "morris:six", "morris:twelve"}  # with test_mcts_morris
+"""Games whose MCTS engine takes 20-50 s here to start (test_mcts_compiled covers them quickly)."""
+
+
+def engine_cases() -> list[Any]:
+    """Every (game, engine) pair, ``ENGINE-GAME``; the slow starts in the slow set."""
+    return [
+        pytest.param(
+            spec,
+            name,
+            id=f"{name}-{spec.name}",
+            marks=[pytest.mark.slow] if name == MCTS and spec.name in SLOW_MCTS else [],
+        )
+        for name in ALL_ENGINES
+        for spec in SPECS
+    ]
+
+
+@pytest.mark.parametrize(("spec", "name"), engine_cases())
 def test_every_engine_searches_every_game_or_refuses_clearly(spec: GameSpec, name: str) -> None:
     game = midgame(spec)
     before = game.position()

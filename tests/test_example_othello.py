@@ -545,6 +545,7 @@ def test_the_compiled_solve_agrees_with_brute_force() -> None:
     assert data["value"] == max(expected.values()) == WIN - 11
 
 
+@pytest.mark.slow  # a deep 6x6 search with threads
 def test_the_compiled_engine_searches_6x6_with_worker_threads() -> None:
     serial = cli_json("analyze", "othello", "--algorithm", "compiled", "--depth", "5")
     assert serial["depth"] == 5 and serial["best_move"] in ("b4", "c5", "d2", "e3")

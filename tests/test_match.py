@@ -302,6 +302,7 @@ def test_bad_players_fail_before_any_game() -> None:
         Match("tictactoe", parse_player("level=9"), parse_player("level=1")).play()
 
 
+@pytest.mark.slow  # waits out an engine's load
 def test_an_engine_slow_to_load_is_waited_for_up_to_its_load_timeout(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -330,6 +331,7 @@ def _has_uci_command() -> bool:
     return "uci" in build_parser().format_usage()
 
 
+@pytest.mark.slow  # a chess match over UCI
 @pytest.mark.skipif(not _has_uci_command(), reason="zerosum has no uci command on this branch")
 def test_zerosum_uci_plays_a_match() -> None:
     zerosum = parse_player(f"uci:{Path(sys.executable).with_name('zerosum')} uci")

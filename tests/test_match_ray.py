@@ -62,7 +62,13 @@ def _alive(pid: int) -> bool:
 @pytest.mark.parametrize(
     ("game", "a", "b", "games"),
     [
-        ("connect4", "depth=4,algorithm=engine,seed=5", "depth=3,algorithm=alphabeta,seed=9", 6),
+        pytest.param(
+            "connect4",
+            "depth=4,algorithm=engine,seed=5",
+            "depth=3,algorithm=alphabeta,seed=9",
+            6,
+            marks=pytest.mark.slow,  # deeper games: the slow set
+        ),
         ("tictactoe", "level=2", "level=1", 8),
         ("othello:4", "level=2", "level=1", 4),  # a plugin's game: Ray's workers load it too
     ],
@@ -125,6 +131,7 @@ def test_each_actor_starts_its_engines_once_and_closes_them(ray: Any, tmp_path: 
     assert not any(_alive(pid) for pid in starts)
 
 
+@pytest.mark.slow  # chess engines on Ray
 def test_zerosum_against_its_own_uci_engine_on_ray(ray: Any) -> None:
     engine = parse_player(f"uci:{sys.executable} -m zerosum uci")
     match = Match(
@@ -169,6 +176,7 @@ def test_failures_on_an_actor_are_reported_not_waited_for(ray: Any) -> None:
         assert sorted(executor.map_unordered(math.sqrt, [16.0, 25.0])) == [(0, 4.0), (1, 5.0)]
 
 
+@pytest.mark.slow  # a second Ray match through the command line
 def test_the_command_line_gives_the_local_results(
     ray: Any, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -211,6 +219,7 @@ def _engines(pids: list[int]) -> int:
     return count
 
 
+@pytest.mark.slow  # starts and stops Ray twice
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs /proc to find processes")
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
 def test_stopping_a_ray_match_leaves_no_process_behind(signum: int) -> None:

@@ -54,6 +54,7 @@ def test_up_is_the_negamax_step_of_the_score_convention() -> None:
     assert up(0) == 0
 
 
+@pytest.mark.slow  # every reachable position
 def test_every_proven_tictactoe_value_is_exact() -> None:
     """Each of the 4,520 positions, solved by a fresh engine within 2,000 simulations, and
     searched by another: what it proves equals the exact solver's; what it does not prove it

@@ -68,7 +68,7 @@ CASES = [
     ("connect4", list("4453"), 1000, 12, {"expand_after": 4}),
     ("othello:4", [], 1500, 7, {}),
     ("othello:4", ["b4"], 200, 10, DECISIVE | {"expand_after": 2}),
-    ("othello:8", [], 400, 8, {}),
+    pytest.param("othello:8", [], 400, 8, {}, marks=pytest.mark.slow),  # its own compile
 ]
 
 

@@ -24,6 +24,10 @@ from zerosum.games.morris import Morris
 from zerosum.search import Limit
 from zerosum.search import solve as exact_solve
 
+# The slow set: the compiled morris MCTS takes half a minute to compile here; the default set
+# checks compiled MCTS on tic-tac-toe, connect four and othello:4.
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(autouse=True)
 def no_endgames(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

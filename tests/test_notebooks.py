@@ -58,16 +58,43 @@ def shown(notebook: Any, mime: str) -> list[str]:
     return [str(o["data"][mime]) for o in outputs(notebook) if mime in o.get("data", {})]
 
 
-def test_there_are_at_least_five_notebooks_stored_without_outputs() -> None:
+def shape(cell: Any) -> list[tuple[str, ...]]:
+    """What a code cell shows, without the content: each output's kind and formats."""
+    return [
+        (output.output_type, output.get("name", ""), *sorted(output.get("data", {})))
+        for output in cell.get("outputs", [])
+    ]
+
+
+def test_there_are_at_least_five_notebooks_stored_with_their_outputs() -> None:
+    """The site shows the stored outputs (``python tools/update_examples.py`` stores them)."""
     assert len(NOTEBOOKS) >= 5
     for path in NOTEBOOKS:
         notebook = nbformat.read(path, as_version=4)
         nbformat.validate(notebook)
         assert notebook.metadata["kernelspec"]["name"] == "python3"
-        for cell in code_cells(notebook):
-            assert not cell.outputs and cell.execution_count is None, path.name  # CI runs them
+        cells = code_cells(notebook)
+        assert all(cell.execution_count for cell in cells), path.name
+        assert [cell.execution_count for cell in cells] == list(range(1, len(cells) + 1))
+        assert any(cell.outputs for cell in cells), path.name
 
 
+@pytest.mark.slow  # runs every notebook: a Ray start, an endgame build
+def test_the_stored_outputs_are_those_a_run_shows_now(executed: dict[str, Any]) -> None:
+    """Each cell shows the same kinds of output as when it was stored: a cell that draws, prints
+    or returns a table still does, and no other (the figures themselves may differ: times)."""
+    for path in NOTEBOOKS:
+        stored = code_cells(nbformat.read(path, as_version=4))
+        fresh = code_cells(executed[path.stem])
+        assert [cell.source for cell in stored] == [cell.source for cell in fresh]
+        for number, (old, new) in enumerate(zip(stored, fresh, strict=True), 1):
+            assert shape(old) == shape(new), (
+                f"{path.name}, cell {number}: the stored outputs are stale; "
+                "`python tools/update_examples.py` stores them again"
+            )
+
+
+@pytest.mark.slow  # runs every notebook: a Ray start, an endgame build
 def test_every_notebook_runs_without_an_error(executed: dict[str, Any]) -> None:
     assert set(executed) == {path.stem for path in NOTEBOOKS}
     for name, notebook in executed.items():
@@ -78,6 +105,7 @@ def test_every_notebook_runs_without_an_error(executed: dict[str, Any]) -> None:
         assert all(cell.execution_count for cell in code_cells(notebook)), name
 
 
+@pytest.mark.slow  # runs every notebook: a Ray start, an endgame build
 def test_every_built_in_board_is_drawn(executed: dict[str, Any]) -> None:
     svgs = [svg for notebook in executed.values() for svg in shown(notebook, "image/svg+xml")]
     drawn = {ET.fromstring(svg).get("aria-label") for svg in svgs}  # each one well-formed
@@ -92,6 +120,7 @@ def test_every_built_in_board_is_drawn(executed: dict[str, Any]) -> None:
     assert any('class="square light' in svg for svg in svgs)  # python-chess's board
 
 
+@pytest.mark.slow  # runs every notebook: a Ray start, an endgame build
 def test_results_tables_and_trees_are_drawn(executed: dict[str, Any]) -> None:
     tictactoe = executed["01-tictactoe-minimax-alphabeta"]
     html = shown(tictactoe, "text/html")

@@ -9,6 +9,10 @@ from zerosum.game import HEURISTIC_LIMIT, WIN, Score, terminal_score
 from zerosum.games.tictactoe import TicTacToe
 from zerosum.search import ALGORITHMS, Limit, search, solve
 
+# The slow set: every position, every algorithm (minutes); test_search_properties checks the
+# same contracts on random positions in the default set.
+pytestmark = pytest.mark.slow
+
 POSITIONS = sorted(reachable().values(), key=lambda game: game.position())
 INNER = [game for game in POSITIONS if game.outcome() is None]
 

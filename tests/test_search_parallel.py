@@ -33,6 +33,7 @@ def pool() -> Iterator[SearchPool]:
         yield pool
 
 
+@pytest.mark.slow  # every position, with workers; depth-limited twins stay in the default set
 def test_solves_of_every_tictactoe_position_equal_the_serial_ones(pool: SearchPool) -> None:
     """Exhaustive: every position of tic-tac-toe that is not over (4,520)."""
     for game in INNER:
@@ -245,6 +246,7 @@ def test_ctrl_c_stops_the_command_and_its_workers() -> None:
     _interrupt(process, workers, "stopped early")
 
 
+@pytest.mark.slow  # a long compiled solve to interrupt
 @pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux /proc")
 def test_ctrl_c_stops_a_compiled_solve_and_its_workers() -> None:
     """The compiled engine's workers are threads of the command (the search releases the

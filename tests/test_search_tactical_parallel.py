@@ -64,6 +64,7 @@ def test_splitting_the_whole_principal_variation_keeps_the_serial_value(
         assert game.position() == Chess.from_position(fen).position()
 
 
+@pytest.mark.slow  # a deep chess search, serial and split
 def test_the_default_split_keeps_the_serial_value(pool: SearchPool) -> None:
     """Depth 5 with the default split depth: the root and the PV nodes with 4 plies left are
     split, cutoffs leave workers to finish as orphans, and the value is the serial one."""
