@@ -271,7 +271,7 @@ def test_positions_options_that_do_not_fit(
     path = tmp_path / "set.txt"
     path.write_text("4453 -2\n")
     for argv, message in (
-        (["--positions", str(tmp_path / "missing.txt")], "cannot read positions from"),
+        (["--positions", str(tmp_path / "missing.txt")], "cannot read the positions file"),
         (["--positions", str(path), "--moves", "4"], "expected no --moves"),
         (["--positions", str(path), "--all"], "expected no --all"),
         (["--positions", str(path), "--algorithm", "negamax"], "expected no --algorithm"),

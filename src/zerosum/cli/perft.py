@@ -15,19 +15,15 @@ from collections.abc import Callable
 from typing import Final
 
 from zerosum.cli.common import emit, load_position
-from zerosum.cli.parser import Subcommands, position_options, whole_number
+from zerosum.cli.parser import Subcommands, bounded_int, position_options
 from zerosum.engines import perft_counter
 from zerosum.game import ZerosumError
 
 MAX_DEPTH: Final = 30
 
 
-def perft_depth(text: str) -> int:
-    """A perft depth, 0..``MAX_DEPTH``."""
-    value = whole_number(text)
-    if not 0 <= value <= MAX_DEPTH:
-        raise argparse.ArgumentTypeError(f"{value} is out of range: expected 0..{MAX_DEPTH}")
-    return value
+perft_depth = bounded_int(0, MAX_DEPTH)
+"""A perft depth, 0..``MAX_DEPTH``."""
 
 
 def add_parser(commands: Subcommands) -> None:

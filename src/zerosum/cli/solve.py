@@ -15,7 +15,7 @@ import argparse
 import time
 from typing import TYPE_CHECKING, Any
 
-from zerosum.cli.common import UsageError, emit, interruptible, load_position
+from zerosum.cli.common import UsageError, emit, interruptible, load_position, open_store
 from zerosum.cli.endgames import run_endgame
 from zerosum.cli.engines import COMPILED_ENGINE, check_algorithm, open_solver
 from zerosum.cli.parser import (
@@ -43,7 +43,6 @@ from zerosum.formatting import (
 from zerosum.game import Game
 from zerosum.games import GameSpec, resolve
 from zerosum.search import Limit
-from zerosum.store import Store
 
 if TYPE_CHECKING:  # imports numba
     from zerosum.compiled.solver import Exact, Solver
@@ -135,7 +134,7 @@ def run(args: argparse.Namespace) -> int:
 def solve_compiled(args: argparse.Namespace, spec: GameSpec, game: Game[Any]) -> int:
     """``solve`` with the compiled engine: the game's exact score, best moves, and with
     ``--all`` every move's score, each stored as soon as it is proven when a store is open."""
-    store = Store(args.store) if args.store else None
+    store = open_store(args.store) if args.store else None
     solver: Solver | None = None
     opened = time.perf_counter()
     try:

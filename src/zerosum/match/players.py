@@ -39,9 +39,10 @@ from typing import TYPE_CHECKING, Any, Protocol
 from zerosum.compiled import MAX_HASH_MB
 from zerosum.engines import COMPILED, COMPILED_TACTICAL, Engine, choose_engine, open_engine
 from zerosum.engines.base import at_depth
-from zerosum.game import Game, ZerosumError
+from zerosum.game import MAX_PLY, Game, ZerosumError
 from zerosum.games import get_game
 from zerosum.search import Limit
+from zerosum.search.core import MAX_NODES, MAX_TIME_S
 
 if TYPE_CHECKING:
     import chess.engine
@@ -208,18 +209,34 @@ def _setting_value(key: str, value: str) -> Any:
         if not value:
             raise PlayerError("algorithm= needs a name: see 'zerosum algorithms'")
         return value
+    shown = value if len(value) <= 40 else value[:40] + "..."
     try:
         number: float = float(value) if key in ("time", "hash") else int(value)
     except ValueError:
         kind = "a number of seconds" if key == "time" else "a whole number"
-        raise PlayerError(f"player setting {key}={value!r}: expected {kind}") from None
-    lowest = {"depth": 0, "seed": -(1 << 62)}.get(key, 1)
-    if key in ("time", "hash"):
-        if not 0 < number < float("inf") or (key == "hash" and not 1 <= number <= MAX_HASH_MB):
-            raise PlayerError(f"player setting {key}={value}: out of range")
-    elif number < lowest:
-        raise PlayerError(f"player setting {key}={value}: expected {lowest} or more")
+        raise PlayerError(f"player setting {key}={shown!r}: expected {kind}") from None
+    lowest, highest = _SETTING_RANGES[key]
+    if not lowest <= number <= highest:
+        raise PlayerError(
+            f"player setting {key}={shown}: out of range: expected {lowest:g}..{highest:g}"
+            if key in ("time", "hash")
+            else f"player setting {key}={shown}: out of range: expected {lowest}..{highest}"
+        )
+    if key == "time" and number == 0:
+        raise PlayerError(f"player setting time={shown}: expected seconds > 0")
     return number
+
+
+_SETTING_RANGES: dict[str, tuple[float, float]] = {
+    "level": (1, 1_000),
+    "depth": (0, MAX_PLY),
+    "time": (0, MAX_TIME_S),
+    "nodes": (1, MAX_NODES),
+    "hash": (1, MAX_HASH_MB),
+    "seed": (-(1 << 62), 1 << 62),
+}
+"""The numbers a player setting may take: what a :class:`~zerosum.search.Limit` and the
+compiled engines (64-bit counters and seeds) hold."""
 
 
 def check_player(spec: PlayerSpec, game: str) -> None:
