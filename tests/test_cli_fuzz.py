@@ -248,6 +248,10 @@ FEN = "8/8/8/4k3/8/8/8/4K2R w K - {} {}"
         (["analyze", "tictactoe", "--time", "1e10"], "at most 1e+09"),
         (["perft", "chess", "--depth", str(10**9)], "expected 0..30"),
         (["serve", "--port", "65536"], "expected a port 0..65535"),
+        # issue 24: an empty host listened on every interface, with an empty name in the warning
+        (["serve", "--host", ""], "--host: '' is empty: expected a host name or address"),
+        (["serve", "--allow-host", "a b"], "is not a host name or address"),
+        (["serve", "--host", "x" * 300], "... (300 chars) is not a host name"),
         (
             ["analyze", "morris", "--position", "WB" + "." * 21 + "B w 0 0 " + "9" * 20],
             "0..100,000",

@@ -116,6 +116,23 @@ def port_number(text: str) -> int:
     return value
 
 
+def host_name(text: str) -> str:
+    """A host name or address to listen on or answer to: not empty (an empty one would
+    listen on every interface unannounced), no spaces or control characters, at most 253
+    characters (the longest DNS name)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError(
+            f"{quoted(text)} is empty: expected a host name or address such as 127.0.0.1 "
+            "(0.0.0.0 for every interface)"
+        )
+    if len(text) > 253 or not text.isprintable() or any(c.isspace() for c in text):
+        raise argparse.ArgumentTypeError(
+            f"{quoted(text)} is not a host name or address: expected one such as 127.0.0.1 or "
+            "localhost, without spaces, at most 253 characters"
+        )
+    return text
+
+
 def megabytes(text: str) -> float:
     """A table size in MB, 1..``MAX_HASH_MB``."""
     try:

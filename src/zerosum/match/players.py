@@ -63,6 +63,41 @@ class PlayerError(ZerosumError, ValueError):
     """A player description that is malformed, or a player that cannot start."""
 
 
+_HEARD_LINES = 3
+"""The lines of a program that failed to start as a UCI engine quoted in the error."""
+
+
+def _watched_uci(heard: list[str]) -> Any:
+    """python-chess's UCI protocol, keeping the first lines the program prints in ``heard``
+    (for the error if it fails to start) and failing at once when it prints ``uci`` back
+    before ``uciok``: an echo (``/bin/cat``) is no engine, and would otherwise be waited for
+    until the timeout."""
+    import chess.engine
+
+    class WatchedUci(chess.engine.UciProtocol):
+        def line_received(self, line: str) -> None:
+            if len(heard) < _HEARD_LINES:
+                heard.append(line if len(line) <= 80 else line[:80] + "...")
+            if not self.initialized and line.strip() == "uci" and self.command is not None:
+                self.command._handle_exception(
+                    chess.engine.EngineError("it printed 'uci' back (an echo, not an engine)")
+                )
+            super().line_received(line)
+
+    return WatchedUci
+
+
+def _printed(heard: list[str]) -> str:
+    """What the program printed, for an error message."""
+    if not heard:
+        return "it printed nothing"
+    return (
+        "it printed "
+        + ", ".join(repr(line) for line in heard)
+        + (", ..." if len(heard) >= _HEARD_LINES else "")
+    )
+
+
 class PlayerFailure(Exception):
     """A player that failed during a game (an engine that crashed or stopped answering): it
     loses that game."""
@@ -409,15 +444,22 @@ class UciPlayer:
 
         self.close()
         command = list(self.settings.command)
+        heard: list[str] = []
         try:
             with _interrupts_deferred():
-                self.engine = chess.engine.SimpleEngine.popen_uci(
-                    command, setpgrp=self.isolate, timeout=UCI_TIMEOUT
+                self.engine = chess.engine.SimpleEngine.popen(
+                    _watched_uci(heard), command, setpgrp=self.isolate, timeout=UCI_TIMEOUT
                 )
         except (OSError, chess.engine.EngineError, TimeoutError) as error:
             self.engine = None
+            reason = str(error) or type(error).__name__
+            if isinstance(error, TimeoutError):
+                reason = f"no 'uciok' within {UCI_TIMEOUT:g} s; {_printed(heard)}"
+            elif isinstance(error, chess.engine.EngineTerminatedError):
+                reason = f"{reason}; {_printed(heard)}"
             raise PlayerError(
-                f"cannot start UCI engine {shlex.join(command)!r}: {error or type(error).__name__}"
+                f"cannot start UCI engine {shlex.join(command)!r}: {reason}: expected a UCI "
+                "engine, which answers 'uci' with 'uciok'"
             ) from None
         try:
             self.name = str(self.engine.id.get("name", self.name))
