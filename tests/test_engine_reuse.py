@@ -5,9 +5,10 @@ proof.
 Every engine that :func:`open_engine` offers for every registered game (and variant) searches a
 few positions to a scrambled series of depths, then under node limits, and each answer is
 compared with a fresh engine's. Depth-limited answers of the deterministic engines must be the
-same value, ``solved`` flag, depth and node count; MCTS (whose random stream goes on from search
-to search) and node-limited searches must be sound: a result that says ``solved`` carries the
-game's exact value.
+same value, ``solved`` flag and depth, and the same node count for the exact engines (the
+tactical ones keep move-ordering history and table between searches, as a UCI engine does).
+MCTS (whose random stream goes on from search to search) and node-limited searches must be
+sound: a result that says ``solved`` carries the game's exact value.
 """
 
 from __future__ import annotations
@@ -120,6 +121,7 @@ def test_a_reused_engine_answers_as_a_fresh_one(spec: GameSpec, name: str) -> No
                 where = f"{spec.name} {name} ply {game.ply()} depth {depth}"
                 if name != MCTS:
                     assert answer(again) == answer(first), where
+                if name not in (MCTS, TACTICAL, COMPILED_TACTICAL):
                     assert again.stats.nodes == first.stats.nodes, where
                 assert again.depth <= depth, where
                 for result in (again, first):

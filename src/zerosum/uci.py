@@ -63,7 +63,7 @@ from zerosum.engines.compiled_tactical import CompiledTacticalEngine
 from zerosum.game import HEURISTIC_LIMIT, WIN, MoveError, PositionError, Score
 from zerosum.games import get_game
 from zerosum.games.chess import Chess
-from zerosum.search.core import MAX_NODES, MAX_TIME_S, Limit
+from zerosum.search.core import MAX_NODES, MAX_TIME_S, Limit, number_text
 from zerosum.search.table import TranspositionTable
 from zerosum.search.tactical import MAX_DEPTH, Options, Report
 
@@ -381,7 +381,7 @@ class UciEngine:
                 ) from None
             if not limits[0] <= number <= limits[1]:
                 raise UciError(
-                    f"setoption {name}: {echo(value)} is out of range: expected "
+                    f"setoption {name}: {number_text(number)} is out of range: expected "
                     f"{limits[0]}..{limits[1]}; kept the old value"
                 )
             if key == "hash":
