@@ -50,12 +50,20 @@ DEEPEST = {
     ("minimax", "othello"): 3,
     ("negamax", "othello"): 3,
 }
-"""Otherwise 4 (pure Python) or 6 (MCTS counts iterations, each doubling the simulations)."""
+"""Otherwise 4 (MCTS: see :func:`deepest`)."""
 
 
 def deepest(spec: GameSpec, name: str) -> int:
-    default = 6 if name == MCTS else 4
-    return DEEPEST.get((name, spec.base), default)
+    if name == MCTS:  # iterations, each doubling the simulations (chess plays them out)
+        return 2 if spec.base == "chess" else 5
+    return DEEPEST.get((name, spec.base), 4)
+
+
+def node_limits(spec: GameSpec, name: str) -> tuple[int, ...]:
+    """Node budgets (MCTS: simulations, which chess plays out to the end in Python)."""
+    if name == MCTS:
+        return (20,) if spec.base == "chess" else (50, 400)
+    return (50, 2_000)
 
 
 def depths(spec: GameSpec, name: str) -> list[int]:
@@ -129,7 +137,7 @@ def test_a_reused_engine_answers_as_a_fresh_one(spec: GameSpec, name: str) -> No
                         assert result.value == truth, where
                     if result.solved and first.solved:
                         assert again.value == first.value, where
-            for nodes in (50, 2_000):
+            for nodes in node_limits(spec, name):
                 again = reused.search(game.copy(), Limit(nodes=nodes))
                 where = f"{spec.name} {name} ply {game.ply()} nodes {nodes}"
                 if again.solved and truth is not None:
