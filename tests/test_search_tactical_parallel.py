@@ -147,7 +147,9 @@ def _children(pid: int) -> set[int]:
 def test_uci_threads_in_a_session() -> None:
     """UCI's Threads runs the compiled core's Lazy SMP threads inside the engine's process:
     searches and moves stay legal, and quitting leaves no child process behind."""
-    engine = chess.engine.SimpleEngine.popen_uci([sys.executable, "-m", "zerosum", "uci"])
+    command = [sys.executable, "-m", "zerosum", "uci"]
+    # 120 s bound a hang only: isready loads the compiled search (a minute when cold and busy)
+    engine = chess.engine.SimpleEngine.popen_uci(command, timeout=120)
     try:
         assert engine.options["Threads"].max >= 2
         engine.configure({"Threads": 2})
