@@ -24,11 +24,12 @@ from zerosum.game import Game
 from zerosum.games import GAMES, GameSpec, get_game
 from zerosum.search import Limit, SearchResult
 
-SPECS = [
-    *GAMES.values(),
-    *(get_game(name) for spec in GAMES.values() for name in spec.variants),
+VARIANTS = [get_game(name) for spec in GAMES.values() for name in spec.variants]
+CASES = [
+    *((spec, name) for spec in GAMES.values() for name in engine_names(spec)),
+    # A variant runs the engines' code of its game; its kernel's are its own.
+    *((spec, name) for spec in VARIANTS for name in (COMPILED, MCTS) if name in engine_names(spec)),
 ]
-CASES = [(spec, name) for spec in SPECS for name in engine_names(spec)]
 HASH_MB = 2
 """Small tables (compiled engines, compiled MCTS's tree): every comparison opens a fresh one."""
 
