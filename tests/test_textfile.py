@@ -121,3 +121,13 @@ def test_positions_file_bounds_on_the_command_line(
     assert main(["solve", "connect4", "--positions", str(path)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and message in err and len(err) < 400
+
+
+def test_a_token_file_is_read_with_bounds(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``RAY_AUTH_TOKEN_PATH`` naming a device is one line, not a read without end."""
+    from zerosum.runtime.joining import ClusterError, token_source
+
+    monkeypatch.delenv("RAY_AUTH_TOKEN", raising=False)
+    monkeypatch.setenv("RAY_AUTH_TOKEN_PATH", "/dev/zero")
+    with pytest.raises(ClusterError, match=r"cannot be read .*binary file"):
+        token_source()
