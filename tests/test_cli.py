@@ -136,7 +136,7 @@ def test_compare(capsys: pytest.CaptureFixture[str]) -> None:
             "alphabeta, engine, compiled",
         ),
         (["bench", "tictactoe", "--algorithm", "nope"], "unknown algorithm 'nope': expected"),
-        (["analyze", "tictactoe", "--depth", "0"], "0 is out of range: expected 1 or more"),
+        (["analyze", "tictactoe", "--depth", "0"], "--depth: 0 is out of range: expected 1..1000"),
         (["analyze", "tictactoe", "--depth", "two"], "'two' is not a whole number"),
         (
             ["analyze", "tictactoe", "--workers", "-1"],
@@ -144,7 +144,7 @@ def test_compare(capsys: pytest.CaptureFixture[str]) -> None:
         ),
         (["solve", "tictactoe", "--workers", "300"], "expected 0, auto or a positive number"),
         (["analyze", "tictactoe", "--time", "-1"], "out of range: expected seconds > 0"),
-        (["analyze", "tictactoe", "--depth", "5000"], "depth 5000 is out of range"),
+        (["analyze", "tictactoe", "--depth", "5000"], "5000 is out of range: expected 1..1000"),
         (["analyze", "tictactoe", "--frobnicate"], "unrecognized arguments: --frobnicate"),
         (["compare", "tictactoe"], "the following arguments are required: --depth"),
         (["play", "tictactoe", "--side", "purple"], "unknown side 'purple'"),

@@ -212,7 +212,7 @@ def test_book_time_limit_covers_listing_the_positions(
     store = str(tmp_path / "b.sqlite")
     data = run_json(capsys, "book", "connect4", "--plies", "9", "--store", store, "--time", "0.3")
     assert data["complete"] is False
-    assert data["time_s"] < 3  # listing every position 9 plies deep alone takes ~19 s
+    assert data["time_s"] < 10  # listing every position 9 plies deep alone takes ~19 s (idle)
 
 
 @pytest.mark.parametrize("nodes", [1, 3000])

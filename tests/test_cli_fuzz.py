@@ -71,9 +71,27 @@ def _commands() -> dict[str, list[argparse.Action]]:
 
 COMMANDS = _commands()
 
+EDGES = [
+    "1000",
+    "1001",
+    "65535",
+    "65536",
+    "65537",
+    "100000",
+    "100001",
+    "1e9",
+    "1.1e9",
+    "9223372036854775807",
+    "9223372036854775808",
+    "1" + "0" * 23,
+    "-" + "9" * 30,
+    "9" * 5000,
+]
+"""Numbers at and past the ranges the engines hold: MAX_PLY, ports and table sizes, the FEN's
+move counters, the longest time, 64-bit counters, more digits than Python reads."""
 GARBAGE = st.sampled_from(
     ["", " ", "-1", "0", "1", "2", "3", "99", "1e309", "nan", "inf", "-inf", "0x10", "1_0", "é",
-     "\x00", "a" * 300, "--", "-", "None", "auto", "true", "3.5", " 7", "1/2"]
+     "\x00", "a" * 300, "--", "-", "None", "auto", "true", "3.5", " 7", "1/2", *EDGES]
 )  # fmt: skip
 GAME_NAMES = st.sampled_from(
     [*GAMES, "morris:six", "morris:twelve", "morris:bogus", "morris:", "chess:x", "CHESS", "go",
@@ -87,12 +105,16 @@ POSITIONS = st.sampled_from(
     ["", "x", "8/8/8 w", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
      "6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1", "8/8/8/8/8/8/8/8 w - - 0 1", "k7/8/8/8/8/8/8/K7 b",
      "4453", "44444444", "9", "x.o/.x./..o", "xxx/ooo/...", ".........", "xo.", "1" * 60,
-     "W" * 24 + " w 0 0", "........................ w 9 9", "WWW " * 3]
+     "W" * 24 + " w 0 0", "........................ w 9 9", "WWW " * 3,
+     "8/8/8/4k3/8/8/8/4K2R w K - 0 100000", "8/8/8/4k3/8/8/8/4K2R w K - 0 100001",
+     "8/8/8/4k3/8/8/8/4K2R w K - 100001 1", "8/8/8/4k3/8/8/8/4K2R w K - 0 " + "1" + "0" * 20,
+     "WB.....................B w 0 0 99999999999999999999", "WB.....................B w 0 0 ²"]
 )  # fmt: skip
 PLAYERS = st.sampled_from(
     ["zerosum", "depth=1", "level=1", "depth=x", "level=99", "time=-1", "nodes=0", "bogus=1",
      "algorithm=minimax,depth=1", "algorithm=nope", "uci:/nonexistent/engine", "uci:", "",
-     "depth=1,depth=2", "hash=0"]
+     "depth=1,depth=2", "hash=0", "nodes=9223372036854775808", "nodes=9223372036854775807",
+     "depth=1001", "time=1e10", "seed=" + "9" * 30]
 )  # fmt: skip
 VALUES: dict[str, st.SearchStrategy[str]] = {
     "game": GAME_NAMES,
@@ -202,15 +224,63 @@ def test_random_command_lines_exit_0_or_2_without_a_traceback(
         assert lines and lines[-1].startswith("zerosum: error: "), (argv, err.getvalue())
 
 
+FEN = "8/8/8/4k3/8/8/8/4K2R w K - {} {}"
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        # A node budget past int64 reached the compiled engine's io array (OverflowError).
+        (
+            ["analyze", "tictactoe", "--algorithm", "compiled", "--nodes", "9" * 25],
+            "--nodes: 9999999999999999999999999 is out of range: expected 1..9223372036854775807",
+        ),
+        (
+            ["match", "tictactoe", "--a", "nodes=" + "9" * 25, "--b", "depth=1", "--games", "1"],
+            "out of range: expected 1..9223372036854775807",
+        ),
+        # issue 24: a FEN move number of 10^20 (python-chess reads it) reached a C long.
+        (["analyze", "chess", "--position", FEN.format(0, 10**20)], "full-move number"),
+        (["perft", "chess", "--position", FEN.format(0, 10**20), "--depth", "1"], "full-move"),
+        (["legal", "chess", "--position", FEN.format(10**20, 1)], "halfmove clock"),
+        (["analyze", "chess", "--nodes", str(10**23)], "--nodes"),
+        (["analyze", "chess", "--nodes", "9" * 5000], "a number of 5,000 digits"),
+        (["analyze", "tictactoe", "--depth", "1001"], "expected 1..1000"),
+        (["analyze", "tictactoe", "--time", "1e10"], "at most 1e+09"),
+        (["perft", "chess", "--depth", str(10**9)], "expected 0..30"),
+        (["serve", "--port", "65536"], "expected a port 0..65535"),
+        # issue 24: an empty host listened on every interface, with an empty name in the warning
+        (["serve", "--host", ""], "--host: '' is empty: expected a host name or address"),
+        (["serve", "--allow-host", "a b"], "is not a host name or address"),
+        (["serve", "--host", "x" * 300], "... (300 chars) is not a host name"),
+        (
+            ["analyze", "morris", "--position", "WB" + "." * 21 + "B w 0 0 " + "9" * 20],
+            "0..100,000",
+        ),
+    ],
+)
+def test_numbers_past_the_engines_ranges_are_one_line_errors(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and err.count("\n") == 1, err
+    assert err.startswith("zerosum: error: ") and message in err and len(err) < 400, err
+
+
 @pytest.mark.parametrize(
     "argv",
     [
-        # A node budget past int64 reached the compiled engine's io array (OverflowError).
-        ["analyze", "tictactoe", "--algorithm", "compiled", "--nodes", "9" * 25, "--depth", "3"],
-        ["match", "tictactoe", "--a", "nodes=" + "9" * 25, "--b", "depth=1", "--games", "1"],
+        ["analyze", "tictactoe", "--algorithm", "compiled", "--nodes", str(2**63 - 1)],
+        ["analyze", "tictactoe", "--depth", "1000", "--time", "1e9"],
+        ["legal", "chess", "--position", FEN.format(100_000, 100_000)],
+        ["perft", "chess", "--position", FEN.format(0, 100_000), "--depth", "1"],
+        ["match", "tictactoe", "--a", f"nodes={2**63 - 1}", "--b", "depth=1", "--games", "1"],
     ],
 )
-def test_found_by_fuzzing(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+def test_numbers_at_the_engines_ranges_are_taken(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
     assert main(argv) == 0
     assert "Traceback" not in capsys.readouterr().err
 

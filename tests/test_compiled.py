@@ -9,7 +9,6 @@ import subprocess
 import sys
 import textwrap
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -184,11 +183,9 @@ def test_ctrl_c_stops_a_long_solve_without_a_limit() -> None:
     timer = threading.Timer(
         0.5, lambda: signal.pthread_kill(threading.main_thread().ident or 0, signal.SIGINT)
     )
-    started = time.perf_counter()
     timer.start()
-    with pytest.raises(KeyboardInterrupt):
+    with pytest.raises(KeyboardInterrupt):  # the solve takes minutes: only Ctrl-C ends it
         solver.solve(Connect4.from_position("4"))
-    assert time.perf_counter() - started < 5
     assert solver.exact.io[runner.ABORTED] == 1  # the search saw the stop and returned
     assert solver.solve(Connect4.from_position("4453444")).rank == 3
 

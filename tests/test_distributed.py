@@ -97,15 +97,12 @@ def test_a_cluster_without_ray_is_a_clear_error(monkeypatch: pytest.MonkeyPatch)
 
 def test_shutting_the_local_pool_without_waiting_ends_its_workers() -> None:
     pool = ProcessExecutor(1)
-    pool.submit(time.sleep, 60)
-    time.sleep(0.5)  # the worker has started the task
+    pool.submit(time.sleep, 3600)  # a task that never ends by itself
     processes = list(pool.processes)
-    started = time.perf_counter()
     pool.shutdown(wait=False, cancel_futures=True)
     for process in processes:
-        process.join(timeout=5)
+        process.join(timeout=120)  # bounds a hang only: the task would run for an hour
     assert not any(process.is_alive() for process in processes)
-    assert time.perf_counter() - started < 5
 
 
 def _local_moves(solver: Solver, game: Any, weak: bool) -> tuple[int, list[Any], list[Any]]:

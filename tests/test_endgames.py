@@ -11,7 +11,6 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -231,11 +230,9 @@ def test_a_killed_build_keeps_the_classes_it_finished(tmp_path: Path) -> None:
     with Endgames(path) as endgames:
         assert [c.name for c in endgames.classes()] == ["3-3"]
         assert len(endgames.table(3, 3)) == endgames.classes()[0].entries
-        started = time.perf_counter()
         seen: list[ClassInfo] = []
         endgames.build(3, on_class=seen.append)
-        assert [(c.name, c.built_now) for c in seen] == [("3-3", False)]
-        assert time.perf_counter() - started < 5
+        assert [(c.name, c.built_now) for c in seen] == [("3-3", False)]  # found, not rebuilt
 
 
 def test_a_file_that_is_not_a_store_is_a_clear_error(tmp_path: Path) -> None:

@@ -318,6 +318,34 @@ def test_an_engine_slow_to_load_is_waited_for_up_to_its_load_timeout(
     assert player.engine is None
 
 
+@pytest.mark.parametrize(
+    ("command", "timeout", "reason"),
+    [
+        # /bin/cat waited 30 s, then said nothing: an echo of 'uci' now fails at once
+        (("cat",), 600.0, "it printed 'uci' back (an echo, not an engine)"),
+        (("true",), 600.0, "died unexpectedly (exit code: 0); it printed nothing"),
+        (("sleep", "600"), 0.5, "no 'uciok' within 0.5 s; it printed nothing"),
+        (
+            (sys.executable, "-c", "import time; print('hello', flush=True); time.sleep(600)"),
+            0.5,
+            "no 'uciok' within 0.5 s; it printed 'hello'",
+        ),
+    ],
+    ids=["echo", "exits", "silent", "banner"],
+)
+def test_a_program_that_is_no_uci_engine_is_named_with_what_it_printed(
+    monkeypatch: pytest.MonkeyPatch, command: tuple[str, ...], timeout: float, reason: str
+) -> None:
+    monkeypatch.setattr(players, "UCI_TIMEOUT", timeout)
+    player = players.UciPlayer(players.UciSettings(command))
+    with pytest.raises(PlayerError) as refused:
+        player.start()
+    message = str(refused.value)
+    assert message.startswith("cannot start UCI engine") and reason in message, message
+    assert message.endswith("expected a UCI engine, which answers 'uci' with 'uciok'")
+    assert player.engine is None
+
+
 def test_a_failing_task_is_reported_from_the_worker() -> None:
     with ProcessExecutor(1) as executor:
         assert sorted(executor.map_unordered(math.sqrt, [4.0, 9.0])) == [(0, 2.0), (1, 3.0)]

@@ -31,6 +31,12 @@ more than the clock less the overhead and a reserve of ``CLOCK_RESERVE_MS``, so 
 does not lose on time: with the clock nearly empty it moves at once and lets the increment
 refill it.
 
+Numbers past what the engine holds are clamped, as UCI engines do, and said so in an ``info
+string``: ``go nodes`` to 2^63 - 1 (the compiled search counts nodes in 64 bits), ``go depth``
+and ``go mate`` to the deepest search, times and ``movestogo`` to ``GO_MOST``; the search then
+runs and its ``bestmove`` is a move it searched. A word of the command echoed in an ``info
+string`` is cut to ``ECHO_CHARS`` characters.
+
 Bounded searches: only ``go infinite`` (and ``go ponder`` until ``ponderhit``) searches until
 ``stop``. A ``go`` whose limits are all missing or bad (``go depth -1``, a clock given only for
 the side not to move) says so in an ``info string`` and searches at most
@@ -63,7 +69,7 @@ from zerosum.engines.warming import WarmingEngine
 from zerosum.game import HEURISTIC_LIMIT, WIN, MoveError, PositionError, Score
 from zerosum.games import get_game
 from zerosum.games.chess import Chess
-from zerosum.search.core import Limit
+from zerosum.search.core import MAX_NODES, MAX_TIME_S, Limit, number_text
 from zerosum.search.table import TranspositionTable
 from zerosum.search.tactical import MAX_DEPTH, Options, Report
 
@@ -92,6 +98,10 @@ MOVES_TO_GO: Final = 22
 """Moves assumed left on the clock when the GUI does not say."""
 DEFAULT_MOVETIME: Final = 10_000
 """The most a ``go`` without a valid limit searches (ms)."""
+ECHO_CHARS: Final = 60
+"""The most characters of a command's word quoted back in an ``info string``."""
+INFO_CHARS: Final = 1000
+"""The longest ``info string`` text sent (longer ones are cut)."""
 COMMANDS: Final = (
     "uci isready ucinewgame setoption position go stop ponderhit quit debug register d"
 )
@@ -130,6 +140,39 @@ GO_NUMBERS: Final = (
     "nodes",
     "mate",
 )
+_MOST_MS: Final = int(MAX_TIME_S * 1000)
+GO_MOST: Final = {
+    "wtime": _MOST_MS,
+    "btime": _MOST_MS,
+    "winc": _MOST_MS,
+    "binc": _MOST_MS,
+    "movestogo": 1_000_000,
+    "movetime": _MOST_MS,
+    "depth": MAX_DEPTH,
+    "nodes": MAX_NODES,
+    "mate": MAX_DEPTH,
+}
+"""The largest value of each number of ``go`` (larger ones are clamped to it): the deepest
+search, the compiled engine's 64-bit node counter, ``MAX_TIME_S`` in milliseconds."""
+
+
+def echo(text: str) -> str:
+    """``repr(text)`` cut to about :data:`ECHO_CHARS` characters, for a message."""
+    if len(text) <= ECHO_CHARS:
+        return repr(text)
+    return f"{text[:ECHO_CHARS]!r}... ({len(text):,} chars)"
+
+
+def _whole_number(text: str) -> int | None:
+    """``text`` as a whole number, or None; one of more digits than Python reads (4,300) is
+    taken as the largest or smallest number there is, which :data:`GO_MOST` then clamps."""
+    try:
+        return int(text)
+    except ValueError:
+        digits = text.removeprefix("-").removeprefix("+")
+        if not digits.isascii() or not digits.isdigit():
+            return None
+        return -(1 << 64) if text.startswith("-") else 1 << 64
 
 
 def parse_go(words: list[str]) -> tuple[GoParams, list[str]]:
@@ -142,18 +185,23 @@ def parse_go(words: list[str]) -> tuple[GoParams, list[str]]:
         index += 1
         if word in GO_NUMBERS:
             text = words[index] if index < len(words) else ""
-            try:
-                value = int(text)
-            except ValueError:
-                problems.append(f"go {word} {text!r} ignored: expected a whole number")
+            value = _whole_number(text)
+            if value is None:
+                problems.append(f"go {word} {echo(text)} ignored: expected a whole number")
                 if text and text not in (*GO_NUMBERS, "infinite", "ponder", "searchmoves"):
                     index += 1  # the bad value itself: one message is enough
                 continue
             index += 1
+            shown = text if len(text) <= ECHO_CHARS else f"of {len(text):,} digits"
             least = 1 if word in ("depth", "nodes", "mate") else 0
             if value < least and word not in ("wtime", "btime"):
-                problems.append(f"go {word} {value} ignored: expected {least} or more")
+                problems.append(f"go {word} {shown} ignored: expected {least} or more")
                 continue
+            if value > GO_MOST[word]:
+                value = GO_MOST[word]
+                problems.append(
+                    f"go {word} {shown}: searching with {word} {value} (the most it takes)"
+                )
             setattr(params, word, value)
         elif word == "infinite":
             params.infinite = True
@@ -165,7 +213,7 @@ def parse_go(words: list[str]) -> tuple[GoParams, list[str]]:
                 index += 1
         else:
             problems.append(
-                f"go: unknown word {word!r} ignored: expected wtime, btime, winc, binc, "
+                f"go: unknown word {echo(word)} ignored: expected wtime, btime, winc, binc, "
                 "movestogo, movetime, depth, nodes, mate, infinite, ponder or searchmoves"
             )
     return params, problems
@@ -243,6 +291,9 @@ class UciEngine:
             self._send_raw(line)
 
     def info(self, text: str) -> None:
+        """Send ``text`` as an ``info string`` (cut to :data:`INFO_CHARS` characters)."""
+        if len(text) > INFO_CHARS:
+            text = text[: INFO_CHARS - 20] + f"... ({len(text):,} chars)"
         self.send(f"info string {text}")
 
     @property
@@ -266,12 +317,12 @@ class UciEngine:
                 return False
             handler = getattr(self, f"cmd_{command}", None) if command in COMMANDS.split() else None
             if handler is None:
-                raise UciError(f"unknown command {command!r}: expected one of {COMMANDS}")
+                raise UciError(f"unknown command {echo(command)}: expected one of {COMMANDS}")
             handler(rest)
         except (UciError, MoveError, PositionError) as error:
             self.info(str(error))
         except Exception as error:  # the front end's last line of defence: stay alive
-            self.info(f"internal error on {line.strip()!r}: {type(error).__name__}: {error}")
+            self.info(f"internal error on {echo(line.strip())}: {type(error).__name__}: {error}")
         return True
 
     def cmd_uci(self, words: list[str]) -> None:
@@ -337,12 +388,12 @@ class UciEngine:
                 number = int(value)
             except ValueError:
                 raise UciError(
-                    f"setoption {name}: {value!r} is not a whole number: expected "
+                    f"setoption {name}: {echo(value)} is not a whole number: expected "
                     f"{limits[0]}..{limits[1]}; kept the old value"
                 ) from None
             if not limits[0] <= number <= limits[1]:
                 raise UciError(
-                    f"setoption {name}: {number} is out of range: expected "
+                    f"setoption {name}: {number_text(number)} is out of range: expected "
                     f"{limits[0]}..{limits[1]}; kept the old value"
                 )
             if key == "hash":
@@ -368,7 +419,7 @@ class UciEngine:
             chosen = value.strip().lower()
             if chosen not in ENGINES:
                 raise UciError(
-                    f"setoption Engine: {value!r} is not an engine: expected "
+                    f"setoption Engine: {echo(value)} is not an engine: expected "
                     f"{' or '.join(ENGINES)}; kept {self.engine_name}"
                 )
             if chosen != self.engine_name:
@@ -379,7 +430,7 @@ class UciEngine:
             pass
         else:
             raise UciError(
-                f"setoption: unknown option {name!r}: expected Hash, Threads, MultiPV, "
+                f"setoption: unknown option {echo(name)}: expected Hash, Threads, MultiPV, "
                 "Move Overhead, Contempt, Ponder, Clear Hash or Engine"
             )
 
@@ -393,8 +444,8 @@ class UciEngine:
         if words[0] == "startpos":
             if at != 1:
                 raise UciError(
-                    f"position startpos: unexpected {' '.join(words[1:at])!r}: expected 'moves' "
-                    "or nothing; kept the previous position"
+                    f"position startpos: unexpected {echo(' '.join(words[1:at]))}: expected "
+                    "'moves' or nothing; kept the previous position"
                 )
             game = Chess()
         else:
@@ -407,7 +458,7 @@ class UciEngine:
                 move = chess.Move.from_uci(text)
             except ValueError:
                 raise UciError(
-                    f"position: move {number} {text!r} is not UCI notation: expected e.g. e2e4 "
+                    f"position: move {number} {echo(text)} is not UCI notation: expected e.g. e2e4 "
                     "or e7e8q; kept the previous position"
                 ) from None
             if not move or not game.is_legal(move):

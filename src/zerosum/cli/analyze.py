@@ -27,11 +27,12 @@ from zerosum.cli.engines import (
 )
 from zerosum.cli.parser import (
     Subcommands,
+    depth_limit,
     duration,
     megabytes,
+    node_count,
     non_negative,
     position_options,
-    positive_int,
     whole_number,
     workers_option,
 )
@@ -47,9 +48,9 @@ def add_parser(commands: Subcommands) -> None:
     """Adds ``analyze``."""
     analyze = commands.add_parser("analyze", help="search a position under a limit")
     position_options(analyze)
-    analyze.add_argument("--depth", type=positive_int, help="deepest iteration in plies")
+    analyze.add_argument("--depth", type=depth_limit, help="deepest iteration in plies")
     analyze.add_argument("--time", type=duration, help="seconds to think (default 10)")
-    analyze.add_argument("--nodes", type=positive_int, help="node budget")
+    analyze.add_argument("--nodes", type=node_count, help="node budget")
     analyze.add_argument(
         "--algorithm", help="see 'zerosum algorithms' (default: engine; tactical for chess)"
     )

@@ -12,7 +12,7 @@ import argparse
 import time
 from typing import TYPE_CHECKING, Any
 
-from zerosum.cli.common import UsageError, emit, interruptible, load_position
+from zerosum.cli.common import UsageError, emit, interruptible, load_position, open_store
 from zerosum.cli.engines import open_solver
 from zerosum.cli.parser import Subcommands, duration, megabytes, position_options, whole_number
 from zerosum.cli.progress import Progress
@@ -21,7 +21,6 @@ from zerosum.formatting import exact_text
 from zerosum.game import Game
 from zerosum.games import get_game
 from zerosum.search import Limit
-from zerosum.store import Store
 
 if TYPE_CHECKING:  # imports numba
     from zerosum.compiled.solver import Exact
@@ -85,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
             f"{counts['stored_before']:,} stored before); now at ply {position.ply()}"
         )
 
-    with Store(args.store) as store, interruptible() as stop, status:
+    with open_store(args.store) as store, interruptible() as stop, status:
         status.update("loading the compiled solver")
         solver = open_solver(spec, hash_mb=args.hash, store=store)
         if args.no_book:  # rebuilding the shipped book: prove every position afresh

@@ -13,11 +13,13 @@ import argparse
 import contextlib
 import json
 import signal
+import sys
 from collections.abc import Callable, Iterator
 from typing import Any, Final
 
 from zerosum.game import Game, ZerosumError, play_moves
 from zerosum.games import GameSpec, get_game
+from zerosum.store import Store
 
 EXIT_BAD_INPUT: Final = 2
 """The exit status of bad input: a usage error or any other :class:`ZerosumError`."""
@@ -36,6 +38,18 @@ def load_position(args: argparse.Namespace) -> tuple[GameSpec, Game[Any]]:
     game = spec.from_position(args.position) if args.position is not None else spec.new()
     play_moves(game, [text for word in args.moves for text in spec.split_moves(word)])
     return spec, game
+
+
+def tell_waiting(message: str) -> None:
+    """Say on stderr, in one line, why a command waits (a store locked by another process):
+    the ``on_wait`` of the stores."""
+    print(f"zerosum: {message}", file=sys.stderr, flush=True)
+
+
+def open_store(path: str) -> Store:
+    """The store at ``path`` for a command: checked on opening, and a write that another
+    process's lock blocks says so on stderr while it waits (a bounded time)."""
+    return Store(path, on_wait=tell_waiting)
 
 
 def emit(args: argparse.Namespace, data: dict[str, Any], text: str) -> None:

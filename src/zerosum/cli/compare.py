@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from zerosum.cli.common import EXIT_INTERRUPTED, load_position
-from zerosum.cli.parser import Subcommands, position_options, positive_int
+from zerosum.cli.parser import Subcommands, depth_limit, position_options
 from zerosum.engines.mcts import compare_row as mcts_row
 from zerosum.formatting import move_names
 from zerosum.game import Game
@@ -21,7 +21,7 @@ def add_parser(commands: Subcommands) -> None:
     """Adds ``compare``."""
     parser = commands.add_parser("compare", help="compare the algorithms on one position")
     position_options(parser)
-    parser.add_argument("--depth", type=positive_int, required=True, help="search depth")
+    parser.add_argument("--depth", type=depth_limit, required=True, help="search depth")
     parser.set_defaults(run=run)
 
 

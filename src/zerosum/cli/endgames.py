@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from zerosum.cli.common import UsageError, emit
+from zerosum.cli.common import UsageError, emit, tell_waiting
 from zerosum.cli.parser import Subcommands, json_option, whole_number
 from zerosum.cli.progress import Progress
 from zerosum.endgames import MAX_MEN
@@ -58,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     status = Progress.for_command(args, "build-endgames")
     # Ctrl-C loses only the class in progress
-    with module.Endgames(args.store) as endgames, status:
+    with module.Endgames(args.store, on_wait=tell_waiting) as endgames, status:
         status.update(f"building up to {args.max_men} men a side")
         infos = endgames.build(args.max_men, on_class=_class_notes(status))
     seconds = time.perf_counter() - started
@@ -96,7 +96,7 @@ def run_endgame(args: argparse.Namespace, spec: GameSpec, game: Game[Any]) -> in
     needed_class, score, solve_endgame = module.needed_class, module.score, module.solve_endgame
 
     status = Progress.for_command(args, "solve")
-    with module.Endgames(args.store) as endgames, status:
+    with module.Endgames(args.store, on_wait=tell_waiting) as endgames, status:
         if not endgames.has(*needed_class(game)):
             print(f"building the endgame databases in {endgames.path} (first use)", file=sys.stderr)
             status.update("building the endgame databases")

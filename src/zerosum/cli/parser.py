@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import argparse
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import NoReturn, Protocol, TypeAlias
 
 from zerosum import __version__
 from zerosum.cli.common import UsageError
 from zerosum.compiled import MAX_HASH_MB
+from zerosum.game import MAX_PLY
+from zerosum.search.core import MAX_NODES, MAX_TIME_S, number_text
 
 
 class Parser(argparse.ArgumentParser):
@@ -53,31 +55,82 @@ def build_parser(commands: Iterable[Command]) -> Parser:
 # -- option value types: each raises ArgumentTypeError naming what it expected -------------
 
 
-def positive_int(text: str) -> int:
-    """A whole number of 1 or more."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{value} is out of range: expected 1 or more")
-    return value
+def quoted(text: str, most: int = 60) -> str:
+    """``repr(text)`` for a message, cut to about ``most`` characters: an argument of a
+    megabyte is not echoed back whole."""
+    return repr(text) if len(text) <= most else repr(text[:most]) + f"... ({len(text):,} chars)"
 
 
 def whole_number(text: str) -> int:
-    """Any whole number."""
+    """Any whole number (of at most 4,300 digits, as Python reads them)."""
     try:
         return int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if text.strip().lstrip("+-").isdigit():  # more digits than int() reads
+            raise argparse.ArgumentTypeError(
+                f"{quoted(text)} is out of range: a number of {len(text.strip()):,} digits"
+            ) from None
+        raise argparse.ArgumentTypeError(f"{quoted(text)} is not a whole number") from None
+
+
+def positive_int(text: str) -> int:
+    """A whole number of 1 or more."""
+    value = whole_number(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(
+            f"{number_text(value)} is out of range: expected 1 or more"
+        )
+    return value
+
+
+def bounded_int(low: int, high: int, what: str = "") -> Callable[[str], int]:
+    """The type of a whole number ``low..high`` (``what``: the range's meaning, for the
+    message)."""
+
+    def parse(text: str) -> int:
+        value = whole_number(text)
+        if not low <= value <= high:
+            detail = f" ({what})" if what else ""
+            raise argparse.ArgumentTypeError(
+                f"{number_text(value)} is out of range: expected {low}..{high}{detail}"
+            )
+        return value
+
+    parse.__name__ = f"whole number {low}..{high}"
+    return parse
+
+
+depth_limit = bounded_int(1, MAX_PLY, "plies")
+"""A search depth: 1..``MAX_PLY`` plies."""
+node_count = bounded_int(1, MAX_NODES, "the 64-bit node counters of the compiled engines")
+"""A node budget: 1..2^63 - 1."""
 
 
 def port_number(text: str) -> int:
     """A TCP port, 0..65535 (0: any free port)."""
     value = whole_number(text)
     if not 0 <= value <= 65535:
-        raise argparse.ArgumentTypeError(f"{value} is out of range: expected a port 0..65535")
+        raise argparse.ArgumentTypeError(
+            f"{number_text(value)} is out of range: expected a port 0..65535"
+        )
     return value
+
+
+def host_name(text: str) -> str:
+    """A host name or address to listen on or answer to: not empty (an empty one would
+    listen on every interface unannounced), no spaces or control characters, at most 253
+    characters (the longest DNS name)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError(
+            f"{quoted(text)} is empty: expected a host name or address such as 127.0.0.1 "
+            "(0.0.0.0 for every interface)"
+        )
+    if len(text) > 253 or not text.isprintable() or any(c.isspace() for c in text):
+        raise argparse.ArgumentTypeError(
+            f"{quoted(text)} is not a host name or address: expected one such as 127.0.0.1 or "
+            "localhost, without spaces, at most 253 characters"
+        )
+    return text
 
 
 def megabytes(text: str) -> float:
@@ -85,20 +138,24 @@ def megabytes(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a size in MB") from None
+        raise argparse.ArgumentTypeError(f"{quoted(text)} is not a size in MB") from None
     if not 1 <= value <= MAX_HASH_MB:
-        raise argparse.ArgumentTypeError(f"{text} MB is out of range: expected 1..{MAX_HASH_MB}")
+        raise argparse.ArgumentTypeError(
+            f"{quoted(text)} MB is out of range: expected 1..{MAX_HASH_MB}"
+        )
     return value
 
 
 def duration(text: str) -> float:
-    """A finite number of seconds above 0."""
+    """A number of seconds above 0 and at most ``MAX_TIME_S``."""
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"{text} is out of range: expected seconds > 0")
+        raise argparse.ArgumentTypeError(f"{quoted(text)} is not a number of seconds") from None
+    if not 0 < value <= MAX_TIME_S:
+        raise argparse.ArgumentTypeError(
+            f"{quoted(text)} is out of range: expected seconds > 0 and at most {MAX_TIME_S:.0e}"
+        )
     return value
 
 
@@ -107,9 +164,9 @@ def non_negative(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        raise argparse.ArgumentTypeError(f"{quoted(text)} is not a number") from None
     if not 0 <= value < float("inf"):
-        raise argparse.ArgumentTypeError(f"{text} is out of range: expected a number >= 0")
+        raise argparse.ArgumentTypeError(f"{quoted(text)} is out of range: expected a number >= 0")
     return value
 
 
@@ -121,11 +178,12 @@ def worker_count(text: str) -> int:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(
-            f"{text!r} is not a whole number: expected 0, auto or a number of workers 1..256"
+            f"{quoted(text)} is not a whole number: expected 0, auto or a number of workers 1..256"
         ) from None
     if not 1 <= value <= 256:
         raise argparse.ArgumentTypeError(
-            f"{value} workers is out of range: expected 0, auto or a positive number up to 256"
+            f"{number_text(value)} workers is out of range: expected 0, auto or a positive "
+            "number up to 256"
         )
     return value
 

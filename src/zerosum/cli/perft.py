@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Final
 
 from zerosum.cli.common import emit, load_position
-from zerosum.cli.parser import Subcommands, position_options, whole_number
+from zerosum.cli.parser import Subcommands, bounded_int, position_options
 from zerosum.cli.progress import Progress
 from zerosum.compiled.warm import estimate, is_cached, mark_cached
 from zerosum.engines import perft_counter
@@ -24,12 +24,8 @@ from zerosum.game import ZerosumError
 MAX_DEPTH: Final = 30
 
 
-def perft_depth(text: str) -> int:
-    """A perft depth, 0..``MAX_DEPTH``."""
-    value = whole_number(text)
-    if not 0 <= value <= MAX_DEPTH:
-        raise argparse.ArgumentTypeError(f"{value} is out of range: expected 0..{MAX_DEPTH}")
-    return value
+perft_depth = bounded_int(0, MAX_DEPTH)
+"""A perft depth, 0..``MAX_DEPTH``."""
 
 
 def add_parser(commands: Subcommands) -> None:

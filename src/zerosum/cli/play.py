@@ -23,7 +23,7 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from zerosum.capabilities import MoveLabels
-from zerosum.cli.common import UsageError, interruptible, load_position
+from zerosum.cli.common import UsageError, interruptible, load_position, open_store
 from zerosum.cli.engines import load_engine
 from zerosum.cli.parser import Subcommands, duration, positive_int, whole_number, workers_option
 from zerosum.cli.progress import Progress
@@ -193,7 +193,7 @@ def run(args: argparse.Namespace) -> int:
     depth = levels[level - 1]
     if args.store and spec.play_engine != COMPILED:
         raise UsageError(f"--store needs a game with the compiled engine: {spec.name} has none")
-    store = Store(args.store) if args.store else None
+    store = open_store(args.store) if args.store else None
     computer: Computer | None = None
     try:
         computer = Computer(spec, depth, random.Random(args.seed), store, args.workers, args.time)

@@ -4,13 +4,18 @@ from __future__ import annotations
 
 import argparse
 
-from zerosum.cli.parser import Subcommands, port_number, positive_int
+from zerosum.cli.parser import Subcommands, host_name, port_number, positive_int
 
 
 def add_parser(commands: Subcommands) -> None:
     """Adds ``serve``."""
     parser = commands.add_parser("serve", help="the web app: play and watch the search think")
-    parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    parser.add_argument(
+        "--host",
+        type=host_name,
+        default="127.0.0.1",
+        help="address to listen on (0.0.0.0: every interface)",
+    )
     parser.add_argument("--port", type=port_number, default=8000, help="port (0: any free port)")
     parser.add_argument(
         "--max-searches",
@@ -22,6 +27,7 @@ def add_parser(commands: Subcommands) -> None:
     )
     parser.add_argument(
         "--allow-host",
+        type=host_name,
         action="append",
         default=[],
         metavar="NAME",

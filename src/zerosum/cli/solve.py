@@ -15,7 +15,7 @@ import argparse
 import time
 from typing import TYPE_CHECKING, Any
 
-from zerosum.cli.common import UsageError, emit, interruptible, load_position
+from zerosum.cli.common import UsageError, emit, interruptible, load_position, open_store
 from zerosum.cli.endgames import run_endgame
 from zerosum.cli.engines import COMPILED_ENGINE, check_algorithm, open_solver
 from zerosum.cli.parser import (
@@ -44,7 +44,6 @@ from zerosum.formatting import (
 from zerosum.game import Game
 from zerosum.games import GameSpec, resolve
 from zerosum.search import Limit
-from zerosum.store import Store
 
 if TYPE_CHECKING:  # imports numba
     from zerosum.compiled.solver import Exact, Solver
@@ -144,7 +143,7 @@ def solve_compiled(args: argparse.Namespace, spec: GameSpec, game: Game[Any]) ->
         answered = solve_from_book(args, spec, game)
         if answered is not None:
             return answered
-    store = Store(args.store) if args.store else None
+    store = open_store(args.store) if args.store else None
     solver: Solver | None = None
     opened = time.perf_counter()
     try:

@@ -15,13 +15,12 @@ import json
 import time
 from typing import Any
 
-from zerosum.cli.common import UsageError, interruptible
+from zerosum.cli.common import UsageError, interruptible, open_store
 from zerosum.cli.engines import COMPILED_ENGINE, open_solver
 from zerosum.cli.progress import Progress
-from zerosum.compiled import DEFAULT_HASH_MB
+from zerosum.compiled import DEFAULT_HASH_MB, check_compiled
 from zerosum.games import get_game
 from zerosum.search import Limit
-from zerosum.store import Store
 
 
 def run_positions(args: argparse.Namespace) -> int:
@@ -40,13 +39,14 @@ def run_positions(args: argparse.Namespace) -> int:
     spec = get_game(args.game)
     if args.algorithm not in (None, COMPILED_ENGINE):
         raise UsageError("--positions solves with the compiled engine: expected no --algorithm")
-    if not compiled_game(spec.name).exact:  # raises for a game without a compiled engine
+    check_compiled(spec.name)  # a game without a compiled engine: before reading the file
+    entries = read_positions(args.positions, spec)  # then a bad file, before numba loads
+    if not compiled_game(spec.name).exact:
         raise UsageError(
             f"--positions solves exactly, which the compiled engine cannot do for {spec.name}: "
             "expected a game such as connect4 or tictactoe"
         )
-    entries = read_positions(args.positions, spec)
-    store = Store(args.store) if args.store else None
+    store = open_store(args.store) if args.store else None
     rows: list[dict[str, Any]] = []
     started = time.perf_counter()
     startup = 0.0

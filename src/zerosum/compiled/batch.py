@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from zerosum.game import Game, ZerosumError
 from zerosum.games import GameSpec
 from zerosum.search.core import Limit
+from zerosum.textfile import TextFileError, read_lines
 
 if TYPE_CHECKING:
     from zerosum.compiled.solver import Exact, Solver
@@ -26,6 +27,10 @@ if TYPE_CHECKING:
 
 class PositionsError(ZerosumError, ValueError):
     """A positions file that cannot be read or has a bad line."""
+
+
+MAX_LINE_CHARS = 1_000
+"""The longest line of a positions file (a position and its score)."""
 
 
 @dataclass(frozen=True)
@@ -44,39 +49,45 @@ class Entry:
 def read_positions(path: str | Path, spec: GameSpec) -> list[Entry]:
     """Every position of the file at ``path`` for the game ``spec``; raises
     :class:`PositionsError` naming the file, the line and what was wrong."""
+    found = []
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        reason = error.strerror if isinstance(error, OSError) else "not a text file"
-        raise PositionsError(f"cannot read positions from {path}: {reason}") from None
-    entries = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        fields = line.split()
-        if not fields or fields[0].startswith("#"):
-            continue
-        where = f"{path} line {number}"
-        if len(fields) > 2:
-            raise PositionsError(
-                f"{where}: {line.strip()!r} has {len(fields)} fields: expected "
-                "'POSITION [SCORE]', e.g. '4453 -2'"
-            )
-        expected = None
-        if len(fields) == 2:
-            try:
-                expected = int(fields[1])
-            except ValueError:
-                raise PositionsError(
-                    f"{where}: the score {fields[1]!r} is not a whole number: expected "
-                    "'POSITION [SCORE]', e.g. '4453 -2'"
-                ) from None
-        try:
-            game = spec.from_position(fields[0])
-        except ZerosumError as error:
-            raise PositionsError(f"{where}: {error}") from None
-        entries.append(Entry(number, fields[0], expected, game))
-    if not entries:
+        for number, line in read_lines(path, what="positions file", max_chars=MAX_LINE_CHARS):
+            entry = _entry(path, number, line, spec)
+            if entry is not None:
+                found.append(entry)
+    except TextFileError as error:
+        raise PositionsError(str(error)) from None
+    if not found:
         raise PositionsError(f"no positions in {path}: expected lines 'POSITION [SCORE]'")
-    return entries
+    return found
+
+
+def _entry(path: str | Path, number: int, line: str, spec: GameSpec) -> Entry | None:
+    """The position of line ``number``, or None for a blank line or a comment."""
+    fields = line.split()
+    if not fields or fields[0].startswith("#"):
+        return None
+    where = f"{path} line {number}"
+    if len(fields) > 2:
+        shown = line.strip() if len(line.strip()) <= 60 else line.strip()[:60] + "..."
+        raise PositionsError(
+            f"{where}: {shown!r} has {len(fields)} fields: expected "
+            "'POSITION [SCORE]', e.g. '4453 -2'"
+        )
+    expected = None
+    if len(fields) == 2:
+        try:
+            expected = int(fields[1])
+        except ValueError:
+            raise PositionsError(
+                f"{where}: the score {fields[1]!r} is not a whole number: expected "
+                "'POSITION [SCORE]', e.g. '4453 -2'"
+            ) from None
+    try:
+        game = spec.from_position(fields[0])
+    except ZerosumError as error:
+        raise PositionsError(f"{where}: {error}") from None
+    return Entry(number, fields[0], expected, game)
 
 
 def expected_rank(entry: Entry, *, weak: bool) -> int | None:

@@ -18,6 +18,16 @@ concurrent writer (the parallel search shares the arrays) reads as a miss, never
 score. Entries come in buckets of two: the first is depth-preferred (replaced by a deeper search
 or by any search of a newer generation), the second is always replaced. The arrays never grow.
 
+What a search may read. A depth-limited search (each iteration is a generation) reads only the
+entries of its own iterations (``io[EPOCH]``); older entries read as misses, whatever depth they
+were searched to: a reused engine then answers a depth-limited search as a fresh one does (the
+same value, depth and nodes), and a heuristic score stored by an earlier search never returns as
+a proof. An entry of an earlier iteration with a score that is not proven counts in
+``io[STALE]``, as an evaluation does: the search has proven its value only if it counted
+neither. An exact solve never evaluates and searches deeper than any depth-limited search can
+(:data:`DEPTH_INF`, and a kernel's ``max_ply`` is below half of it), so every entry deep enough
+for a solve holds a proof, whichever solve stored it.
+
 Stopping is the caller's: ``io[STOP]`` is polled every 1,024 nodes, ``io[NODE_LIMIT]`` bounds the
 node count, and a stopped search sets ``io[ABORTED]`` and returns a meaningless value that the
 caller discards. The functions release the GIL, so a Python thread can set ``io[STOP]``.
@@ -63,7 +73,16 @@ GENERATION: Final = 10
 BEST_MOVE: Final = 11
 VARIANT: Final = 12
 """Nonzero in the helpers of a parallel search: they vary the move order near the root."""
-IO_SIZE: Final = 13
+STALE: Final = 13
+"""Table entries of an earlier generation (an earlier iteration) that settled or narrowed a
+node with a score that is not proven: like an evaluation, each may hide a heuristic value, so a
+search that counts one has not proven its result."""
+EPOCH: Final = 14
+"""The first generation (``& 255``) of the current depth-limited search, whose iterations are
+the generations from it to ``GENERATION``: entries of older generations read as misses, so what
+an engine searched before never changes a result; ``-1`` (an exact solve, whose entries all hold
+proofs) reads every entry."""
+IO_SIZE: Final = 15
 _VARIED_PLIES: Final = 2
 
 # Fields of a search-stack frame: ``buf[ply]`` is the node ``ply`` plies below the root, its
@@ -178,6 +197,16 @@ def _flag(data: int) -> int:
 @cached_njit(nogil=True)
 def _generation(data: int) -> int:
     return (data >> 50) & 255
+
+
+@cached_njit(nogil=True)
+def _readable(entry: int, io: Any) -> bool:
+    """Whether the current search reads ``entry`` (``io[EPOCH]``): one stored by one of its
+    iterations, or any entry in an exact solve."""
+    epoch = io[EPOCH]
+    if epoch < 0:
+        return True
+    return bool(((_generation(entry) - epoch) & 255) <= ((io[GENERATION] - epoch) & 255))
 
 
 @cached_njit(nogil=True)
@@ -342,6 +371,12 @@ def _cached_njit(function: Callable[..., Any], kernel: Kernel, fingerprint: str)
 
 def build(kernel: Kernel) -> Compiled:
     """Compile the generic search for ``kernel``'s game (or load it from numba's disk cache)."""
+    if not 0 < kernel.max_ply < DEPTH_INF // 2:
+        # Else a depth-limited search could store heuristic entries deep enough for a solve.
+        raise ValueError(
+            f"kernel {kernel.name!r}: max_ply {kernel.max_ply} is out of range: "
+            f"expected 1..{DEPTH_INF // 2 - 1}"
+        )
     fingerprint = _fingerprint(kernel)
     quick = kernel.quick
     decided_at = kernel.decided
@@ -416,12 +451,14 @@ def build(kernel: Kernel) -> Compiled:
                     key = key_of(st)
                     io[PROBES] += 1
                     entry = probe(keys, data, key)
-                    if entry != 0:
+                    if entry != 0 and _readable(entry, io):
                         io[HITS] += 1
                         table_move = _move(entry)
                         if ply > 0 and _depth(entry) >= depth:
                             stored = _score(entry)
                             flag = _flag(entry)
+                            if _generation(entry) != io[GENERATION] and -PROVEN <= stored <= PROVEN:
+                                io[STALE] += 1
                             if flag == EXACT:
                                 value = stored
                             elif flag == LOWER and stored > alpha:
@@ -581,4 +618,5 @@ def new_io() -> np.ndarray[Any, Any]:
     io = np.zeros(IO_SIZE, np.int64)
     io[NODE_LIMIT] = np.iinfo(np.int64).max
     io[BEST_MOVE] = -1
+    io[EPOCH] = -1
     return io

@@ -58,6 +58,7 @@ from zerosum.compiled.engine import (
     ABORTED,
     BEST_MOVE,
     DEPTH_INF,
+    EPOCH,
     EVALUATIONS,
     EXACT,
     GENERATION,
@@ -66,6 +67,7 @@ from zerosum.compiled.engine import (
     NO_SCORE,
     NODE_LIMIT,
     NODES,
+    STALE,
     STOP,
     VARIANT,
     Kernel,
@@ -176,7 +178,7 @@ def _serve(
                 # Every slot but STOP, which the parent may be raising right now.
                 io[NODES:STOP] = 0
                 io[NODE_LIMIT], io[ABORTED], io[GENERATION] = node_limit, 0, generation
-                io[BEST_MOVE], io[VARIANT] = -1, 0
+                io[BEST_MOVE], io[VARIANT], io[STALE], io[EPOCH] = -1, 0, 0, -1
                 started = time.perf_counter()
                 rank = search.solve(state, lo, hi, table[0], table[1], io, stack, aux)
                 seconds = time.perf_counter() - started
@@ -276,6 +278,7 @@ class _SearchPlan:
         engine._nodes += nodes
         for slot in range(EVALUATIONS + 1):
             engine._counts[slot] += int(engine.ios[worker, slot])
+        engine._stale += int(engine.ios[worker, STALE])
         return nodes
 
     def take(self, worker: int, tag: tuple[int, int, bool], score: Any) -> Verdict:
@@ -394,6 +397,9 @@ class ParallelEngine:
         self._aux = kernel.load_aux()
         self._nodes = 0
         self._counts = [0] * (EVALUATIONS + 1)
+        self._stale = 0
+        self._epoch = -1
+        """``io[EPOCH]`` of the workers' searches: -1 in exact solves."""
         self._node_limit: int | None = None
         self.activity = Activity(workers)
         """Busy time and nodes per worker since the last solve or search started."""
@@ -472,6 +478,7 @@ class ParallelEngine:
         lo, hi = solve_bounds(weak, window)
         lo, hi = max(lo, least), min(hi, most)
         self.generation += 1
+        self._epoch = -1
         self._nodes = 0
         self._node_limit = None if limit is None else limit.nodes
         self.activity.reset()
@@ -570,11 +577,17 @@ class ParallelEngine:
         return children
 
     def search(
-        self, state: np.ndarray[Any, Any], depth: int, *, limit: Limit | None = None
+        self,
+        state: np.ndarray[Any, Any],
+        depth: int,
+        *,
+        limit: Limit | None = None,
+        epoch: int | None = None,
     ) -> Found:
         """A search of ``state`` to ``depth`` plies, its root split over the workers: the
         value the serial :meth:`zerosum.compiled.runner.Engine.search` gives at that depth
-        (on an empty table), and a best move.
+        (on an empty table), and a best move. ``epoch`` is that method's: the table entries
+        of older searches read as misses.
 
         Young brothers wait: the first move (the table's, else the kernel's best) is searched
         alone with the full window; the others then go to the workers as they come free, each
@@ -585,20 +598,24 @@ class ParallelEngine:
         self.generation += 1
         self._nodes = 0
         self._counts = [0] * (EVALUATIONS + 1)
+        self._stale = 0
+        self._epoch = (self.generation if epoch is None else epoch) & 255
         self._node_limit = None if limit is None or limit.nodes is None else limit.nodes
         self.activity.reset()
         decided = int(kernel.decided(root))
         if decided != NO_SCORE:
-            return Found(decided, -1, Stats(nodes=1, time_s=time.perf_counter() - started))
+            seconds = time.perf_counter() - started
+            return Found(decided, -1, Stats(nodes=1, time_s=seconds), proven=True)
         # The scores this position can still reach narrow the root's window, as in the serial
         # search (which then settles or fails soft at the same places).
         lo, hi = (int(end) for end in kernel.bounds(root))
         alpha, beta = max(-INF, lo), min(INF, hi)
         if alpha >= beta:
-            return Found(alpha, -1, Stats(nodes=1, time_s=time.perf_counter() - started))
+            seconds = time.perf_counter() - started
+            return Found(alpha, -1, Stats(nodes=1, time_s=seconds), proven=True)
         moves = self._moves(root)
         if not moves:
-            return Found(int(kernel.no_moves(root)), -1, Stats(nodes=1))
+            return Found(int(kernel.no_moves(root)), -1, Stats(nodes=1), proven=True)
         first = table_move(self.table[0], self.table[1], int(kernel.key(root)))
         moves.sort(key=lambda pair: pair[0] != first)  # stable: the kernel's order after it
         deadline = None if limit is None or limit.time is None else started + limit.time
@@ -618,7 +635,7 @@ class ParallelEngine:
         best, move = found
         packed = _pack(best, move, depth, EXACT, self.generation & 255)
         store(self.table[0], self.table[1], int(kernel.key(root)), packed)
-        return Found(best, move, stats)
+        return Found(best, move, stats, proven=evaluations == 0 and self._stale == 0)
 
     def _split(
         self,
@@ -670,6 +687,7 @@ class ParallelEngine:
     def _fresh(self) -> np.ndarray[Any, Any]:
         fresh = new_io()
         fresh[GENERATION] = self.generation & 255
+        fresh[EPOCH] = self._epoch
         if self._node_limit is not None:
             left = (self._node_limit - self._nodes) // self.workers
             fresh[NODE_LIMIT] = min(max(left, 1), NO_NODE_LIMIT)

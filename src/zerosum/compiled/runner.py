@@ -25,6 +25,7 @@ from zerosum.compiled.engine import (
     ABORTED,
     BEST_MOVE,
     CUTOFFS,
+    EPOCH,
     EVALUATIONS,
     GENERATION,
     HITS,
@@ -32,6 +33,7 @@ from zerosum.compiled.engine import (
     NODE_LIMIT,
     NODES,
     PROBES,
+    STALE,
     STOP,
     STORES,
     Compiled,
@@ -79,6 +81,9 @@ class Found:
     """The best move code, or -1 if the search settled the root without trying a move."""
     stats: Stats
     complete: bool = True
+    proven: bool = False
+    """True when no heuristic decided the score, neither an evaluation nor a table entry that
+    may hide one (:data:`~zerosum.compiled.engine.STALE`): the score is the game's value."""
 
 
 def _new_table(hash_mb: float) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
@@ -160,9 +165,14 @@ class Engine:
         alpha: int = -INF,
         beta: int = INF,
         limit: Limit | None = None,
+        epoch: int | None = None,
     ) -> Found:
-        """A fail-soft alpha-beta search of ``state`` to ``depth`` plies."""
+        """A fail-soft alpha-beta search of ``state`` to ``depth`` plies. It reads only the
+        table entries of the searches from generation ``epoch`` on (this search's own when
+        ``None``; an iterative deepening passes its first iteration's, ``generation + 1`` before
+        it starts), so the same search on a fresh engine gives the same result and nodes."""
         io = self._io(limit)
+        io[EPOCH] = (self.generation if epoch is None else epoch) & 255
         started = time.perf_counter()
         score = self._run(
             lambda: self.compiled.negamax(
@@ -176,6 +186,7 @@ class Engine:
             int(io[BEST_MOVE]),
             self._stats(io, started),
             complete=bool(io[ABORTED] == 0),
+            proven=bool(io[EVALUATIONS] == 0 and io[STALE] == 0),
         )
 
     def _io(self, limit: Limit | None) -> np.ndarray[Any, Any]:

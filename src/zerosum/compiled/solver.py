@@ -421,6 +421,7 @@ class Solver:
         legal = game.legal_moves()
         started = time.perf_counter()
         totals = [0] * 6
+        epoch = self.exact.generation + 1  # the first iteration's: see Engine.search
         last: SearchResult[Any] | None = None
         for depth in range(1, min(limit.max_depth, self.compiled.kernel.max_ply) + 1):
             remaining = None
@@ -438,6 +439,7 @@ class Solver:
                     time=remaining,
                     stop=limit.stop,
                 ),
+                epoch=epoch,
             )
             stats = found.stats
             for index, count in enumerate(
@@ -464,7 +466,7 @@ class Solver:
                 pv=self._pv(game, move, depth),
                 depth=depth,
                 stats=self._total(totals, started),
-                solved=stats.evaluations == 0,
+                solved=found.proven,
             )
             if on_iteration is not None:
                 on_iteration(last)

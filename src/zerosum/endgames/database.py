@@ -22,6 +22,7 @@ import time
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from math import comb
 from pathlib import Path
 from types import TracebackType
@@ -32,6 +33,7 @@ import numpy as np
 from zerosum.endgames import ENV_STORE, MAX_MEN
 from zerosum.endgames.board import NINE_MENS_MORRIS, NINE_POINTS, Board
 from zerosum.game import Outcome, PositionError, ZerosumError
+from zerosum.sqlitefile import FileProblem, SqliteFile
 
 GAME: Final = "morris"
 
@@ -187,6 +189,10 @@ def _counts(table: np.ndarray[Any, Any]) -> tuple[int, int, int, int, int]:
     )
 
 
+def _insert(db: sqlite3.Connection, *, rows: list[tuple[Any, ...]]) -> None:
+    db.executemany("INSERT OR REPLACE INTO endgames VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+
+
 class Endgames:
     """The morris endgame databases in the SQLite file at ``path``.
 
@@ -200,6 +206,8 @@ class Endgames:
         *,
         board: Board = NINE_MENS_MORRIS,
         create: bool = True,
+        wait_s: float | None = None,
+        on_wait: Callable[[str], None] | None = None,
     ) -> None:
         self.path = Path(path) if path is not None else default_path()
         self.board = board
@@ -211,25 +219,33 @@ class Endgames:
             )
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(self.path, timeout=30)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute(_SCHEMA)
-            self._db.commit()
-        except (sqlite3.DatabaseError, OSError) as error:
+        except OSError as error:
             raise EndgameError(
-                f"{self.path} cannot be used as an endgame store ({error}): expected a zerosum "
-                "store file or a new path"
+                f"{self.path} cannot be used as an endgame store ({error.strerror or error}): "
+                "expected a path in a folder this user can write"
             ) from None
+        # Checked on opening, one-line errors, bounded lock waits: see zerosum.sqlitefile.
+        try:
+            self._file = SqliteFile(self.path, what="endgame store", wait_s=wait_s, on_wait=on_wait)
+        except FileProblem as problem:  # the probes fall back on EndgameError
+            raise EndgameError(str(problem)) from None
+        try:
+            self._file.run(lambda db: db.execute(_SCHEMA), write=True)
+        except FileProblem as problem:
+            self._file.close()
+            raise EndgameError(str(problem)) from None
 
     # -- what is stored -----------------------------------------------------------------
 
     def classes(self) -> list[ClassInfo]:
         """The stored classes, smallest first."""
-        rows = self._db.execute(
-            "SELECT mover, other, entries, wins, losses, draws, longest_win, longest_loss, "
-            "build_s FROM endgames WHERE game = ? ORDER BY mover + other, mover",
-            (GAME,),
-        ).fetchall()
+        rows = self._file.run(
+            lambda db: db.execute(
+                "SELECT mover, other, entries, wins, losses, draws, longest_win, longest_loss, "
+                "build_s FROM endgames WHERE game = ? ORDER BY mover + other, mover",
+                (GAME,),
+            ).fetchall()
+        )
         return [ClassInfo(*row) for row in rows]
 
     def has(self, mover: int, other: int) -> bool:
@@ -242,10 +258,12 @@ class Endgames:
         """The byte table of the class ``mover-other`` (raises if it is not stored)."""
         key = (mover, other)
         if key not in self._tables:
-            row = self._db.execute(
-                "SELECT data FROM endgames WHERE game = ? AND mover = ? AND other = ?",
-                (GAME, mover, other),
-            ).fetchone()
+            row = self._file.run(
+                lambda db: db.execute(
+                    "SELECT data FROM endgames WHERE game = ? AND mover = ? AND other = ?",
+                    (GAME, mover, other),
+                ).fetchone()
+            )
             if row is None:
                 raise EndgameError(
                     f"class {mover}-{other} is not in {self.path}: build it with "
@@ -292,24 +310,23 @@ class Endgames:
                 ClassInfo(key[0], key[1], len(table), *_counts(table), seconds, built_now=True)
                 for key, table in tables.items()
             ]
-            with self._db:
-                for info, table in zip(infos, tables.values(), strict=True):
-                    self._db.execute(
-                        "INSERT OR REPLACE INTO endgames VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                        (
-                            GAME,
-                            info.mover,
-                            info.other,
-                            info.entries,
-                            info.wins,
-                            info.losses,
-                            info.draws,
-                            info.longest_win,
-                            info.longest_loss,
-                            info.build_s,
-                            zlib.compress(table.tobytes()),
-                        ),
-                    )
+            rows = [
+                (
+                    GAME,
+                    info.mover,
+                    info.other,
+                    info.entries,
+                    info.wins,
+                    info.losses,
+                    info.draws,
+                    info.longest_win,
+                    info.longest_loss,
+                    info.build_s,
+                    zlib.compress(table.tobytes()),
+                )
+                for info, table in zip(infos, tables.values(), strict=True)
+            ]
+            self._file.run(partial(_insert, rows=rows), write=True)  # the pair: one transaction
             self._stored = None
             for info, (key, table) in zip(infos, tables.items(), strict=True):
                 self._tables[key] = table
@@ -355,7 +372,7 @@ class Endgames:
         return self.lookup(setup.mover, setup.other)
 
     def close(self) -> None:
-        self._db.close()
+        self._file.close()
 
     def __enter__(self) -> Self:
         return self

@@ -51,6 +51,49 @@ if TYPE_CHECKING:
 Move = chess.Move
 """A chess move (python-chess's ``Move``)."""
 
+MAX_MOVE_NUMBER: Final = 100_000
+"""The largest full-move number and halfmove clock a FEN may give. python-chess accepts any
+number, but the compiled board holds them in 64-bit integers, and no game of chess lasts even
+10,000 moves (the 75-move rule ends one within about 5,900), so a larger one is a typo or an
+attack."""
+
+
+def board_from_fen(fen: str) -> chess.Board:
+    """The python-chess board of the FEN ``fen`` (all six fields), checked at the boundary:
+    raises :class:`~zerosum.game.PositionError` (a ``ValueError``) naming what is wrong: not a
+    FEN, a move counter above :data:`MAX_MOVE_NUMBER`, or an impossible position."""
+    try:
+        board = chess.Board(fen)
+    except ValueError as error:
+        raise PositionError(
+            f"{_clipped(fen)!r} is not a FEN position ({error}): expected six fields such as "
+            f"'{chess.STARTING_FEN}'"
+        ) from None
+    for name, number in (
+        ("full-move number", board.fullmove_number),
+        ("halfmove clock", board.halfmove_clock),
+    ):
+        if number > MAX_MOVE_NUMBER:
+            raise PositionError(
+                f"the FEN's {name} {_clipped(str(number))} is out of range: expected "
+                f"0..{MAX_MOVE_NUMBER:,}"
+            )
+    status = board.status() & ~chess.STATUS_IMPOSSIBLE_CHECK
+    if status:
+        problems = ", ".join(
+            (flag.name or "").lower().replace("_", " ") for flag in chess.Status if flag & status
+        )
+        raise PositionError(
+            f"{_clipped(fen)!r} is impossible ({problems}): expected a legal position"
+        )
+    return board
+
+
+def _clipped(text: str, most: int = 100) -> str:
+    """``text``, cut to ``most`` characters with an ellipsis: what an error message quotes."""
+    return text if len(text) <= most else text[: most - 1] + "\u2026"
+
+
 PIECE_SYMBOLS: Final = {
     (chess.WHITE, chess.KING): "\u2654",
     (chess.WHITE, chess.QUEEN): "\u2655",
@@ -206,21 +249,7 @@ class Chess:
     )
 
     def __init__(self, fen: str = chess.STARTING_FEN) -> None:
-        try:
-            board = chess.Board(fen)
-        except ValueError as error:
-            raise PositionError(
-                f"{fen!r} is not a FEN position ({error}): expected six fields such as "
-                f"'{chess.STARTING_FEN}'"
-            ) from None
-        status = board.status() & ~chess.STATUS_IMPOSSIBLE_CHECK
-        if status:
-            problems = ", ".join(
-                (flag.name or "").lower().replace("_", " ")
-                for flag in chess.Status
-                if flag & status
-            )
-            raise PositionError(f"{fen!r} is impossible ({problems}): expected a legal position")
+        board = board_from_fen(fen)
         self.board = board
         """The python-chess board (read it freely; change it only through make/undo)."""
         self._mg = self._eg = self._phase = 0

@@ -49,6 +49,9 @@ WHITE: Final = 0
 BLACK: Final = 1
 SIDE_NAMES: Final = ("White", "Black")
 SYMBOLS: Final = "WB"
+MAX_COUNTER: Final = 100_000
+"""The largest counter a position may give (men in hand, moves without removal): the compiled
+kernel holds them in 64-bit integers, and no game lasts that long."""
 
 _rng = random.Random(0x3E11)
 ZOBRIST_MAN: Final = tuple(tuple(_rng.getrandbits(64) for _ in range(32)) for _ in range(2))
@@ -525,25 +528,30 @@ class Morris:
             else f"expected '<{size} of W, B or .> <w|b> <white in hand> <black in hand>'"
         )
         words = text.split()
+        shown = text if len(text) <= 80 else f"{text[:80]}..."  # what the messages quote
         if not 4 <= len(words) <= 5:
-            raise PositionError(f"{text!r} is not a morris position: {expected}")
+            raise PositionError(f"{shown!r} is not a morris position: {expected}")
         board, side, *counts = words
         board = board.upper()
         bad = next((i for i, symbol in enumerate(board[:size]) if symbol not in "WB."), None)
         if bad is not None:
             raise PositionError(
-                f"{text!r} is not a morris position: {board[bad]!r} at point "
+                f"{shown!r} is not a morris position: {board[bad]!r} at point "
                 f"{rules.points[bad]} ({_ordinal(bad + 1)}) is not W, B or .; {expected}"
             )
         if len(board) != size:
             raise PositionError(
-                f"{text!r} is not a morris position: the board has {len(board)} characters, "
+                f"{shown!r} is not a morris position: the board has {len(board)} characters, "
                 f"{expected}"
             )
         if side.lower() not in ("w", "b"):
-            raise PositionError(f"{text!r}: side to move {side!r}: expected w or b")
-        if not all(count.isdigit() for count in counts):
-            raise PositionError(f"{text!r}: the counters must be whole numbers >= 0: {expected}")
+            raise PositionError(f"{shown!r}: side to move {side!r}: expected w or b")
+        if not all(count.isascii() and count.isdigit() for count in counts):
+            raise PositionError(f"{shown!r}: the counters must be whole numbers >= 0: {expected}")
+        if any(len(count) > len(str(MAX_COUNTER)) or int(count) > MAX_COUNTER for count in counts):
+            raise PositionError(
+                f"{shown!r}: a counter is out of range: expected 0..{MAX_COUNTER:,}"
+            )
         game = cls(rules)
         game._side = "wb".index(side.lower())
         game._hand = [int(counts[0]), int(counts[1])]
@@ -555,18 +563,18 @@ class Morris:
             total = game._men[who].bit_count() + game._hand[who]
             if total > rules.men:
                 raise PositionError(
-                    f"{text!r} is impossible: {SIDE_NAMES[who]} has {total} men on the board "
+                    f"{shown!r} is impossible: {SIDE_NAMES[who]} has {total} men on the board "
                     f"and in hand; expected at most {rules.men}"
                 )
         last = game._side ^ 1
         if game._men[last].bit_count() + game._hand[last] < 3:
             raise PositionError(
-                f"{text!r} is impossible: {SIDE_NAMES[last]}, who moved last, has fewer than 3 "
+                f"{shown!r} is impossible: {SIDE_NAMES[last]}, who moved last, has fewer than 3 "
                 "men (the game ended before)"
             )
         if game._since_removal and (game._hand[0] or game._hand[1]):
             raise PositionError(
-                f"{text!r}: moves without removal are counted in the movement phase only: "
+                f"{shown!r}: moves without removal are counted in the movement phase only: "
                 "expected no counter while men are in hand"
             )
         white, black = game._men

@@ -39,9 +39,10 @@ from typing import TYPE_CHECKING, Any, Protocol
 from zerosum.compiled import MAX_HASH_MB
 from zerosum.engines import COMPILED, COMPILED_TACTICAL, Engine, choose_engine, open_engine
 from zerosum.engines.base import at_depth
-from zerosum.game import Game, ZerosumError
+from zerosum.game import MAX_PLY, Game, ZerosumError
 from zerosum.games import get_game
 from zerosum.search import Limit
+from zerosum.search.core import MAX_NODES, MAX_TIME_S
 
 if TYPE_CHECKING:
     import chess.engine
@@ -60,6 +61,41 @@ loaded machine, which a match must wait for rather than count as a dead engine."
 
 class PlayerError(ZerosumError, ValueError):
     """A player description that is malformed, or a player that cannot start."""
+
+
+_HEARD_LINES = 3
+"""The lines of a program that failed to start as a UCI engine quoted in the error."""
+
+
+def _watched_uci(heard: list[str]) -> Any:
+    """python-chess's UCI protocol, keeping the first lines the program prints in ``heard``
+    (for the error if it fails to start) and failing at once when it prints ``uci`` back
+    before ``uciok``: an echo (``/bin/cat``) is no engine, and would otherwise be waited for
+    until the timeout."""
+    import chess.engine
+
+    class WatchedUci(chess.engine.UciProtocol):
+        def line_received(self, line: str) -> None:
+            if len(heard) < _HEARD_LINES:
+                heard.append(line if len(line) <= 80 else line[:80] + "...")
+            if not self.initialized and line.strip() == "uci" and self.command is not None:
+                self.command._handle_exception(
+                    chess.engine.EngineError("it printed 'uci' back (an echo, not an engine)")
+                )
+            super().line_received(line)
+
+    return WatchedUci
+
+
+def _printed(heard: list[str]) -> str:
+    """What the program printed, for an error message."""
+    if not heard:
+        return "it printed nothing"
+    return (
+        "it printed "
+        + ", ".join(repr(line) for line in heard)
+        + (", ..." if len(heard) >= _HEARD_LINES else "")
+    )
 
 
 class PlayerFailure(Exception):
@@ -208,18 +244,34 @@ def _setting_value(key: str, value: str) -> Any:
         if not value:
             raise PlayerError("algorithm= needs a name: see 'zerosum algorithms'")
         return value
+    shown = value if len(value) <= 40 else value[:40] + "..."
     try:
         number: float = float(value) if key in ("time", "hash") else int(value)
     except ValueError:
         kind = "a number of seconds" if key == "time" else "a whole number"
-        raise PlayerError(f"player setting {key}={value!r}: expected {kind}") from None
-    lowest = {"depth": 0, "seed": -(1 << 62)}.get(key, 1)
-    if key in ("time", "hash"):
-        if not 0 < number < float("inf") or (key == "hash" and not 1 <= number <= MAX_HASH_MB):
-            raise PlayerError(f"player setting {key}={value}: out of range")
-    elif number < lowest:
-        raise PlayerError(f"player setting {key}={value}: expected {lowest} or more")
+        raise PlayerError(f"player setting {key}={shown!r}: expected {kind}") from None
+    lowest, highest = _SETTING_RANGES[key]
+    if not lowest <= number <= highest:
+        raise PlayerError(
+            f"player setting {key}={shown}: out of range: expected {lowest:g}..{highest:g}"
+            if key in ("time", "hash")
+            else f"player setting {key}={shown}: out of range: expected {lowest}..{highest}"
+        )
+    if key == "time" and number == 0:
+        raise PlayerError(f"player setting time={shown}: expected seconds > 0")
     return number
+
+
+_SETTING_RANGES: dict[str, tuple[float, float]] = {
+    "level": (1, 1_000),
+    "depth": (0, MAX_PLY),
+    "time": (0, MAX_TIME_S),
+    "nodes": (1, MAX_NODES),
+    "hash": (1, MAX_HASH_MB),
+    "seed": (-(1 << 62), 1 << 62),
+}
+"""The numbers a player setting may take: what a :class:`~zerosum.search.Limit` and the
+compiled engines (64-bit counters and seeds) hold."""
 
 
 def check_player(spec: PlayerSpec, game: str) -> None:
@@ -392,15 +444,22 @@ class UciPlayer:
 
         self.close()
         command = list(self.settings.command)
+        heard: list[str] = []
         try:
             with _interrupts_deferred():
-                self.engine = chess.engine.SimpleEngine.popen_uci(
-                    command, setpgrp=self.isolate, timeout=UCI_TIMEOUT
+                self.engine = chess.engine.SimpleEngine.popen(
+                    _watched_uci(heard), command, setpgrp=self.isolate, timeout=UCI_TIMEOUT
                 )
         except (OSError, chess.engine.EngineError, TimeoutError) as error:
             self.engine = None
+            reason = str(error) or type(error).__name__
+            if isinstance(error, TimeoutError):
+                reason = f"no 'uciok' within {UCI_TIMEOUT:g} s; {_printed(heard)}"
+            elif isinstance(error, chess.engine.EngineTerminatedError):
+                reason = f"{reason}; {_printed(heard)}"
             raise PlayerError(
-                f"cannot start UCI engine {shlex.join(command)!r}: {error or type(error).__name__}"
+                f"cannot start UCI engine {shlex.join(command)!r}: {reason}: expected a UCI "
+                "engine, which answers 'uci' with 'uciok'"
             ) from None
         try:
             self.name = str(self.engine.id.get("name", self.name))

@@ -41,6 +41,7 @@ from typing import Any, Final
 
 from zerosum.game import ZerosumError
 from zerosum.runtime.signals import sigint_held
+from zerosum.textfile import TextFileError, read_lines
 
 AUTO: Final = "auto"
 """``--cluster auto``: start a local Ray instance for this process."""
@@ -95,11 +96,11 @@ def token_source() -> str | None:
     path = os.environ.get(_TOKEN_PATH)
     if path:
         try:
-            text = Path(path).read_text(encoding="utf-8")
-        except OSError as error:
+            text = "\n".join(line for _, line in read_lines(path, what="token file", max_lines=100))
+        except TextFileError as error:
             raise ClusterError(
-                f"{_TOKEN_PATH} names {path}, which cannot be read "
-                f"({error.strerror or error}): expected a file holding the cluster's token"
+                f"{_TOKEN_PATH} names {path}, which cannot be read ({error}): expected a file "
+                "holding the cluster's token"
             ) from None
         if not text.strip():
             raise ClusterError(

@@ -21,6 +21,11 @@ M = TypeVar("M")
 
 CHECK_EVERY: Final = 1024
 """How many nodes pass between two looks at the clock and the stop callback."""
+MAX_NODES: Final = (1 << 63) - 1
+"""The largest node budget: the compiled engines count nodes in 64-bit integers."""
+MAX_TIME_S: Final = 1e9
+"""The longest time limit in seconds (about 31 years): the clocks and waits need a finite
+number, and anything longer is a typo."""
 
 
 class LimitError(ZerosumError, ValueError):
@@ -29,6 +34,15 @@ class LimitError(ZerosumError, ValueError):
 
 class SearchStopped(Exception):
     """Raised inside the recursion when the limit is reached (never escapes the driver)."""
+
+
+def number_text(number: int) -> str:
+    """``number`` for a message: its digits, or for a huge one its size (``a number of 5,000
+    digits``; Python refuses to print ints of more than 4,300 digits)."""
+    if number.bit_length() <= 200:  # up to 60 digits
+        return str(number)
+    digits = int(number.bit_length() * 0.30103) + 1  # about log10
+    return f"a {'negative ' if number < 0 else ''}number of about {digits:,} digits"
 
 
 @dataclass(frozen=True)
@@ -47,11 +61,19 @@ class Limit:
 
     def __post_init__(self) -> None:
         if self.depth is not None and not 1 <= self.depth <= MAX_PLY:
-            raise LimitError(f"depth {self.depth} is out of range: expected 1..{MAX_PLY}")
-        if self.nodes is not None and self.nodes < 1:
-            raise LimitError(f"node limit {self.nodes} is out of range: expected at least 1")
-        if self.time is not None and not self.time > 0:
-            raise LimitError(f"time limit {self.time} is out of range: expected seconds > 0")
+            raise LimitError(
+                f"depth {number_text(self.depth)} is out of range: expected 1..{MAX_PLY}"
+            )
+        if self.nodes is not None and not 1 <= self.nodes <= MAX_NODES:
+            raise LimitError(
+                f"node limit {number_text(self.nodes)} is out of range: "
+                f"expected 1..{MAX_NODES} (2^63 - 1)"
+            )
+        if self.time is not None and not 0 < self.time <= MAX_TIME_S:
+            raise LimitError(
+                f"time limit {self.time} is out of range: expected seconds > 0 and at most "
+                f"{MAX_TIME_S:.0e}"
+            )
 
     @property
     def max_depth(self) -> int:

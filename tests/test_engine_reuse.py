@@ -1,0 +1,172 @@
+"""A reused engine answers as a fresh one: what an engine searched before (its table, its tree)
+may make a search faster but never changes its answer, and never turns a heuristic value into a
+proof.
+
+Every engine that :func:`open_engine` offers for every registered game (and variant) searches a
+few positions to a scrambled series of depths, then under node limits, and each answer is
+compared with a fresh engine's. Depth-limited answers of the deterministic engines must be the
+same value, ``solved`` flag and depth, and the same node count for the exact engines. The
+compiled tactical engine keeps its table between searches by design (as a UCI engine keeps its
+hash), so its heuristic values at a depth may differ: it must give the same depth and never
+claim a proof. MCTS (whose random stream goes on from search to search) and node-limited
+searches must be sound: a result that says ``solved`` carries the game's exact value.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+from zerosum.engines import COMPILED, COMPILED_TACTICAL, MCTS, TACTICAL, engine_names, open_engine
+from zerosum.engines.base import Engine
+from zerosum.game import Game
+from zerosum.games import GAMES, GameSpec, get_game
+from zerosum.search import Limit, SearchResult
+
+VARIANTS = [get_game(name) for spec in GAMES.values() for name in spec.variants]
+CASES = [
+    *((spec, name) for spec in GAMES.values() for name in engine_names(spec)),
+    # A variant runs the engines' code of its game; its kernel's are its own.
+    *((spec, name) for spec in VARIANTS for name in (COMPILED, MCTS) if name in engine_names(spec)),
+]
+HASH_MB = 2
+"""Small tables (compiled engines, compiled MCTS's tree): every comparison opens a fresh one."""
+
+DEEPEST = {
+    # The deepest search per (engine, game) that stays quick; pure Python without pruning
+    # searches the whole tree.
+    ("minimax", "chess"): 2,
+    ("negamax", "chess"): 2,
+    ("alphabeta", "chess"): 2,
+    ("engine", "chess"): 3,
+    (TACTICAL, "chess"): 3,
+    (COMPILED_TACTICAL, "chess"): 6,
+    (COMPILED, "connect4"): 10,
+    (COMPILED, "tictactoe"): 9,
+    (COMPILED, "morris"): 6,
+    (COMPILED, "othello"): 6,
+    ("minimax", "morris"): 2,
+    ("negamax", "morris"): 2,
+    ("minimax", "othello"): 3,
+    ("negamax", "othello"): 3,
+}
+"""Otherwise 4 (MCTS: see :func:`deepest`)."""
+
+
+def deepest(spec: GameSpec, name: str) -> int:
+    if name == MCTS:  # iterations, each doubling the simulations (chess plays them out)
+        return 2 if spec.base == "chess" else 3
+    return DEEPEST.get((name, spec.base), 4)
+
+
+def node_limits(spec: GameSpec, name: str) -> tuple[int, ...]:
+    """Node budgets (MCTS: simulations, which chess plays out to the end in Python)."""
+    if name == MCTS:
+        return (20,) if spec.base == "chess" else (50,)
+    return (50, 2_000)
+
+
+def depths(spec: GameSpec, name: str) -> list[int]:
+    """Shallow, deep, shallower, deep again: each search follows one that left a table (or a
+    tree) of another depth behind."""
+    top = deepest(spec, name)
+    order: list[int] = []
+    for depth in (2, top, 1, top - 1, top):
+        if depth >= 1 and order[-1:] != [depth]:
+            order.append(depth)
+    return order
+
+
+def positions(spec: GameSpec) -> list[Game[Any]]:
+    """The start, a few plies in, and a seeded position further on (not over)."""
+    found = [spec.new()]
+    rng = random.Random(24)
+    for plies in (3, 8):
+        game = spec.new()
+        for _ in range(plies):
+            moves = game.legal_moves()
+            if game.outcome() is not None or not moves:
+                break
+            move = rng.choice(moves)
+            game.make(move)
+            if game.outcome() is not None:
+                game.undo()
+                break
+        found.append(game)
+    return found
+
+
+def answer(result: SearchResult[Any]) -> tuple[int, bool, int]:
+    return result.value, result.solved, result.depth
+
+
+def fresh(spec: GameSpec, name: str, game: Game[Any], limit: Limit) -> SearchResult[Any]:
+    with open_engine(spec, name, seed=7, hash_mb=HASH_MB) as engine:
+        return engine.search(game.copy(), limit)
+
+
+def exact_value(spec: GameSpec, game: Game[Any]) -> int | None:
+    """The game value of ``game`` from an exact solve, when one is cheap (else None)."""
+    if spec.base != "tictactoe" and not (spec.base == "connect4" and game.ply() >= 8):
+        return None
+    name = COMPILED if spec.kernel is not None else "engine"
+    with open_engine(spec, name, task="solve") as engine:
+        result = engine.search(game.copy(), Limit())
+    assert result.solved
+    return result.value
+
+
+@pytest.mark.parametrize(("spec", "name"), CASES, ids=[f"{s.name}-{n}" for s, n in CASES])
+def test_a_reused_engine_answers_as_a_fresh_one(spec: GameSpec, name: str) -> None:
+    reused: Engine = open_engine(spec, name, seed=7, hash_mb=HASH_MB)
+    try:
+        for game in positions(spec):
+            truth = exact_value(spec, game)
+            for depth in depths(spec, name):
+                limit = Limit(depth=depth)
+                again = reused.search(game.copy(), limit)
+                first = fresh(spec, name, game, limit)
+                where = f"{spec.name} {name} ply {game.ply()} depth {depth}"
+                if name == COMPILED_TACTICAL:  # keeps its table, as a UCI engine its hash
+                    assert (again.solved, again.depth) == (first.solved, first.depth), where
+                    assert not again.solved, where  # a heuristic search: never a proof
+                elif name != MCTS:
+                    assert answer(again) == answer(first), where
+                if name not in (MCTS, TACTICAL, COMPILED_TACTICAL):
+                    assert again.stats.nodes == first.stats.nodes, where
+                assert again.depth <= depth, where
+                for result in (again, first):
+                    if result.solved and truth is not None:
+                        assert result.value == truth, where
+                    if result.solved and first.solved:
+                        assert again.value == first.value, where
+            for nodes in node_limits(spec, name):
+                again = reused.search(game.copy(), Limit(nodes=nodes))
+                where = f"{spec.name} {name} ply {game.ply()} nodes {nodes}"
+                if again.solved and truth is not None:
+                    assert again.value == truth, where
+    finally:
+        reused.close()
+
+
+def test_a_depth_limited_value_never_comes_back_as_a_proof() -> None:
+    """The probe of issue 24: depth 2, then depth 10 on the empty connect four board."""
+    spec = get_game("connect4")
+    with open_engine(spec, COMPILED, hash_mb=HASH_MB) as engine:
+        engine.search(spec.new(), Limit(depth=2))
+        again = engine.search(spec.new(), Limit(depth=10))
+    first = fresh(spec, COMPILED, spec.new(), Limit(depth=10))
+    assert not again.solved and again.depth == 10
+    assert answer(again) == answer(first)
+
+
+def test_compiled_workers_answer_as_a_fresh_engine() -> None:
+    spec = get_game("connect4")
+    game = spec.new()
+    with open_engine(spec, COMPILED, workers=2, hash_mb=HASH_MB) as engine:
+        seen = [answer(engine.search(game.copy(), Limit(depth=d))) for d in (2, 9, 1, 9)]
+    with open_engine(spec, COMPILED, hash_mb=HASH_MB) as serial:
+        expected = [answer(serial.search(game.copy(), Limit(depth=d))) for d in (2, 9, 1, 9)]
+    assert seen == expected
