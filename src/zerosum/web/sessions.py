@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from zerosum.capabilities import Checks
-from zerosum.game import Game, MoveError, Outcome, PositionError, ZerosumError, play_moves
+from zerosum.game import Game, MoveError, Outcome, ZerosumError, play_moves
 from zerosum.games import GameSpec, get_game
 from zerosum.games.chess import Chess
 
@@ -34,10 +34,6 @@ MAX_TOTAL_MOVES = 100_000
 """The most moves all sessions hold together: ~30 MB of game histories (morris, measured)."""
 MAX_IDLE = 3_600.0
 """Seconds after which an unused session is forgotten."""
-MAX_MOVE_NUMBER = 1_000_000
-"""The largest full-move number and half-move clock a chess position may carry: far past any
-game (the longest possible is under 6,000 moves), far inside the 64-bit integers the compiled
-engine keeps them in, so no search meets a number it cannot hold."""
 
 
 class UnknownSessionError(ZerosumError, KeyError):
@@ -55,22 +51,8 @@ def split(spec: GameSpec, moves: Sequence[str]) -> list[str]:
 def build(spec: GameSpec, start: str | None, moves: Sequence[str]) -> Game[Any]:
     """The position ``start`` (the game's start if ``None``) after ``moves``, all checked."""
     game = spec.new() if start is None else spec.from_position(start)
-    if start is not None and isinstance(game, Chess):
-        _check_numbers(game)
     play_moves(game, split(spec, moves))
     return game
-
-
-def _check_numbers(game: Chess) -> None:
-    """Refuse a chess position whose move counters no engine can hold."""
-    board = game.board
-    for name, number in (
-        ("full-move number", board.fullmove_number),
-        ("half-move clock", board.halfmove_clock),
-    ):
-        if not 0 <= number <= MAX_MOVE_NUMBER:
-            shown = str(number) if len(str(number)) <= 30 else f"a {len(str(number))}-digit number"
-            raise PositionError(f"the FEN's {name} is {shown}: expected 0..{MAX_MOVE_NUMBER:,}")
 
 
 @dataclass
