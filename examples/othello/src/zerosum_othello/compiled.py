@@ -30,6 +30,7 @@ from zerosum_othello.othello import (
     CORNER_WEIGHT,
     DISC_WEIGHT,
     MOBILITY_WEIGHT,
+    PASS,
     Othello,
     geometry,
 )
@@ -52,8 +53,8 @@ TOP: Final = 12
 FLIPPED: Final = 13
 """From here, per ply, the discs turned over by the move made at that ply."""
 
-PASS_CODE: Final = 64
-"""The move code of a pass (no cell of an 8x8 board or smaller has it)."""
+PASS_CODE: Final = PASS
+"""The move code of a pass: the game's own pass move (no cell of an 8x8 board or smaller)."""
 SIZES: Final = (4, 6, 8)
 
 

@@ -35,8 +35,10 @@ from zerosum.markup import MUTED, element, svg
 Cell = int
 """A cell index ``rank * size + file`` (a1 = 0), or :data:`PASS`."""
 
-PASS: Final[Cell] = -1
-"""The move of a side that has no placement while its opponent has one."""
+PASS: Final[Cell] = 64
+"""The move of a side that has no placement while its opponent has one: 64, past every cell of
+the largest board, and the compiled kernel's code for a pass (a kernel's move codes are the
+game's moves)."""
 SIZES: Final[tuple[int, ...]] = (4, 6, 8)
 """The board sizes on offer."""
 FILES: Final = "abcdefgh"
