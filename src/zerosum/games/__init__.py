@@ -68,7 +68,7 @@ class _Registry(Mapping[str, GameSpec]):
         made, self._specs = self._specs, {}  # the built-in games first, in their order
         self._loaded = True
         for name, factory in BUILTIN.items():
-            self.add(made.pop(name, None) or factory(), replace=False, module=None)
+            self.add(made.get(name) or factory(), replace=False, module=None)
         for point in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda p: p.name):
             try:
                 spec = _as_spec(point.load(), point.value)
