@@ -12,7 +12,9 @@ is the fair comparison on a loaded machine.
 Compile caches are not touched: run it warm (each command once before) to measure start-up
 rather than compiles (``benchmarks/cold_start.py`` measures those). Whether Python finds its
 byte code compiled (``__pycache__``, as ``pip install`` leaves it) changes the figures a lot:
-say which, or run ``python -m compileall -q SRC`` first.
+say which, or run ``python -m compileall -q SRC`` first. ``--tty`` gives the commands a
+terminal for stderr, where the status lines go (a terminal shows them; a pipe does not), and
+counts the first output on either stream.
 
 Run: ``python benchmarks/startup.py [--runs 5] [--tree before=/tmp/old/src --tree after=src]``
 """
@@ -21,9 +23,11 @@ from __future__ import annotations
 
 import argparse
 import os
+import pty
 import statistics
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Sequence
 
@@ -57,20 +61,35 @@ def _python(code: str, src: str | None) -> float:
     return time.perf_counter() - started
 
 
-def _first_line(command: Sequence[str], src: str | None) -> tuple[float, ...]:
+def _first_line(command: Sequence[str], src: str | None, tty: bool) -> tuple[float, ...]:
     """Seconds to the first stdout line (``uci``: to ``uciok``, then ``isready`` to
-    ``readyok``)."""
+    ``readyok``); with ``tty``, to the first output on stdout or on stderr (a terminal)."""
+    master, slave = pty.openpty() if tty else (-1, -1)
     started = time.perf_counter()
     process = subprocess.Popen(
         [sys.executable, "-m", "zerosum", *command],
         env=_env(src),
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
+        stderr=slave if tty else subprocess.DEVNULL,
         text=True,
         bufsize=1,
     )
     assert process.stdout is not None and process.stdin is not None
+    stderr_at: list[float] = []
+    if tty:
+        os.close(slave)
+
+        def read_stderr() -> None:
+            with open(master, "rb", buffering=0) as stream:
+                try:
+                    while stream.read(4096):
+                        if not stderr_at:
+                            stderr_at.append(time.perf_counter())
+                except OSError:  # the terminal closed with the process
+                    pass
+
+        threading.Thread(target=read_stderr, daemon=True).start()
     figures: tuple[float, ...]
     if command[0] == "uci":
         process.stdin.write("uci\n")
@@ -87,7 +106,8 @@ def _first_line(command: Sequence[str], src: str | None) -> tuple[float, ...]:
         process.stdin.write("quit\n")
     else:
         process.stdout.readline()
-        figures = (time.perf_counter() - started,)
+        first = min([time.perf_counter(), *stderr_at])
+        figures = (first - started,)
         if command[0] == "play":
             process.stdin.write("quit\n")
     process.stdin.close()
@@ -104,7 +124,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--tree", action="append", default=[], metavar="LABEL=SRC")
-    parser.add_argument("--only", nargs="*", default=[], help="commands starting with these")
+    parser.add_argument("--tty", action="store_true", help="stderr on a terminal")
+    parser.add_argument(
+        "--only", nargs="*", default=[], help="only the commands starting with these (help: --help)"
+    )
     args = parser.parse_args()
     trees: list[tuple[str, str | None]] = [
         (label, src) for label, _, src in (tree.partition("=") for tree in args.tree)
@@ -115,7 +138,7 @@ def main() -> int:
     rows += [
         (" ".join(command), command, None)
         for command in COMMANDS
-        if not args.only or any(" ".join(command).startswith(o) for o in args.only)
+        if not args.only or any(" ".join(command).lstrip("-").startswith(o) for o in args.only)
     ]
     print(f"# {' '.join([os.path.basename(sys.argv[0]), *sys.argv[1:]])}")
     print(f"# {os.cpu_count()} cpus; load average at start {_load()}")
@@ -124,7 +147,9 @@ def main() -> int:
         for name, command, code in rows:
             for label, src in trees:
                 figure = _python(code, src) if code is not None else None
-                figures = (figure,) if figure is not None else _first_line(command or (), src)
+                figures = (
+                    (figure,) if figure is not None else _first_line(command or (), src, args.tty)
+                )
                 seen.setdefault((name, label), []).append(figures)
     print(f"# load average at end {_load()}")
     header = f"{'command':<50}" + "".join(f" {label + ' median (range)':>24}" for label, _ in trees)
