@@ -16,7 +16,10 @@ background thread, first compiling it in a child process if numba's disk cache l
 first use: about a minute). Until it is loaded, ``go`` searches with its pure-Python twin
 (weaker, within the same time) and says so in an ``info string``; ``readyok`` never waits.
 With ``ZEROSUM_COMPILE=wait`` in the environment, ``isready`` (or the first ``go``) loads or
-compiles it instead, as before.
+compiles it instead, as before. Nor does ``uciok`` wait for imports: this module imports
+python-chess, the chess game and the tactical searches where they are first used (the engine
+that ``uciok`` starts opening, the first ``position``), so that ``uciok`` costs only the
+interpreter's start and the command line's (``tests/test_startup.py`` checks).
 
 Robustness: a malformed or illegal command is answered with ``info string`` naming what was
 wrong and what was expected, and changes nothing (a ``position`` with a bad FEN or an illegal
@@ -57,21 +60,22 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Final, TextIO
-
-import chess
+from typing import TYPE_CHECKING, Final, TextIO
 
 from zerosum import __version__
 from zerosum.compiled.warm import compiling_in_background
 from zerosum.engines import COMPILED_TACTICAL, TACTICAL, Engine, TacticalEngine, open_engine
-from zerosum.engines.compiled_tactical import CompiledTacticalEngine
 from zerosum.engines.warming import WarmingEngine
 from zerosum.game import HEURISTIC_LIMIT, WIN, MoveError, PositionError, Score
 from zerosum.games import get_game
-from zerosum.games.chess import Chess
 from zerosum.search.core import MAX_NODES, MAX_TIME_S, Limit, number_text
-from zerosum.search.table import TranspositionTable
-from zerosum.search.tactical import MAX_DEPTH, Options, Report
+from zerosum.search.tactical import MAX_DEPTH
+
+if TYPE_CHECKING:  # the chess machinery is imported after uciok (see the module's header)
+    import chess
+
+    from zerosum.games.chess import Chess
+    from zerosum.search.tactical import Report
 
 ENGINE_NAME: Final = f"zerosum {__version__}"
 HASH_DEFAULT, HASH_MAX = 16, 1024
@@ -267,7 +271,7 @@ class UciEngine:
         self._send_raw = send
         self._lock = threading.Lock()
         self.spec = get_game("chess")  # the game UCI speaks
-        self.game = Chess()
+        self._game: Chess | None = None
         self.hash_mb = HASH_DEFAULT
         self.multipv = 1
         self.overhead_ms = OVERHEAD_DEFAULT
@@ -285,6 +289,17 @@ class UciEngine:
         self._clock_start = 0.0
         self._soft: float | None = None
         self._hard: float | None = None
+
+    @property
+    def game(self) -> Chess:
+        """The position of the last valid ``position`` command (the start until then)."""
+        if self._game is None:
+            self._game = _start()
+        return self._game
+
+    @game.setter
+    def game(self, game: Chess) -> None:
+        self._game = game
 
     def send(self, line: str) -> None:
         with self._lock:
@@ -365,7 +380,7 @@ class UciEngine:
     def cmd_ucinewgame(self, words: list[str]) -> None:
         self._busy("ucinewgame")
         self._clear_hash()
-        self.game = Chess()
+        self.game = _start()
 
     def cmd_setoption(self, words: list[str]) -> None:
         if not words or words[0] != "name":
@@ -447,12 +462,16 @@ class UciEngine:
                     f"position startpos: unexpected {echo(' '.join(words[1:at]))}: expected "
                     "'moves' or nothing; kept the previous position"
                 )
-            game = Chess()
+            game = _start()
         else:
+            from zerosum.games.chess import Chess
+
             try:
                 game = Chess.from_position(" ".join(words[1:at]))
             except PositionError as error:
                 raise UciError(f"position: {error}; kept the previous position") from None
+        import chess
+
         for number, text in enumerate(words[at + 1 :], start=1):
             try:
                 move = chess.Move.from_uci(text)
@@ -529,6 +548,8 @@ class UciEngine:
             self.engine = None
 
     def _clear_hash(self) -> None:
+        from zerosum.engines.compiled_tactical import CompiledTacticalEngine
+
         if isinstance(self.engine, WarmingEngine):
             self.engine.reset()
             compiled = self.engine.compiled
@@ -547,6 +568,8 @@ class UciEngine:
         ``ZEROSUM_COMPILE=wait`` is loaded before it is returned."""
         if self.engine is None:
             if self.engine_name == TACTICAL:
+                from zerosum.search.table import TranspositionTable
+
                 entries = max(1024, self.hash_mb * (1 << 20) // ENTRY_BYTES)
                 table: TranspositionTable[chess.Move] = TranspositionTable(entries)
                 engine = open_engine(self.spec, TACTICAL, workers=self.threads, shared_table=table)
@@ -570,6 +593,8 @@ class UciEngine:
         if searcher is not engine and isinstance(engine, WarmingEngine):
             self.info(f"{engine.status()} (weaker)")
         assert isinstance(searcher, TacticalEngine)
+        from zerosum.search.tactical import Options
+
         searcher.options = Options(contempt=self.contempt)
         return searcher
 
@@ -589,6 +614,8 @@ class UciEngine:
         return time.perf_counter() - self._clock_start >= self._hard
 
     def _search(self, game: Chess, params: GoParams, roots: list[chess.Move]) -> None:
+        from zerosum.search.tactical import MAX_DEPTH
+
         best: chess.Move | None = None
         ponder: chess.Move | None = None
         try:
@@ -649,6 +676,8 @@ class UciEngine:
         return time.perf_counter() - self._clock_start > 0.55 * self._soft
 
     def _info(self, report: Report[chess.Move]) -> str:
+        from zerosum.engines.compiled_tactical import CompiledTacticalEngine
+
         milliseconds = max(1, round(report.time_s * 1000))
         nps = round(report.nodes / (milliseconds / 1000))
         multipv = f" multipv {report.line}" if self.multipv > 1 else ""
@@ -664,6 +693,13 @@ class UciEngine:
             f"{multipv} score {score_text(report.value)} nodes {report.nodes} nps {nps} "
             f"time {milliseconds}{hashfull} pv {pv}"
         )
+
+
+def _start() -> Chess:
+    """The starting position of chess (the first one made imports python-chess)."""
+    from zerosum.games.chess import Chess
+
+    return Chess()
 
 
 def run(lines: Iterable[str], out: TextIO) -> int:

@@ -22,7 +22,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final, Literal
 
-from zerosum.compiled.warm import compiling_in_background
 from zerosum.engines.base import Engine, EngineError, OnIteration
 from zerosum.engines.mcts import GAME_DEFAULTS, MctsEngine
 from zerosum.engines.python import PythonEngine
@@ -145,6 +144,8 @@ def open_engine(
     """
     spec = _spec(game)
     name = choose_engine(spec, algorithm, task=task)
+    from zerosum.compiled.warm import compiling_in_background  # subprocess, hashlib: late
+
     if instant and spec is not None and compiling_in_background():
         warming = _warming(
             spec,

@@ -17,14 +17,15 @@ in a warning and left out; everything else still works.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable, Iterator, Mapping
-from importlib.metadata import entry_points
-from typing import Any, Final
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, Final
 
 from zerosum.game import ZerosumError
 from zerosum.games.builtin import BUILTIN
-from zerosum.games.spec import GameSpec, Reference, resolve
-from zerosum.runtime.workers import WORKER_IMPORTS
+from zerosum.games.spec import Deferred, GameSpec, Reference, resolve
+
+if TYPE_CHECKING:
+    from importlib.metadata import EntryPoint
 
 ENTRY_POINT_GROUP: Final = "zerosum.games"
 """The entry-point group that game packages declare their specs in."""
@@ -42,19 +43,32 @@ class PluginWarning(UserWarning):
 
 
 class _Registry(Mapping[str, GameSpec]):
-    """Every registered game by name, in registration order; built-in games and entry points
-    are loaded on first access."""
+    """Every registered game by name, in registration order (the built-in games first, then
+    the entry points' in the order of their names, then the games programs registered).
+
+    The registry fills itself on first use, and looking up a built-in game by name builds
+    only that game's spec: the entry points (and ``importlib.metadata``, a tenth of a second)
+    are read when a name is not a built-in one, or when the games are listed.
+    """
 
     def __init__(self) -> None:
         self._specs: dict[str, GameSpec] = {}
         self._loaded = False
 
+    def _builtin(self, name: str) -> GameSpec | None:
+        """The built-in game ``name`` (made on first use), or ``None``."""
+        spec = self._specs.get(name)
+        if spec is None and not self._loaded and name in BUILTIN:
+            spec = self._specs[name] = BUILTIN[name]()
+        return spec
+
     def _load(self) -> None:
         if self._loaded:
             return
+        made, self._specs = self._specs, {}  # the built-in games first, in their order
         self._loaded = True
-        for factory in BUILTIN:
-            self.add(factory(), replace=False, module=None)
+        for name, factory in BUILTIN.items():
+            self.add(made.get(name) or factory(), replace=False, module=None)
         for point in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda p: p.name):
             try:
                 spec = _as_spec(point.load(), point.value)
@@ -82,12 +96,24 @@ class _Registry(Mapping[str, GameSpec]):
                 "a new name, or replace=True"
             )
         self._specs[spec.name] = spec
-        if module is not None and module not in WORKER_IMPORTS:
-            WORKER_IMPORTS.append(module)  # a spawned worker imports it and knows the game too
+        if module is not None:
+            from zerosum.runtime.workers import WORKER_IMPORTS  # multiprocessing: only here
+
+            if module not in WORKER_IMPORTS:
+                WORKER_IMPORTS.append(module)  # a spawned worker imports it, knows the game
 
     def __getitem__(self, name: str) -> GameSpec:
+        spec = self._builtin(name)
+        if spec is not None:
+            return spec
         self._load()
         return self._specs[name]
+
+    def __contains__(self, name: object) -> bool:
+        if isinstance(name, str) and self._builtin(name) is not None:
+            return True
+        self._load()
+        return name in self._specs
 
     def __iter__(self) -> Iterator[str]:
         self._load()
@@ -96,6 +122,14 @@ class _Registry(Mapping[str, GameSpec]):
     def __len__(self) -> int:
         self._load()
         return len(self._specs)
+
+
+def entry_points(*, group: str) -> Iterable[EntryPoint]:
+    """The installed packages' entry points of ``group`` (``importlib.metadata``'s, imported
+    here: a tenth of a second that only listing the games or a plugin's name pays)."""
+    from importlib.metadata import entry_points as installed
+
+    return installed(group=group)
 
 
 GAMES: Final = _Registry()
@@ -169,6 +203,7 @@ Factory = Callable[[], GameSpec]
 __all__ = [
     "ENTRY_POINT_GROUP",
     "GAMES",
+    "Deferred",
     "Factory",
     "GameSpec",
     "PluginWarning",

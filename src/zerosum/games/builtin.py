@@ -3,19 +3,21 @@
 They register exactly as a plugin's games do (:func:`zerosum.games.register`), so nothing in
 zerosum treats a built-in game differently from one installed from another package: whatever a
 front end or an engine knows about a game, it reads from these records.
+
+Building a spec imports no game: the games' classes and functions are :class:`Deferred`
+references, imported when a game is first made (python-chess only for chess, so ``zerosum
+games`` and ``zerosum play tictactoe`` start without it; ``tests/test_startup.py`` checks).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
 from importlib.util import find_spec
+from typing import Final
 
-from zerosum.games import openspiel as openspiel_games
-from zerosum.games.chess import Chess
-from zerosum.games.connect4 import Connect4, split_moves
-from zerosum.games.morris import Morris
 from zerosum.games.morris_rules import parse_options
-from zerosum.games.spec import GameSpec
-from zerosum.games.tictactoe import TicTacToe
+from zerosum.games.spec import Deferred, GameSpec
 
 # Every tic-tac-toe opening here is a draw with perfect play (checked by the tests).
 _TICTACTOE_BOOK = (
@@ -60,8 +62,8 @@ def tictactoe() -> GameSpec:
     return GameSpec(
         name="tictactoe",
         title="Tic-tac-toe",
-        new=TicTacToe,
-        from_position=TicTacToe.from_position,
+        new=Deferred("zerosum.games.tictactoe:TicTacToe"),
+        from_position=Deferred("zerosum.games.tictactoe:TicTacToe.from_position"),
         position_format="9 of x/o/. row by row from the top left, e.g. 'x.o/.x./..o'",
         sides=("X", "O"),
         levels=(1, 2, 3, 4, 0),
@@ -78,14 +80,14 @@ def connect4() -> GameSpec:
     return GameSpec(
         name="connect4",
         title="Connect four",
-        new=Connect4,
-        from_position=Connect4.from_position,
+        new=Deferred("zerosum.games.connect4:Connect4"),
+        from_position=Deferred("zerosum.games.connect4:Connect4.from_position"),
         position_format="the columns played from the empty board, digits 1-7, e.g. '4453'",
         sides=("X", "O"),
         levels=(2, 4, 8, 14, 0),
         default_level=4,
         solver="compiled",
-        split_moves=split_moves,
+        split_moves=Deferred("zerosum.games.connect4:split_moves"),
         move_names=tuple("1234567"),
         kernel="zerosum.compiled.connect4:GAME",
         perft="zerosum.compiled.perft:connect4",
@@ -104,8 +106,8 @@ def morris(options: str = "") -> GameSpec:
     return GameSpec(
         name=rules.name(),
         title=f"{rules.variant.capitalize()} men's morris",
-        new=lambda: Morris(rules),
-        from_position=lambda text: Morris.from_position(text, rules),
+        new=partial(Deferred("zerosum.games.morris:Morris"), rules),
+        from_position=partial(Deferred("zerosum.games.morris:Morris.from_position"), rules=rules),
         position_format=f"'<{board}> <w|b> <white in hand> <black in hand> [<moves without "
         "removal>]'",
         sides=("White", "Black"),
@@ -125,8 +127,8 @@ def chess() -> GameSpec:
     return GameSpec(
         name="chess",
         title="Chess",
-        new=Chess,
-        from_position=Chess.from_position,
+        new=Deferred("zerosum.games.chess:Chess"),
+        from_position=Deferred("zerosum.games.chess:Chess.from_position"),
         position_format="FEN, e.g. 'rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1'",
         sides=("White", "Black"),
         levels=(1, 2, 3, 4, 5),
@@ -143,9 +145,18 @@ def chess() -> GameSpec:
 
 def openspiel() -> GameSpec:
     """OpenSpiel's games (``openspiel:hex(board_size=5)``), with the ``openspiel`` extra."""
+    from zerosum.games import openspiel as openspiel_games  # only when the games are listed
+
     return openspiel_games.spec()
 
 
-BUILTIN = (tictactoe, connect4, morris, chess, *((openspiel,) if find_spec("pyspiel") else ()))
-"""The built-in games, in the order ``zerosum games`` lists them (``openspiel`` when
-OpenSpiel is installed: ``pip install 'zerosum[openspiel]'``)."""
+BUILTIN: Final[dict[str, Callable[[], GameSpec]]] = {
+    "tictactoe": tictactoe,
+    "connect4": connect4,
+    "morris": morris,
+    "chess": chess,
+    **({"openspiel": openspiel} if find_spec("pyspiel") else {}),
+}
+"""The built-in games by name, each with the function that makes its spec, in the order
+``zerosum games`` lists them (``openspiel`` when OpenSpiel is installed: ``pip install
+'zerosum[openspiel]'``)."""

@@ -71,7 +71,6 @@ from zerosum.game import (
     ZerosumError,
 )
 from zerosum.games.spec import GameSpec
-from zerosum.runtime.workers import WORKER_IMPORTS
 
 if TYPE_CHECKING:
     import pyspiel
@@ -128,6 +127,8 @@ def register_evaluation(game: str, evaluation: Evaluation) -> None:
     """Give the pyspiel game ``game`` (its short name, ``"breakthrough"``) a heuristic, for every
     parameter set of it. Worker processes import the function's module, so call this at the top
     level of an importable module (a plugin's)."""
+    from zerosum.runtime.workers import WORKER_IMPORTS  # multiprocessing: only here
+
     _EVALUATIONS[game] = evaluation
     module = getattr(evaluation, "__module__", None)
     if module and module not in WORKER_IMPORTS and module not in ("__main__", "__mp_main__"):

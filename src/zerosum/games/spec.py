@@ -8,7 +8,9 @@ from here instead of keeping a table of its own or testing a game's name.
 Fields that name code in a layer above the games (the compiled kernel, the endgame databases)
 are ``"module:attribute"`` references, resolved only by the layer that uses them: the games stay
 below the engines, a spec stays cheap to build and to pickle, and naming a kernel does not
-import numba.
+import numba. The callables a spec holds may be :class:`Deferred` references as well: the
+built-in specs name their game classes that way, so that listing the games, or playing
+tic-tac-toe, does not import python-chess.
 """
 
 from __future__ import annotations
@@ -132,3 +134,38 @@ def resolve(reference: Reference) -> Any:
     except (ImportError, AttributeError) as error:
         raise ZerosumError(f"cannot load {reference!r}: {error}") from error
     return found
+
+
+class Deferred:
+    """A callable named by a :data:`Reference` and imported at its first call: a spec's
+    ``new=Deferred("zerosum.games.chess:Chess")`` builds the game as ``new=Chess`` would,
+    without importing the game's module (and python-chess) until a game is made.
+
+    Two of them are equal when they name the same code; one pickles as its reference. A bad
+    reference raises :class:`ZerosumError` at the first call (:func:`resolve`).
+    """
+
+    __slots__ = ("_target", "reference")
+
+    def __init__(self, reference: Reference) -> None:
+        self.reference: Reference = reference
+        """What the callable is."""
+        self._target: Callable[..., Any] | None = None
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        target = self._target
+        if target is None:
+            target = self._target = resolve(self.reference)
+        return target(*args, **kwargs)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Deferred) and other.reference == self.reference
+
+    def __hash__(self) -> int:
+        return hash(self.reference)
+
+    def __reduce__(self) -> tuple[type[Deferred], tuple[Reference]]:
+        return Deferred, (self.reference,)
+
+    def __repr__(self) -> str:
+        return f"Deferred({self.reference!r})"

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
-from zerosum.games.boards import chess, connect4, generic, morris, tictactoe
+from zerosum.games.boards import connect4, generic, morris, tictactoe
 
 
 @dataclass(frozen=True)
@@ -37,11 +37,18 @@ class BoardState:
 
 Drawer = Callable[[BoardState], str]
 
+
+def _chess(state: BoardState) -> str:
+    from zerosum.games.boards import chess  # python-chess: only to draw a chess board
+
+    return chess.draw(state.position, last=state.last_move)
+
+
 BOARDS: Final[dict[str, Drawer]] = {
     "tictactoe": lambda s: tictactoe.draw(s.position, last=s.last_move),
     "connect4": lambda s: connect4.draw(s.position),
     "morris": lambda s: morris.draw(s.position, game=s.game, last=s.last_move, sides=s.sides),
-    "chess": lambda s: chess.draw(s.position, last=s.last_move),
+    "chess": _chess,
     "generic": lambda s: generic.draw(s.text or s.position, label=f"{s.game} board"),
 }
 """The drawer of each board kind (``GameSpec.board``)."""

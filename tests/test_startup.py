@@ -1,0 +1,129 @@
+"""Start-up stays light: what the command line imports before a command needs it.
+
+Not timed (the machine's load decides times): each check runs a fresh interpreter and asserts
+which heavy packages it imported. python-chess only for chess, numba and numpy only where a
+command computes with them, the web stack only for ``serve``; ``benchmarks/startup.py``
+measures the times.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+HEAVY = ("chess", "numba", "numpy", "fastapi", "pydantic", "starlette", "uvicorn", "ray")
+"""Packages that cost a tenth of a second or more to import, or pull in ones that do."""
+
+_PROBE = """
+import json, sys
+{setup}
+heavy = {heavy!r}
+print(json.dumps(sorted({{m.partition(".")[0] for m in sys.modules}} & set(heavy))))
+"""
+
+
+def _imported(setup: str) -> list[str]:
+    """The heavy packages a fresh interpreter has imported after running ``setup``."""
+    env = dict(os.environ)
+    src = str(Path(__file__).resolve().parents[1] / "src")
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [src, env.get("PYTHONPATH")]))
+    done = subprocess.run(
+        [sys.executable, "-c", _PROBE.format(setup=setup, heavy=HEAVY)],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    found: list[str] = json.loads(done.stdout.splitlines()[-1])
+    return found
+
+
+def test_importing_zerosum_and_its_command_line_imports_nothing_heavy() -> None:
+    assert _imported("import zerosum, zerosum.cli") == []
+
+
+def test_building_the_parser_imports_nothing_heavy() -> None:
+    assert _imported("import zerosum.cli; zerosum.cli.build_parser()") == []
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["games"],
+        ["games", "--json"],
+        ["legal", "tictactoe", "--moves", "b2", "a1"],
+        ["legal", "connect4", "--moves", "4453"],
+        ["legal", "morris"],
+    ],
+)
+def test_commands_that_compute_nothing_import_nothing_heavy(argv: list[str]) -> None:
+    """``games`` and ``legal`` on the games without python-chess: none of the heavy packages
+    (numba and numpy included: they only list, or make moves in Python)."""
+    setup = (
+        "import contextlib, io, zerosum.cli\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        f"    assert zerosum.cli.main({argv!r}) == 0"
+    )
+    assert _imported(setup) == []
+
+
+def test_chess_is_imported_when_chess_is_played() -> None:
+    """The other side of the laziness: a chess position does import python-chess."""
+    setup = "import zerosum\nzerosum.get_game('chess').new()"
+    assert _imported(setup) == ["chess"]
+
+
+def test_looking_up_a_builtin_game_builds_no_other_spec_and_reads_no_entry_point() -> None:
+    setup = (
+        "import zerosum.games as games\n"
+        "games.get_game('tictactoe').new()\n"
+        "assert list(games.GAMES._specs) == ['tictactoe'], games.GAMES._specs\n"
+        "assert 'importlib.metadata' not in sys.modules"
+    )
+    assert _imported(setup) == []
+
+
+def test_the_uci_front_end_says_uciok_before_importing_chess() -> None:
+    """``uci`` answers the handshake from the protocol module alone; python-chess comes with
+    the first position (here, ``isready`` opening the engine)."""
+    setup = (
+        "import zerosum.uci as uci\n"
+        "said = []\n"
+        "engine = uci.UciEngine(said.append)\n"
+        "engine.handle('uci')\n"
+        "assert said[-1] == 'uciok' and 'chess' not in sys.modules, said\n"
+        "engine.handle('position startpos moves e2e4')\n"
+        "assert 'chess' in sys.modules\n"
+        "engine.handle('quit')"
+    )
+    env_wait = "import os\nos.environ['ZEROSUM_COMPILE'] = 'wait'\n"  # no background loading
+    assert "chess" in _imported(env_wait + setup)
+
+
+def test_the_registry_keeps_its_order_after_a_lookup() -> None:
+    """A built-in game looked up first is still listed in its place."""
+    setup = (
+        "import zerosum.games as games\n"
+        "games.get_game('chess')\n"
+        "names = list(games.GAMES)\n"
+        "assert names[:4] == ['tictactoe', 'connect4', 'morris', 'chess'], names"
+    )
+    _imported(setup)
+
+
+def test_deferred_references_pickle_and_compare_by_name() -> None:
+    import pickle
+
+    from zerosum.games import Deferred, get_game
+
+    made = Deferred("zerosum.games.tictactoe:TicTacToe")
+    assert pickle.loads(pickle.dumps(made)) == made
+    assert made().position() == get_game("tictactoe").new().position()
+    spec = get_game("morris:six")
+    assert pickle.loads(pickle.dumps(spec.new))().position() == spec.new().position()
