@@ -19,6 +19,17 @@ are cancelled. Units go out in the tree's order (depth first, the most promising
 as the kernel orders moves), so the results that prune most arrive early. A unit is solved in
 the window where its rank matters; only exact results go into the store.
 
+Units that split while they run. With a ``budget`` (nodes or seconds), a unit that outlives
+it stops and answers with what its table proved instead of a rank: bounds on the ranks of the
+unit and of the positions up to ``REPORT_PLIES`` below it (``UnitAnswer.bounds``; the exact ones
+go into the store). The unit is then *split*: its position becomes an inner position of the tree
+and its children become units, which go out in the windows where they matter, carrying those
+bounds. So no worker waits on one long unit while the others idle (a unit never runs much past
+its budget), and what the stopped unit proved is not searched again (only what it had not
+finished is). A split position stays split: a transposition that reaches it later is expanded
+the same way. The budget trades the work lost by a stopped unit (what its table held below the
+reported plies) against how evenly the work spreads; without one a unit runs to its end.
+
 The root's moves (``moves="best"`` or ``"all"``, what ``solve`` prints). The same walk, started
 from the root's children instead of the root: for every move's exact rank, each child in the
 full window; for the best moves, once the root's rank ``v`` is known, each child in the null
@@ -29,7 +40,7 @@ solver's ``best_moves`` does. The root is then expanded even when its rank is st
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from functools import cache
@@ -37,7 +48,17 @@ from typing import Any, Final
 
 import numpy as np
 
-from zerosum.compiled.engine import NO_SCORE, rank_of_lower_bound
+from zerosum.compiled.engine import (
+    EXACT,
+    LOWER,
+    NO_SCORE,
+    UPPER,
+    _flag,
+    _score,
+    probe,
+    rank_of_lower_bound,
+    rank_of_upper_bound,
+)
 from zerosum.compiled.kernels import compiled_game
 from zerosum.compiled.solver import Solver
 from zerosum.game import Game
@@ -48,8 +69,45 @@ from zerosum.store import Store
 
 DEFAULT_SPLIT: Final = 2
 """Plies below the root where the work units are cut."""
+REPORT_PLIES: Final = 2
+"""How far below a stopped unit its table's bounds are sent back."""
 _POLL_S: Final = 0.05
 _UNBOUNDED: Final = 1 << 30
+
+
+@dataclass(frozen=True)
+class Budget:
+    """How long one work unit may run before it stops and is split (either or both)."""
+
+    nodes: int | None = None
+    """Nodes of the unit's search."""
+    seconds: float | None = None
+    """Seconds of the unit's search."""
+
+    def __post_init__(self) -> None:
+        if self.nodes is not None and self.nodes < 1:
+            raise ValueError(f"a unit budget of {self.nodes} nodes: expected 1 or more")
+        if self.seconds is not None and not self.seconds > 0:
+            raise ValueError(f"a unit budget of {self.seconds} s: expected more than 0")
+
+    def limit(self) -> Limit:
+        return Limit(nodes=self.nodes, time=self.seconds)
+
+
+@dataclass(frozen=True)
+class UnitAnswer:
+    """What a work unit sends back."""
+
+    rank: int | None
+    """The rank inside the unit's window, else the bound the engine failed soft to (see
+    :func:`solve_unit`); ``None`` if the unit's budget stopped it."""
+    nodes: int
+    """Nodes the unit searched."""
+    seconds: float
+    """Seconds the unit took."""
+    bounds: tuple[tuple[int, int, int], ...] = ()
+    """For a stopped unit: ``(canonical key, lo, hi)``, the ranks its table proved for its
+    position and those up to :data:`REPORT_PLIES` below it (only where it narrowed them)."""
 
 
 @cache
@@ -58,16 +116,59 @@ def _unit_solver(game: str, hash_mb: float) -> Solver:
 
 
 def solve_unit(
-    game: str, position: str, window: tuple[int, int], weak: bool, hash_mb: float
-) -> tuple[int, int, float]:
+    game: str,
+    position: str,
+    window: tuple[int, int],
+    weak: bool,
+    hash_mb: float,
+    budget: Budget | None = None,
+) -> UnitAnswer:
     """A work unit, run in a task: the rank of ``position`` if it lies inside ``window``, else
     a bound (the engine fails soft: an answer at or below the low end is an upper bound, one at
-    or above the high end a lower bound), the nodes and seconds it took. The solver (and its
-    table) is kept for the life of the worker process."""
+    or above the high end a lower bound), the nodes and seconds it took. A unit stopped by
+    ``budget`` answers ``rank=None`` and the bounds its table proved (:class:`UnitAnswer`). The
+    solver (and its table) is kept for the life of the worker process."""
     solver = _unit_solver(game, hash_mb)
-    state = solver.state(get_game(game).from_position(position))
-    solution = solver.engine.solve(state, weak=weak, window=window)
-    return int(solution.rank), solution.stats.nodes, solution.stats.time_s
+    start = get_game(game).from_position(position)
+    limit = None if budget is None else budget.limit()
+    solution = solver.engine.solve(solver.state(start), weak=weak, window=window, limit=limit)
+    stats = solution.stats
+    if solution.complete:
+        return UnitAnswer(int(solution.rank), stats.nodes, stats.time_s)
+    return UnitAnswer(None, stats.nodes, stats.time_s, table_bounds(solver, start, REPORT_PLIES))
+
+
+def table_bounds(solver: Solver, game: Game[Any], plies: int) -> tuple[tuple[int, int, int], ...]:
+    """``(canonical key, lo, hi)`` for ``game`` and the positions up to ``plies`` below it whose
+    entry in ``solver``'s table narrows their rank range: every entry of an exact solve is a
+    true bound (a fail-soft score with its flag), whichever window it was searched in."""
+    kernel = solver.compiled.kernel
+    engine = solver.engine
+    found: dict[int, tuple[int, int]] = {}
+
+    def walk(position: Game[Any], below: int) -> None:
+        if position.outcome() is not None:
+            return
+        state = solver.state(position)
+        entry = int(probe(engine.keys, engine.data, int(kernel.key(state))))
+        if entry != 0:
+            least, most = (int(end) for end in kernel.rank_range(state))
+            lo, hi = least, most
+            score, flag = int(_score(entry)), int(_flag(entry))
+            if flag in (EXACT, LOWER):
+                lo = max(lo, int(rank_of_lower_bound(score)))
+            if flag in (EXACT, UPPER):
+                hi = min(hi, int(rank_of_upper_bound(score)))
+            if (lo, hi) != (least, most) and lo <= hi:
+                found[solver.compiled.canonical_key(position)] = (lo, hi)
+        if below > 0:
+            for move in position.legal_moves():
+                child = position.copy()
+                child.make(move)
+                walk(child, below - 1)
+
+    walk(game.copy(), plies)
+    return tuple((key, lo, hi) for key, (lo, hi) in found.items())
 
 
 @dataclass
@@ -96,7 +197,8 @@ class DistributedResult:
     rank: int | None
     """The exact rank (Pons's score for connect four; -1/0/1 if weak), None if stopped."""
     units: int
-    """Work units in the tree (distinct positions at the split ply, or finished earlier)."""
+    """Work units in the tree (distinct positions at the split ply or below a split unit, or
+    finished earlier), split ones included."""
     from_store: int
     """Units (or the root) whose result was already in the store."""
     solved: int
@@ -122,6 +224,8 @@ class DistributedResult:
     """With ``moves`` asked for: every move that keeps the root's rank (empty if stopped)."""
     moves_complete: bool = False
     """Everything ``moves`` asked for is known (always True without ``moves``, once solved)."""
+    splits: int = 0
+    """Units stopped by their budget and split into their children."""
 
     @property
     def complete(self) -> bool:
@@ -144,6 +248,12 @@ class _Tree:
         self.solver, self.store, self.weak = solver, store, weak
         self.units: dict[int, list[_Node]] = {}
         """Every unit's key, with the tree positions that are that unit."""
+        self.split_keys: set[int] = set()
+        """Units stopped by their budget and split into their children."""
+        self.made: set[int] = set()
+        """Every key that was ever a unit."""
+        self.known: dict[int, tuple[int, int]] = {}
+        """Bounds proven for positions (by answers in a window, or a stopped unit's table)."""
         self.from_store = 0
         self.root = self._expand(root.copy(), split, expand=moves)
         self.stored = (
@@ -169,13 +279,23 @@ class _Tree:
             lo = hi = known
         elif decided != NO_SCORE:
             lo = hi = self._weak(int(rank_of_lower_bound(decided)))
+        elif key in self.known:
+            lo, hi = max(lo, self.known[key][0]), min(hi, self.known[key][1])
         node = _Node(game, key, lo, hi)
         if node.exact and not expand:
             return node
-        if plies == 0:
+        if plies == 0 and key not in self.split_keys:
             node.unit = True
             self.units.setdefault(key, []).append(node)
+            self.made.add(key)
             return node
+        self._grow(node, max(plies, 1))
+        return node
+
+    def _grow(self, node: _Node, plies: int) -> None:
+        """Give ``node`` its children, the tree below each ``plies - 1`` deep."""
+        game, kernel = node.game, self.solver.compiled.kernel
+        state = self.solver.state(game)
         moves = np.zeros(kernel.max_moves, np.int64)
         count = int(kernel.moves(state, moves))
         order = [int(move) for move in moves[:count]]
@@ -186,7 +306,36 @@ class _Tree:
             child.make(move)
             node.children.append(self._expand(child, plies - 1))
             node.children[-1].move = move
-        return node
+
+    def split(self, key: int) -> None:
+        """The unit ``key`` was stopped by its budget: its positions get their children, which
+        become units (or are known already)."""
+        self.split_keys.add(key)
+        for node in self.units.pop(key, []):
+            node.unit = False
+            if not node.exact:
+                self._grow(node, 1)
+
+    def absorb(self, bounds: Iterable[tuple[int, int, int]]) -> list[tuple[int, int]]:
+        """Take in a stopped unit's :attr:`UnitAnswer.bounds`; returns the positions (key,
+        rank) they prove exactly, which were not known exactly before."""
+        proven = []
+        for key, lo, hi in bounds:
+            before = self.known.get(key)
+            self.learn(key, self._weak(lo), self._weak(hi))
+            lo, hi = self.known[key]
+            if lo == hi and (before is None or before[0] != before[1]):
+                proven.append((key, lo))
+        return proven
+
+    def learn(self, key: int, lo: int, hi: int) -> None:
+        """Take in bounds proven for the position ``key`` (on the weak scale if the solve is
+        weak): kept for the positions of the tree that are (or will be) ``key``."""
+        if key in self.known:
+            lo, hi = max(lo, self.known[key][0]), min(hi, self.known[key][1])
+        self.known[key] = (lo, hi)
+        for node in self.units.get(key, []):
+            node.lo, node.hi = max(node.lo, lo), min(node.hi, hi)
 
     def _weak(self, rank: int) -> int:
         return (rank > 0) - (rank < 0) if self.weak else rank
@@ -197,16 +346,15 @@ class _Tree:
         end); returns whether the unit is exact now."""
         rank = self._weak(rank)
         low, high = window
-        nodes = self.units[key]
-        for node in nodes:
-            # The engine fails soft: an answer outside the window is a bound, not the rank.
-            if low < rank < high:  # exact
-                node.lo = node.hi = rank
-            elif rank <= low:  # at most this
-                node.hi = min(node.hi, rank)
-            else:  # at least this
-                node.lo = max(node.lo, rank)
-        return nodes[0].exact
+        # The engine fails soft: an answer outside the window is a bound, not the rank.
+        if low < rank < high:  # exact
+            self.learn(key, rank, rank)
+        elif rank <= low:  # at most this
+            self.learn(key, -_UNBOUNDED, rank)
+        else:  # at least this
+            self.learn(key, rank, _UNBOUNDED)
+        nodes = self.units.get(key)
+        return bool(nodes) and nodes[0].exact
 
     def update(self) -> list[_Node]:
         """Recompute the inner intervals; returns the inner positions newly proven."""
@@ -220,6 +368,9 @@ class _Tree:
                 return
             node.lo = max(-child.hi for child in node.children)
             node.hi = max(-child.lo for child in node.children)
+            if node.key in self.known:  # what a stopped unit proved of itself
+                node.lo = max(node.lo, self.known[node.key][0])
+                node.hi = min(node.hi, self.known[node.key][1])
             if node.exact:
                 proven.append(node)
 
@@ -295,11 +446,13 @@ def solve_distributed(
     limit: Limit | None = None,
     on_unit: Callable[[Game[Any], int], None] | None = None,
     moves: str | None = None,
+    budget: Budget | None = None,
 ) -> DistributedResult:
     """The exact rank of ``game`` from work units solved on ``executor`` (see the module
     docstring), every result kept in ``store``. ``on_unit(position, rank)`` is called as each
     unit's result arrives. A limit (time, or its stop callback) stops it early with
-    ``rank=None``; what was proven stays in the store for the next run.
+    ``rank=None``; what was proven stays in the store for the next run. With ``budget``, a
+    unit that outlives it is split into its children (see the module docstring).
 
     ``moves="best"`` also finds every best move (once the rank is known, each root move's
     subtree is solved in the null window that tells whether it keeps the rank, as the local
@@ -315,9 +468,9 @@ def solve_distributed(
     limit = limit or Limit()
     solver = _unit_solver(game.name, 1)
     tree = _Tree(solver, store, game, split, weak=weak, moves=moves is not None)
-    running: dict[Future[tuple[int, int, float]], tuple[int, tuple[int, int]]]
+    running: dict[Future[UnitAnswer], tuple[int, tuple[int, int]]]
     running = {}
-    solved = cancelled = nodes = 0
+    solved = cancelled = nodes = splits = 0
     proven: list[tuple[float, int]] = []
     """When the root's rank was proven: (seconds, nodes) so far."""
 
@@ -331,7 +484,7 @@ def solve_distributed(
         solve_s, solve_nodes = proven[0] if proven else (time.perf_counter() - started, nodes)
         return DistributedResult(
             root.lo if root.exact else None,
-            len(tree.units),
+            len(tree.made),
             tree.from_store,
             solved,
             cancelled,
@@ -343,6 +496,7 @@ def solve_distributed(
             moves_complete=done,
             solve_s=solve_s,
             solve_nodes=solve_nodes,
+            splits=splits,
         )
 
     def stop_running() -> int:
@@ -370,22 +524,36 @@ def solve_distributed(
                     break
                 if key not in sent:
                     position = tree.units[key][0].game.position()
-                    future = executor.submit(solve_unit, game.name, position, window, weak, hash_mb)
+                    future = executor.submit(
+                        solve_unit, game.name, position, window, weak, hash_mb, budget
+                    )
                     running[future] = (key, window)
-            # Step 2. Take in every result that arrives: store it, then narrow the tree.
+            # Step 2. Take in every result that arrives: store it, then narrow the tree; a
+            # unit stopped by its budget is split, what its table proved kept.
             done = executor.wait(list(running), _POLL_S)
             for future in done:
                 key, window = running.pop(future)
                 if future.cancelled():
                     continue
-                rank, unit_nodes, _ = future.result()
-                solved += 1
-                nodes += unit_nodes
-                if tree.settle(key, window, rank):
-                    rank = tree.units[key][0].lo
-                    store.put(solver.name, key, rank, weak=weak)
-                    if on_unit is not None:
-                        on_unit(tree.units[key][0].game, rank)
+                answer = future.result()
+                nodes += answer.nodes
+                finished: list[int] = []
+                if answer.rank is None:  # stopped by its budget: keep what it proved, split
+                    splits += 1
+                    for proven_key, rank in tree.absorb(answer.bounds):
+                        store.put(solver.name, proven_key, rank, weak=weak)
+                        if proven_key in tree.units:
+                            finished.append(proven_key)
+                    if key not in finished:
+                        tree.split(key)
+                else:
+                    solved += 1
+                    if tree.settle(key, window, answer.rank):
+                        finished.append(key)
+                        store.put(solver.name, key, tree.units[key][0].lo, weak=weak)
+                if on_unit is not None:
+                    for done_key in finished:
+                        on_unit(tree.units[done_key][0].game, tree.units[done_key][0].lo)
             for node in tree.update():
                 store.put(solver.name, node.key, node.lo, weak=weak)
             note_root()
