@@ -184,6 +184,7 @@ class _Node:
     """A leaf sent as a work unit (not proven yet when the tree was built)."""
     move: Any = None
     """The move from the parent that leads here."""
+    parent: _Node | None = None
 
     @property
     def exact(self) -> bool:
@@ -254,6 +255,10 @@ class _Tree:
         """Every key that was ever a unit."""
         self.known: dict[int, tuple[int, int]] = {}
         """Bounds proven for positions (by answers in a window, or a stopped unit's table)."""
+        self.at: dict[int, list[_Node]] = {}
+        """The positions of the tree that are not known at once, by key."""
+        self.stale: list[_Node] = []
+        """Inner positions whose children changed since the last :meth:`update`."""
         self.from_store = 0
         self.root = self._expand(root.copy(), split, expand=moves)
         self.stored = (
@@ -284,12 +289,14 @@ class _Tree:
         node = _Node(game, key, lo, hi)
         if node.exact and not expand:
             return node
+        self.at.setdefault(key, []).append(node)
         if plies == 0 and key not in self.split_keys:
             node.unit = True
             self.units.setdefault(key, []).append(node)
             self.made.add(key)
             return node
         self._grow(node, max(plies, 1))
+        self.stale.append(node)
         return node
 
     def _grow(self, node: _Node, plies: int) -> None:
@@ -306,6 +313,7 @@ class _Tree:
             child.make(move)
             node.children.append(self._expand(child, plies - 1))
             node.children[-1].move = move
+            node.children[-1].parent = node
 
     def split(self, key: int) -> None:
         """The unit ``key`` was stopped by its budget: its positions get their children, which
@@ -315,6 +323,7 @@ class _Tree:
             node.unit = False
             if not node.exact:
                 self._grow(node, 1)
+                self.stale.append(node)
 
     def absorb(self, bounds: Iterable[tuple[int, int, int]]) -> list[tuple[int, int]]:
         """Take in a stopped unit's :attr:`UnitAnswer.bounds`; returns the positions (key,
@@ -334,8 +343,13 @@ class _Tree:
         if key in self.known:
             lo, hi = max(lo, self.known[key][0]), min(hi, self.known[key][1])
         self.known[key] = (lo, hi)
-        for node in self.units.get(key, []):
-            node.lo, node.hi = max(node.lo, lo), min(node.hi, hi)
+        for node in self.at.get(key, []):
+            if not node.unit:  # an inner position: recomputed with what is known of it
+                self.stale.append(node)
+            elif node.lo < lo or node.hi > hi:
+                node.lo, node.hi = max(node.lo, lo), min(node.hi, hi)
+                if node.parent is not None:
+                    self.stale.append(node.parent)
 
     def _weak(self, rank: int) -> int:
         return (rank > 0) - (rank < 0) if self.weak else rank
@@ -356,25 +370,40 @@ class _Tree:
         nodes = self.units.get(key)
         return bool(nodes) and nodes[0].exact
 
-    def update(self) -> list[_Node]:
-        """Recompute the inner intervals; returns the inner positions newly proven."""
+    def _recompute(self, node: _Node) -> bool:
+        """``node``'s interval from its children's (and what is known of it); returns whether
+        it changed."""
+        lo = max(-child.hi for child in node.children)
+        hi = max(-child.lo for child in node.children)
+        if node.key in self.known:  # what a stopped unit proved of itself
+            lo, hi = max(lo, self.known[node.key][0]), min(hi, self.known[node.key][1])
+        changed = (lo, hi) != (node.lo, node.hi)
+        node.lo, node.hi = lo, hi
+        return changed
+
+    def update(self, *, full: bool = False) -> list[_Node]:
+        """Recompute the inner intervals: the ancestors of what changed since the last call,
+        or (``full``) every one; returns the inner positions newly proven."""
         proven: list[_Node] = []
 
         def walk(node: _Node) -> None:
             # Below an exact position too: the root's moves may still be narrowing.
             for child in node.children:
                 walk(child)
-            if not node.children or node.exact:
-                return
-            node.lo = max(-child.hi for child in node.children)
-            node.hi = max(-child.lo for child in node.children)
-            if node.key in self.known:  # what a stopped unit proved of itself
-                node.lo = max(node.lo, self.known[node.key][0])
-                node.hi = min(node.hi, self.known[node.key][1])
-            if node.exact:
+            if node.children and not node.exact and self._recompute(node) and node.exact:
                 proven.append(node)
 
-        walk(self.root)
+        if full:
+            self.stale.clear()
+            walk(self.root)
+        while self.stale:
+            node = self.stale.pop()
+            if node.exact or not node.children or not self._recompute(node):
+                continue
+            if node.exact:
+                proven.append(node)
+            if node.parent is not None:
+                self.stale.append(node.parent)
         return proven
 
     def needed(self, moves: str | None = None) -> dict[int, tuple[int, int]]:
@@ -506,7 +535,7 @@ def solve_distributed(
         running.clear()
         return count
 
-    for node in tree.update():
+    for node in tree.update(full=True):
         store.put(solver.name, node.key, node.lo, weak=weak)
     note_root()
     try:
