@@ -64,21 +64,33 @@ class Costs:
         self.path = path
         self.answers: dict[str, UnitAnswer] = {}
         if path is not None and path.exists():
-            for key, (rank, nodes, seconds, bounds) in json.loads(path.read_text()).items():
-                self.answers[key] = UnitAnswer(rank, nodes, seconds, tuple(map(tuple, bounds)))
+            for key, (rank, nodes, seconds, bounds, seeds) in json.loads(path.read_text()).items():
+                self.answers[key] = UnitAnswer(
+                    rank, nodes, seconds, tuple(map(tuple, bounds)), tuple(map(tuple, seeds))
+                )
         self.measure_s = measure_s
         self.spent = 0.0
         self.measured = 0
         self._unsaved = 0
 
-    def answer(self, position: str, window: tuple[int, int], weak: bool, budget: Budget | None):  # type: ignore[no-untyped-def]
-        key = f"{position}|{window[0]}|{window[1]}|{int(weak)}|{budget and budget.nodes}"
+    def answer(
+        self,
+        position: str,
+        window: tuple[int, int],
+        weak: bool,
+        budget: Budget | None,
+        seeds: tuple[tuple[int, int], ...],
+    ) -> UnitAnswer:
+        key = (
+            f"{position}|{window[0]}|{window[1]}|{int(weak)}|{budget and budget.nodes}|"
+            f"{hash(seeds) if seeds else 0}"
+        )
         if key not in self.answers:
             if self.spent >= self.measure_s:
                 raise OutOfTime
             started = time.perf_counter()
             _unit_solver("connect4", HASH_MB).engine.clear()
-            self.answers[key] = run_unit("connect4", position, window, weak, HASH_MB, budget)
+            self.answers[key] = run_unit("connect4", position, window, weak, HASH_MB, budget, seeds)
             self.spent += time.perf_counter() - started
             self.measured += 1
             self._unsaved += 1
@@ -91,7 +103,13 @@ class Costs:
         if self.path is None:
             return
         data = {
-            key: [a.rank, a.nodes, a.seconds, [list(b) for b in a.bounds]]
+            key: [
+                a.rank,
+                a.nodes,
+                a.seconds,
+                [list(b) for b in a.bounds],
+                [list(e) for e in a.seeds],
+            ]
             for key, a in self.answers.items()
         }
         scratch = self.path.with_suffix(".tmp")
@@ -116,8 +134,8 @@ class Simulated(Executor):
         self.nodes = 0
 
     def submit(self, fn: Callable[..., Any], /, *args: Any) -> Future[Any]:
-        _, position, window, weak, _, budget = args
-        answer = self.costs.answer(position, window, weak, budget)
+        _, position, window, weak, _, budget, seeds = args
+        answer = self.costs.answer(position, window, weak, budget, seeds)
         cost = answer.nodes / self.rate + self.overhead_s
         worker = min(range(self.workers), key=self.free.__getitem__)
         start = max(self.now, self.free[worker])

@@ -29,7 +29,7 @@ POSITION = "3216462"
 
 def _command(store: Path) -> list[str]:
     return [
-        sys.executable, "-m", "zerosum", "solve", "connect4", POSITION, "--cluster", "local",
+        sys.executable, "-m", "zerosum", "solve", "connect4", "--moves", POSITION, "--cluster", "local",
         "--workers", "2", "--unit-nodes", "20000", "--store", str(store), "--json",
     ]  # fmt: skip
 

@@ -59,6 +59,7 @@ from zerosum.compiled.engine import (
     rank_of_lower_bound,
     rank_of_upper_bound,
 )
+from zerosum.compiled.engine import store as table_store
 from zerosum.compiled.kernels import compiled_game
 from zerosum.compiled.solver import Solver
 from zerosum.game import Game
@@ -69,7 +70,7 @@ from zerosum.store import Store
 
 DEFAULT_SPLIT: Final = 2
 """Plies below the root where the work units are cut."""
-REPORT_PLIES: Final = 2
+REPORT_PLIES: Final = 3
 """How far below a stopped unit its table's bounds are sent back."""
 _POLL_S: Final = 0.05
 _UNBOUNDED: Final = 1 << 30
@@ -108,6 +109,9 @@ class UnitAnswer:
     bounds: tuple[tuple[int, int, int], ...] = ()
     """For a stopped unit: ``(canonical key, lo, hi)``, the ranks its table proved for its
     position and those up to :data:`REPORT_PLIES` below it (only where it narrowed them)."""
+    seeds: tuple[tuple[int, int, int], ...] = ()
+    """For a stopped unit: its table's entries below it, ``(canonical key of the child they lie
+    under, table key, entry)``, for the tables of its children's units."""
 
 
 @cache
@@ -122,36 +126,51 @@ def solve_unit(
     weak: bool,
     hash_mb: float,
     budget: Budget | None = None,
+    seeds: tuple[tuple[int, int], ...] = (),
 ) -> UnitAnswer:
     """A work unit, run in a task: the rank of ``position`` if it lies inside ``window``, else
     a bound (the engine fails soft: an answer at or below the low end is an upper bound, one at
     or above the high end a lower bound), the nodes and seconds it took. A unit stopped by
-    ``budget`` answers ``rank=None`` and the bounds its table proved (:class:`UnitAnswer`). The
-    solver (and its table) is kept for the life of the worker process."""
+    ``budget`` answers ``rank=None`` and what its table proved (:class:`UnitAnswer`). ``seeds``
+    (table key, entry) go into the table first: what a stopped unit above proved below this
+    one. The solver (and its table) is kept for the life of the worker process."""
     solver = _unit_solver(game, hash_mb)
+    engine = solver.engine
+    for table_key, entry in seeds:
+        table_store(engine.keys, engine.data, table_key, entry)
     start = get_game(game).from_position(position)
     limit = None if budget is None else budget.limit()
-    solution = solver.engine.solve(solver.state(start), weak=weak, window=window, limit=limit)
+    solution = engine.solve(solver.state(start), weak=weak, window=window, limit=limit)
     stats = solution.stats
     if solution.complete:
         return UnitAnswer(int(solution.rank), stats.nodes, stats.time_s)
-    return UnitAnswer(None, stats.nodes, stats.time_s, table_bounds(solver, start, REPORT_PLIES))
+    bounds, below = table_bounds(solver, start, REPORT_PLIES)
+    return UnitAnswer(None, stats.nodes, stats.time_s, bounds, below)
 
 
-def table_bounds(solver: Solver, game: Game[Any], plies: int) -> tuple[tuple[int, int, int], ...]:
-    """``(canonical key, lo, hi)`` for ``game`` and the positions up to ``plies`` below it whose
-    entry in ``solver``'s table narrows their rank range: every entry of an exact solve is a
-    true bound (a fail-soft score with its flag), whichever window it was searched in."""
+def table_bounds(
+    solver: Solver, game: Game[Any], plies: int
+) -> tuple[tuple[tuple[int, int, int], ...], tuple[tuple[int, int, int], ...]]:
+    """What ``solver``'s table proved of ``game`` and the positions up to ``plies`` below it.
+
+    Bounds: ``(canonical key, lo, hi)`` where an entry narrows a position's rank range (every
+    entry of an exact solve is a true bound, a fail-soft score with its flag, whichever window
+    it was searched in). Seeds: ``(canonical key of the child it lies under, table key, entry)``
+    for every entry below ``game``, to be stored in the table of that child's unit."""
     kernel = solver.compiled.kernel
     engine = solver.engine
     found: dict[int, tuple[int, int]] = {}
+    seeds: dict[int, tuple[int, int, int]] = {}
 
-    def walk(position: Game[Any], below: int) -> None:
+    def walk(position: Game[Any], below: int, under: int | None) -> None:
         if position.outcome() is not None:
             return
         state = solver.state(position)
-        entry = int(probe(engine.keys, engine.data, int(kernel.key(state))))
+        table_key = int(kernel.key(state))
+        entry = int(probe(engine.keys, engine.data, table_key))
         if entry != 0:
+            if under is not None:
+                seeds.setdefault(table_key, (under, table_key, entry))
             least, most = (int(end) for end in kernel.rank_range(state))
             lo, hi = least, most
             score, flag = int(_score(entry)), int(_flag(entry))
@@ -165,10 +184,12 @@ def table_bounds(solver: Solver, game: Game[Any], plies: int) -> tuple[tuple[int
             for move in position.legal_moves():
                 child = position.copy()
                 child.make(move)
-                walk(child, below - 1)
+                top = solver.compiled.canonical_key(child) if under is None else under
+                walk(child, below - 1, top)
 
-    walk(game.copy(), plies)
-    return tuple((key, lo, hi) for key, (lo, hi) in found.items())
+    walk(game.copy(), plies, None)
+    bounds = tuple((key, lo, hi) for key, (lo, hi) in found.items())
+    return bounds, tuple(seeds.values())
 
 
 @dataclass
@@ -253,6 +274,8 @@ class _Tree:
         """Units stopped by their budget and split into their children."""
         self.made: set[int] = set()
         """Every key that was ever a unit."""
+        self.seeds: dict[int, list[tuple[int, int]]] = {}
+        """Table entries a stopped unit proved below a position, for that position's unit."""
         self.known: dict[int, tuple[int, int]] = {}
         """Bounds proven for positions (by answers in a window, or a stopped unit's table)."""
         self.at: dict[int, list[_Node]] = {}
@@ -553,8 +576,9 @@ def solve_distributed(
                     break
                 if key not in sent:
                     position = tree.units[key][0].game.position()
+                    seeds = tuple(tree.seeds.get(key, ()))
                     future = executor.submit(
-                        solve_unit, game.name, position, window, weak, hash_mb, budget
+                        solve_unit, game.name, position, window, weak, hash_mb, budget, seeds
                     )
                     running[future] = (key, window)
             # Step 2. Take in every result that arrives: store it, then narrow the tree; a
@@ -574,6 +598,8 @@ def solve_distributed(
                         if proven_key in tree.units:
                             finished.append(proven_key)
                     if key not in finished:
+                        for under, table_key, entry in answer.seeds:
+                            tree.seeds.setdefault(under, []).append((table_key, entry))
                         tree.split(key)
                 else:
                     solved += 1

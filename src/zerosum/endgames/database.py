@@ -322,8 +322,7 @@ class Endgames:
                     ),
                 )
         self._stored = None
-        for info, (key, table) in zip(infos, tables.items(), strict=True):
-            self._tables[key] = table
+        self._tables.update(tables)
         return infos
 
     # -- probing ------------------------------------------------------------------------
