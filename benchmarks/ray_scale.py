@@ -11,8 +11,8 @@
 2. The replay. ``solve_distributed`` (best moves included, as ``solve --cluster`` does) runs
    on a simulated executor of N workers (one CPU per node) with a clock of its own: a unit
    starts when a worker is free and ends its cost later, answers come back in the order of
-   that clock and prune, split and send exactly as in a real run. A cancelled unit keeps its
-   worker until it ends (as on Ray).
+   that clock and prune, split and send exactly as in a real run. A unit cancelled while it
+   waits for a worker never runs; a running one keeps its worker until it ends.
 3. The figures. ``T1`` is the replay on one worker; the speed-up on N is ``T1 / TN``;
    ``eff`` is the speed-up over N. ``serial`` is the same position solved in one process with
    one table (``Solver.solve`` and its best moves): ``vs serial`` is what N nodes bring over
@@ -38,6 +38,7 @@ import json
 import os
 import sys
 import time
+from collections import deque
 from collections.abc import Callable, Collection
 from concurrent.futures import Future
 from pathlib import Path
@@ -128,6 +129,7 @@ class Simulated(Executor):
         self.now = 0.0
         self.free = [0.0] * workers  # when each worker comes free
         self.ending: list[tuple[float, int, Future[Any], UnitAnswer]] = []
+        self.waiting: deque[tuple[Future[Any], UnitAnswer]] = deque()
         self.count = 0
         self.longest = 0.0
         self.busy = 0.0
@@ -136,18 +138,28 @@ class Simulated(Executor):
     def submit(self, fn: Callable[..., Any], /, *args: Any) -> Future[Any]:
         _, position, window, weak, _, budget, seeds = args
         answer = self.costs.answer(position, window, weak, budget, seeds)
-        cost = answer.nodes / self.rate + self.overhead_s
-        worker = min(range(self.workers), key=self.free.__getitem__)
-        start = max(self.now, self.free[worker])
-        self.free[worker] = start + cost
-        self.longest = max(self.longest, cost)
-        self.busy += cost
-        self.nodes += answer.nodes
         future: Future[Any] = Future()
-        future.set_running_or_notify_cancel()
-        self.count += 1
-        heapq.heappush(self.ending, (start + cost, self.count, future, answer))
+        self.waiting.append((future, answer))
+        self._dispatch()
         return future
+
+    def _dispatch(self) -> None:
+        """Start waiting units on the workers free now (a unit cancelled while it waited
+        never runs, as with the local pool)."""
+        while self.waiting:
+            worker = min(range(self.workers), key=self.free.__getitem__)
+            if self.free[worker] > self.now:
+                return
+            future, answer = self.waiting.popleft()
+            if not future.set_running_or_notify_cancel():
+                continue
+            cost = answer.nodes / self.rate + self.overhead_s
+            self.free[worker] = self.now + cost
+            self.longest = max(self.longest, cost)
+            self.busy += cost
+            self.nodes += answer.nodes
+            self.count += 1
+            heapq.heappush(self.ending, (self.now + cost, self.count, future, answer))
 
     def wait(self, futures: Collection[Future[Any]], timeout: float) -> set[Future[Any]]:
         done = {future for future in futures if future.done()}
@@ -156,6 +168,7 @@ class Simulated(Executor):
             self.now = max(self.now, end)
             if not future.cancelled():
                 future.set_result(answer)
+            self._dispatch()
             done = {f for f in futures if f.done()}
         return done
 

@@ -390,7 +390,7 @@ class _Tree:
             self.learn(key, -_UNBOUNDED, rank)
         else:  # at least this
             self.learn(key, rank, _UNBOUNDED)
-        nodes = self.units.get(key)
+        nodes = self.units.get(key, [])
         return bool(nodes) and nodes[0].exact
 
     def _recompute(self, node: _Node) -> bool:
@@ -572,7 +572,7 @@ def solve_distributed(
                     cancelled += 1
             sent = {key for key, _ in running.values()}
             for key, window in wanted.items():
-                if len(running) >= 2 * executor.workers:
+                if len(running) >= executor.workers:
                     break
                 if key not in sent:
                     position = tree.units[key][0].game.position()
