@@ -29,8 +29,9 @@ POSITION = "3216462"
 
 def _command(store: Path) -> list[str]:
     return [
-        sys.executable, "-m", "zerosum", "solve", "connect4", "--moves", POSITION, "--cluster", "local",
-        "--workers", "2", "--unit-nodes", "20000", "--store", str(store), "--json",
+        sys.executable, "-m", "zerosum", "solve", "connect4", "--moves", POSITION,
+        "--cluster", "local", "--workers", "2", "--unit-nodes", "20000",
+        "--store", str(store), "--json",
     ]  # fmt: skip
 
 
