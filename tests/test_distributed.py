@@ -12,7 +12,7 @@ import pytest
 from test_compiled import read_set
 from test_search_exhaustive import POSITIONS
 
-from zerosum.compiled.distributed import Budget, solve_distributed, solve_unit
+from zerosum.compiled.distributed import Budget, book_distributed, solve_distributed, solve_unit
 from zerosum.compiled.solver import Solver
 from zerosum.games.connect4 import Connect4
 from zerosum.games.tictactoe import TicTacToe
@@ -259,3 +259,28 @@ def test_a_budget_must_be_positive() -> None:
         Budget(nodes=0)
     with pytest.raises(ValueError, match="budget of -1 s"):
         Budget(seconds=-1)
+
+
+def test_a_book_on_the_pool_stores_what_the_serial_book_stores(
+    executor: ProcessExecutor,
+) -> None:
+    game = Connect4.from_position("32164625")
+    with Store(":memory:") as serial_store, Store(":memory:") as store:
+        assert Solver("connect4", store=serial_store).build_book(game, 2)
+        seen: list[Any] = []
+        done = book_distributed(
+            game,
+            2,
+            executor=executor,
+            store=store,
+            on_position=lambda position, exact: seen.append((position.position(), exact.rank)),
+        )
+        assert done and store.count("connect4") == serial_store.count("connect4") == len(seen)
+        for position, rank in seen:
+            key = Solver("connect4").compiled.canonical_key(Connect4.from_position(position))
+            assert serial_store.get("connect4", key) == rank == store.get("connect4", key)
+        again: list[Any] = []
+        assert book_distributed(
+            game, 2, executor=executor, store=store, on_position=lambda p, e: again.append(e)
+        )
+        assert len(again) == len(seen) and all(exact.stored for exact in again)
