@@ -29,6 +29,8 @@ its budget), and what the stopped unit proved is not searched again (only what i
 finished is). A split position stays split: a transposition that reaches it later is expanded
 the same way. The budget trades the work lost by a stopped unit (what its table held below the
 reported plies) against how evenly the work spreads; without one a unit runs to its end.
+While at least ``_PLENTY`` units per worker are wanted, units go out with ``_PLENTY`` times
+the budget: splitting is for workers that would otherwise idle.
 
 The root's moves (``moves="best"`` or ``"all"``, what ``solve`` prints). The same walk, started
 from the root's children instead of the root: for every move's exact rank, each child in the
@@ -72,6 +74,9 @@ DEFAULT_SPLIT: Final = 2
 """Plies below the root where the work units are cut."""
 REPORT_PLIES: Final = 3
 """How far below a stopped unit its table's bounds are sent back."""
+_PLENTY: Final = 4
+"""When at least this many units per worker are wanted, units go out with this many times
+their budget (splitting is for workers that would idle; each split costs a stopped unit)."""
 _POLL_S: Final = 0.05
 _UNBOUNDED: Final = 1 << 30
 
@@ -93,6 +98,13 @@ class Budget:
 
     def limit(self) -> Limit:
         return Limit(nodes=self.nodes, time=self.seconds)
+
+    def times(self, factor: int) -> Budget:
+        """This budget ``factor`` times over."""
+        return Budget(
+            None if self.nodes is None else self.nodes * factor,
+            None if self.seconds is None else self.seconds * factor,
+        )
 
 
 @dataclass(frozen=True)
@@ -571,6 +583,9 @@ def solve_distributed(
                     del running[future]
                     cancelled += 1
             sent = {key for key, _ in running.values()}
+            # Plenty of work for every worker: a unit may run longer before it is split.
+            plenty = budget is not None and len(wanted) >= _PLENTY * executor.workers
+            unit_budget = budget.times(_PLENTY) if plenty and budget is not None else budget
             for key, window in wanted.items():
                 if len(running) >= executor.workers:
                     break
@@ -578,7 +593,7 @@ def solve_distributed(
                     position = tree.units[key][0].game.position()
                     seeds = tuple(tree.seeds.get(key, ()))
                     future = executor.submit(
-                        solve_unit, game.name, position, window, weak, hash_mb, budget, seeds
+                        solve_unit, game.name, position, window, weak, hash_mb, unit_budget, seeds
                     )
                     running[future] = (key, window)
             # Step 2. Take in every result that arrives: store it, then narrow the tree; a
