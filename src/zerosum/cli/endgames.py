@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from zerosum.cli.common import UsageError, emit
-from zerosum.cli.parser import Subcommands, json_option, whole_number
+from zerosum.cli.parser import Subcommands, json_option, whole_number, worker_count
 from zerosum.cli.progress import Progress
 from zerosum.endgames import MAX_MEN
 from zerosum.formatting import move_names
@@ -44,9 +44,10 @@ def add_parser(commands: Subcommands) -> None:
     )
     endgames.add_argument(
         "--workers",
-        type=whole_number,
+        type=worker_count,
         default=1,
-        help="build independent tiers at once in this many local processes (0: one per core)",
+        metavar="N",
+        help="build independent tiers at once in N local processes (0 or auto: one per core)",
     )
     endgames.add_argument(
         "--cluster",
@@ -77,6 +78,9 @@ def run(args: argparse.Namespace) -> int:
         else:  # tiers in dependency order on the executor (numba and Ray: only when asked)
             from zerosum.endgames.tiers import build_tiers
             from zerosum.runtime.cluster import open_executor
+
+            if not 3 <= args.max_men <= MAX_MEN:  # before any worker starts
+                raise UsageError(f"--max-men {args.max_men} is out of range: expected 3..{MAX_MEN}")
 
             with open_executor(args.cluster, workers=args.workers) as executor:
                 infos = build_tiers(endgames, executor, args.max_men, on_class=_class_notes(status))
