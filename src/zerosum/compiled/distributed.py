@@ -30,7 +30,9 @@ finished is). A split position stays split: a transposition that reaches it late
 the same way. The budget trades the work lost by a stopped unit (what its table held below the
 reported plies) against how evenly the work spreads; without one a unit runs to its end.
 While at least ``_PLENTY`` units per worker are wanted, units go out with ``_PLENTY`` times
-the budget: splitting is for workers that would otherwise idle.
+the budget: splitting is for workers that would otherwise idle. A unit's budget doubles with
+each split above it, so the work lost by stopped units stays within a constant factor of the
+work that finished.
 
 The root's moves (``moves="best"`` or ``"all"``, what ``solve`` prints). The same walk, started
 from the root's children instead of the root: for every move's exact rank, each child in the
@@ -77,6 +79,7 @@ REPORT_PLIES: Final = 3
 _PLENTY: Final = 4
 """When at least this many units per worker are wanted, units go out with this many times
 their budget (splitting is for workers that would idle; each split costs a stopped unit)."""
+_MAX_DOUBLINGS: Final = 10
 _POLL_S: Final = 0.05
 _UNBOUNDED: Final = 1 << 30
 
@@ -284,6 +287,10 @@ class _Tree:
         """Every unit's key, with the tree positions that are that unit."""
         self.split_keys: set[int] = set()
         """Units stopped by their budget and split into their children."""
+        self.generation: dict[int, int] = {}
+        """How many splits above a unit: its budget doubles with each (a unit split again and
+        again would otherwise lose its budget at every level, and cold tables make the
+        children of a split cost more than their parent)."""
         self.made: set[int] = set()
         """Every key that was ever a unit."""
         self.seeds: dict[int, list[tuple[int, int]]] = {}
@@ -352,13 +359,17 @@ class _Tree:
 
     def split(self, key: int) -> None:
         """The unit ``key`` was stopped by its budget: its positions get their children, which
-        become units (or are known already)."""
+        become units (or are known already), one generation of splits further down."""
         self.split_keys.add(key)
+        below = self.generation.get(key, 0) + 1
         for node in self.units.pop(key, []):
             node.unit = False
             if not node.exact:
                 self._grow(node, 1)
                 self.stale.append(node)
+                for child in node.children:
+                    if child.unit:
+                        self.generation[child.key] = max(self.generation.get(child.key, 0), below)
 
     def absorb(self, bounds: Iterable[tuple[int, int, int]]) -> list[tuple[int, int]]:
         """Take in a stopped unit's :attr:`UnitAnswer.bounds`; returns the positions (key,
@@ -592,8 +603,11 @@ def solve_distributed(
                 if key not in sent:
                     position = tree.units[key][0].game.position()
                     seeds = tuple(tree.seeds.get(key, ()))
+                    grown = unit_budget
+                    if grown is not None and tree.generation.get(key, 0):
+                        grown = grown.times(2 ** min(tree.generation[key], _MAX_DOUBLINGS))
                     future = executor.submit(
-                        solve_unit, game.name, position, window, weak, hash_mb, unit_budget, seeds
+                        solve_unit, game.name, position, window, weak, hash_mb, grown, seeds
                     )
                     running[future] = (key, window)
             # Step 2. Take in every result that arrives: store it, then narrow the tree; a
