@@ -24,11 +24,12 @@ it stops and answers with what its table proved instead of a rank: bounds on the
 unit and of the positions up to ``REPORT_PLIES`` below it (``UnitAnswer.bounds``; the exact ones
 go into the store). The unit is then *split*: its position becomes an inner position of the tree
 and its children become units, which go out in the windows where they matter, carrying those
-bounds. So no worker waits on one long unit while the others idle (a unit never runs much past
-its budget), and what the stopped unit proved is not searched again (only what it had not
-finished is). A split position stays split: a transposition that reaches it later is expanded
-the same way. The budget trades the work lost by a stopped unit (what its table held below the
-reported plies) against how evenly the work spreads; without one a unit runs to its end.
+bounds, and with its table's entries within those plies (``UnitAnswer.seeds``) stored into
+their tables first. So no worker waits on one long unit while the others idle (a unit never
+runs much past its budget), and what the stopped unit finished within ``REPORT_PLIES`` is not
+searched again; what its table held deeper is lost (as are transpositions between units on
+different workers: the price of splitting). A split position stays split: a transposition that
+reaches it later is expanded the same way. Without a budget a unit runs to its end.
 While at least ``_PLENTY`` units per worker are wanted, units go out with ``_PLENTY`` times
 the budget: splitting is for workers that would otherwise idle. A unit's budget doubles with
 each split above it, so the work lost by stopped units stays within a constant factor of the
