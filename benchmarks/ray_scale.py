@@ -1,113 +1,165 @@
-"""How far a distributed solve would scale: a real run's units replayed on N simulated nodes.
+"""How far a distributed solve would scale: its units' measured costs replayed on N nodes.
 
-1. A real run. ``solve_distributed`` solves the position (best moves included, as ``solve
-   --cluster`` does) over ``--workers`` local processes, each unit's nodes and seconds recorded
-   as it comes back (``solve_unit`` reports both), with the window it was solved in.
-2. The replay. The same ``solve_distributed`` runs again, on a simulated executor of N
-   workers (one CPU per node: N nodes) with a clock of its own: a unit starts when a worker is
-   free and ends its recorded seconds later (plus ``--overhead-ms`` for sending it and taking
-   its answer), results come back in the order of that clock, and they prune the units still
-   to send exactly as in a real run. A cancelled unit keeps its worker until it ends (as on
-   Ray, where ``ray.cancel`` is not used). A unit the real run never solved in that window is
-   solved here, serially, and its own time used (``new`` counts those).
-3. What limits it. ``T1`` is the replay on one worker; the speed-up on N is ``T1 / TN``. No
-   schedule beats the longest unit (``speed-up <= T1 / longest``), nor runs more units at once
-   than the split gives (``units``: the positions ``--split`` plies down); the replay also
-   shows the order effect: results that prune arrive later on fewer workers, so more units are
-   sent with many workers (``sent``) and some work is wasted (``cancelled``).
+1. The measurements. Every unit that a replay sends (position, window, budget) is solved once
+   here, in this process, by ``solve_unit`` with its table cleared first, so that its answer
+   and its node count do not depend on which units ran before (a real worker keeps its table
+   between units: these costs are an upper bound). Answers are kept in ``--cache`` (JSON) as
+   they come, so an interrupted benchmark resumes where it stopped. A unit's cost is its
+   nodes at one rate (``--rate``, nodes per second; default: the measured units' own rate),
+   plus ``--overhead-ms`` for sending it and taking its answer: node counts do not change
+   with the load of the machine, seconds do.
+2. The replay. ``solve_distributed`` (best moves included, as ``solve --cluster`` does) runs
+   on a simulated executor of N workers (one CPU per node) with a clock of its own: a unit
+   starts when a worker is free and ends its cost later, answers come back in the order of
+   that clock and prune, split and send exactly as in a real run. A unit cancelled while it
+   waits for a worker never runs; a running one keeps its worker until it ends.
+3. The figures. ``T1`` is the replay on one worker; the speed-up on N is ``T1 / TN``;
+   ``eff`` is the speed-up over N. ``serial`` is the same position solved in one process with
+   one table (``Solver.solve`` and its best moves): ``vs serial`` is what N nodes bring over
+   it (splitting and cold tables cost work: ``work`` is the units' nodes over the serial's).
+   ``coord s`` is what this process spent in the tree's bookkeeping during the replay (the
+   coordinator's own time, not in the simulated clock).
 
-The replay's N = ``--workers`` row next to the real run's time checks the model on this
-machine (a loaded machine makes the real time longer than the replay's).
+A position whose measurements cannot all be made in time (the empty board: Pons's solver needs
+about 3 G nodes, and units with cold tables more) is replayed as far as ``--measure-s`` allows
+per position; then it says so, and prints the costs measured so far instead of speed-ups.
 
 Run from the repository root::
 
-    .venv/bin/python benchmarks/ray_scale.py [--moves 3216462] [--split 2 3]
-        [--nodes 2 8 32 128] [--workers 2] [--overhead-ms 5]
+    .venv/bin/python benchmarks/ray_scale.py [--positions 3216462 ...] [--budget 500000]
+        [--nodes 2 8 32 128] [--split 1] [--overhead-ms 5] [--cache PATH] [--measure-s 600]
 """
 
 from __future__ import annotations
 
 import argparse
 import heapq
+import json
 import os
 import sys
 import time
+from collections import deque
 from collections.abc import Callable, Collection
 from concurrent.futures import Future
+from pathlib import Path
 from typing import Any
 
-from zerosum.compiled.distributed import solve_distributed, solve_unit
+from zerosum.compiled.distributed import Budget, UnitAnswer, _unit_solver, solve_distributed
+from zerosum.compiled.distributed import solve_unit as run_unit
+from zerosum.compiled.solver import Solver
 from zerosum.games.connect4 import Connect4
-from zerosum.runtime import Executor, ProcessExecutor
+from zerosum.runtime import Executor
 from zerosum.store import Store
 
-Key = tuple[str, tuple[int, int]]
-"""A unit as solved: its position and its window."""
-Answer = tuple[int, int, float]
-"""What ``solve_unit`` answers: rank (or bound), nodes, seconds."""
+HASH_MB = 16.0
 
 
-class Recording(Executor):
-    """An executor that passes units on and keeps each unit's answer by (position, window)."""
+class OutOfTime(Exception):
+    """The measurement time of a position ran out."""
 
-    def __init__(self, inner: Executor) -> None:
-        self.inner = inner
-        self.workers = inner.workers
-        self.answers: dict[Key, Answer] = {}
 
-    def submit(self, fn: Callable[..., Any], /, *args: Any) -> Future[Any]:
-        future = self.inner.submit(fn, *args)
-        key = (args[1], args[2])
+class Costs:
+    """Unit answers by (position, window, weak, budget), measured on demand, kept in a file."""
 
-        def keep(done: Future[Any]) -> None:
-            if not done.cancelled() and done.exception() is None:
-                self.answers[key] = done.result()
+    def __init__(self, path: Path | None, measure_s: float) -> None:
+        self.path = path
+        self.answers: dict[str, UnitAnswer] = {}
+        if path is not None and path.exists():
+            for key, (rank, nodes, seconds, bounds, seeds) in json.loads(path.read_text()).items():
+                self.answers[key] = UnitAnswer(
+                    rank, nodes, seconds, tuple(map(tuple, bounds)), tuple(map(tuple, seeds))
+                )
+        self.measure_s = measure_s
+        self.spent = 0.0
+        self.measured = 0
+        self._unsaved = 0
 
-        future.add_done_callback(keep)
-        return future
+    def answer(
+        self,
+        position: str,
+        window: tuple[int, int],
+        weak: bool,
+        budget: Budget | None,
+        seeds: tuple[tuple[int, int], ...],
+    ) -> UnitAnswer:
+        key = (
+            f"{position}|{window[0]}|{window[1]}|{int(weak)}|{budget and budget.nodes}|"
+            f"{hash(seeds) if seeds else 0}"
+        )
+        if key not in self.answers:
+            if self.spent >= self.measure_s:
+                raise OutOfTime
+            started = time.perf_counter()
+            _unit_solver("connect4", HASH_MB).engine.clear()
+            self.answers[key] = run_unit("connect4", position, window, weak, HASH_MB, budget, seeds)
+            self.spent += time.perf_counter() - started
+            self.measured += 1
+            self._unsaved += 1
+            if self._unsaved >= 50:
+                self.save()
+        return self.answers[key]
 
-    def wait(self, futures: Collection[Future[Any]], timeout: float) -> set[Future[Any]]:
-        return self.inner.wait(futures, timeout)
-
-    def cancel(self, future: Future[Any]) -> None:
-        self.inner.cancel(future)
-
-    def close(self) -> None:
-        self.inner.close()
+    def save(self) -> None:
+        self._unsaved = 0
+        if self.path is None:
+            return
+        data = {
+            key: [
+                a.rank,
+                a.nodes,
+                a.seconds,
+                [list(b) for b in a.bounds],
+                [list(e) for e in a.seeds],
+            ]
+            for key, a in self.answers.items()
+        }
+        scratch = self.path.with_suffix(".tmp")
+        scratch.write_text(json.dumps(data))
+        scratch.replace(self.path)
 
 
 class Simulated(Executor):
     """``workers`` simulated workers and a clock (see the module docstring, step 2)."""
 
-    def __init__(self, workers: int, answers: dict[Key, Answer], overhead_s: float) -> None:
+    def __init__(self, workers: int, costs: Costs, rate: float, overhead_s: float) -> None:
         self.workers = workers
-        self.answers = answers
+        self.costs = costs
+        self.rate = rate
         self.overhead_s = overhead_s
         self.now = 0.0
         self.free = [0.0] * workers  # when each worker comes free
-        self.ending: list[tuple[float, int, Future[Any], Answer]] = []
+        self.ending: list[tuple[float, int, Future[Any], UnitAnswer]] = []
+        self.waiting: deque[tuple[Future[Any], UnitAnswer]] = deque()
         self.count = 0
-        self.new = 0
         self.longest = 0.0
         self.busy = 0.0
+        self.nodes = 0
 
     def submit(self, fn: Callable[..., Any], /, *args: Any) -> Future[Any]:
-        key = (args[1], args[2])
-        if key not in self.answers:  # a unit the real run did not solve in this window
-            self.answers[key] = solve_unit(*args)
-            self.new += 1
-        answer = self.answers[key]
-        cost = answer[2] + self.overhead_s
-        worker = min(range(self.workers), key=self.free.__getitem__)
-        start = max(self.now, self.free[worker])
-        self.free[worker] = start + cost
-        self.longest = max(self.longest, cost)
-        self.busy += cost
+        _, position, window, weak, _, budget, seeds = args
+        answer = self.costs.answer(position, window, weak, budget, seeds)
         future: Future[Any] = Future()
-        future.set_running_or_notify_cancel()
-        self.count += 1
-        heapq.heappush(self.ending, (start + cost, self.count, future, answer))
+        self.waiting.append((future, answer))
+        self._dispatch()
         return future
+
+    def _dispatch(self) -> None:
+        """Start waiting units on the workers free now (a unit cancelled while it waited
+        never runs, as with the local pool)."""
+        while self.waiting:
+            worker = min(range(self.workers), key=self.free.__getitem__)
+            if self.free[worker] > self.now:
+                return
+            future, answer = self.waiting.popleft()
+            if not future.set_running_or_notify_cancel():
+                continue
+            cost = answer.nodes / self.rate + self.overhead_s
+            self.free[worker] = self.now + cost
+            self.longest = max(self.longest, cost)
+            self.busy += cost
+            self.nodes += answer.nodes
+            self.count += 1
+            heapq.heappush(self.ending, (self.now + cost, self.count, future, answer))
 
     def wait(self, futures: Collection[Future[Any]], timeout: float) -> set[Future[Any]]:
         done = {future for future in futures if future.done()}
@@ -116,6 +168,7 @@ class Simulated(Executor):
             self.now = max(self.now, end)
             if not future.cancelled():
                 future.set_result(answer)
+            self._dispatch()
             done = {f for f in futures if f.done()}
         return done
 
@@ -127,10 +180,19 @@ class Simulated(Executor):
 
 
 def replay(
-    moves: str, split: int, workers: int, answers: dict[Key, Answer], overhead_s: float
-) -> tuple[float, Simulated, Any]:
-    """The simulated time of the solve on ``workers`` workers, the executor, the result."""
-    simulated = Simulated(workers, answers, overhead_s)
+    moves: str,
+    split: int,
+    workers: int,
+    budget: Budget | None,
+    costs: Costs,
+    rate: float,
+    overhead_s: float,
+) -> tuple[float, Simulated, Any, float]:
+    """The simulated time on ``workers`` workers, the executor, the result, the coordinator's
+    seconds."""
+    simulated = Simulated(workers, costs, rate, overhead_s)
+    spent = costs.spent
+    started = time.perf_counter()
     with Store(":memory:") as store:
         found = solve_distributed(
             Connect4.from_position(moves),
@@ -138,61 +200,99 @@ def replay(
             store=store,
             split=split,
             moves="best",
+            budget=budget,
         )
-    return max(simulated.now, max(simulated.free)), simulated, found
+    coordinator = time.perf_counter() - started - (costs.spent - spent)
+    return max(simulated.now, max(simulated.free)), simulated, found, coordinator
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--moves", default="3216462", help="connect four position")
-    parser.add_argument("--split", type=int, nargs="+", default=[2, 3])
+    parser.add_argument("--positions", nargs="+", default=["3216462", "4444", "44"])
+    parser.add_argument("--budget", type=int, default=500_000, help="unit budget in nodes")
+    parser.add_argument("--split", type=int, default=1)
     parser.add_argument("--nodes", type=int, nargs="+", default=[2, 8, 32, 128])
-    parser.add_argument("--workers", type=int, default=2, help="processes of the real run")
     parser.add_argument("--overhead-ms", type=float, default=5.0, help="per unit, simulated")
+    parser.add_argument("--rate", type=float, help="nodes per second of a node")
+    parser.add_argument("--cache", type=Path, help="unit answers kept here (resumable)")
+    parser.add_argument("--measure-s", type=float, default=1800.0, help="per position")
+    parser.add_argument("--no-serial", action="store_true", help="skip the serial solve")
     args = parser.parse_args()
     overhead_s = args.overhead_ms / 1000
+    budget = Budget(nodes=args.budget)
     print(f"command: {' '.join([os.path.basename(sys.executable), *sys.argv])}")
     print(f"load average before: {os.getloadavg()[0]:.2f}")
-    for split in args.split:
-        # Step 1. The real run.
-        with ProcessExecutor(args.workers) as pool, Store(":memory:") as store:
-            recording = Recording(pool)
+    costs = Costs(args.cache, args.measure_s)
+    print(f"cache: {len(costs.answers)} unit answers already measured")
+    for moves in args.positions:
+        costs.spent = 0.0
+        print(f"\nposition {moves or '(empty board)'}, unit budget {args.budget:,} nodes")
+        # Step 1. The serial reference.
+        serial_nodes = serial_s = 0.0
+        if not args.no_serial:
+            solver = Solver("connect4", hash_mb=HASH_MB)
+            game = Connect4.from_position(moves)
             started = time.perf_counter()
-            real = solve_distributed(
-                Connect4.from_position(args.moves),
-                executor=recording,
-                store=store,
-                split=split,
-                moves="best",
-            )
-            wall = time.perf_counter() - started
-        answers = recording.answers
-        unit_s = sorted((answer[2] for answer in answers.values()), reverse=True)
-        print(
-            f"\n{args.moves} split {split}: score {real.rank}, {real.units} units, "
-            f"{len(answers)} solved in the real run on {args.workers} processes in {wall:.2f} s "
-            f"(units {sum(unit_s):.2f} s of work, {real.nodes:,} nodes; longest "
-            f"{unit_s[0]:.3f} s, median {unit_s[len(unit_s) // 2]:.4f} s)"
-        )
-        # Step 2. The replays.
-        one, base, _ = replay(args.moves, split, 1, answers, overhead_s)
-        print(f"  {'N':>4} {'time s':>8} {'speed-up':>8} {'bound':>6} {'sent':>5} {'new':>4}")
-        print(f"  {1:>4} {one:>8.3f} {1:>8.2f} {1:>6.1f} {base.count:>5} {base.new:>4}")
-        for nodes in sorted({args.workers, *args.nodes}):
-            took, simulated, found = replay(args.moves, split, nodes, answers, overhead_s)
-            assert found.rank == real.rank and found.best_moves == real.best_moves
-            bound = min(nodes, one / simulated.longest, real.units)
-            mark = "  <- the real run's workers" if nodes == args.workers else ""
+            exact = solver.solve(game)
+            best, cost = solver.best_moves_search(game, exact.rank)
+            serial_s = time.perf_counter() - started
+            serial_nodes = exact.stats.nodes + cost.nodes
             print(
-                f"  {nodes:>4} {took:>8.3f} {one / took:>8.2f} {bound:>6.1f} "
-                f"{simulated.count:>5} {simulated.new:>4}{mark}"
+                f"  serial (one process, one table): score {exact.rank}, best "
+                f"{''.join(str(m + 1) for m in best or [])}, {serial_nodes:,.0f} nodes with "
+                f"the best moves in {serial_s:.2f} s"
             )
-        # Step 3. What limits it.
+        # Step 2. The replays (the first one measures most units).
+        rows = []
+        try:
+            for nodes in [1, *args.nodes]:
+                took, sim, found, coordinator = replay(
+                    moves, args.split, nodes, budget, costs, args.rate or 1e7, overhead_s
+                )
+                rows.append((nodes, took, sim, found, coordinator))
+        except OutOfTime:
+            measured = [a for k, a in costs.answers.items() if k.startswith(f"{moves}|")]
+            print(
+                f"  NOT REPLAYED: measuring ran out of its {args.measure_s:.0f} s after "
+                f"{len(measured):,} units of this position ({sum(a.nodes for a in measured):,} "
+                f"nodes; {sum(a.rank is None for a in measured):,} of them split); "
+                "no speed-up is claimed for it"
+            )
+            costs.save()
+            continue
+        costs.save()
+        rate = args.rate or _rate(costs)
+        # costs were taken at a provisional rate: replay again at the measured one (cached)
+        rows = [
+            (n, *replay(moves, args.split, n, budget, costs, rate, overhead_s)) for n, *_ in rows
+        ]
+        one = rows[0][1]
+        first = rows[0][3]
         print(
-            f"  limits: the longest unit ({unit_s[0]:.3f} s) caps the speed-up at "
-            f"{one / unit_s[0]:.1f}; the split gives {real.units} units"
+            f"  replay: score {first.rank}, best {''.join(str(m + 1) for m in first.best_moves)}; "
+            f"rate {rate:,.0f} nodes/s, overhead {args.overhead_ms} ms a unit"
         )
+        print(
+            f"  {'N':>4} {'time s':>9} {'speed-up':>8} {'eff':>5} {'vs serial':>9} {'units':>6} "
+            f"{'splits':>6} {'sent':>6} {'work':>5} {'coord s':>7}"
+        )
+        for nodes, took, sim, found, coordinator in rows:
+            assert found.rank == first.rank and found.best_moves == first.best_moves
+            versus = f"{serial_nodes / rate / took:9.2f}" if serial_nodes else "-"
+            work = f"{sim.nodes / serial_nodes:5.2f}" if serial_nodes else "-"
+            print(
+                f"  {nodes:>4} {took:>9.3f} {one / took:>8.2f} {one / took / nodes:>5.2f} "
+                f"{versus:>9} {found.units:>6} {found.splits:>6} {sim.count:>6} {work:>5} "
+                f"{coordinator:>7.2f}"
+            )
     print(f"\nload average after: {os.getloadavg()[0]:.2f}")
+
+
+def _rate(costs: Costs) -> float:
+    """The measured units' nodes per second."""
+    nodes = sum(a.nodes for a in costs.answers.values())
+    seconds = sum(a.seconds for a in costs.answers.values())
+    return nodes / seconds if seconds else 1e7
 
 
 if __name__ == "__main__":

@@ -50,11 +50,11 @@ SKIPPED_OPTIONS = {"--cluster", "--help", "-h", "--version"}
 LIMITS: dict[str, list[str]] = {
     "analyze": ["--depth", "2", "--time", "0.3", "--workers", "1"],
     "solve": ["--time", "0.3", "--workers", "1"],
-    "book": ["--time", "0.3"],
+    "book": ["--time", "0.3", "--workers", "1"],
     "compare": ["--depth", "1"],
     "play": ["--time", "0.3", "--workers", "1"],
     "match": ["--games", "1", "--max-plies", "4", "--workers", "1", "--time-per-move", "0.05"],
-    "build-endgames": ["--max-men", "2"],  # 3 and up build for seconds to a minute
+    "build-endgames": ["--max-men", "2", "--workers", "1"],  # 3 and up: seconds to a minute
 }
 """What ends each command line: bounds that keep a valid command short."""
 

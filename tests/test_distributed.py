@@ -12,7 +12,7 @@ import pytest
 from test_compiled import read_set
 from test_search_exhaustive import POSITIONS
 
-from zerosum.compiled.distributed import solve_distributed
+from zerosum.compiled.distributed import Budget, book_distributed, solve_distributed, solve_unit
 from zerosum.compiled.solver import Solver
 from zerosum.games.connect4 import Connect4
 from zerosum.games.tictactoe import TicTacToe
@@ -186,3 +186,99 @@ def test_deeper_units_answer_with_bounds_outside_their_window(
                 Connect4.from_position(moves), executor=executor, store=store, split=3
             )
         assert deep.rank == score, moves
+
+
+def test_units_that_outlive_their_budget_split_and_give_the_serial_results(
+    executor: ProcessExecutor, data_dir: Path
+) -> None:
+    # A budget of one node stops every unit at its first look at the budget (1,024 nodes):
+    # every unit larger than that is split, and split again, while the solve runs.
+    tictactoe, connect4 = Solver("tictactoe"), Solver("connect4")
+    cases = [(tictactoe, TicTacToe()), (connect4, Connect4.from_position("32164625"))]
+    cases += [
+        (connect4, Connect4.from_position(m)) for m, _ in read_set(data_dir, "Test_L2_R1")[:1]
+    ]
+    for solver, game in cases:
+        for weak in (False, True) if game.position() == "32164625" else (False,):
+            rank, best, every = _local_moves(solver, game, weak)
+            with Store(":memory:") as store:
+                found = solve_distributed(
+                    game,
+                    executor=executor,
+                    store=store,
+                    split=1,
+                    moves="best",
+                    weak=weak,
+                    budget=Budget(nodes=1),
+                )
+            assert (found.rank, list(found.best_moves)) == (rank, best), game.position()
+            if game.position() == "32164625":
+                assert found.splits > 0 and found.units > len(game.legal_moves())
+            if game.position() not in ("", "32164625"):
+                continue
+            with Store(":memory:") as store:
+                full = solve_distributed(
+                    game,
+                    executor=executor,
+                    store=store,
+                    moves="all",
+                    weak=weak,
+                    budget=Budget(nodes=1),
+                )
+            assert (full.rank, list(full.moves)) == (rank, every), game.position()
+
+
+def test_a_stopped_unit_sends_back_true_bounds() -> None:
+    game = Connect4.from_position("3216462")
+    answer = solve_unit("connect4", game.position(), (-100, 100), False, 16, Budget(nodes=50_000))
+    assert answer.rank is None and answer.nodes >= 50_000 and answer.bounds
+    serial = Solver("connect4")
+    ranks: dict[int, int] = {}
+
+    def walk(position: Connect4, below: int) -> None:
+        if position.outcome() is not None:
+            return
+        ranks[serial.compiled.canonical_key(position)] = serial.solve(position).rank
+        if below:
+            for move in position.legal_moves():
+                child = position.copy()
+                child.make(move)
+                walk(child, below - 1)
+
+    walk(game, 1)  # two plies would cost a minute on a loaded machine
+    for key, lo, hi in answer.bounds:
+        if key not in ranks:
+            continue
+        assert lo <= ranks[key] <= hi
+
+
+def test_a_budget_must_be_positive() -> None:
+    with pytest.raises(ValueError, match="budget of 0 nodes"):
+        Budget(nodes=0)
+    with pytest.raises(ValueError, match="budget of -1 s"):
+        Budget(seconds=-1)
+
+
+def test_a_book_on_the_pool_stores_what_the_serial_book_stores(
+    executor: ProcessExecutor,
+) -> None:
+    game = Connect4.from_position("32164625")
+    with Store(":memory:") as serial_store, Store(":memory:") as store:
+        assert Solver("connect4", store=serial_store).build_book(game, 2)
+        seen: list[Any] = []
+        done = book_distributed(
+            game,
+            2,
+            executor=executor,
+            store=store,
+            on_position=lambda position, exact: seen.append((position.position(), exact.rank)),
+        )
+        assert done and store.count("connect4") == serial_store.count("connect4") == len(seen)
+        for position, rank in seen:
+            key = Solver("connect4").compiled.canonical_key(Connect4.from_position(position))
+            assert serial_store.get("connect4", key) == rank == store.get("connect4", key)
+        again: list[Any] = []
+        assert book_distributed(
+            game, 2, executor=executor, store=store, on_position=lambda p, e: again.append(e)
+        )
+        assert len(again) == len(seen) and all(exact.stored for exact in again)

@@ -1,7 +1,9 @@
 """``zerosum book``: solve every position up to some plies from a position into a store.
 
-The store keeps each result as soon as it is proven, so a build stopped by ``--time`` or
-Ctrl-C resumes where it stopped, and the positions solved before are counted, not solved
+With ``--workers N`` or ``--cluster ADDRESS`` the positions of each layer are solved at once,
+each a unit on local processes or Ray, and their results go into the same store. The store
+keeps each result as soon as it is proven, so a build stopped by ``--time`` or Ctrl-C resumes
+where it stopped, and the positions solved before are counted, not solved
 again. The compiled engine does the solving: games with a kernel only. On a terminal, a status
 line on stderr counts the positions done (:mod:`.progress`).
 """
@@ -14,7 +16,14 @@ from typing import TYPE_CHECKING, Any
 
 from zerosum.cli.common import UsageError, emit, interruptible, load_position, open_store
 from zerosum.cli.engines import open_solver
-from zerosum.cli.parser import Subcommands, duration, megabytes, position_options, whole_number
+from zerosum.cli.parser import (
+    Subcommands,
+    duration,
+    megabytes,
+    position_options,
+    whole_number,
+    workers_option,
+)
 from zerosum.cli.progress import Progress
 from zerosum.compiled import DEFAULT_HASH_MB, check_compiled
 from zerosum.formatting import exact_text
@@ -39,6 +48,13 @@ def add_parser(commands: Subcommands) -> None:
     book.add_argument("--time", type=duration, help="stop after this many seconds")
     book.add_argument(
         "--no-book", action="store_true", help="solve without the shipped opening book"
+    )
+    workers_option(book)
+    book.add_argument(
+        "--cluster",
+        metavar="ADDRESS",
+        help="solve the positions on Ray ('auto' starts a local Ray, else a cluster's "
+        "address); with --workers N > 1 alone, on N local processes",
     )
     book.set_defaults(run=run)
 
@@ -91,9 +107,25 @@ def run(args: argparse.Namespace) -> int:
             solver.book = None
         status.update("listing the positions, then solving the deepest first")
         limit = Limit(time=args.time, stop=stop)
-        done = solver.build_book(
-            game, args.plies, weak=args.weak, limit=limit, on_position=progress
-        )
+        if args.workers == 1 and args.cluster is None:
+            done = solver.build_book(
+                game, args.plies, weak=args.weak, limit=limit, on_position=progress
+            )
+        else:  # each position a unit on the local pool or Ray, the results in this store
+            from zerosum.compiled.distributed import book_distributed
+            from zerosum.runtime.cluster import open_executor
+
+            with open_executor(args.cluster, workers=args.workers) as executor:
+                done = book_distributed(
+                    game,
+                    args.plies,
+                    executor=executor,
+                    store=store,
+                    weak=args.weak,
+                    hash_mb=args.hash,
+                    limit=limit,
+                    on_position=progress,
+                )
         total = store.count(spec.name)
     seconds = time.perf_counter() - started
     data = {

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from zerosum.cli.common import UsageError, emit, tell_waiting
-from zerosum.cli.parser import Subcommands, json_option, whole_number
+from zerosum.cli.parser import Subcommands, json_option, whole_number, worker_count
 from zerosum.cli.progress import Progress
 from zerosum.endgames import MAX_MEN
 from zerosum.formatting import move_names
@@ -42,13 +42,26 @@ def add_parser(commands: Subcommands) -> None:
     endgames.add_argument(
         "--store", metavar="PATH", help="the SQLite file (default: $ZEROSUM_ENDGAMES or the cache)"
     )
+    endgames.add_argument(
+        "--workers",
+        type=worker_count,
+        default=1,
+        metavar="N",
+        help="build independent tiers at once in N local processes (0 or auto: one per core)",
+    )
+    endgames.add_argument(
+        "--cluster",
+        metavar="ADDRESS",
+        help="build the tiers on Ray: 'auto' starts a local Ray, else a cluster's address",
+    )
     json_option(endgames)
     endgames.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Build every class up to ``--max-men`` men a side (the classes stored already are kept:
-    Ctrl-C loses only the class in progress)."""
+    Ctrl-C loses only the classes in progress); with ``--workers`` or ``--cluster``, the
+    independent tiers at once (:mod:`zerosum.endgames.tiers`)."""
     spec = get_game(args.game)
     if spec.endgames is None:
         known = ", ".join(name for name, s in GAMES.items() if s.endgames is not None)
@@ -60,7 +73,17 @@ def run(args: argparse.Namespace) -> int:
     # Ctrl-C loses only the class in progress
     with module.Endgames(args.store, on_wait=tell_waiting) as endgames, status:
         status.update(f"building up to {args.max_men} men a side")
-        infos = endgames.build(args.max_men, on_class=_class_notes(status))
+        if args.workers == 1 and args.cluster is None:
+            infos = endgames.build(args.max_men, on_class=_class_notes(status))
+        else:  # tiers in dependency order on the executor (numba and Ray: only when asked)
+            from zerosum.endgames.tiers import build_tiers
+            from zerosum.runtime.cluster import open_executor
+
+            if not 3 <= args.max_men <= MAX_MEN:  # before any worker starts
+                raise UsageError(f"--max-men {args.max_men} is out of range: expected 3..{MAX_MEN}")
+
+            with open_executor(args.cluster, workers=args.workers) as executor:
+                infos = build_tiers(endgames, executor, args.max_men, on_class=_class_notes(status))
     seconds = time.perf_counter() - started
     data = {
         "game": spec.name,

@@ -28,7 +28,7 @@ from zerosum.cli.parser import (
 )
 from zerosum.cli.progress import Progress
 from zerosum.cli.solve_book import solve_from_book
-from zerosum.cli.solve_cluster import cost_line, run_cluster
+from zerosum.cli.solve_cluster import DEFAULT_UNIT_NODES, cost_line, run_cluster
 from zerosum.cli.solve_positions import run_positions
 from zerosum.compiled import DEFAULT_HASH_MB
 from zerosum.engines import open_engine
@@ -71,10 +71,19 @@ def add_parser(commands: Subcommands) -> None:
     solver.add_argument(
         "--cluster",
         metavar="ADDRESS",
-        help="solve in work units on Ray: 'auto' starts a local Ray, else a cluster's address",
+        help="solve in work units on Ray: 'auto' starts a local Ray, 'local' uses local "
+        "processes, else a cluster's address",
     )
     solver.add_argument(
         "--split", type=positive_int, default=2, help="plies below the root of the work units"
+    )
+    solver.add_argument(
+        "--unit-nodes",
+        type=int,
+        default=DEFAULT_UNIT_NODES,
+        metavar="N",
+        help="with --cluster: a work unit that outlives N nodes is split into its children "
+        f"(default {DEFAULT_UNIT_NODES:,}; 0: never)",
     )
     solver.add_argument(
         "--positions",

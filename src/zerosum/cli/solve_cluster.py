@@ -1,8 +1,10 @@
 """``zerosum solve --cluster``: an exact solve in work units on Ray.
 
-The position is split ``--split`` plies down into work units that Ray workers solve with the
-compiled engine; every unit's result is kept in the store (an in-memory one without
-``--store``), so a second run resumes an interrupted one. The answer has the fields and lines
+The position is split ``--split`` plies down into work units that Ray workers (or local
+processes: ``--cluster local``) solve with the compiled engine; a unit that outlives
+``--unit-nodes`` is split into its children while the solve runs. Every unit's result is
+kept in the store (an in-memory one without ``--store``), so a second run resumes an
+interrupted one. The answer has the fields and lines
 of the local compiled solve (score, best moves; with ``--all`` every move's score), plus the
 work units and where they ran: ``cluster_nodes`` (the Ray nodes that ran units) and
 ``units_per_node`` (by Ray node id). ``time_s`` is the whole command's, from joining (or
@@ -15,9 +17,9 @@ from __future__ import annotations
 
 import argparse
 import time
-from typing import Any
+from typing import Any, Final
 
-from zerosum.cli.common import emit, interruptible
+from zerosum.cli.common import UsageError, emit, interruptible
 from zerosum.cli.engines import COMPILED_ENGINE
 from zerosum.compiled import DEFAULT_HASH_MB
 from zerosum.formatting import exact_text, exact_value_text, move_names
@@ -26,12 +28,19 @@ from zerosum.games import GameSpec
 from zerosum.search import Limit
 from zerosum.store import Store
 
+DEFAULT_UNIT_NODES: Final = 20_000_000
+"""``--unit-nodes``: a work unit's node budget (about 2 s of the compiled solver) before it is
+split into its children."""
+
 
 def run_cluster(args: argparse.Namespace, spec: GameSpec, game: Game[Any]) -> int:
     """Solve ``game`` on the Ray cluster ``args.cluster`` and print the answer."""
-    from zerosum.compiled.distributed import solve_distributed  # numba: only when asked for
+    from zerosum.compiled.distributed import Budget, solve_distributed  # numba: when asked
     from zerosum.runtime.cluster import open_executor
 
+    if args.unit_nodes < 0:
+        raise UsageError(f"--unit-nodes {args.unit_nodes}: expected 0 (never split) or more")
+    budget = Budget(nodes=args.unit_nodes) if args.unit_nodes else None
     with Store(args.store or ":memory:") as store, interruptible() as stop:
         started = time.perf_counter()
         executor = open_executor(args.cluster, workers=0 if args.workers == 1 else args.workers)
@@ -46,6 +55,7 @@ def run_cluster(args: argparse.Namespace, spec: GameSpec, game: Game[Any]) -> in
                 hash_mb=args.hash or DEFAULT_HASH_MB,
                 limit=Limit(time=args.time, stop=stop),
                 moves="all" if args.all else "best",
+                budget=budget,
             )
         finally:
             executor.shutdown(wait=False, cancel_futures=True)
@@ -115,6 +125,7 @@ def _output(
         units_from_store=found.from_store,
         units_solved=found.solved,
         units_cancelled=found.cancelled,
+        units_split=found.splits,
         cluster_nodes=len(placed),
         units_per_node=placed,
     )
@@ -147,7 +158,7 @@ def _output(
         spread = f" on {len(placed)} Ray node{'s' * (len(placed) > 1)} ({counts})"
     lines += [
         f"{found.units} work units {args.split} plies down: {found.from_store} from the store, "
-        f"{found.solved} solved now{spread}, {found.cancelled} cancelled",
+        f"{found.solved} solved now{spread}, {found.cancelled} cancelled, {found.splits} split",
         cost_line(data, stored=found.stored),
     ]
     return data, lines

@@ -19,6 +19,22 @@ are cancelled. Units go out in the tree's order (depth first, the most promising
 as the kernel orders moves), so the results that prune most arrive early. A unit is solved in
 the window where its rank matters; only exact results go into the store.
 
+Units that split while they run. With a ``budget`` (nodes or seconds), a unit that outlives
+it stops and answers with what its table proved instead of a rank: bounds on the ranks of the
+unit and of the positions up to ``REPORT_PLIES`` below it (``UnitAnswer.bounds``; the exact ones
+go into the store). The unit is then *split*: its position becomes an inner position of the tree
+and its children become units, which go out in the windows where they matter, carrying those
+bounds, and with its table's entries within those plies (``UnitAnswer.seeds``) stored into
+their tables first. So no worker waits on one long unit while the others idle (a unit never
+runs much past its budget), and what the stopped unit finished within ``REPORT_PLIES`` is not
+searched again; what its table held deeper is lost (as are transpositions between units on
+different workers: the price of splitting). A split position stays split: a transposition that
+reaches it later is expanded the same way. Without a budget a unit runs to its end.
+While at least ``_PLENTY`` units per worker are wanted, units go out with ``_PLENTY`` times
+the budget: splitting is for workers that would otherwise idle. A unit's budget doubles with
+each split above it, so the work lost by stopped units stays within a constant factor of the
+work that finished.
+
 The root's moves (``moves="best"`` or ``"all"``, what ``solve`` prints). The same walk, started
 from the root's children instead of the root: for every move's exact rank, each child in the
 full window; for the best moves, once the root's rank ``v`` is known, each child in the null
@@ -29,7 +45,7 @@ solver's ``best_moves`` does. The root is then expanded even when its rank is st
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from functools import cache
@@ -37,19 +53,81 @@ from typing import Any, Final
 
 import numpy as np
 
-from zerosum.compiled.engine import NO_SCORE, rank_of_lower_bound
+from zerosum.compiled.engine import (
+    EXACT,
+    LOWER,
+    NO_SCORE,
+    UPPER,
+    _flag,
+    _score,
+    probe,
+    rank_of_lower_bound,
+    rank_of_upper_bound,
+)
+from zerosum.compiled.engine import store as table_store
 from zerosum.compiled.kernels import compiled_game
-from zerosum.compiled.solver import Solver
+from zerosum.compiled.solver import Exact, Solver
 from zerosum.game import Game
 from zerosum.games import get_game
 from zerosum.runtime.executor import Executor
-from zerosum.search.core import Limit
+from zerosum.search.core import Limit, Stats
 from zerosum.store import Store
 
 DEFAULT_SPLIT: Final = 2
 """Plies below the root where the work units are cut."""
+REPORT_PLIES: Final = 3
+"""How far below a stopped unit its table's bounds are sent back."""
+_PLENTY: Final = 4
+"""When at least this many units per worker are wanted, units go out with this many times
+their budget (splitting is for workers that would idle; each split costs a stopped unit)."""
+_MAX_DOUBLINGS: Final = 10
 _POLL_S: Final = 0.05
 _UNBOUNDED: Final = 1 << 30
+
+
+@dataclass(frozen=True)
+class Budget:
+    """How long one work unit may run before it stops and is split (either or both)."""
+
+    nodes: int | None = None
+    """Nodes of the unit's search."""
+    seconds: float | None = None
+    """Seconds of the unit's search."""
+
+    def __post_init__(self) -> None:
+        if self.nodes is not None and self.nodes < 1:
+            raise ValueError(f"a unit budget of {self.nodes} nodes: expected 1 or more")
+        if self.seconds is not None and not self.seconds > 0:
+            raise ValueError(f"a unit budget of {self.seconds} s: expected more than 0")
+
+    def limit(self) -> Limit:
+        return Limit(nodes=self.nodes, time=self.seconds)
+
+    def times(self, factor: int) -> Budget:
+        """This budget ``factor`` times over."""
+        return Budget(
+            None if self.nodes is None else self.nodes * factor,
+            None if self.seconds is None else self.seconds * factor,
+        )
+
+
+@dataclass(frozen=True)
+class UnitAnswer:
+    """What a work unit sends back."""
+
+    rank: int | None
+    """The rank inside the unit's window, else the bound the engine failed soft to (see
+    :func:`solve_unit`); ``None`` if the unit's budget stopped it."""
+    nodes: int
+    """Nodes the unit searched."""
+    seconds: float
+    """Seconds the unit took."""
+    bounds: tuple[tuple[int, int, int], ...] = ()
+    """For a stopped unit: ``(canonical key, lo, hi)``, the ranks its table proved for its
+    position and those up to :data:`REPORT_PLIES` below it (only where it narrowed them)."""
+    seeds: tuple[tuple[int, int, int], ...] = ()
+    """For a stopped unit: its table's entries below it, ``(canonical key of the child they lie
+    under, table key, entry)``, for the tables of its children's units."""
 
 
 @cache
@@ -58,16 +136,76 @@ def _unit_solver(game: str, hash_mb: float) -> Solver:
 
 
 def solve_unit(
-    game: str, position: str, window: tuple[int, int], weak: bool, hash_mb: float
-) -> tuple[int, int, float]:
+    game: str,
+    position: str,
+    window: tuple[int, int],
+    weak: bool,
+    hash_mb: float,
+    budget: Budget | None = None,
+    seeds: tuple[tuple[int, int], ...] = (),
+) -> UnitAnswer:
     """A work unit, run in a task: the rank of ``position`` if it lies inside ``window``, else
     a bound (the engine fails soft: an answer at or below the low end is an upper bound, one at
-    or above the high end a lower bound), the nodes and seconds it took. The solver (and its
-    table) is kept for the life of the worker process."""
+    or above the high end a lower bound), the nodes and seconds it took. A unit stopped by
+    ``budget`` answers ``rank=None`` and what its table proved (:class:`UnitAnswer`). ``seeds``
+    (table key, entry) go into the table first: what a stopped unit above proved below this
+    one. The solver (and its table) is kept for the life of the worker process."""
     solver = _unit_solver(game, hash_mb)
-    state = solver.state(get_game(game).from_position(position))
-    solution = solver.engine.solve(state, weak=weak, window=window)
-    return int(solution.rank), solution.stats.nodes, solution.stats.time_s
+    engine = solver.engine
+    for table_key, entry in seeds:
+        table_store(engine.keys, engine.data, table_key, entry)
+    start = get_game(game).from_position(position)
+    limit = None if budget is None else budget.limit()
+    solution = engine.solve(solver.state(start), weak=weak, window=window, limit=limit)
+    stats = solution.stats
+    if solution.complete:
+        return UnitAnswer(int(solution.rank), stats.nodes, stats.time_s)
+    bounds, below = table_bounds(solver, start, REPORT_PLIES)
+    return UnitAnswer(None, stats.nodes, stats.time_s, bounds, below)
+
+
+def table_bounds(
+    solver: Solver, game: Game[Any], plies: int
+) -> tuple[tuple[tuple[int, int, int], ...], tuple[tuple[int, int, int], ...]]:
+    """What ``solver``'s table proved of ``game`` and the positions up to ``plies`` below it.
+
+    Bounds: ``(canonical key, lo, hi)`` where an entry narrows a position's rank range (every
+    entry of an exact solve is a true bound, a fail-soft score with its flag, whichever window
+    it was searched in). Seeds: ``(canonical key of the child it lies under, table key, entry)``
+    for every entry below ``game``, to be stored in the table of that child's unit."""
+    kernel = solver.compiled.kernel
+    engine = solver.engine
+    found: dict[int, tuple[int, int]] = {}
+    seeds: dict[int, tuple[int, int, int]] = {}
+
+    def walk(position: Game[Any], below: int, under: int | None) -> None:
+        if position.outcome() is not None:
+            return
+        state = solver.state(position)
+        table_key = int(kernel.key(state))
+        entry = int(probe(engine.keys, engine.data, table_key))
+        if entry != 0:
+            if under is not None:
+                seeds.setdefault(table_key, (under, table_key, entry))
+            least, most = (int(end) for end in kernel.rank_range(state))
+            lo, hi = least, most
+            score, flag = int(_score(entry)), int(_flag(entry))
+            if flag in (EXACT, LOWER):
+                lo = max(lo, int(rank_of_lower_bound(score)))
+            if flag in (EXACT, UPPER):
+                hi = min(hi, int(rank_of_upper_bound(score)))
+            if (lo, hi) != (least, most) and lo <= hi:
+                found[solver.compiled.canonical_key(position)] = (lo, hi)
+        if below > 0:
+            for move in position.legal_moves():
+                child = position.copy()
+                child.make(move)
+                top = solver.compiled.canonical_key(child) if under is None else under
+                walk(child, below - 1, top)
+
+    walk(game.copy(), plies, None)
+    bounds = tuple((key, lo, hi) for key, (lo, hi) in found.items())
+    return bounds, tuple(seeds.values())
 
 
 @dataclass
@@ -83,6 +221,7 @@ class _Node:
     """A leaf sent as a work unit (not proven yet when the tree was built)."""
     move: Any = None
     """The move from the parent that leads here."""
+    parent: _Node | None = None
 
     @property
     def exact(self) -> bool:
@@ -96,7 +235,8 @@ class DistributedResult:
     rank: int | None
     """The exact rank (Pons's score for connect four; -1/0/1 if weak), None if stopped."""
     units: int
-    """Work units in the tree (distinct positions at the split ply, or finished earlier)."""
+    """Work units in the tree (distinct positions at the split ply or below a split unit, or
+    finished earlier), split ones included."""
     from_store: int
     """Units (or the root) whose result was already in the store."""
     solved: int
@@ -122,6 +262,8 @@ class DistributedResult:
     """With ``moves`` asked for: every move that keeps the root's rank (empty if stopped)."""
     moves_complete: bool = False
     """Everything ``moves`` asked for is known (always True without ``moves``, once solved)."""
+    splits: int = 0
+    """Units stopped by their budget and split into their children."""
 
     @property
     def complete(self) -> bool:
@@ -144,6 +286,22 @@ class _Tree:
         self.solver, self.store, self.weak = solver, store, weak
         self.units: dict[int, list[_Node]] = {}
         """Every unit's key, with the tree positions that are that unit."""
+        self.split_keys: set[int] = set()
+        """Units stopped by their budget and split into their children."""
+        self.generation: dict[int, int] = {}
+        """How many splits above a unit: its budget doubles with each (a unit split again and
+        again would otherwise lose its budget at every level, and cold tables make the
+        children of a split cost more than their parent)."""
+        self.made: set[int] = set()
+        """Every key that was ever a unit."""
+        self.seeds: dict[int, list[tuple[int, int]]] = {}
+        """Table entries a stopped unit proved below a position, for that position's unit."""
+        self.known: dict[int, tuple[int, int]] = {}
+        """Bounds proven for positions (by answers in a window, or a stopped unit's table)."""
+        self.at: dict[int, list[_Node]] = {}
+        """The positions of the tree that are not known at once, by key."""
+        self.stale: list[_Node] = []
+        """Inner positions whose children changed since the last :meth:`update`."""
         self.from_store = 0
         self.root = self._expand(root.copy(), split, expand=moves)
         self.stored = (
@@ -169,13 +327,25 @@ class _Tree:
             lo = hi = known
         elif decided != NO_SCORE:
             lo = hi = self._weak(int(rank_of_lower_bound(decided)))
+        elif key in self.known:
+            lo, hi = max(lo, self.known[key][0]), min(hi, self.known[key][1])
         node = _Node(game, key, lo, hi)
         if node.exact and not expand:
             return node
-        if plies == 0:
+        self.at.setdefault(key, []).append(node)
+        if plies == 0 and key not in self.split_keys:
             node.unit = True
             self.units.setdefault(key, []).append(node)
+            self.made.add(key)
             return node
+        self._grow(node, max(plies, 1))
+        self.stale.append(node)
+        return node
+
+    def _grow(self, node: _Node, plies: int) -> None:
+        """Give ``node`` its children, the tree below each ``plies - 1`` deep."""
+        game, kernel = node.game, self.solver.compiled.kernel
+        state = self.solver.state(game)
         moves = np.zeros(kernel.max_moves, np.int64)
         count = int(kernel.moves(state, moves))
         order = [int(move) for move in moves[:count]]
@@ -186,7 +356,47 @@ class _Tree:
             child.make(move)
             node.children.append(self._expand(child, plies - 1))
             node.children[-1].move = move
-        return node
+            node.children[-1].parent = node
+
+    def split(self, key: int) -> None:
+        """The unit ``key`` was stopped by its budget: its positions get their children, which
+        become units (or are known already), one generation of splits further down."""
+        self.split_keys.add(key)
+        below = self.generation.get(key, 0) + 1
+        for node in self.units.pop(key, []):
+            node.unit = False
+            if not node.exact:
+                self._grow(node, 1)
+                self.stale.append(node)
+                for child in node.children:
+                    if child.unit:
+                        self.generation[child.key] = max(self.generation.get(child.key, 0), below)
+
+    def absorb(self, bounds: Iterable[tuple[int, int, int]]) -> list[tuple[int, int]]:
+        """Take in a stopped unit's :attr:`UnitAnswer.bounds`; returns the positions (key,
+        rank) they prove exactly, which were not known exactly before."""
+        proven = []
+        for key, lo, hi in bounds:
+            before = self.known.get(key)
+            self.learn(key, self._weak(lo), self._weak(hi))
+            lo, hi = self.known[key]
+            if lo == hi and (before is None or before[0] != before[1]):
+                proven.append((key, lo))
+        return proven
+
+    def learn(self, key: int, lo: int, hi: int) -> None:
+        """Take in bounds proven for the position ``key`` (on the weak scale if the solve is
+        weak): kept for the positions of the tree that are (or will be) ``key``."""
+        if key in self.known:
+            lo, hi = max(lo, self.known[key][0]), min(hi, self.known[key][1])
+        self.known[key] = (lo, hi)
+        for node in self.at.get(key, []):
+            if not node.unit:  # an inner position: recomputed with what is known of it
+                self.stale.append(node)
+            elif node.lo < lo or node.hi > hi:
+                node.lo, node.hi = max(node.lo, lo), min(node.hi, hi)
+                if node.parent is not None:
+                    self.stale.append(node.parent)
 
     def _weak(self, rank: int) -> int:
         return (rank > 0) - (rank < 0) if self.weak else rank
@@ -197,33 +407,50 @@ class _Tree:
         end); returns whether the unit is exact now."""
         rank = self._weak(rank)
         low, high = window
-        nodes = self.units[key]
-        for node in nodes:
-            # The engine fails soft: an answer outside the window is a bound, not the rank.
-            if low < rank < high:  # exact
-                node.lo = node.hi = rank
-            elif rank <= low:  # at most this
-                node.hi = min(node.hi, rank)
-            else:  # at least this
-                node.lo = max(node.lo, rank)
-        return nodes[0].exact
+        # The engine fails soft: an answer outside the window is a bound, not the rank.
+        if low < rank < high:  # exact
+            self.learn(key, rank, rank)
+        elif rank <= low:  # at most this
+            self.learn(key, -_UNBOUNDED, rank)
+        else:  # at least this
+            self.learn(key, rank, _UNBOUNDED)
+        nodes = self.units.get(key, [])
+        return bool(nodes) and nodes[0].exact
 
-    def update(self) -> list[_Node]:
-        """Recompute the inner intervals; returns the inner positions newly proven."""
+    def _recompute(self, node: _Node) -> bool:
+        """``node``'s interval from its children's (and what is known of it); returns whether
+        it changed."""
+        lo = max(-child.hi for child in node.children)
+        hi = max(-child.lo for child in node.children)
+        if node.key in self.known:  # what a stopped unit proved of itself
+            lo, hi = max(lo, self.known[node.key][0]), min(hi, self.known[node.key][1])
+        changed = (lo, hi) != (node.lo, node.hi)
+        node.lo, node.hi = lo, hi
+        return changed
+
+    def update(self, *, full: bool = False) -> list[_Node]:
+        """Recompute the inner intervals: the ancestors of what changed since the last call,
+        or (``full``) every one; returns the inner positions newly proven."""
         proven: list[_Node] = []
 
         def walk(node: _Node) -> None:
             # Below an exact position too: the root's moves may still be narrowing.
             for child in node.children:
                 walk(child)
-            if not node.children or node.exact:
-                return
-            node.lo = max(-child.hi for child in node.children)
-            node.hi = max(-child.lo for child in node.children)
-            if node.exact:
+            if node.children and not node.exact and self._recompute(node) and node.exact:
                 proven.append(node)
 
-        walk(self.root)
+        if full:
+            self.stale.clear()
+            walk(self.root)
+        while self.stale:
+            node = self.stale.pop()
+            if node.exact or not node.children or not self._recompute(node):
+                continue
+            if node.exact:
+                proven.append(node)
+            if node.parent is not None:
+                self.stale.append(node.parent)
         return proven
 
     def needed(self, moves: str | None = None) -> dict[int, tuple[int, int]]:
@@ -295,11 +522,13 @@ def solve_distributed(
     limit: Limit | None = None,
     on_unit: Callable[[Game[Any], int], None] | None = None,
     moves: str | None = None,
+    budget: Budget | None = None,
 ) -> DistributedResult:
     """The exact rank of ``game`` from work units solved on ``executor`` (see the module
     docstring), every result kept in ``store``. ``on_unit(position, rank)`` is called as each
     unit's result arrives. A limit (time, or its stop callback) stops it early with
-    ``rank=None``; what was proven stays in the store for the next run.
+    ``rank=None``; what was proven stays in the store for the next run. With ``budget``, a
+    unit that outlives it is split into its children (see the module docstring).
 
     ``moves="best"`` also finds every best move (once the rank is known, each root move's
     subtree is solved in the null window that tells whether it keeps the rank, as the local
@@ -315,9 +544,9 @@ def solve_distributed(
     limit = limit or Limit()
     solver = _unit_solver(game.name, 1)
     tree = _Tree(solver, store, game, split, weak=weak, moves=moves is not None)
-    running: dict[Future[tuple[int, int, float]], tuple[int, tuple[int, int]]]
+    running: dict[Future[UnitAnswer], tuple[int, tuple[int, int]]]
     running = {}
-    solved = cancelled = nodes = 0
+    solved = cancelled = nodes = splits = 0
     proven: list[tuple[float, int]] = []
     """When the root's rank was proven: (seconds, nodes) so far."""
 
@@ -331,7 +560,7 @@ def solve_distributed(
         solve_s, solve_nodes = proven[0] if proven else (time.perf_counter() - started, nodes)
         return DistributedResult(
             root.lo if root.exact else None,
-            len(tree.units),
+            len(tree.made),
             tree.from_store,
             solved,
             cancelled,
@@ -343,6 +572,7 @@ def solve_distributed(
             moves_complete=done,
             solve_s=solve_s,
             solve_nodes=solve_nodes,
+            splits=splits,
         )
 
     def stop_running() -> int:
@@ -352,7 +582,7 @@ def solve_distributed(
         running.clear()
         return count
 
-    for node in tree.update():
+    for node in tree.update(full=True):
         store.put(solver.name, node.key, node.lo, weak=weak)
     note_root()
     try:
@@ -365,27 +595,50 @@ def solve_distributed(
                     del running[future]
                     cancelled += 1
             sent = {key for key, _ in running.values()}
+            # Plenty of work for every worker: a unit may run longer before it is split.
+            plenty = budget is not None and len(wanted) >= _PLENTY * executor.workers
+            unit_budget = budget.times(_PLENTY) if plenty and budget is not None else budget
             for key, window in wanted.items():
-                if len(running) >= 2 * executor.workers:
+                if len(running) >= executor.workers:
                     break
                 if key not in sent:
                     position = tree.units[key][0].game.position()
-                    future = executor.submit(solve_unit, game.name, position, window, weak, hash_mb)
+                    seeds = tuple(tree.seeds.get(key, ()))
+                    grown = unit_budget
+                    if grown is not None and tree.generation.get(key, 0):
+                        grown = grown.times(2 ** min(tree.generation[key], _MAX_DOUBLINGS))
+                    future = executor.submit(
+                        solve_unit, game.name, position, window, weak, hash_mb, grown, seeds
+                    )
                     running[future] = (key, window)
-            # Step 2. Take in every result that arrives: store it, then narrow the tree.
+            # Step 2. Take in every result that arrives: store it, then narrow the tree; a
+            # unit stopped by its budget is split, what its table proved kept.
             done = executor.wait(list(running), _POLL_S)
             for future in done:
                 key, window = running.pop(future)
                 if future.cancelled():
                     continue
-                rank, unit_nodes, _ = future.result()
-                solved += 1
-                nodes += unit_nodes
-                if tree.settle(key, window, rank):
-                    rank = tree.units[key][0].lo
-                    store.put(solver.name, key, rank, weak=weak)
-                    if on_unit is not None:
-                        on_unit(tree.units[key][0].game, rank)
+                answer = future.result()
+                nodes += answer.nodes
+                finished: list[int] = []
+                if answer.rank is None:  # stopped by its budget: keep what it proved, split
+                    splits += 1
+                    for proven_key, rank in tree.absorb(answer.bounds):
+                        store.put(solver.name, proven_key, rank, weak=weak)
+                        if proven_key in tree.units:
+                            finished.append(proven_key)
+                    if key not in finished:
+                        for under, table_key, entry in answer.seeds:
+                            tree.seeds.setdefault(under, []).append((table_key, entry))
+                        tree.split(key)
+                else:
+                    solved += 1
+                    if tree.settle(key, window, answer.rank):
+                        finished.append(key)
+                        store.put(solver.name, key, tree.units[key][0].lo, weak=weak)
+                if on_unit is not None:
+                    for done_key in finished:
+                        on_unit(tree.units[done_key][0].game, tree.units[done_key][0].lo)
             for node in tree.update():
                 store.put(solver.name, node.key, node.lo, weak=weak)
             note_root()
@@ -400,3 +653,82 @@ def solve_distributed(
         raise
     cancelled += stop_running()
     return result()
+
+
+def book_distributed(
+    game: Game[Any],
+    plies: int,
+    *,
+    executor: Executor,
+    store: Store,
+    weak: bool = False,
+    hash_mb: float = 16,
+    limit: Limit | None = None,
+    on_position: Callable[[Game[Any], Exact], None] | None = None,
+) -> bool:
+    """:meth:`~zerosum.compiled.solver.Solver.build_book` on ``executor``: every position up
+    to ``plies`` moves after ``game`` solved into ``store``, a layer at a time, deepest first,
+    each position a unit (positions stored before are skipped, so an interrupted build resumes
+    and loses only the units in flight). Returns False if ``limit`` stopped it."""
+    compiled_game(game.name)  # a clear error for a game without a kernel
+    started = time.perf_counter()
+    limit = limit or Limit()
+    solver = _unit_solver(game.name, 1)
+    name = solver.name
+
+    def stopped() -> bool:
+        return (limit.time is not None and time.perf_counter() - started >= limit.time) or (
+            limit.stop is not None and limit.stop()
+        )
+
+    # Step 1. The positions, layer by layer (transpositions and symmetric twins once).
+    layers: list[list[Game[Any]]] = [[game.copy()]]
+    seen = {solver.compiled.canonical_key(game)}
+    for _ in range(plies):
+        layer = []
+        for parent in layers[-1]:
+            for move in parent.legal_moves():
+                child = parent.copy()
+                child.make(move)
+                key = solver.compiled.canonical_key(child)
+                if key not in seen and child.outcome() is None:
+                    seen.add(key)
+                    layer.append(child)
+        layers.append(layer)
+    # Step 2. Each layer's positions as units, deepest layer first.
+    full = (-_UNBOUNDED, _UNBOUNDED)
+    for layer in reversed(layers):
+        running: dict[Future[UnitAnswer], Game[Any]] = {}
+        try:
+            for position in layer:
+                known = store.get(name, solver.compiled.canonical_key(position), weak=weak)
+                if known is not None:
+                    if on_position is not None:
+                        on_position(
+                            position,
+                            solver._exact(position, known, Stats(), weak=weak, stored=True),
+                        )
+                    continue
+                future = executor.submit(solve_unit, name, position.position(), full, weak, hash_mb)
+                running[future] = position
+            while running:
+                if stopped():
+                    return False
+                for future in executor.wait(list(running), _POLL_S):
+                    position = running.pop(future)
+                    answer = future.result()
+                    assert answer.rank is not None  # no budget: every unit runs to its end
+                    exact = solver._exact(
+                        position,
+                        answer.rank,
+                        Stats(nodes=answer.nodes, time_s=answer.seconds),
+                        weak=weak,
+                    )
+                    key = solver.compiled.canonical_key(position)
+                    store.put(name, key, exact.rank, weak=weak)
+                    if on_position is not None:
+                        on_position(position, exact)
+        finally:
+            for future in running:
+                executor.cancel(future)
+    return True

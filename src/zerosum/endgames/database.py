@@ -306,35 +306,41 @@ class Endgames:
             started = time.perf_counter()
             tables = solve_pair(self.board, x, y, inputs)
             seconds = (time.perf_counter() - started) / len(tables)
-            infos = [
-                ClassInfo(key[0], key[1], len(table), *_counts(table), seconds, built_now=True)
-                for key, table in tables.items()
-            ]
-            rows = [
-                (
-                    GAME,
-                    info.mover,
-                    info.other,
-                    info.entries,
-                    info.wins,
-                    info.losses,
-                    info.draws,
-                    info.longest_win,
-                    info.longest_loss,
-                    info.build_s,
-                    zlib.compress(table.tobytes()),
-                )
-                for info, table in zip(infos, tables.values(), strict=True)
-            ]
-            self._file.run(partial(_insert, rows=rows), write=True)  # the pair: one transaction
-            self._stored = None
-            for info, (key, table) in zip(infos, tables.items(), strict=True):
-                self._tables[key] = table
-                stored[key] = info
+            for info in self.commit(tables, seconds):
+                stored[(info.mover, info.other)] = info
                 done.append(info)
                 if on_class is not None:
                     on_class(info)
         return done
+
+    def commit(
+        self, tables: dict[tuple[int, int], np.ndarray[Any, Any]], seconds: float
+    ) -> list[ClassInfo]:
+        """Store the classes of one pair (built in ``seconds`` each) in one transaction."""
+        infos = [
+            ClassInfo(key[0], key[1], len(table), *_counts(table), seconds, built_now=True)
+            for key, table in tables.items()
+        ]
+        rows = [
+            (
+                GAME,
+                info.mover,
+                info.other,
+                info.entries,
+                info.wins,
+                info.losses,
+                info.draws,
+                info.longest_win,
+                info.longest_loss,
+                info.build_s,
+                zlib.compress(table.tobytes()),
+            )
+            for info, table in zip(infos, tables.values(), strict=True)
+        ]
+        self._file.run(partial(_insert, rows=rows), write=True)  # the pair: one transaction
+        self._stored = None
+        self._tables.update(tables)
+        return infos
 
     # -- probing ------------------------------------------------------------------------
 

@@ -52,6 +52,8 @@ from zerosum.runtime.joining import AUTO, ClusterError, connect
 from zerosum.runtime.signals import sigint_held
 from zerosum.runtime.workers import worker_imports, worker_init
 
+LOCAL: Final = "local"
+"""The cluster address that means the local process pool (:class:`ProcessExecutor`)."""
 T = TypeVar("T")
 
 MAX_ATTEMPTS: Final = 3
@@ -373,16 +375,17 @@ class RayActorExecutor(Executor):
 
 
 def open_executor(cluster: str | None = None, *, workers: int = 0) -> Executor:
-    """The local process pool (``cluster`` None), a local Ray (``"auto"``) or the Ray cluster
-    at ``cluster``, as Ray tasks; ``workers`` sizes the local pool or the local Ray (0: one
-    per core)."""
-    if cluster is None:
+    """The local process pool (``cluster`` None or ``"local"``), a local Ray (``"auto"``) or
+    the Ray cluster at ``cluster``, as Ray tasks; ``workers`` sizes the local pool or the local
+    Ray (0: one per core)."""
+    if cluster is None or cluster == LOCAL:
         return ProcessExecutor(workers)
     return RayTaskExecutor(cluster, workers=workers)
 
 
 __all__ = [
     "AUTO",
+    "LOCAL",
     "MAX_ATTEMPTS",
     "ClusterError",
     "RayActorExecutor",
