@@ -205,7 +205,9 @@ def normalise(lines: Iterable[str], *, ignore_numbers: bool = False) -> list[str
 def run(command: Command, *, cwd: Path, exit_status: int = 0) -> list[str]:
     """What ``command`` prints, stdout and stderr together, as lines; raises
     :class:`ExampleError` when it exits with another status than ``exit_status``."""
-    env = dict(os.environ, PYTHONUNBUFFERED="1", PYTHONIOENCODING="utf-8")
+    # ZEROSUM_COMPILE=wait: the compiled engines answer, as they do once compiled, not their
+    # Python twins that answer while a first compile runs (docs/benchmarks.md, cold start)
+    env = dict(os.environ, PYTHONUNBUFFERED="1", PYTHONIOENCODING="utf-8", ZEROSUM_COMPILE="wait")
     done = subprocess.run(
         [sys.executable, "-m", "zerosum", *command.argv()],
         cwd=cwd,
