@@ -138,8 +138,15 @@ def register_evaluation(game: str, evaluation: Evaluation) -> None:
 
 
 def unregister_evaluation(game: str) -> None:
-    """Forget the heuristic of ``game`` (tests)."""
-    _EVALUATIONS.pop(game, None)
+    """Forget the heuristic of ``game`` (tests), and its module in the worker processes'
+    imports unless another heuristic still comes from it."""
+    from zerosum.runtime.workers import WORKER_IMPORTS  # multiprocessing: only here
+
+    evaluation = _EVALUATIONS.pop(game, None)
+    module = getattr(evaluation, "__module__", None)
+    still_used = any(getattr(e, "__module__", None) == module for e in _EVALUATIONS.values())
+    if module in WORKER_IMPORTS and not still_used:
+        WORKER_IMPORTS.remove(module)
     load_rules.cache_clear()
     spec.cache_clear()
 
