@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -197,7 +198,8 @@ def test_a_store_built_by_book_reads_as_a_book(tmp_path: Path) -> None:
     with Store(tmp_path / "s.sqlite") as store:
         builder = Solver("connect4", hash_mb=8, store=store, book=False)
         assert builder.build_book(root, 2)
-        rows = store._db.execute("SELECT key, result FROM solved WHERE weak = 0").fetchall()
+    with sqlite3.connect(tmp_path / "s.sqlite") as db:
+        rows = db.execute("SELECT key, result FROM solved WHERE weak = 0").fetchall()
     scores = {int(key): int(result) for key, result in rows}
     book = OpeningBook(-1, scores)
     check_book(book)

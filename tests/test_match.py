@@ -118,7 +118,7 @@ def test_player_syntax() -> None:
     for bad, words in (
         ("levle=3", "KEY=VALUE"),
         ("level=x", "whole number"),
-        ("level=0", "1 or more"),
+        ("level=0", "out of range: expected 1..1000"),
         ("time=-1", "out of range"),
         ("depth=3,depth=4", "twice"),
         ("uci:", "no command"),
