@@ -253,14 +253,8 @@ def _play(spec: GameSpec, game: Game[Any], human: int, level: int, computer: Com
                     print("Game abandoned.")
                     return 0
                 if choice == "undo":
-                    if not human_turns:
-                        print("Nothing to undo.")
-                        continue
-                    target = human_turns.pop()
-                    while game.ply() > target:
-                        game.undo()
-                        played.pop()
-                    shown = -1
+                    if _undo_turn(game, played, human_turns):
+                        shown = -1
                     continue
                 if choice == "again":
                     continue
@@ -278,14 +272,8 @@ def _play(spec: GameSpec, game: Game[Any], human: int, level: int, computer: Com
             print("Game abandoned.")
             return 0
         if text.lower() == "undo":
-            if not human_turns:
-                print("Nothing to undo.")
-                continue
-            target = human_turns.pop()
-            while game.ply() > target:
-                game.undo()
-                played.pop()
-            shown = -1
+            if _undo_turn(game, played, human_turns):
+                shown = -1
             continue
         if text.lower() == "hint":
             moves, value = computer.best(game, depth=depth)
@@ -301,6 +289,19 @@ def _play(spec: GameSpec, game: Game[Any], human: int, level: int, computer: Com
         human_turns.append(game.ply())
         game.make(move)
         played.append(move)
+
+
+def _undo_turn(game: Game[Any], played: list[Any], human_turns: list[int]) -> bool:
+    """Take back the moves since the human's last turn (``human_turns``: the plies at which the
+    human moved); False, with a word to the human, when there is none."""
+    if not human_turns:
+        print("Nothing to undo.")
+        return False
+    target = human_turns.pop()
+    while game.ply() > target:
+        game.undo()
+        played.pop()
+    return True
 
 
 def _move_error(game: Game[Any], text: str, error: ZerosumError) -> str:
