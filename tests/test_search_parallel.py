@@ -260,7 +260,7 @@ def test_ctrl_c_stops_a_compiled_solve_and_its_workers() -> None:
     """The compiled engine's workers are threads of the command (the search releases the
     GIL): Ctrl-C must stop them all, the command report what it had and exit 0."""
     # A position whose solve takes minutes, so that it is still running when Ctrl-C comes.
-    process = _start("solve", "connect4", "--moves", "44", "--workers", "2")
+    process = _start("solve", "connect4", "--moves", "44", "--workers", "2", "--no-book")
     try:
         # Wait until the search has run on both threads for a while (loading the compiled
         # code takes about a CPU-second; Ctrl-C before the solve begins rightly exits 130).
@@ -279,7 +279,7 @@ def test_ctrl_c_stops_a_compiled_solve_and_its_workers() -> None:
 
 @pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux /proc")
 def test_ctrl_c_while_the_solver_starts_is_a_clean_exit() -> None:
-    process = _start("solve", "connect4", "--moves", "4453", "--workers", "2")
+    process = _start("solve", "connect4", "--moves", "4453", "--workers", "2", "--no-book")
     try:
         deadline = time.perf_counter() + HANG_S
         # Past Python's imports (a Ctrl-C inside numba's own start-up is not ours to handle):
