@@ -391,3 +391,26 @@ def test_contempt_reaches_the_search_and_a_bad_value_is_refused() -> None:
     assert isinstance(engine.engine, TacticalEngine) and engine.engine.options is not None
     assert engine.engine.options.contempt == -100
     assert any(" score cp 100 " in line for line in out.lines if line.startswith("info depth 3"))
+
+
+def test_a_go_counts_its_time_from_when_it_arrived() -> None:
+    # A go that arrived long ago (it waited behind a slow command) has spent its movetime:
+    # the search stops at its first look at the clock, and bestmove is still a legal move.
+    out = Recorder()
+    engine = UciEngine(out)
+    engine.handle("setoption name Engine value tactical")
+    engine.handle("position startpos")
+    engine.handle("go movetime 100000", received=time.perf_counter() - 1000)
+    played = wait_for_bestmove(out, engine).split()[1]
+    assert chess.Move.from_uci(played) in chess.Board().legal_moves
+    engine.close()
+
+
+def test_timed_lines_keeps_every_line_in_order_with_its_arrival() -> None:
+    from zerosum.uci import timed_lines
+
+    before = time.perf_counter()
+    stamped = list(timed_lines(iter(["uci\n", "isready\n", "quit\n"])))
+    assert [line for _, line in stamped] == ["uci\n", "isready\n", "quit\n"]
+    times = [at for at, _ in stamped]
+    assert before <= times[0] <= times[1] <= times[2] <= time.perf_counter()

@@ -157,6 +157,19 @@ def test_the_child_refuses_bad_arguments(argv: list[str], expected: str) -> None
     assert err.getvalue().startswith(expected)
 
 
+def test_the_background_child_lowers_its_priority_and_reads_its_arguments() -> None:
+    # In a child process: --background renices the process that reads it.
+    done = subprocess.run(
+        [sys.executable, "-m", "zerosum.compiled", "--background", "nonsense"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+        timeout=600,
+    )
+    assert done.returncode == 2
+    assert done.stderr.startswith("error: ") and "nonsense" in done.stderr
+
+
 def test_a_warmer_starts_one_child_and_reports_its_end() -> None:
     spec = get_game("tictactoe")
     started: list[Sequence[str]] = []

@@ -21,6 +21,14 @@ python-chess, the chess game and the tactical searches where they are first used
 that ``uciok`` starts opening, the first ``position``), so that ``uciok`` costs only the
 interpreter's start and the command line's (``tests/test_startup.py`` checks).
 
+Time is counted from the moment a command arrives, as the GUI counts it: ``zerosum uci`` reads
+standard input in a thread that notes when each line came (:func:`timed_lines`), and a ``go``
+(or ``ponderhit``) that waited behind a slower command (the first ``position`` imports the
+chess machinery; python-chess sends ``position`` and ``go`` together) starts its clock when it
+came, not when it was obeyed. The same process imports python-chess in the background right
+after ``uciok`` (``UciEngine(preload=True)``), while the GUI reads the options, so the first
+``position`` rarely waits for it.
+
 Robustness: a malformed or illegal command is answered with ``info string`` naming what was
 wrong and what was expected, and changes nothing (a ``position`` with a bad FEN or an illegal
 move keeps the previous position; a bad ``setoption`` keeps the old value). ``bestmove`` is
@@ -55,10 +63,11 @@ search, which sends its ``bestmove`` as after ``stop``, then are obeyed.
 from __future__ import annotations
 
 import os
+import queue
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Final, TextIO
 
@@ -267,8 +276,12 @@ class UciEngine:
     The position and the options change only through complete, valid commands.
     """
 
-    def __init__(self, send: Callable[[str], None]) -> None:
+    def __init__(self, send: Callable[[str], None], *, preload: bool = False) -> None:
         self._send_raw = send
+        self._preload = preload
+        """Whether ``uci`` imports the chess machinery in a thread after ``uciok``."""
+        self._received: float | None = None
+        """When the command being obeyed arrived (``time.perf_counter()``; ``None``: now)."""
         self._lock = threading.Lock()
         self.spec = get_game("chess")  # the game UCI speaks
         self._game: Chess | None = None
@@ -319,8 +332,11 @@ class UciEngine:
 
     # -- commands -----------------------------------------------------------------------
 
-    def handle(self, line: str) -> bool:
-        """Obey one command line; returns False after ``quit``. Never raises."""
+    def handle(self, line: str, *, received: float | None = None) -> bool:
+        """Obey one command line; returns False after ``quit``. Never raises. ``received``:
+        when the line arrived (``time.perf_counter()``), where the clock of a ``go`` starts
+        (default: now)."""
+        self._received = received
         words = line.split()
         if not words:
             return True
@@ -358,6 +374,8 @@ class UciEngine:
         self.send("uciok")
         if not self.searching and compiling_in_background():
             self._open_engine()  # start loading the compiled search now, off every clock
+        if self._preload and self._game is None:
+            threading.Thread(target=_preload, name="zerosum-preload", daemon=True).start()
 
     def cmd_isready(self, words: list[str]) -> None:
         try:
@@ -511,7 +529,7 @@ class UciEngine:
         soft, hard = plan_time(params, game.board.turn, self.overhead_ms)
         self._soft, self._hard = soft, hard
         self._stop.clear()
-        self._clock_start = time.perf_counter()
+        self._clock_start = self._arrival()
         if params.ponder:
             self._pondering.set()
         else:
@@ -526,8 +544,13 @@ class UciEngine:
         self.stop()
 
     def cmd_ponderhit(self, words: list[str]) -> None:
-        self._clock_start = time.perf_counter()
+        self._clock_start = self._arrival()
         self._pondering.clear()
+
+    def _arrival(self) -> float:
+        """When the command being obeyed arrived (now, if the caller did not say)."""
+        now = time.perf_counter()
+        return now if self._received is None else min(self._received, now)
 
     def stop(self) -> None:
         """Stop the running search (it then sends its bestmove) and wait for it."""
@@ -702,16 +725,43 @@ def _start() -> Chess:
     return Chess()
 
 
-def run(lines: Iterable[str], out: TextIO) -> int:
-    """Serve UCI on ``lines`` until ``quit`` or the end of input."""
+def _preload() -> None:
+    """Import python-chess and the chess game (what the first ``position`` needs)."""
+    import zerosum.games.chess  # noqa: F401  # imported for its side effect: the module cache
+
+
+def timed_lines(stream: Iterable[str]) -> Iterator[tuple[float, str]]:
+    """The lines of ``stream``, each with the ``time.perf_counter()`` at which it was read: a
+    daemon thread reads ahead, so a line's time is its arrival even while the consumer is busy
+    with an earlier one."""
+    arrived: queue.SimpleQueue[tuple[float, str] | None] = queue.SimpleQueue()
+
+    def read() -> None:
+        try:
+            for line in stream:
+                arrived.put((time.perf_counter(), line))
+        finally:
+            arrived.put(None)
+
+    threading.Thread(target=read, name="zerosum-stdin", daemon=True).start()
+    while (item := arrived.get()) is not None:
+        yield item
+
+
+def run(lines: Iterable[str], out: TextIO, *, timed: bool = False) -> int:
+    """Serve UCI on ``lines`` until ``quit`` or the end of input. ``timed``: read ``lines``
+    ahead in a thread and start each ``go``'s clock when its line arrived (a pipe from a GUI),
+    and import the chess machinery in the background after ``uciok``; without it a line's
+    time is when it is obeyed (a script)."""
 
     def send(line: str) -> None:
         out.write(line + "\n")
         out.flush()
 
-    engine = UciEngine(send)
-    for line in lines:
-        if not engine.handle(line):
+    engine = UciEngine(send, preload=timed)
+    stamped = timed_lines(lines) if timed else ((None, line) for line in lines)
+    for received, line in stamped:
+        if not engine.handle(line, received=received):
             return 0
     engine.stop()
     engine.close()
@@ -720,4 +770,4 @@ def run(lines: Iterable[str], out: TextIO) -> int:
 
 def main() -> int:
     """``zerosum uci``: serve the protocol on standard input and output."""
-    return run(sys.stdin, sys.stdout)
+    return run(sys.stdin, sys.stdout, timed=True)

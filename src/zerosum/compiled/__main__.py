@@ -1,5 +1,5 @@
-"""``python -m zerosum.compiled GAME [PART ...]``: compile parts of a game's compiled code into
-numba's disk cache and mark them cached (:func:`zerosum.compiled.warm.main`)."""
+"""``python -m zerosum.compiled [--background] GAME [PART ...]``: compile parts of a game's
+compiled code into numba's disk cache and mark them cached (:func:`zerosum.compiled.warm.main`)."""
 
 from __future__ import annotations
 

@@ -288,12 +288,19 @@ Spawn = Callable[[Sequence[str]], "subprocess.Popen[bytes]"]
 """Starts the child with these arguments (tests pass one that runs something else)."""
 
 
+BACKGROUND_NICE: Final = 5
+"""How much a child compiling in the background lowers its priority (``os.nice``): on a busy
+machine the command that answers meanwhile (a search on the clock) gets the larger share of a
+core it shares with the compile (about three quarters); on an idle core nothing changes."""
+
+
 def spawn_child(arguments: Sequence[str]) -> subprocess.Popen[bytes]:
-    """``python -m zerosum.compiled ARGUMENTS`` with this interpreter, silent, its input
-    closed; Ctrl-C in the terminal does not stop it (it ignores SIGINT), so a compile the user
-    interrupted still fills the cache for next time."""
+    """``python -m zerosum.compiled --background ARGUMENTS`` with this interpreter, silent,
+    its input closed, at a lower priority (:data:`BACKGROUND_NICE`); Ctrl-C in the terminal
+    does not stop it (it ignores SIGINT), so a compile the user interrupted still fills the
+    cache for next time."""
     return subprocess.Popen(
-        [sys.executable, "-m", "zerosum.compiled", *arguments],
+        [sys.executable, "-m", "zerosum.compiled", "--background", *arguments],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -367,14 +374,19 @@ class Warmer:
 
 
 def main(argv: Sequence[str] | None = None, *, err: IO[str] | None = None) -> int:
-    """``python -m zerosum.compiled GAME [PART ...]``: compile the parts of the game (all
-    it has when none is named) and mark them cached; prints each part's seconds on stderr."""
+    """``python -m zerosum.compiled [--background] GAME [PART ...]``: compile the parts of
+    the game (all it has when none is named) and mark them cached; prints each part's seconds
+    on stderr. ``--background`` lowers the process's priority by :data:`BACKGROUND_NICE`."""
     stream = err if err is not None else sys.stderr
     arguments = list(sys.argv[1:] if argv is None else argv)
     with contextlib.suppress(ValueError):  # not the main thread: leave SIGINT alone
         signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if arguments[:1] == ["--background"]:
+        arguments.pop(0)
+        with contextlib.suppress(OSError, AttributeError):  # no os.nice: not POSIX
+            os.nice(BACKGROUND_NICE)
     if not arguments:
-        print("usage: python -m zerosum.compiled GAME [PART ...]", file=stream)
+        print("usage: python -m zerosum.compiled [--background] GAME [PART ...]", file=stream)
         return 2
     try:
         spec = get_game(arguments[0])
