@@ -301,3 +301,26 @@ def test_play_time_caps_each_computer_move() -> None:
     assert done.returncode == 0, done.stderr
     assert "level 5 of 5 (perfect, at most 0.3 s a move)" in done.stdout
     assert "computer plays 4" in done.stdout  # the reply the opening's search prefers
+
+
+def test_the_command_clock_starts_with_the_process() -> None:
+    # This test's process started before now; a window too short for it gives now instead.
+    import time
+
+    from zerosum.cli.common import program_started
+
+    before = time.perf_counter()
+    assert program_started(window=1e9) <= before
+    assert program_started(window=0.0) >= before
+
+
+def test_analyze_takes_the_start_up_out_of_its_time() -> None:
+    import argparse
+
+    from zerosum.cli.analyze import _limit
+
+    args = argparse.Namespace(depth=None, nodes=None, time=2.0)
+    limit = _limit(args, lambda: False, spent=0.5)
+    assert limit.time is not None and limit.time <= 1.5
+    default = _limit(argparse.Namespace(depth=3, nodes=None, time=None), lambda: False, spent=9)
+    assert default.time is None and default.depth == 3

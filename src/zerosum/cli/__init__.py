@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import signal
 import sys
+import time
 from collections.abc import Sequence
 from typing import Final
 
@@ -34,7 +35,7 @@ from zerosum.cli import (
     solve,
     uci,
 )
-from zerosum.cli.common import EXIT_BAD_INPUT, EXIT_INTERRUPTED
+from zerosum.cli.common import EXIT_BAD_INPUT, EXIT_INTERRUPTED, program_started
 from zerosum.cli.parser import Command, Parser
 from zerosum.cli.parser import build_parser as _build_parser
 from zerosum.game import ZerosumError
@@ -62,13 +63,17 @@ def build_parser() -> Parser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command ``argv`` names (default: ``sys.argv[1:]``) and return its exit status:
+    """Run the command ``argv`` names (default: ``sys.argv[1:]``, and the command's clock
+    starts with the process: :func:`~zerosum.cli.common.program_started`) and return its exit
+    status:
     2 for bad input (reported in one line on stderr; asking for more memory than the machine
     has counts as bad input), 130 after Ctrl-C, 128 + SIGPIPE when the
     reader of stdout went away."""
+    started = program_started() if argv is None else time.perf_counter()
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
+        args.started = started  # a time limit counts from here (see program_started)
         status: int = args.run(args)
         sys.stdout.flush()  # a closed pipe shows here, inside the handler below
     except BrokenPipeError:
