@@ -145,3 +145,79 @@ def test_the_library_counts_as_the_command_does() -> None:
         game = zerosum.get_game(name).new()
         assert zerosum.perft(game, 3) == zerosum.perft(game, 3, generic=True), name
         assert zerosum.perft(game, 3) == protocol_perft(game, 3), name
+
+
+class FakeWarmer:
+    """A compile in a child that is over at once (``failed``: without caching the part)."""
+
+    failed = False
+
+    def __init__(self, spec: Any, parts: Any) -> None:
+        pass
+
+    def start(self) -> None:
+        pass
+
+    def done(self) -> bool:
+        return True
+
+    def remaining(self) -> float:
+        return 0.0
+
+
+@pytest.mark.parametrize("compile_fails", [True, False])
+def test_a_cold_perft_races_the_protocol_count_against_the_compiled_one(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, compile_fails: bool
+) -> None:
+    # Nothing cached and compiling in the background: the protocol's count starts at once.
+    # When the child's compile fails, it answers alone; when it succeeds and the protocol's
+    # count never ends, the compiled count answers, with the same count.
+    import threading
+
+    from zerosum.cli import perft as command
+
+    release = threading.Event()
+
+    def stuck(game: Game[Any], depth: int) -> int:
+        release.wait()
+        return -1
+
+    monkeypatch.delenv("ZEROSUM_COMPILE", raising=False)
+    monkeypatch.setattr(command, "is_cached", lambda spec, part: False)
+    monkeypatch.setattr(FakeWarmer, "failed", compile_fails)
+    monkeypatch.setattr(command, "Warmer", FakeWarmer)
+    if not compile_fails:
+        monkeypatch.setattr(command, "protocol_perft", stuck)
+    try:
+        data = run_json(capsys, "perft", "chess", "--depth", "3", "--json")
+    finally:
+        release.set()
+    assert data["nodes"] == 8902
+    assert data["perft"] == ("protocol" if compile_fails else "compiled")
+
+
+def test_a_cold_perft_in_a_new_process_answers_the_same_count(tmp_path: Any) -> None:
+    import contextlib
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path), "PYTHONPATH": os.pathsep.join(sys.path)}
+    env.pop("ZEROSUM_COMPILE", None)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "zerosum", "perft", "morris", "--depth", "3", "--json"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # the compiling child is in its group: ended with it
+    )
+    try:
+        out, err = process.communicate(timeout=600)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+    assert process.returncode == 0, err
+    data = json.loads(out)
+    assert data["nodes"] == 12144 and data["perft"] in ("protocol", "compiled")
