@@ -31,7 +31,6 @@ from zerosum.engines import COMPILED, open_engine
 from zerosum.formatting import describe, line_labels, move_label, move_labels, numbered_line
 from zerosum.game import Game, ZerosumError
 from zerosum.games import GameSpec
-from zerosum.games.connect4_book import book_for
 from zerosum.search import Limit
 from zerosum.store import Store
 
@@ -146,6 +145,8 @@ def _think(game: Game[Any], computer: Computer, strength: str) -> Any | None:
 def _in_book(spec: GameSpec, game: Game[Any]) -> bool:
     """Whether the game's opening book knows every move's score here (then the perfect
     player answers from it, without a search)."""
+    from zerosum.games.connect4_book import book_for  # connect four's tables: when used
+
     book = book_for(spec.name)
     return book is not None and book.move_scores(game) is not None
 

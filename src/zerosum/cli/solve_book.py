@@ -18,8 +18,6 @@ from zerosum.cli.engines import COMPILED_ENGINE
 from zerosum.formatting import exact_text, exact_value_text, move_names
 from zerosum.game import Game, Score
 from zerosum.games import GameSpec
-from zerosum.games.connect4 import value_from_pons
-from zerosum.games.connect4_book import book_for
 
 
 @dataclass(frozen=True)
@@ -33,6 +31,8 @@ class BookResult:
 def book_answer(spec: GameSpec, game: Game[Any]) -> tuple[int, list[tuple[Any, int]]] | None:
     """The book's score of ``game`` and every move's score (both for the side to move), or
     ``None`` unless the book knows them all."""
+    from zerosum.games.connect4_book import book_for  # connect four's tables: when used
+
     book = book_for(spec.name)
     if book is None or game.outcome() is not None:
         return None
@@ -53,6 +53,7 @@ def solve_from_book(args: argparse.Namespace, spec: GameSpec, game: Game[Any]) -
         return None
     score, scored = answer
     ply = game.ply()
+    from zerosum.games.connect4 import value_from_pons  # a book answered: connect four
 
     def result(rank: int, at: int) -> BookResult:
         if args.weak:
