@@ -3,10 +3,12 @@
 Two tables:
 
 * ``compile``: the cold compile of every part of every built-in game's compiled code
-  (:mod:`zerosum.compiled.warm`: ``search``, ``mcts``, ``tactical``, ``perft``), each part in a
-  new empty cache (``NUMBA_CACHE_DIR``), then the same part again from that cache (warm: what
-  every later process pays to load it); and each game's parts one after the other in one cache
-  (shared kernel functions compile once), the sum a new user pays for that game.
+  (:mod:`zerosum.compiled.warm`: ``search``, ``solve``, ``mcts``, ``tactical``, ``perft``),
+  each part in a new empty cache (``NUMBA_CACHE_DIR``), then the same part again from that
+  cache (warm: what every later process pays to load it); and each game's parts one after the
+  other in one cache (shared kernel functions compile once), the sum a new user pays for that
+  game. Wall and CPU seconds (user + system) of each child: the CPU figure moves less with
+  the machine's load.
 * ``commands``: the time to the first line on stdout of the commands a new user runs first,
   with an empty cache (cold) and again with the cache it left (warm), and their total time;
   ``uci`` reports ``uciok``, ``readyok`` and the first ``go movetime 500``'s ``bestmove``
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -47,7 +50,21 @@ def _env(cache: Path) -> dict[str, str]:
     return env
 
 
+def _children_cpu() -> float:
+    """CPU seconds (user + system) of the finished child processes so far."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def _warm(game: str, parts: Sequence[str], cache: Path) -> tuple[float, str]:
+    seconds, _, error = _warm_cpu(game, parts, cache)
+    return seconds, error
+
+
+def _warm_cpu(game: str, parts: Sequence[str], cache: Path) -> tuple[float, float, str]:
+    """Wall and CPU seconds of ``python -m zerosum.compiled GAME PARTS`` on ``cache``, and
+    its last error line (empty if none)."""
+    cpu = _children_cpu()
     started = time.perf_counter()
     done = subprocess.run(
         [sys.executable, "-m", "zerosum.compiled", game, *parts],
@@ -57,7 +74,8 @@ def _warm(game: str, parts: Sequence[str], cache: Path) -> tuple[float, str]:
         check=False,
     )
     seconds = time.perf_counter() - started
-    return seconds, "" if done.returncode == 0 else done.stderr.strip().splitlines()[-1]
+    error = "" if done.returncode == 0 else done.stderr.strip().splitlines()[-1]
+    return seconds, _children_cpu() - cpu, error
 
 
 def _parts(game: str) -> list[str]:
@@ -68,7 +86,7 @@ def _parts(game: str) -> list[str]:
 
 
 def compile_table(games: Sequence[str], only: Sequence[str] = ()) -> None:
-    print(f"{'game':<10} {'part':<9} {'cold s':>8} {'warm s':>8}")
+    print(f"{'game':<10} {'part':<9} {'cold s':>8} {'cold cpu':>8} {'warm s':>8} {'warm cpu':>8}")
     for game in games:
         try:
             parts = _parts(game)
@@ -79,16 +97,21 @@ def compile_table(games: Sequence[str], only: Sequence[str] = ()) -> None:
             if only and part not in only:
                 continue
             with tempfile.TemporaryDirectory(prefix="zerosum-cold-") as folder:
-                cold, error = _warm(game, [part], Path(folder))
+                cold, cold_cpu, error = _warm_cpu(game, [part], Path(folder))
                 shutil.rmtree(Path(folder) / "zerosum-warm", ignore_errors=True)
-                warm, _ = _warm(game, [part], Path(folder))
+                warm, warm_cpu, _ = _warm_cpu(game, [part], Path(folder))
             note = f"  {error}" if error else ""
-            print(f"{game:<10} {part:<9} {cold:8.1f} {warm:8.1f}{note}", flush=True)
+            print(
+                f"{game:<10} {part:<9} {cold:8.1f} {cold_cpu:8.1f} {warm:8.1f} {warm_cpu:8.1f}"
+                f"{note}",
+                flush=True,
+            )
         if only:
             continue
         with tempfile.TemporaryDirectory(prefix="zerosum-cold-") as folder:
-            total, error = _warm(game, parts, Path(folder))
-        print(f"{game:<10} {'all':<9} {total:8.1f}{'  ' + error if error else ''}", flush=True)
+            total, total_cpu, error = _warm_cpu(game, parts, Path(folder))
+        note = f"  {error}" if error else ""
+        print(f"{game:<10} {'all':<9} {total:8.1f} {total_cpu:8.1f}{note}", flush=True)
 
 
 def _first_line(command: Sequence[str], cache: Path) -> tuple[float, float, str]:
