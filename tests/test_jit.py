@@ -7,6 +7,7 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
 from zerosum.jit import fingerprint, imported_modules
 
@@ -83,3 +84,23 @@ def test_a_cached_function_recompiles_when_only_the_module_it_calls_changed(
     assert run() == "11"  # from the cache
     (package / "callee.py").write_text(callee.format(value=2))  # the caller's file is unchanged
     assert run() == "12"
+
+
+def test_a_function_is_compiled_once_whatever_constants_its_callers_pass() -> None:
+    # Plain numba compiles ``pick`` three times here: for the literal 0, the literal 1 and int64.
+    import numpy as np
+    from numba import njit
+
+    from zerosum.jit import without_literals
+
+    def pick(values: Any, kind: int) -> int:
+        return int(values[kind])
+
+    compiled_pick = njit(pick)
+    without_literals(compiled_pick)
+
+    def callers(values: Any, kind: int) -> int:
+        return compiled_pick(values, 0) + compiled_pick(values, 1) + compiled_pick(values, kind)
+
+    assert njit(callers)(np.array([1, 10, 100]), 2) == 111
+    assert len(compiled_pick.overloads) == 1

@@ -21,11 +21,11 @@ code.
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import sys
 from collections.abc import Callable
 from functools import cache
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
@@ -44,10 +44,15 @@ def module_source(name: str) -> str | None:
     path = getattr(package, "__file__", None)
     if path is None:
         return None
-    base = Path(path).parent.joinpath(*name.split(".")[1:])
-    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
-        if candidate.is_file():
-            return candidate.read_text(encoding="utf-8")
+    # Plain strings and one open per candidate: most names tried are not modules (the names
+    # a module imports from another), and pathlib's checks cost more than the reading.
+    base = os.path.join(os.path.dirname(path), *name.split(".")[1:])
+    for candidate in (base + ".py", os.path.join(base, "__init__.py")):
+        try:
+            with open(candidate, encoding="utf-8") as source:
+                return source.read()
+        except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+            continue
     return None
 
 
@@ -117,12 +122,34 @@ def fingerprint_cache() -> type[Any]:
 
 
 def with_fingerprint_cache(function: F, key: str, **options: Any) -> Dispatcher[F]:
-    """``function`` compiled by ``njit(**options)`` with a disk cache keyed by ``key``."""
+    """``function`` compiled by ``njit(**options)`` with a disk cache keyed by ``key``, one
+    specialization per argument types, constants included (:func:`without_literals`)."""
     from numba import njit
 
     dispatcher: Dispatcher[F] = njit(**options)(function)
     dispatcher._cache = fingerprint_cache()(function, key)  # type: ignore[attr-defined]
+    without_literals(dispatcher)
     return dispatcher
+
+
+def without_literals(dispatcher: Dispatcher[Any]) -> None:
+    """Make compiled callers of ``dispatcher`` type their constant arguments as plain
+    numbers: numba compiles a separate copy of a function for each literal value a compiled
+    caller passes (``moves(st, out, 0)``, ``moves(st, out, 1)`` and ``moves(st, out, kind)``
+    were three compiles of the whole move generator, a fifth of the chess search's compile).
+    The callee is compiled once for ``int64`` and each call converts its constant; LLVM
+    still folds the constant where it inlines the call. (A function that needs a literal
+    argument, through ``numba.literally``, cannot be compiled this way.)"""
+    from numba.core import types
+
+    original = dispatcher.get_call_template
+    unliteral: Callable[[Any], Any] = types.unliteral  # numba's is untyped
+
+    def get_call_template(args: Any, kws: Any) -> Any:
+        plain = tuple(unliteral(argument) for argument in args)
+        return original(plain, {name: unliteral(value) for name, value in kws.items()})
+
+    dispatcher.get_call_template = get_call_template  # type: ignore[method-assign]
 
 
 def cached_njit(*signatures: Any, **options: Any) -> Callable[[F], Dispatcher[F]]:
