@@ -141,6 +141,22 @@ def _version(name: str) -> str:
         return "?"
 
 
+@cache
+def _numba_version() -> str:
+    """What names numba's version in a key: a digest of its ``_version.py`` (where it writes
+    its version), found without importing numba or :mod:`importlib.metadata` (which costs a
+    few hundredths of a second before a command's first answer); the installed version where
+    that file is missing."""
+    from importlib.util import find_spec
+
+    found = find_spec("numba")
+    if found is not None and found.origin is not None:
+        with contextlib.suppress(OSError):
+            text = Path(found.origin).with_name("_version.py").read_bytes()
+            return hashlib.sha256(text).hexdigest()[:16]
+    return _version("numba")
+
+
 def part_key(spec: GameSpec, part: Part) -> str:
     """The digest that names ``part``'s marker: its modules' sources, numba's and Python's
     versions, the machine (computed once per process and modules)."""
@@ -155,7 +171,7 @@ def _key(modules: tuple[str, ...]) -> str:
     for module in modules:
         digest.update(f"{module}\0{module_fingerprint(module)}\0".encode())
     machine = os.uname().machine if hasattr(os, "uname") else sys.platform
-    digest.update(f"{_version('numba')}\0{sys.version}\0{machine}".encode())
+    digest.update(f"{_numba_version()}\0{sys.version}\0{machine}".encode())
     return digest.hexdigest()[:20]
 
 
