@@ -2,8 +2,14 @@
 
 The book is built in two steps, the first resumable:
 
-    nice -n 19 zerosum book connect4 --plies 5 --store c4book.sqlite --hash 512 --no-book
+    nice -n 19 zerosum book connect4 --plies 4 --store c4book.sqlite --hash 1024 --no-book
     python benchmarks/connect4_book.py export --store c4book.sqlite --plies 5
+
+``zerosum book`` solves each position of four plies (or takes the best of its moves' stored
+scores) and proves one best move of it, whose five-ply position's score it stores too; the
+shallower positions take the best of their moves. ``export`` reads one ply deeper than the
+book is complete, so that the book holds those best moves: a perfect player answers every
+position of the book from it.
 
 ``export`` lists every position of at most ``--plies`` stones (one per mirror pair), reads
 the scores the store holds, gives each shallower position whose moves are all known the best
@@ -87,10 +93,11 @@ def export(args: argparse.Namespace) -> int:
     print(f"{stored} scores in {args.store}, {len(scores) - stored} derived from their moves")
     for ply, layer in enumerate(found):
         known = [key for key in layer if key in scores]
-        answered = sum(1 for game in layer.values() if book.move_scores(game) is not None)
+        every = sum(1 for game in layer.values() if book.move_scores(game) is not None)
+        answered = sum(1 for game in layer.values() if book.best_moves(game))
         print(
             f"  ply {ply}: {len(known):,} of {len(layer):,} positions known, "
-            f"{answered:,} with every move's score"
+            f"{answered:,} with a best move, {every:,} with every move's score"
         )
     print(f"complete to ply {book.plies}; {len(book):,} entries; {args.out}: {size:,} bytes")
     print(f"{time.perf_counter() - started:.1f} s")

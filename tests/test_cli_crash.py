@@ -100,8 +100,11 @@ def test_a_killed_book_keeps_its_results_and_resumes(tmp_path: Path) -> None:
     assert all(-5 <= result <= 5 for *_, result in rows)  # tic-tac-toe's scores
     data = _rerun(command)
     assert data["complete"] is True
-    assert data["stored_before"] == len(rows)  # resumed: nothing proven twice
-    assert data["store_results"] == data["positions"] == len(rows) + data["solved"]  # type: ignore[operator]
+    # Resumed: what was stored is not proven again. The store holds more than the book's
+    # positions: a best move of each position searched, one ply deeper.
+    assert 0 < data["stored_before"] <= len(rows)  # type: ignore[operator]
+    assert data["stored_before"] + data["solved"] == data["positions"]  # type: ignore[operator]
+    assert data["store_results"] >= data["positions"]  # type: ignore[operator]
     _check_store(store, len(rows))
 
 

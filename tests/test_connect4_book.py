@@ -212,22 +212,28 @@ def test_a_store_built_by_book_reads_as_a_book(tmp_path: Path) -> None:
 
 
 def test_the_perfect_player_answers_from_the_book(book: OpeningBook) -> None:
-    """Every position whose moves the book knows: exact value and best moves, no node."""
+    """Every position whose best move the book knows: exact value and best moves, no node;
+    all of them where the book scores every move."""
     engine = open_engine(get_game("connect4"), task="play")
     solver = engine.solver  # type: ignore[attr-defined]  # the compiled engine's
-    answered = 0
+    answered = every = 0
     for game in book_positions(book, 4):
-        scored = book.move_scores(game)
-        if scored is None:
+        known = book.best_moves(game)
+        if not known:
             continue
         found = engine.best_moves(game, depth=0)
-        best = max(score for _, score in scored)
         assert found.stats.nodes == 0 and found.solved
-        assert set(found.best_moves) == {move for move, score in scored if score == best}
-        moves, cost = solver.best_moves_search(game, best)  # what best_moves asked
-        assert cost.nodes == 0 and moves == list(found.best_moves)
+        assert found.value == solver.solve(game).value
+        assert set(found.best_moves) == set(known)
         answered += 1
-    assert answered >= 1
+        scored = book.move_scores(game)
+        if scored is not None:
+            best = max(score for _, score in scored)
+            assert set(known) == {move for move, score in scored if score == best}
+            moves, cost = solver.best_moves_search(game, best)  # every move: no search either
+            assert cost.nodes == 0 and moves == list(found.best_moves)
+            every += 1
+    assert every >= 1
     if book.plies >= 4:  # the complete book: every position of at most four plies
         assert answered == len(book_positions(book, 4))
 
@@ -263,4 +269,103 @@ def test_book_without_the_book_proves_and_stores(
     argv = ["book", "connect4", "--moves", moves, "--plies", "1", "--store", store]
     assert main([*argv, "--no-book", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert data["complete"] and data["solved"] == data["positions"] == data["store_results"] > 1
+    assert data["complete"] and data["solved"] == data["positions"] > 1
+    # and a best move of each position it searched: one result more, deeper, for each
+    assert data["store_results"] >= data["positions"]
+
+
+# -- books that know only some best moves -------------------------------------------------
+
+LATE = "7422341735647741166133573473242566"
+"""A position whose subtrees solve in milliseconds."""
+
+
+def test_a_book_build_proves_a_best_move_of_every_position(tmp_path: Path) -> None:
+    """``build_book`` leaves every position it solved with a best move the store proves, and
+    the moves the store shows as best are best (a fresh solver's every best move)."""
+    root = Connect4.from_position(LATE)
+    with Store(tmp_path / "s.sqlite") as store:
+        builder = Solver("connect4", hash_mb=8, store=store, book=False)
+        assert builder.build_book(root, 2)
+        reader = Solver("connect4", hash_mb=8, store=store, book=False)
+        fresh = Solver("connect4", hash_mb=8, book=False)
+        positions = [root]
+        for move in root.legal_moves():
+            child = root.copy()
+            child.make(move)
+            if child.outcome() is None:
+                positions.append(child)
+                for reply in child.legal_moves():
+                    grandchild = child.copy()
+                    grandchild.make(reply)
+                    if grandchild.outcome() is None:
+                        positions.append(grandchild)
+        for game in positions:
+            exact = reader.solve(game)
+            assert exact.stored, game.position()
+            known = reader.known_best_moves(game, exact.rank)
+            every = fresh.best_moves(game, fresh.solve(game).rank)
+            assert known and set(known) <= set(every), game.position()
+
+
+def test_the_first_best_move_is_proven_and_stored(tmp_path: Path) -> None:
+    game = Connect4.from_position(LATE)
+    with Store(tmp_path / "s.sqlite") as store:
+        solver = Solver("connect4", hash_mb=8, store=store, book=False)
+        rank = solver.solve(game).rank
+        assert solver.known_best_moves(game, rank) == []
+        first, _ = solver.best_moves_search(game, rank, first_only=True)
+        assert first is not None and len(first) == 1
+        assert solver.known_best_moves(game, rank) == first
+        assert first[0] in Solver("connect4", hash_mb=8, book=False).best_moves(game, rank)
+
+
+def partial_book(game: Connect4) -> tuple[OpeningBook, int, list[int]]:
+    """A book that scores ``game`` and only the first of its best moves' positions; with
+    the score and every best move, from a fresh solve."""
+    fresh = Solver("connect4", hash_mb=8, book=False)
+    rank = fresh.solve(game).rank
+    every = fresh.best_moves(game, rank)
+    child = game.copy()
+    child.make(every[0])
+    return OpeningBook(-1, {canonical_key(game): rank, canonical_key(child): -rank}), rank, every
+
+
+def test_a_book_of_some_best_moves_names_them_only() -> None:
+    game = Connect4.from_position(LATE)
+    partial, rank, every = partial_book(game)
+    assert partial.move_scores(game) is None
+    assert partial.best_moves(game) == every[:1]
+    assert partial.score(game) == rank
+    assert OpeningBook(-1, {}).best_moves(game) == []
+
+
+def test_the_perfect_player_plays_a_best_move_the_book_knows() -> None:
+    game = Connect4.from_position(LATE)
+    partial, _, every = partial_book(game)
+    engine = open_engine(get_game("connect4"), task="play")
+    engine.solver.book = partial  # type: ignore[attr-defined]  # the compiled engine's
+    found = engine.best_moves(game, depth=0)
+    assert found.solved and found.stats.nodes == 0
+    assert list(found.best_moves) == every[:1]
+
+
+def test_solve_answers_the_score_and_the_best_moves_the_book_knows(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Without ``--all``, solve answers from a book that knows the score and one best move,
+    and says that the best moves may not be all; ``--all`` proves every move instead."""
+    game = Connect4.from_position(LATE)
+    partial, rank, every = partial_book(game)
+    monkeypatch.setattr("zerosum.games.connect4_book.book_for", lambda name: partial)
+    argv = ["solve", "connect4", "--moves", LATE, "--json"]
+    assert main(argv) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["book"] is True and data["nodes"] == 0 and data["score"] == rank
+    assert data["best_moves"] == [str(every[0] + 1)] and data["best_moves_complete"] is False
+    assert main([a for a in argv if a != "--json"]) == 0
+    assert "--all scores every move" in capsys.readouterr().out
+    assert main([*argv, "--all", "--no-book"]) == 0
+    proven = json.loads(capsys.readouterr().out)
+    assert proven["book"] is False and proven["best_moves_complete"] is True
+    assert proven["best_moves"] == [str(m + 1) for m in every]

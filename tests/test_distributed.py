@@ -273,7 +273,9 @@ def test_a_book_on_the_pool_stores_what_the_serial_book_stores(
             store=store,
             on_position=lambda position, exact: seen.append((position.position(), exact.rank)),
         )
-        assert done and store.count("connect4") == serial_store.count("connect4") == len(seen)
+        # The serial book also proves a best move of each position it searched (one ply
+        # deeper); the units prove scores only.
+        assert done and store.count("connect4") == len(seen) <= serial_store.count("connect4")
         for position, rank in seen:
             key = Solver("connect4").compiled.canonical_key(Connect4.from_position(position))
             assert serial_store.get("connect4", key) == rank == store.get("connect4", key)

@@ -143,12 +143,12 @@ def _think(game: Game[Any], computer: Computer, strength: str) -> Any | None:
 
 
 def _in_book(spec: GameSpec, game: Game[Any]) -> bool:
-    """Whether the game's opening book knows every move's score here (then the perfect
-    player answers from it, without a search)."""
+    """Whether the game's opening book knows the score here and a move that keeps it (then
+    the perfect player answers from it, without a search)."""
     from zerosum.games.connect4_book import book_for  # connect four's tables: when used
 
     book = book_for(spec.name)
-    return book is not None and book.move_scores(game) is not None
+    return book is not None and bool(book.best_moves(game))
 
 
 def _after_stop() -> str:

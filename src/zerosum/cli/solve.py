@@ -227,6 +227,7 @@ def solve_compiled(args: argparse.Namespace, spec: GameSpec, game: Game[Any]) ->
         "value": exact.value if exact.complete else None,
         "value_text": exact_value_text(exact, weak=args.weak) if exact.complete else None,
         "best_moves": move_names(game, best),
+        "best_moves_complete": best_known,
         "complete": complete,
         "stored": exact.stored,
         "book": exact.book,

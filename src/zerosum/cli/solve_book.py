@@ -1,9 +1,10 @@
 """``solve`` answered from the game's opening book (:mod:`zerosum.games.connect4_book`).
 
-A position the book decides, with every move's score when the answer needs them (the best
-moves, or ``--all``), is answered at once: no solver is opened (no numba, no compile) and no
-node is searched. The answer has the shape of the compiled solve's (:func:`.solve.solve_compiled`)
-with ``"book": true`` and ``nodes`` 0; the text's last line says ``(from the opening book)``.
+A position the book decides is answered at once, with every move's score (``--all``) or with
+the best moves the book knows (else; ``"best_moves_complete": false`` when they may not be
+all): no solver is opened (no numba, no compile) and no node is searched. The answer has the
+shape of the compiled solve's (:func:`.solve.solve_compiled`) with ``"book": true`` and
+``nodes`` 0; the text's last line says ``(from the opening book)``.
 """
 
 from __future__ import annotations
@@ -28,30 +29,36 @@ class BookResult:
     value: Score
 
 
-def book_answer(spec: GameSpec, game: Game[Any]) -> tuple[int, list[tuple[Any, int]]] | None:
-    """The book's score of ``game`` and every move's score (both for the side to move), or
-    ``None`` unless the book knows them all."""
+def book_answer(
+    spec: GameSpec, game: Game[Any], *, every_move: bool
+) -> tuple[int, list[tuple[Any, int]], bool] | None:
+    """The book's score of ``game``, the moves it scores (for the side to move) and whether
+    those are all the legal moves; ``None`` unless the book knows every move's score, or
+    (``every_move`` false) the score of ``game`` and at least one move that keeps it."""
     from zerosum.games.connect4_book import book_for  # connect four's tables: when used
 
     book = book_for(spec.name)
     if book is None or game.outcome() is not None:
         return None
     scored = book.move_scores(game)
-    if scored is None:
-        return None
     score = book.score(game)
-    best = max(s for _, s in scored)
-    return (best if score is None else score), scored
+    if scored is not None:
+        best = max(s for _, s in scored)
+        return (best if score is None else score), scored, True
+    known = book.best_moves(game)
+    if every_move or score is None or not known:
+        return None
+    return score, [(move, score) for move in known], False
 
 
 def solve_from_book(args: argparse.Namespace, spec: GameSpec, game: Game[Any]) -> int | None:
     """Answer ``solve`` from the book and return the exit code, or ``None`` (nothing printed)
     when the book does not decide the position and its moves."""
     started = time.perf_counter()
-    answer = book_answer(spec, game)
+    answer = book_answer(spec, game, every_move=args.all)
     if answer is None:
         return None
-    score, scored = answer
+    score, scored, every = answer
     ply = game.ply()
     from zerosum.games.connect4 import value_from_pons  # a book answered: connect four
 
@@ -74,6 +81,7 @@ def solve_from_book(args: argparse.Namespace, spec: GameSpec, game: Game[Any]) -
         "value": exact.value,
         "value_text": exact_value_text(exact, weak=args.weak),
         "best_moves": move_names(game, best),
+        "best_moves_complete": every,
         "complete": True,
         "stored": False,
         "book": True,
@@ -103,6 +111,8 @@ def solve_from_book(args: argparse.Namespace, spec: GameSpec, game: Game[Any]) -
     else:
         lines.append(f"score {exact_text(exact, weak=args.weak)}")
     lines.append(f"best moves {' '.join(data['best_moves']) or '-'}")
+    if not every:
+        lines[-1] += " (the book proves these; --all scores every move)"
     lines.append(f"nodes 0 in {seconds:.3f} s (from the opening book)")
     emit(args, data, "\n".join(lines))
     return 0

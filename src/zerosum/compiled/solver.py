@@ -9,6 +9,7 @@ game's own; the kernels use the same integers (a column, a cell).
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass
@@ -276,10 +277,20 @@ class Solver:
         return self.best_moves_search(game, rank, weak=weak, limit=limit)[0]
 
     def best_moves_search(
-        self, game: Game[Any], rank: int, *, weak: bool = False, limit: Limit | None = None
+        self,
+        game: Game[Any],
+        rank: int,
+        *,
+        weak: bool = False,
+        limit: Limit | None = None,
+        first_only: bool = False,
     ) -> tuple[list[Any] | None, Stats]:
         """:meth:`best_moves_within`, with what its searches cost: their nodes, and the
-        seconds of the whole call (also when the limit stopped it)."""
+        seconds of the whole call (also when the limit stopped it). With ``first_only`` it
+        stops at the first best move, trying the table's move for ``game`` first (after a solve
+        of ``game`` it is usually one). With a store, every move a search proves best has its
+        position's result stored (``-rank``: it keeps the best result), so that the store
+        knows a best move of ``game`` from then on (:meth:`known_best_moves`)."""
         self._check_exact()
         started = time.perf_counter()
         best: list[Any] = []
@@ -288,9 +299,16 @@ class Solver:
         def cost() -> Stats:
             return Stats(nodes=nodes, time_s=time.perf_counter() - started)
 
-        for move in game.legal_moves():
+        moves = list(game.legal_moves())
+        if first_only:
+            hinted = table_move(*self._table(), self.compiled.kernel.key(self.state(game)))
+            if hinted in moves:
+                moves.remove(hinted)
+                moves.insert(0, hinted)
+        for move in moves:
             game.make(move)
             try:
+                searched = False
                 outcome = game.outcome()
                 if outcome is not None:
                     child = self._terminal_rank(game)
@@ -308,14 +326,41 @@ class Solver:
                         nodes += solution.stats.nodes
                         if not solution.complete:
                             return None, cost()
-                        child = solution.rank
+                        child, searched = solution.rank, True
+                if weak:  # a finished child's rank and a windowed solve's bound are strong
+                    child = (child > 0) - (child < 0)
+                if -child >= rank and searched and self.store is not None:
+                    # At most -rank (the window) and at least -rank (``rank`` is the best of
+                    # the moves): exactly -rank.
+                    key = self.compiled.canonical_key(game)
+                    self.store.put(self.name, key, -rank, weak=weak)
             finally:
                 game.undo()
-            if weak:  # a finished child's rank and a windowed solve's bound are strong ranks
-                child = (child > 0) - (child < 0)
             if -child >= rank:
                 best.append(move)
+                if first_only:
+                    break
         return best, cost()
+
+    def known_best_moves(self, game: Game[Any], rank: int, *, weak: bool = False) -> list[Any]:
+        """The moves of ``game`` that the opening book, the store or the game's end shows to
+        keep its result ``rank``, without a search (possibly not all its best moves; none when
+        nothing is known)."""
+        known: list[Any] = []
+        for move in game.legal_moves():
+            game.make(move)
+            try:
+                if game.outcome() is not None:
+                    child: int | None = self._terminal_rank(game)
+                else:
+                    child = self._stored(game, weak=weak)
+            finally:
+                game.undo()
+            if child is not None and weak:
+                child = (child > 0) - (child < 0)
+            if child is not None and -child >= rank:
+                known.append(move)
+        return known
 
     def _stored(self, game: Game[Any], *, weak: bool) -> int | None:
         """The rank the opening book or the store knows (weak: its sign), else ``None``."""
@@ -340,7 +385,9 @@ class Solver:
         first (their table entries help the shallower ones); positions already stored are
         skipped, so an interrupted build resumes, and a position whose every move leads to a
         known result (stored, in the book, or the game's end) takes the best of them without a
-        search. Returns False if a limit stopped it."""
+        search. A position solved by a search also gets one best move proven (its result
+        stored, :meth:`best_moves_search`), so that the store can answer it in play, not only
+        score it. Returns False if a limit stopped it."""
         if self.store is None:
             raise ValueError("building a book needs a store")
         started = time.perf_counter()
@@ -369,6 +416,20 @@ class Solver:
                     exact = self.solve(position, weak=weak, limit=remaining)
                 if not exact.complete:
                     return False
+                if not self.known_best_moves(position, exact.rank, weak=weak):
+                    left = _remaining(limit, started)
+                    if left is None:
+                        return False
+                    best, cost = self.best_moves_search(
+                        position, exact.rank, weak=weak, limit=left, first_only=True
+                    )
+                    if best is None:
+                        return False
+                    spent = Stats(
+                        nodes=exact.stats.nodes + cost.nodes,
+                        time_s=exact.stats.time_s + cost.time_s,
+                    )
+                    exact = dataclasses.replace(exact, stats=spent)
                 if on_position is not None:
                     on_position(position, exact)
         return True

@@ -80,7 +80,12 @@ class CompiledEngine(Engine):
             started = time.perf_counter()
             exact = self.solver.solve(game, limit=limit)
             found = None
-            if exact.complete:
+            if exact.complete and (exact.book or exact.stored):
+                # The book or the store may know only some best moves (a book built by
+                # ``zerosum book`` proves one for each deeper position): play among those at
+                # once rather than prove the others.
+                found = self.solver.known_best_moves(game, exact.rank) or None
+            if exact.complete and found is None:
                 found = self.solver.best_moves_within(
                     game, exact.rank, limit=None if limit is None else limit.since(started)
                 )

@@ -14,7 +14,8 @@ one signed byte of score per key. ``benchmarks/connect4_book.py`` writes it from
 
 Reading it costs a dictionary lookup per position, so a solver asks it before any search
 (:meth:`OpeningBook.score`), and a perfect player asks it for every move's score at once
-(:meth:`OpeningBook.move_scores`).
+(:meth:`OpeningBook.move_scores`) or, where it holds only some, for the best moves it knows
+(:meth:`OpeningBook.best_moves`).
 """
 
 from __future__ import annotations
@@ -117,6 +118,31 @@ class OpeningBook:
                 game.undo()
             scored.append((move, score))
         return scored
+
+    def best_moves(self, game: Game[Any]) -> list[Column]:
+        """The moves of ``game`` that the book shows to keep its score: those whose position
+        the book scores (or that end the game) with the negated score of ``game``. Every best
+        move when the book knows every move's score; else possibly only some (``zerosum book``
+        proves one best move of each position it solves); none when the book does not score
+        ``game``."""
+        score = self.score(game)
+        if score is None or game.outcome() is not None:
+            return []
+        best: list[Column] = []
+        for move in game.legal_moves():
+            game.make(move)
+            try:
+                outcome = game.outcome()
+                if outcome is not None:  # the mover won, or filled the board (a draw)
+                    mine: int | None = _won_score(game.ply()) if outcome == Outcome.LOSS else 0
+                else:
+                    child = self.score(game)
+                    mine = None if child is None else -child
+            finally:
+                game.undo()
+            if mine == score:
+                best.append(move)
+        return best
 
     def entries(self) -> Iterator[tuple[int, int]]:
         """``(key, score)`` in key order."""
