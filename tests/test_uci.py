@@ -391,3 +391,30 @@ def test_contempt_reaches_the_search_and_a_bad_value_is_refused() -> None:
     assert isinstance(engine.engine, TacticalEngine) and engine.engine.options is not None
     assert engine.engine.options.contempt == -100
     assert any(" score cp 100 " in line for line in out.lines if line.startswith("info depth 3"))
+
+
+@pytest.mark.parametrize("command", ["ucinewgame", "setoption name Clear Hash"])
+def test_a_new_game_clears_the_compiled_table(
+    monkeypatch: pytest.MonkeyPatch, command: str
+) -> None:
+    """``ucinewgame`` and ``Clear Hash`` forget the compiled search's table, also while it runs
+    behind a WarmingEngine (which used to reset it first, and the table then stayed): the next
+    search prints what the first one printed, a fresh table's nodes and line."""
+    from zerosum.engines.warming import WarmingEngine
+
+    monkeypatch.setenv("ZEROSUM_COMPILE", "background")
+    out = Recorder()
+    engine = UciEngine(out)
+    engine.handle("isready")
+    assert isinstance(engine.engine, WarmingEngine)
+    assert engine.engine.wait(timeout=600)  # the compiled search loaded (bounds a hang)
+    infos = []
+    for _ in range(2):
+        engine.handle(f"position fen {WAC_001}")
+        start = len(out.lines)
+        engine.handle("go depth 5")
+        wait_for_bestmove(out, engine)
+        infos.append([line.split(" nps ")[0] for line in out.lines[start:] if " pv " in line])
+        engine.handle(command)
+    assert infos[0] and infos[1] == infos[0]
+    engine.close()
