@@ -170,3 +170,29 @@ def test_compiled_workers_answer_as_a_fresh_engine() -> None:
     with open_engine(spec, COMPILED, hash_mb=HASH_MB) as serial:
         expected = [answer(serial.search(game.copy(), Limit(depth=d))) for d in (2, 9, 1, 9)]
     assert seen == expected
+
+
+def test_a_cleared_compiled_tactical_engine_answers_as_a_fresh_one() -> None:
+    """The compiled tactical engine keeps its table across positions (see
+    :mod:`zerosum.engines.compiled_tactical`); after ``clear()`` (a new game), even one that
+    follows ``reset()``, every answer is a fresh engine's: value, depth, PV and nodes."""
+    spec = get_game("chess")
+    reused: Engine = open_engine(spec, COMPILED_TACTICAL, hash_mb=HASH_MB)
+    differed = 0
+    try:
+        for game in positions(spec):
+            for depth in depths(spec, COMPILED_TACTICAL):
+                limit = Limit(depth=depth)
+                first = fresh(spec, COMPILED_TACTICAL, game, limit)
+                kept = reused.search(game.copy(), limit)  # the table of the searches before
+                differed += answer(kept) != answer(first)
+                assert kept.best_move in game.legal_moves() and not kept.solved
+                reused.reset()  # forgets the searcher; the table stays until clear()
+                reused.clear()  # type: ignore[attr-defined]
+                again = reused.search(game.copy(), limit)
+                where = f"ply {game.ply()} depth {depth}"
+                assert answer(again) == answer(first), where
+                assert again.pv == first.pv and again.stats.nodes == first.stats.nodes, where
+    finally:
+        reused.close()
+    print(f"kept table: {differed} answers differed from a fresh engine's")

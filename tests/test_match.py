@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 import math
+import shlex
 import sys
+import time
 from pathlib import Path
 
 import chess
@@ -396,3 +399,93 @@ def test_zerosum_plays_chess_in_process_against_a_uci_engine() -> None:
             board.push_uci(text)  # every move legal
         assert len(record.moves) <= 24
         assert record.pgn is not None and "[Round" in record.pgn
+
+
+# -- engine processes end on every path -------------------------------------------------------
+
+HANG_S = 120
+"""Bounds a wait for a process to end: there only to end a hang, not a timing."""
+
+
+def _alive(pid: int) -> bool:
+    """Whether process ``pid`` runs (from /proc: a zombie has ended)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state != "Z"
+
+
+def _gone(*pids: int) -> bool:
+    """Wait until none of ``pids`` runs (polling an observable state); whether they ended."""
+    deadline = time.monotonic() + HANG_S
+    while any(_alive(pid) for pid in pids) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return not any(_alive(pid) for pid in pids)
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        with contextlib.suppress(OSError):
+            found += [int(child) for child in (task / "children").read_text().split()]
+    return found
+
+
+def _interrupted() -> None:
+    raise KeyboardInterrupt
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="needs Linux /proc")
+@pytest.mark.parametrize("isolate", [True, False], ids=["own group", "caller's group"])
+def test_an_engine_interrupted_while_it_quits_is_killed(
+    monkeypatch: pytest.MonkeyPatch, isolate: bool
+) -> None:
+    """A Ctrl-C while the engine quits (a second Ctrl-C of a stopping match) used to leave it
+    running: the kill after ``quit`` was skipped."""
+    player = players.UciPlayer(players.UciSettings((sys.executable, FAKE)), isolate=isolate)
+    player.start()
+    assert player.engine is not None
+    pid = player.engine.transport.get_pid()
+    monkeypatch.setattr(player.engine, "quit", _interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        player.close()
+    assert player.engine is None
+    assert _gone(pid)
+    player.close()  # twice: nothing left to do
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="needs Linux /proc")
+def test_an_engine_that_does_not_quit_is_killed_with_its_process_group(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # An engine that started a process of its own (a helper that would outlive it).
+    script = f"sleep 3600 & exec {shlex.quote(sys.executable)} {shlex.quote(FAKE)}"
+    player = players.UciPlayer(players.UciSettings(("sh", "-c", script)))
+    player.start()
+    assert player.engine is not None
+    pid = player.engine.transport.get_pid()
+    helpers = _children(pid)
+    assert helpers  # the sleep, started before the exec
+    monkeypatch.setattr(player.engine, "quit", lambda: None)  # ignores quit: still running
+    player.close()
+    assert _gone(pid, *helpers)
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="needs Linux /proc")
+def test_every_player_is_closed_when_closing_one_is_interrupted(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from zerosum.match import runner
+
+    started = []
+    for role in ("A", "B"):
+        player = runner._player(role, "chess", fake())
+        player.new_game("chess", "0/0")
+        assert isinstance(player, players.UciPlayer) and player.engine is not None
+        started.append(player.engine.transport.get_pid())
+        monkeypatch.setattr(player.engine, "quit", _interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        runner.close_players()
+    assert not runner._players
+    assert _gone(*started)

@@ -170,6 +170,57 @@ def test_stopping_a_match_leaves_no_process_behind(workers: int, signum: int) ->
     assert _survivors(value) == []
 
 
+def _engines(marker: str) -> list[int]:
+    """The ``zerosum uci`` processes among those carrying ``marker``."""
+    found = []
+    for pid in _survivors(marker):
+        try:
+            if b"zerosum\x00uci" in Path(f"/proc/{pid}/cmdline").read_bytes():
+                found.append(pid)
+        except OSError:
+            continue
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs /proc to find processes")
+def test_ctrl_c_in_a_match_with_zerosum_uci_leaves_no_process_behind() -> None:
+    """Ctrl-C (SIGINT to the terminal's whole foreground group) while ``zerosum uci`` plays or
+    loads: the match exits 130 and no engine survives it."""
+    marker = f"ZEROSUM_TEST_MATCH={uuid.uuid4().hex}"
+    name, value = marker.split("=")
+    engine = f"uci:{sys.executable} -m zerosum uci"
+    command = [sys.executable, "-m", "zerosum.cli", "match", "chess", "--a", engine, "--b", FAKE]
+    command += ["--games", "4", "--time-per-move", "0.05"]
+    process = subprocess.Popen(
+        command,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, name: value},  # ZEROSUM_COMPILE=wait (conftest): no compile child
+        start_new_session=True,  # its own process group, as a terminal's foreground job
+    )
+    try:
+        assert process.stdout is not None
+        header = process.stdout.readline()  # the engines were started and quit for their names
+        assert header.startswith("chess: A = "), header
+        deadline = time.monotonic() + 120  # bounds a hang only
+        while not _engines(value):  # the games' engine
+            assert time.monotonic() < deadline, "the engine never started"
+            time.sleep(0.05)
+        os.killpg(process.pid, signal.SIGINT)
+        out, err = process.communicate(timeout=120)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.communicate()
+    assert process.returncode == 130, err
+    assert "stopped after" in out and "Traceback" not in err
+    deadline = time.monotonic() + 120  # bounds a hang only
+    while _survivors(value) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _survivors(value) == []
+
+
 def test_unwritable_pgn_is_refused_before_the_first_game(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:

@@ -121,9 +121,20 @@ def test_depth_limited_searches_equal_the_serial_ones(parallel: Solver, data_dir
 
 def test_a_time_limit_stops_a_parallel_search(parallel: Solver) -> None:
     started = time.perf_counter()
-    result = parallel.search(Connect4(), limit=Limit(time=3))  # a loaded machine: depth 1
+    result = parallel.search(Connect4(), limit=Limit(time=3))
     assert time.perf_counter() - started < HANG_S  # stopped: else minutes to hours
-    assert not result.complete and result.depth > 0
+    # How deep 3 s reach depends on the machine's load (depth 0 when starved): not checked.
+    assert not result.complete and result.best_move in Connect4().legal_moves()
+
+
+def test_a_stopped_parallel_search_keeps_its_finished_iterations(parallel: Solver) -> None:
+    iterations: list[int] = []
+    result = parallel.search(
+        Connect4(),
+        limit=Limit(stop=lambda: bool(iterations)),  # stops once an iteration has finished
+        on_iteration=lambda found: iterations.append(found.depth),
+    )
+    assert not result.complete and result.depth == iterations[-1] >= 1
 
 
 def test_analyze_takes_workers_with_the_compiled_engine(
@@ -203,10 +214,18 @@ def test_leaving_a_batch_early_stops_the_workers(parallel: Solver) -> None:
 
 
 def test_a_serial_batch_stops_at_a_time_limit() -> None:
-    serial = Solver("connect4", hash_mb=4)
+    serial = Solver("connect4", hash_mb=4, book=False)
     games = [Connect4.from_position("2252576253462244111563365343671351441"), Connect4()]
     results = list(serial.solve_many(games, limit=Limit(time=0.2)))
-    assert [exact.complete for exact in results] == [True, False]
+    # The end game takes a millisecond, but a loaded machine may not give it one within the
+    # 0.2 s: then it comes back incomplete and the batch ends there. The empty board takes
+    # hours: never complete.
+    assert [exact.complete for exact in results] in ([True, False], [False])
+    # A stop callback raised after the first result: that one complete, the next stopped.
+    seen: list[bool] = []
+    for exact in serial.solve_many(games, limit=Limit(stop=lambda: bool(seen))):
+        seen.append(exact.complete)
+    assert seen == [True, False]
 
 
 def test_the_command_line_solves_a_positions_file(
@@ -322,7 +341,8 @@ def test_a_limit_stops_the_search_for_best_moves(parallel: Solver) -> None:
         assert time.perf_counter() - started < HANG_S  # stopped: else minutes to hours
     end_game = Connect4.from_position("225257625346224411156336534367135144")
     exact = parallel.solve(end_game)
-    assert parallel.best_moves_within(end_game, exact.rank, limit=Limit(time=5)) == (
+    # A limit that never stops it (a time would depend on the machine's load): every move.
+    assert parallel.best_moves_within(end_game, exact.rank, limit=Limit(stop=lambda: False)) == (
         Solver("connect4", hash_mb=4).best_moves(end_game, exact.rank)
     )
 
@@ -350,9 +370,19 @@ def test_the_command_line_stops_while_it_looks_for_best_moves(
 def test_the_command_line_stops_a_positions_file_at_a_time_limit(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
+    from zerosum.store import Store
+
+    end_game = "2252576253462244111563365343671351441"
     path = tmp_path / "set.txt"
-    path.write_text("2252576253462244111563365343671351441 -1\n4453 -2\n44\n")
+    path.write_text(f"{end_game} -1\n4453 -2\n44\n")
+    # The first position's score is in the store, so that it is answered whatever the 0.3 s
+    # leave on a loaded machine; 4453 takes seconds, so the time limit stops it.
+    store = tmp_path / "proven.sqlite"
+    solver = Solver("connect4", hash_mb=4)
+    with Store(store) as opened:
+        opened.put("connect4", solver.compiled.canonical_key(Connect4.from_position(end_game)), -1)
     argv = ["solve", "connect4", "--positions", str(path), "--time", "0.3", "--no-book"]
+    argv += ["--store", str(store)]
     assert main(argv) == 0
     out = capsys.readouterr().out.splitlines()
     assert "not solved (stopped)" in out[1] and out[-1] == "stopped: 2 positions not solved"
@@ -362,29 +392,31 @@ def test_the_command_line_stops_a_positions_file_at_a_time_limit(
     assert data["results"][1]["score"] is None
 
 
-def test_workers_take_the_entries_a_serial_solve_stored(parallel: Solver) -> None:
+def test_workers_take_the_entries_a_serial_solve_stored() -> None:
     """The workers search the root's children at the serial depths, so a window the serial
-    solve already searched on the same table is settled by its entries in few nodes."""
-    engine = parallel.exact
-    assert isinstance(engine, ParallelEngine)
-    kernel = engine.kernel
-    root = parallel.state(Connect4.from_position("4453444"))
-    engine.table[:] = 0
-    rank = compiled(kernel).solve(
-        root.copy(),
-        -INF,
-        INF,
-        engine.table[0],
-        engine.table[1],
-        new_io(),
-        new_stack(kernel),
-        kernel.load_aux(),
-    )
-    kernel.decided(root)
-    children = engine._expand(root)
-    engine._nodes = 0
-    alpha, beta = score_of_rank(rank - 1), score_of_rank(rank)
-    assert engine._root(children, alpha, beta, None, None) == beta
-    # Seen: 467 to 37,326 nodes (the workers' own stores race with those entries); searched
-    # to ``DEPTH_INF`` below the root, as before, the children took about 820,000.
-    assert engine._nodes < 100_000
+    solve already searched on the same table is settled by its entries in few nodes.
+
+    One worker: with two, the count depends on how the threads are scheduled (a second
+    worker searches another child, or the same one in another order, until the first one's
+    answer stops it: 467 to 37,326 nodes were seen, and more on a loaded machine)."""
+    kernel = compiled_game("connect4").kernel
+    with ParallelEngine("connect4", kernel, workers=1, hash_mb=16) as engine:
+        root = Solver("connect4").state(Connect4.from_position("4453444"))
+        rank = compiled(kernel).solve(
+            root.copy(),
+            -INF,
+            INF,
+            engine.table[0],
+            engine.table[1],
+            new_io(),
+            new_stack(kernel),
+            kernel.load_aux(),
+        )
+        kernel.decided(root)
+        children = engine._expand(root)
+        engine._nodes = 0
+        alpha, beta = score_of_rank(rank - 1), score_of_rank(rank)
+        assert engine._root(children, alpha, beta, None, None) == beta
+        # 467 nodes, the same in every run; searched to ``DEPTH_INF`` below the root, as
+        # before, the children took about 820,000.
+        assert engine._nodes < 5_000, engine._nodes

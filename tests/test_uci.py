@@ -84,7 +84,8 @@ def test_malformed_input_keeps_the_engine_alive() -> None:
             "quit",
         ]
     )
-    done = subprocess.run(COMMAND, input=script, capture_output=True, text=True, timeout=30)
+    # 300 s bounds a hang only (30 s ran out under a load average of 90)
+    done = subprocess.run(COMMAND, input=script, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr
     lines = done.stdout.splitlines()
@@ -414,3 +415,30 @@ def test_timed_lines_keeps_every_line_in_order_with_its_arrival() -> None:
     assert [line for _, line in stamped] == ["uci\n", "isready\n", "quit\n"]
     times = [at for at, _ in stamped]
     assert before <= times[0] <= times[1] <= times[2] <= time.perf_counter()
+
+
+@pytest.mark.parametrize("command", ["ucinewgame", "setoption name Clear Hash"])
+def test_a_new_game_clears_the_compiled_table(
+    monkeypatch: pytest.MonkeyPatch, command: str
+) -> None:
+    """``ucinewgame`` and ``Clear Hash`` forget the compiled search's table, also while it runs
+    behind a WarmingEngine (which used to reset it first, and the table then stayed): the next
+    search prints what the first one printed, a fresh table's nodes and line."""
+    from zerosum.engines.warming import WarmingEngine
+
+    monkeypatch.setenv("ZEROSUM_COMPILE", "background")
+    out = Recorder()
+    engine = UciEngine(out)
+    engine.handle("isready")
+    assert isinstance(engine.engine, WarmingEngine)
+    assert engine.engine.wait(timeout=600)  # the compiled search loaded (bounds a hang)
+    infos = []
+    for _ in range(2):
+        engine.handle(f"position fen {WAC_001}")
+        start = len(out.lines)
+        engine.handle("go depth 5")
+        wait_for_bestmove(out, engine)
+        infos.append([line.split(" nps ")[0] for line in out.lines[start:] if " pv " in line])
+        engine.handle(command)
+    assert infos[0] and infos[1] == infos[0]
+    engine.close()

@@ -3,10 +3,20 @@
 A game whose :class:`~zerosum.games.GameSpec` names a ``searcher`` (chess:
 :class:`zerosum.compiled.chess_engine.CoreSearch`) gets this engine: the algorithm of the
 tactical engine run by the compiled twin, with a table sized in MB and ``workers`` as Lazy SMP
-threads on that table. It keeps its table between searches and its searcher (killers,
-history) while it searches the same game object, as :class:`TacticalEngine` does; the
-searcher is loaded (and numba imported) only when the engine is opened, and :meth:`warm_up`
-loads or compiles its compiled functions before a clock runs.
+threads on that table. The searcher is loaded (and numba imported) only when the engine is
+opened, and :meth:`warm_up` loads or compiles its compiled functions before a clock runs.
+
+What a reused engine keeps. The table lives as long as the engine, across every position it
+is asked about, related or not, as a UCI engine keeps its hash until ``ucinewgame``: a game's
+next move, or the position a user steps back to, starts from what the last searches stored.
+The searcher (killers, history) lives while the same game object is searched, as
+:class:`TacticalEngine`'s does. So a reused engine's answer at a fixed depth is not always a
+fresh engine's: entries of earlier searches (deeper ones, other positions' transpositions)
+change cutoffs, and with them what the selective search (null move, reductions, futility)
+prunes. It reaches the same depth and never claims a proof (a heuristic search), and its move
+is legal; :meth:`clear` makes the next search a fresh engine's exactly
+(``tests/test_engine_reuse.py`` checks both against a fresh engine). Its pure-Python twin
+starts a table per game object unless it is given a shared one (``zerosum uci`` gives one).
 """
 
 from __future__ import annotations
@@ -67,9 +77,14 @@ class CompiledTacticalEngine(TacticalEngine):
         return int(searcher.hashfull()) if searcher is not None else 0  # type: ignore[attr-defined]
 
     def clear(self) -> None:
-        """Forget the table (a new game)."""
-        if self._searcher is not None:
-            self._searcher.clear()  # type: ignore[attr-defined]
+        """Forget the table, the killers and the history (a new game; UCI's ``ucinewgame``
+        and ``Clear Hash``), also after :meth:`reset`: the next search answers as a fresh
+        engine's (the same value, depth, principal variation and, with one thread, nodes)."""
+        if self._table is not None:
+            keys, data = self._table
+            keys[:] = 0
+            data[:] = 0
+        self.reset()  # the next search starts a searcher with no history, at generation 0
 
     def reset(self) -> None:
         self._searcher = None

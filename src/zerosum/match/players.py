@@ -53,6 +53,10 @@ DEFAULT_UCI_MOVE_TIME = 1.0
 """Seconds per move for a UCI engine when the match has no time control."""
 UCI_TIMEOUT = 30.0
 """Seconds a UCI engine may take to start or to answer beyond its thinking time."""
+QUIT_TIMEOUT = 5.0
+"""Seconds a UCI engine is given to obey ``quit`` before it is killed."""
+KILL_TIMEOUT = 30.0
+"""Seconds to wait for a killed engine's process to be reaped (bounds a hang only)."""
 LOAD_TIMEOUT = 600.0
 """Seconds an engine may take to answer its first ``isready``: a search compiled on first use
 (zerosum's compiled chess search from an empty numba cache) loads then, about a minute on a
@@ -425,6 +429,23 @@ def _interrupts_deferred() -> Iterator[None]:
             signal.raise_signal(signum)
 
 
+def _end(engine: chess.engine.SimpleEngine, *, group: bool) -> None:
+    """Make sure ``engine``'s process has ended: if it still runs, SIGKILL to its process group
+    (``group``: it leads one, which holds whatever it started) or to itself; then wait until
+    it is gone (at most :data:`KILL_TIMEOUT` seconds, a bound on a hang only). Only a process
+    that asyncio has not seen exit is signalled (its id is not free for another process)."""
+    pid = engine.transport.get_pid()
+    if not engine.returncode.done() and engine.transport.get_returncode() is None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            if group:
+                os.killpg(pid, signal.SIGKILL)
+            else:
+                os.kill(pid, signal.SIGKILL)
+    engine.close()  # ends python-chess's event loop (and kills the process if still there)
+    with contextlib.suppress(Exception):
+        engine.returncode.result(timeout=KILL_TIMEOUT)
+
+
 @dataclass
 class UciPlayer:
     """A UCI engine driven through python-chess, started on first use and again after a crash."""
@@ -528,9 +549,17 @@ class UciPlayer:
             os.kill(engine.transport.get_pid(), signal.SIGKILL)
 
     def close(self) -> None:
+        """Ask the engine to quit (for :data:`QUIT_TIMEOUT` seconds), then make sure its
+        process has ended, on every path: an engine that does not quit, an error, or a Ctrl-C
+        while it quits is killed (with everything in its process group when it leads one), and
+        a Ctrl-C or SIGTERM during the kill waits for it. Safe to call twice."""
         engine, self.engine = self.engine, None
         if engine is None:
             return
-        with contextlib.suppress(Exception):
-            engine.quit()
-        engine.close()
+        try:
+            engine.timeout = QUIT_TIMEOUT
+            with contextlib.suppress(Exception):
+                engine.quit()
+        finally:
+            with _interrupts_deferred():
+                _end(engine, group=self.isolate)

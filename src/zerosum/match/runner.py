@@ -20,6 +20,7 @@ same result on one process, on many, and on Ray.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -354,10 +355,13 @@ def run_task(task: GameTask) -> GameRecord:
 
 
 def close_players() -> None:
-    """Close every player of this process (engines quit); run by workers as they stop."""
-    while _players:
-        _, player = _players.popitem()
-        player.close()
+    """Close every player of this process (engines quit, or are killed); run by workers as
+    they stop. Every player is closed even if closing one raises (a second Ctrl-C): the
+    error is raised once the last player is closed."""
+    with contextlib.ExitStack() as stack:
+        while _players:
+            _, player = _players.popitem()
+            stack.callback(player.close)
 
 
 def kill_players() -> None:
@@ -490,9 +494,11 @@ class Match:
             else:
                 state = _play_sequential(runner, tasks, self.sprt, records, on_game, on_pair)
         finally:
-            if own:
-                runner.close()
-            close_players()
+            try:
+                if own:
+                    runner.close()
+            finally:
+                close_players()
         played = len(tasks) if state is None else 2 * state.pentanomial.pairs
         return MatchResult(
             self.game,

@@ -276,7 +276,14 @@ class ProcessExecutor(Executor):
         return {future for future in futures if future.done()}
 
     def close(self) -> None:
-        """Stop every worker: at once if units are still running, else after their teardown."""
+        """Stop every worker: at once if units are still running, else after their teardown.
+        A Ctrl-C meanwhile (a second one) waits until every worker has ended, a few seconds
+        at most (:data:`GRACE_SECONDS`): stopped half-way, the close would leave workers and
+        the engines they started running."""
+        with sigint_held():
+            self._close()
+
+    def _close(self) -> None:
         processes, self.processes = self.processes, []
         for _, _, _, future in self._waiting:
             future.cancel()
