@@ -184,9 +184,11 @@ def python_bot(game: Any, seed: int, simulations: int) -> Any:
     )
 
 
-def part_mcts(games: int, seconds: float) -> None:
+def part_mcts(
+    games: int, seconds: float, against: list[str], names: list[str], first: int
+) -> None:
     print(f"zerosum MCTS (Bot, pure Python) against OpenSpiel's MCTSBot, {seconds} s a move")
-    for name in MCTS_GAMES:
+    for name in names:
         spiel_game = pyspiel.load_game(name)
         # The Python MCTSBot takes a simulation count: the one it runs in ``seconds`` here.
         probe = python_bot(spiel_game, 0, 300)
@@ -199,9 +201,10 @@ def part_mcts(games: int, seconds: float) -> None:
                 partial(python_bot, spiel_game, simulations=simulations),
             ),
         ]
-        for label, make in opponents:
-            score = 0.0
-            for index in range(games):
+        kinds = {"cpp": opponents[0], "python": opponents[1]}
+        for label, make in (kinds[kind] for kind in against):
+            tally = [0, 0, 0]  # wins, draws, losses
+            for index in range(first, first + games):
                 ours = Bot(spiel_game, engine="mcts", limit=Limit(time=seconds), seed=index)
                 seat = index % 2
                 bots = [ours, make(index)] if seat == 0 else [make(index), ours]
@@ -209,11 +212,12 @@ def part_mcts(games: int, seconds: float) -> None:
                     spiel_game.new_initial_state(), bots, np.random.RandomState(index)
                 )
                 ours.close()
-                score += (returns[seat] + 1) / 2
+                tally[0 if returns[seat] > 0 else 1 if returns[seat] == 0 else 2] += 1
+            score = tally[0] + tally[1] / 2
             low, high = wilson_interval(score / games, games)
             print(
-                f"{name:32} vs {label:28} {score:4.1f}/{games} = {score / games:5.1%}  "
-                f"(95%: {low:.1%}..{high:.1%})",
+                f"{name:32} vs {label:28} +{tally[0]} ={tally[1]} -{tally[2]}  "
+                f"{score:4.1f}/{games} = {score / games:5.1%}  (95%: {low:.1%}..{high:.1%})",
                 flush=True,
             )
 
@@ -227,6 +231,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=10)
     parser.add_argument("--time", type=float, default=0.5)
     parser.add_argument("--long", action="store_true", help="also the games OpenSpiel is slow on")
+    parser.add_argument(
+        "--against",
+        default="cpp,python",
+        help="mcts: the MCTSBots to play, comma-separated among cpp and python",
+    )
+    parser.add_argument(
+        "--mcts-games",
+        default=" ".join(MCTS_GAMES),
+        help="mcts: the pyspiel games, separated by spaces",
+    )
+    parser.add_argument("--first", type=int, default=0, help="mcts: the first game's seed")
     args = parser.parse_args(argv)
     print("$ " + " ".join([sys.executable, *sys.argv]))
     print(f"{time.strftime('%Y-%m-%d')}, open-spiel {version('open-spiel')}")
@@ -236,7 +251,10 @@ def main(argv: list[str] | None = None) -> int:
         elif part == "nodes":
             part_nodes()
         elif part == "mcts":
-            part_mcts(args.games, args.time)
+            against = args.against.split(",")
+            if any(kind not in ("cpp", "python") for kind in against):
+                parser.error(f"--against {args.against!r}: expected cpp, python or both")
+            part_mcts(args.games, args.time, against, args.mcts_games.split(), args.first)
         else:
             parser.error(f"unknown part {part!r}: expected {', '.join(PARTS)}")
     return 0

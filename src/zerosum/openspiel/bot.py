@@ -15,9 +15,12 @@ Which zerosum game plays the pyspiel one:
   a player acts twice in a row, the bot plans the whole turn at its first action and plays the
   rest of the plan at the next calls.
 
-Each :meth:`Bot.step` rebuilds the position from the state's action history (a few µs a ply)
-and searches it under the bot's limit; the engine stays open between steps (its table, or
-MCTS's tree, is kept), until :meth:`Bot.close`.
+Each :meth:`Bot.step` brings the bot's own position up to the state's action history (the
+actions played since its last step, or the whole history rebuilt when the game is another)
+and searches it under the bot's limit. The engine stays open between steps, until
+:meth:`Bot.close`: its table is kept, and MCTS finds the position of the new step in the tree
+of the last one (the bot keeps one game object, which is what MCTS's tree reuse follows),
+so what it learnt about the moves played is not thrown away.
 """
 
 from __future__ import annotations
@@ -114,7 +117,13 @@ class Bot(pyspiel.Bot):  # type: ignore[misc]  # pyspiel has no type information
         else:
             self._text = str(game)
             self.spec = get_game(load_rules(self._text).name)
-        self.engine = open_engine(self.spec, engine, task="play", all_best=True, **options)
+        self.engine = open_engine(
+            self.spec, engine, task="play", all_best=True, seed=seed, **options
+        )
+        self._game: OpenSpielGame | None = None
+        """The bridge's position of the last step (bridge games), which later steps extend."""
+        self._history: list[int] = []
+        """The pyspiel actions :attr:`_game` holds."""
         self._plan: tuple[list[int], list[int]] | None = None
         """A turn's actions still to play (turn games): (the history they follow, actions)."""
 
@@ -191,7 +200,7 @@ class Bot(pyspiel.Bot):  # type: ignore[misc]  # pyspiel has no type information
         while start > 0 and replay[start - 1].current_player() == player:
             start -= 1
         made = history[start:]
-        game = OpenSpielGame.from_history(self._text, " ".join(map(str, history[:start])))
+        game = self._position(history[:start], replay)
         turn = list(actions(self._choose(game)))
         if turn[: len(made)] != made:  # the engine's turn does not begin as this one did
             turn = next(
@@ -202,6 +211,26 @@ class Bot(pyspiel.Bot):  # type: ignore[misc]  # pyspiel has no type information
         rest = [int(action) for action in turn[len(made) :]]
         self._plan = (history, rest)
         return rest[0]
+
+    def _position(self, history: list[int], replay: list[Any]) -> OpenSpielGame:
+        """The bridge's game at ``history`` (which ends between turns; ``replay[i]`` the
+        pyspiel state after its first ``i`` actions): the game of the last step with the turns
+        played since made on it, so the engine sees the same game object move on; a history
+        that does not extend the last one starts a new game."""
+        game, known = self._game, self._history
+        if game is None or history[: len(known)] != known:
+            game = OpenSpielGame.from_history(self._text, " ".join(map(str, history)))
+        else:
+            turn: list[int] = []
+            for index in range(len(known), len(history)):
+                turn.append(history[index])
+                after = replay[index + 1]
+                if after.is_terminal() or after.current_player() != replay[index].current_player():
+                    game.make(tuple(turn) if game.rules.turns else turn[0])
+                    turn = []
+            assert not turn  # the history ends between turns
+        self._game, self._history = game, list(history)
+        return game
 
 
 __all__ = ["BUILTIN", "Bot", "Translation", "translation"]
