@@ -184,9 +184,7 @@ def python_bot(game: Any, seed: int, simulations: int) -> Any:
     )
 
 
-def part_mcts(
-    games: int, seconds: float, against: list[str], names: list[str], first: int
-) -> None:
+def part_mcts(games: int, seconds: float, against: list[str], names: list[str], first: int) -> None:
     print(f"zerosum MCTS (Bot, pure Python) against OpenSpiel's MCTSBot, {seconds} s a move")
     for name in names:
         spiel_game = pyspiel.load_game(name)

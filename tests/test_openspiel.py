@@ -292,6 +292,67 @@ def test_the_bot_plays_a_bridged_game_with_turns_of_several_actions() -> None:
         bot.close()
 
 
+@pytest.mark.parametrize(
+    "name",
+    [
+        "hex(board_size=4)",
+        "breakthrough(rows=4,columns=4)",  # in place (UNDO_GAMES)
+        "tic_tac_toe",  # draws
+        "dots_and_boxes(num_rows=1,num_cols=2)",  # turns of several actions
+        "nim(pile_sizes=1;2;3)",
+    ],
+)
+def test_the_bridges_own_playouts_grow_the_tree_of_the_protocols(name: str) -> None:
+    from zerosum.engines.mcts import MctsEngine
+
+    game = get_game(f"openspiel:{name}").new()
+    game.make(game.legal_moves()[1])
+    before = (game.position(), game.key())
+    fast, slow = MctsEngine(seed=5), MctsEngine(seed=5, game_playouts=False)
+    found = fast.search(game, Limit(nodes=1500))
+    assert (game.position(), game.key()) == before  # left as it was
+    twin = slow.search(game, Limit(nodes=1500))
+    assert (found.value, found.best_move, found.pv, found.solved) == (
+        twin.value,
+        twin.best_move,
+        twin.pv,
+        twin.solved,
+    )
+    assert fast.root_stats() == slow.root_stats()
+    assert fast._rng.state == slow._rng.state  # the same numbers drawn
+
+
+def test_a_playout_stopped_by_its_ply_bound_is_not_over() -> None:
+    game = get_game("openspiel:hex(board_size=5)").new()
+    assert game.random_playout(lambda bound: 0, 3) == (None, 3)
+    assert game.random_playout(lambda bound: 0, 0) == (None, 0)
+    assert game.ply() == 0
+
+
+def test_the_bot_keeps_one_game_so_mcts_finds_its_tree_again() -> None:
+    game = pyspiel.load_game("hex(board_size=4)")
+    bot = Bot(game, engine="mcts", limit=Limit(nodes=400), seed=1)
+    try:
+        state = game.new_initial_state()
+        state.apply_action(bot.step(state))
+        kept = bot._game
+        engine: Any = bot.engine
+        tree = engine._root
+        reply = state.legal_actions()[0]
+        state.apply_action(reply)
+        expected = next(c for c in tree.children if c.move == state.history()[0])
+        expected = next((c for c in expected.children if c.move == reply), None)
+        bot.step(state)
+        assert bot._game is kept and kept.position() == " ".join(map(str, state.history()))
+        if expected is not None:  # the reply was in the tree: its node is the new root
+            assert engine._root is expected
+        other = game.new_initial_state()  # another game: the bot starts afresh
+        other.apply_action(3)
+        assert bot.step(other) in other.legal_actions() and bot._game is not kept
+    finally:
+        bot.close()
+
+
 def test_the_bot_refuses_what_zerosum_cannot_search() -> None:
     with pytest.raises(ZerosumError, match="lacks"):
         Bot(pyspiel.load_game("kuhn_poker"))
