@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import pickle
+import random
 from typing import Any
 
 import pytest
@@ -276,6 +277,59 @@ def test_the_bot_plays_chess_as_zerosums_chess_whatever_pyspiel_numbers_white() 
             position.make(position.parse_move(san))
         best = bot.engine.search(position, Limit(depth=2)).best_moves
         assert position.parse_move(state.action_to_string(action)) in best
+    finally:
+        bot.close()
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_openspiels_morris_is_zerosums_without_its_draw_rules(seed: int) -> None:
+    """Move for move, the same legal turns (a removal is part of zerosum's move) and the same
+    winner, until OpenSpiel's cap on a game's length."""
+    from zerosum.game import Outcome
+    from zerosum.openspiel.bot import BUILTIN, _turns
+
+    mapped = BUILTIN["nine_mens_morris"]
+    state = pyspiel.load_game("nine_mens_morris").new_initial_state()
+    game = get_game(mapped.game).new()
+    rng = random.Random(seed)
+    while not state.is_terminal():
+        turns = _turns(state)
+        assert {mapped.text(state, turn) for turn in turns} == set(
+            map(game.format_move, game.legal_moves())
+        )
+        turn = rng.choice(turns)
+        game.make(game.parse_move(mapped.text(state, turn)))
+        for action in turn:
+            state.apply_action(action)
+    returns = state.returns()
+    if returns[0] == 0:  # OpenSpiel's cap: a draw zerosum's game does not have
+        assert game.outcome() is None
+    else:
+        assert game.outcome() == Outcome.LOSS
+        assert returns[game.side_to_move()] == -1.0
+
+
+def test_the_bot_plays_openspiels_morris_as_zerosums_with_its_removals() -> None:
+    game = pyspiel.load_game("nine_mens_morris")
+    bot = Bot(game, engine="engine", limit=Limit(depth=2), seed=1)
+    assert bot.spec.name == "morris:repetition=none:moves=none"
+    try:
+        state = game.new_initial_state()
+        removals = 0
+        while not state.is_terminal() and state.move_number() < 60:
+            if state.current_player() == 0:
+                player = state.current_player()
+                action = bot.step(state)
+                assert action in state.legal_actions()
+                state.apply_action(action)
+                if not state.is_terminal() and state.current_player() == player:
+                    removals += 1  # a mill: a bot that did not plan this turn picks a removal
+                    fresh = Bot(game, engine="engine", limit=Limit(depth=1))
+                    assert fresh.step(state) in state.legal_actions()
+                    fresh.close()
+            else:
+                state.apply_action(random.Random(state.move_number()).choice(state.legal_actions()))
+        assert removals > 0  # the bot closed a mill and played its removal at the next step
     finally:
         bot.close()
 
