@@ -68,9 +68,16 @@ def _chess(state: Any, turn: tuple[int, ...]) -> str:
     return str(state.action_to_string(state.current_player(), turn[0]))  # SAN, which chess reads
 
 
-MORRIS_POINTS: Final = (
-    "a7 d7 g7 b6 d6 f6 c5 d5 e5 a4 b4 c4 e4 f4 g4 c3 d3 e3 b2 d2 f2 a1 d1 g1".split()
+_MORRIS_ROWS: Final = (
+    (7, "adg"),
+    (6, "bdf"),
+    (5, "cde"),
+    (4, "abcefg"),
+    (3, "cde"),
+    (2, "bdf"),
+    (1, "adg"),
 )
+MORRIS_POINTS: Final = tuple(f"{file}{rank}" for rank, files in _MORRIS_ROWS for file in files)
 """pyspiel's morris points 0..23 (row by row from the top left, as zerosum's position string
 lists them), by zerosum's names."""
 
