@@ -14,8 +14,10 @@ What it measures (each part can be run alone, see ``--help``):
    node is its time over the raw one's, per node.
 3. ``mcts``: zerosum's MCTS (pure Python, through the bridge, seated by
    :class:`zerosum.openspiel.Bot`) against OpenSpiel's C++ ``MCTSBot`` (random rollouts, UCT
-   2, solver) at equal time a move, in OpenSpiel's own ``evaluate_bots``, colours alternating:
-   the score (1 a win, 1/2 a draw) with Wilson's 95% interval.
+   2, solver) at equal time a move (``--their-time``: another time for OpenSpiel's bots), in
+   OpenSpiel's own ``evaluate_bots``, colours alternating (game ``i`` seeds both bots with
+   ``i``; ``--first``): wins, draws and losses, the score (1 a win, 1/2 a draw) with Wilson's
+   95% interval, and first the simulations a CPU second of both MCTS from the start.
 
 Run from the repository root, nice'd (OpenSpiel: ``pip install 'zerosum[openspiel]'``)::
 
@@ -29,6 +31,7 @@ import argparse
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import partial
 from importlib.metadata import version
 from typing import Any
@@ -39,6 +42,7 @@ from open_spiel.python.algorithms import evaluate_bots, minimax
 from open_spiel.python.algorithms import mcts as spiel_mcts
 
 from zerosum import Limit, get_game
+from zerosum.engines.mcts import DEFAULT_EXPLORATION, MctsEngine
 from zerosum.match.elo import wilson_interval
 from zerosum.openspiel import Bot
 from zerosum.search.driver import search, solve
@@ -184,38 +188,92 @@ def python_bot(game: Any, seed: int, simulations: int) -> Any:
     )
 
 
-def part_mcts(games: int, seconds: float) -> None:
-    print(f"zerosum MCTS (Bot, pure Python) against OpenSpiel's MCTSBot, {seconds} s a move")
-    for name in MCTS_GAMES:
+@dataclass(frozen=True)
+class MctsRun:
+    """One ``mcts`` run's settings (see ``--help``)."""
+
+    games: int
+    seconds: float
+    against: list[str]
+    names: list[str]
+    first: int
+    their_seconds: float
+    exploration: float
+
+
+def part_mcts(run: MctsRun) -> None:
+    seconds, theirs = run.seconds, run.their_seconds
+    print(
+        f"zerosum MCTS (Bot, pure Python, UCT {run.exploration}) at {seconds} s a move against "
+        f"OpenSpiel's MCTSBot at {theirs} s, games {run.first}..{run.first + run.games - 1}"
+    )
+    print(f"simulations a CPU second from the start: {simulation_rates(run.names)}")
+    games = run.games
+    for name in run.names:
         spiel_game = pyspiel.load_game(name)
         # The Python MCTSBot takes a simulation count: the one it runs in ``seconds`` here.
         probe = python_bot(spiel_game, 0, 300)
         _, spent = timed(probe.step, spiel_game.new_initial_state())
-        simulations = max(int(300 * seconds / spent), 1)
+        simulations = max(int(300 * theirs / spent), 1)
         opponents: list[tuple[str, Callable[[int], Any]]] = [
-            ("C++ MCTSBot", partial(cpp_bot, spiel_game, seconds=seconds)),
+            ("C++ MCTSBot", partial(cpp_bot, spiel_game, seconds=theirs)),
             (
                 f"Python MCTSBot {simulations} sims",
                 partial(python_bot, spiel_game, simulations=simulations),
             ),
         ]
-        for label, make in opponents:
-            score = 0.0
-            for index in range(games):
-                ours = Bot(spiel_game, engine="mcts", limit=Limit(time=seconds), seed=index)
+        kinds = {"cpp": opponents[0], "python": opponents[1]}
+        for label, make in (kinds[kind] for kind in run.against):
+            tally = [0, 0, 0]  # wins, draws, losses
+            first_seat = 0  # wins as the first player
+            for index in range(run.first, run.first + games):
+                ours = Bot(
+                    spiel_game,
+                    engine="mcts",
+                    limit=Limit(time=seconds),
+                    seed=index,
+                    exploration=run.exploration,
+                )
                 seat = index % 2
                 bots = [ours, make(index)] if seat == 0 else [make(index), ours]
                 returns = evaluate_bots.evaluate_bots(
                     spiel_game.new_initial_state(), bots, np.random.RandomState(index)
                 )
                 ours.close()
-                score += (returns[seat] + 1) / 2
+                tally[0 if returns[seat] > 0 else 1 if returns[seat] == 0 else 2] += 1
+                first_seat += int(seat == 0 and returns[seat] > 0)
+            score = tally[0] + tally[1] / 2
             low, high = wilson_interval(score / games, games)
             print(
-                f"{name:32} vs {label:28} {score:4.1f}/{games} = {score / games:5.1%}  "
-                f"(95%: {low:.1%}..{high:.1%})",
+                f"{name:32} vs {label:28} +{tally[0]} ={tally[1]} -{tally[2]}  "
+                f"{score:4.1f}/{games} = {score / games:5.1%}  (95%: {low:.1%}..{high:.1%}), "
+                f"{first_seat} of the wins as the first player",
                 flush=True,
             )
+
+
+def simulation_rates(names: list[str], simulations: int = 3000) -> str:
+    """Simulations a CPU second from each game's start, zerosum's MCTS and the C++ MCTSBot
+    (best of three; CPU time, as other jobs share the machine)."""
+    rates = []
+    for name in names:
+        game = get_game(f"openspiel:{name}").new()
+        spiel_game = pyspiel.load_game(name)
+        ours = theirs = 0.0
+        for _ in range(3):
+            engine = MctsEngine(seed=0)
+            started = time.process_time()
+            engine.search(game, Limit(nodes=simulations))
+            ours = max(ours, simulations / (time.process_time() - started))
+            bot = pyspiel.MCTSBot(
+                spiel_game, pyspiel.RandomRolloutEvaluator(1, 0), 2.0, 10 * simulations, 64,
+                True, 0, False,
+            )  # fmt: skip
+            started = time.process_time()
+            bot.step(spiel_game.new_initial_state())
+            theirs = max(theirs, 10 * simulations / (time.process_time() - started))
+        rates.append(f"{name} zerosum {ours:,.0f}, C++ MCTSBot {theirs:,.0f}")
+    return "; ".join(rates)
 
 
 PARTS = ("solve", "nodes", "mcts")
@@ -227,6 +285,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=10)
     parser.add_argument("--time", type=float, default=0.5)
     parser.add_argument("--long", action="store_true", help="also the games OpenSpiel is slow on")
+    parser.add_argument(
+        "--against",
+        default="cpp,python",
+        help="mcts: the MCTSBots to play, comma-separated among cpp and python",
+    )
+    parser.add_argument(
+        "--mcts-games",
+        default=" ".join(MCTS_GAMES),
+        help="mcts: the pyspiel games, separated by spaces",
+    )
+    parser.add_argument("--first", type=int, default=0, help="mcts: the first game's seed")
+    parser.add_argument(
+        "--their-time", type=float, help="mcts: OpenSpiel's bots' time a move (default --time)"
+    )
+    parser.add_argument(
+        "--exploration", type=float, default=DEFAULT_EXPLORATION, help="mcts: our UCT constant"
+    )
     args = parser.parse_args(argv)
     print("$ " + " ".join([sys.executable, *sys.argv]))
     print(f"{time.strftime('%Y-%m-%d')}, open-spiel {version('open-spiel')}")
@@ -236,7 +311,14 @@ def main(argv: list[str] | None = None) -> int:
         elif part == "nodes":
             part_nodes()
         elif part == "mcts":
-            part_mcts(args.games, args.time)
+            against = args.against.split(",")
+            if any(kind not in ("cpp", "python") for kind in against):
+                parser.error(f"--against {args.against!r}: expected cpp, python or both")
+            their = args.time if args.their_time is None else args.their_time
+            names = args.mcts_games.split()
+            part_mcts(
+                MctsRun(args.games, args.time, against, names, args.first, their, args.exploration)
+            )
         else:
             parser.error(f"unknown part {part!r}: expected {', '.join(PARTS)}")
     return 0

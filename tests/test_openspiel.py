@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import pickle
+import random
 from typing import Any
 
 import pytest
@@ -280,6 +281,59 @@ def test_the_bot_plays_chess_as_zerosums_chess_whatever_pyspiel_numbers_white() 
         bot.close()
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_openspiels_morris_is_zerosums_without_its_draw_rules(seed: int) -> None:
+    """Move for move, the same legal turns (a removal is part of zerosum's move) and the same
+    winner, until OpenSpiel's cap on a game's length."""
+    from zerosum.game import Outcome
+    from zerosum.openspiel.bot import BUILTIN, _turns
+
+    mapped = BUILTIN["nine_mens_morris"]
+    state = pyspiel.load_game("nine_mens_morris").new_initial_state()
+    game = get_game(mapped.game).new()
+    rng = random.Random(seed)
+    while not state.is_terminal():
+        turns = _turns(state)
+        assert {mapped.text(state, turn) for turn in turns} == set(
+            map(game.format_move, game.legal_moves())
+        )
+        turn = rng.choice(turns)
+        game.make(game.parse_move(mapped.text(state, turn)))
+        for action in turn:
+            state.apply_action(action)
+    returns = state.returns()
+    if returns[0] == 0:  # OpenSpiel's cap: a draw zerosum's game does not have
+        assert game.outcome() is None
+    else:
+        assert game.outcome() == Outcome.LOSS
+        assert returns[game.side_to_move()] == -1.0
+
+
+def test_the_bot_plays_openspiels_morris_as_zerosums_with_its_removals() -> None:
+    game = pyspiel.load_game("nine_mens_morris")
+    bot = Bot(game, engine="engine", limit=Limit(depth=2), seed=1)
+    assert bot.spec.name == "morris:repetition=none:moves=none"
+    try:
+        state = game.new_initial_state()
+        removals = 0
+        while not state.is_terminal() and state.move_number() < 60:
+            if state.current_player() == 0:
+                player = state.current_player()
+                action = bot.step(state)
+                assert action in state.legal_actions()
+                state.apply_action(action)
+                if not state.is_terminal() and state.current_player() == player:
+                    removals += 1  # a mill: a bot that did not plan this turn picks a removal
+                    fresh = Bot(game, engine="engine", limit=Limit(depth=1))
+                    assert fresh.step(state) in state.legal_actions()
+                    fresh.close()
+            else:
+                state.apply_action(random.Random(state.move_number()).choice(state.legal_actions()))
+        assert removals > 0  # the bot closed a mill and played its removal at the next step
+    finally:
+        bot.close()
+
+
 def test_the_bot_plays_a_bridged_game_with_turns_of_several_actions() -> None:
     game = pyspiel.load_game("dots_and_boxes")
     bot = Bot(game, engine="engine", limit=Limit(depth=12))
@@ -288,6 +342,67 @@ def test_the_bot_plays_a_bridged_game_with_turns_of_several_actions() -> None:
         for seed in range(2):  # 2x2 is a first-player win: the bot wins it as the first
             assert _play(game, [bot, pyspiel.make_uniform_random_bot(1, seed)])[0] == 1.0
         assert _play(game, [pyspiel.make_uniform_random_bot(0, 3), bot])[1] in (-1.0, 0.0, 1.0)
+    finally:
+        bot.close()
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "hex(board_size=4)",
+        "breakthrough(rows=4,columns=4)",  # in place (UNDO_GAMES)
+        "tic_tac_toe",  # draws
+        "dots_and_boxes(num_rows=1,num_cols=2)",  # turns of several actions
+        "nim(pile_sizes=1;2;3)",
+    ],
+)
+def test_the_bridges_own_playouts_grow_the_tree_of_the_protocols(name: str) -> None:
+    from zerosum.engines.mcts import MctsEngine
+
+    game = get_game(f"openspiel:{name}").new()
+    game.make(game.legal_moves()[1])
+    before = (game.position(), game.key())
+    fast, slow = MctsEngine(seed=5), MctsEngine(seed=5, game_playouts=False)
+    found = fast.search(game, Limit(nodes=1500))
+    assert (game.position(), game.key()) == before  # left as it was
+    twin = slow.search(game, Limit(nodes=1500))
+    assert (found.value, found.best_move, found.pv, found.solved) == (
+        twin.value,
+        twin.best_move,
+        twin.pv,
+        twin.solved,
+    )
+    assert fast.root_stats() == slow.root_stats()
+    assert fast._rng.state == slow._rng.state  # the same numbers drawn
+
+
+def test_a_playout_stopped_by_its_ply_bound_is_not_over() -> None:
+    game = get_game("openspiel:hex(board_size=5)").new()
+    assert game.random_playout(lambda bound: 0, 3) == (None, 3)
+    assert game.random_playout(lambda bound: 0, 0) == (None, 0)
+    assert game.ply() == 0
+
+
+def test_the_bot_keeps_one_game_so_mcts_finds_its_tree_again() -> None:
+    game = pyspiel.load_game("hex(board_size=4)")
+    bot = Bot(game, engine="mcts", limit=Limit(nodes=400), seed=1)
+    try:
+        state = game.new_initial_state()
+        state.apply_action(bot.step(state))
+        kept = bot._game
+        engine: Any = bot.engine
+        tree = engine._root
+        reply = state.legal_actions()[0]
+        state.apply_action(reply)
+        expected = next(c for c in tree.children if c.move == state.history()[0])
+        expected = next((c for c in expected.children if c.move == reply), None)
+        bot.step(state)
+        assert bot._game is kept and kept.position() == " ".join(map(str, state.history()))
+        if expected is not None:  # the reply was in the tree: its node is the new root
+            assert engine._root is expected
+        other = game.new_initial_state()  # another game: the bot starts afresh
+        other.apply_action(3)
+        assert bot.step(other) in other.legal_actions() and bot._game is not kept
     finally:
         bot.close()
 

@@ -148,6 +148,21 @@ def test_a_kernel_whose_move_codes_are_not_the_games_moves_is_refused() -> None:
         check_move_codes("tictactoe", game, sorted(game.legal_moves()), every=True)
 
 
+def test_compiled_mcts_refuses_a_kernel_whose_codes_are_not_the_games_moves(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from zerosum.engines import mcts_compiled
+
+    def not_a_move(state: Any, out: Any) -> int:
+        out[0] = 9
+        return 1
+
+    monkeypatch.setattr(mcts_compiled, "compiled_game", lambda name: _mapping_with(not_a_move))
+    monkeypatch.setattr(mcts_compiled, "has_compiled_mcts", lambda name: True)
+    with pytest.raises(KernelContractError, match="must equal the game's moves"):
+        mcts_compiled.CompiledMctsEngine("tictactoe")
+
+
 def test_the_built_in_kernels_keep_the_contract() -> None:
     from zerosum.compiled.tictactoe import GAME
 

@@ -9,7 +9,15 @@ from synthetic import RandomGame
 
 from zerosum.game import WIN
 from zerosum.games.tictactoe import TicTacToe
-from zerosum.search import Bound, Limit, LimitError, TranspositionTable, iterate, search
+from zerosum.search import (
+    Bound,
+    Limit,
+    LimitError,
+    TranspositionTable,
+    iterate,
+    search,
+    solve,
+)
 
 
 def test_node_limit_still_gives_a_legal_move_and_restores_the_game() -> None:
@@ -39,8 +47,9 @@ def test_stop_callback_ends_the_search() -> None:
         calls.append(1)
         return len(calls) >= 3
 
-    # A tree whose value no iteration settles (a win within the horizon would end the search).
-    result = search(RandomGame(6, width=1000, max_branching=5), limit=Limit(stop=stop))
+    # A tree whose value no iteration settles (a win or a loss within the horizon would end
+    # the search: seed 6, which this test used, is lost in 2 plies).
+    result = search(RandomGame(16, width=1000, max_branching=5), limit=Limit(stop=stop))
     assert len(calls) == 3 and not result.complete and result.best_move is not None
 
 
@@ -49,6 +58,17 @@ def test_a_win_within_the_horizon_ends_the_search() -> None:
     beside the winning line, and the search stops there (it went on for ever before)."""
     result = search(RandomGame(5, width=1000, max_branching=5), limit=Limit(nodes=10**6))
     assert (result.value, result.depth, result.solved, result.complete) == (WIN - 4, 4, True, True)
+
+
+@pytest.mark.parametrize("seed, plies", [(6, 2), (9, 8), (10, 4)])
+def test_a_loss_within_the_horizon_ends_the_search(seed: int, plies: int) -> None:
+    """The root is lost in ``plies`` plies: the iteration at that depth proves it (every move
+    refuted by a proof, the longest defence seen), and the search stops there; it went on
+    until an iteration evaluated nothing before. The exact solve agrees."""
+    game = RandomGame(seed, width=1000, max_branching=5)
+    result = search(game, limit=Limit(nodes=10**6))
+    assert (result.value, result.depth, result.solved) == (-(WIN - plies), plies, True)
+    assert solve(game, limit=Limit(nodes=10**6)).value == result.value
 
 
 def test_iterations_deepen_one_ply_at_a_time() -> None:

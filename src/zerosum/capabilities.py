@@ -22,6 +22,7 @@ Which engine uses what:
 * :class:`Tactical`, :class:`QuiescenceMoves`, :class:`Checks`, :class:`RuleDraws` and
   :class:`NullMove`: the tactical search (``zerosum.search.tactical``); the web app shows
   :meth:`Checks.in_check`.
+* :class:`RandomPlayouts`: MCTS's random playouts (``zerosum.engines.mcts``).
 * :class:`MoveLabels`: the front ends (CLI, web app) show moves to people in its notation
   (SAN in chess) and keep :meth:`~zerosum.game.Game.format_move` for machines
   (``zerosum.formatting.move_label``).
@@ -33,9 +34,10 @@ Which engine uses what:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Protocol, TypeVar, runtime_checkable
 
-from zerosum.game import Probe, Probing, probe_of
+from zerosum.game import Outcome, Probe, Probing, probe_of
 
 __all__ = [
     "Checks",
@@ -44,6 +46,7 @@ __all__ = [
     "Probe",
     "Probing",
     "QuiescenceMoves",
+    "RandomPlayouts",
     "RuleDraws",
     "Tactical",
     "names_depend_on_position",
@@ -134,6 +137,25 @@ class NullMove(Protocol):
 
     def undo_null(self) -> None:
         """Take back :meth:`make_null`, restoring the position and key exactly."""
+        ...
+
+
+@runtime_checkable
+class RandomPlayouts(Protocol):
+    """A game that plays MCTS's random playouts itself, faster than through the protocol (the
+    OpenSpiel bridge: on one pyspiel state, with no state pushed a ply).
+
+    It must play exactly the game MCTS's own loop plays (its slow twin, which the tests hold
+    it to): while the game is not over and fewer than ``max_plies`` moves were made, the move
+    ``moves[below(len(moves))]`` with ``moves`` the :meth:`~zerosum.game.Game.legal_moves` of
+    the position, in their order, calling ``below`` once a move.
+    """
+
+    def random_playout(
+        self, below: Callable[[int], int], max_plies: int
+    ) -> tuple[Outcome | None, int]:
+        """The outcome for the side to move where the playout ended (``None``: not over after
+        ``max_plies`` moves) and the moves it made; the game is left as it was."""
         ...
 
 

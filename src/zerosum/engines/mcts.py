@@ -56,6 +56,11 @@ Trade-offs:
   ``choices[below(len(choices))]`` (``choices`` the legal moves, or the decisive ones, in the
   game's order), so the compiled search (:mod:`zerosum.compiled.mcts`),
   drawing the same numbers at the same steps, builds the same tree too.
+* **A game's own playouts.** A game that implements
+  :class:`~zerosum.capabilities.RandomPlayouts` plays the random playouts itself (the OpenSpiel
+  bridge, on one pyspiel state, without a ``make`` and an ``undo`` a ply through the
+  protocol), drawing the same numbers: the tree is the same, which the tests check against
+  ``game_playouts=False``. Capabilities are looked up once per game object, not per node.
 
 **Compiled.** :class:`CompiledMctsEngine` (:mod:`zerosum.engines.mcts_compiled`) runs this
 algorithm in numba on the game's kernel, with a memory budget and threads; ``--algorithm mcts``
@@ -76,6 +81,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
+from zerosum.capabilities import RandomPlayouts
 from zerosum.engines.base import Engine, EngineError, OnIteration, at_depth, no_moves
 from zerosum.game import (
     HEURISTIC_LIMIT,
@@ -83,6 +89,7 @@ from zerosum.game import (
     WIN,
     Game,
     Outcome,
+    Probe,
     Score,
     no_moves_error,
     probe_of,
@@ -94,6 +101,9 @@ from zerosum.search.core import Limit, SearchResult, Stats, probed_score
 Playout = Literal["random", "decisive", "evaluation"]
 """How a new leaf is scored: a random game to the end, one with decisive moves, or the game's
 evaluation (see the header)."""
+
+PlayoutFunction = Callable[[Callable[[int], int], int], "tuple[Outcome | None, int]"]
+"""A game's :meth:`~zerosum.capabilities.RandomPlayouts.random_playout`."""
 
 PLAYOUTS: Final[tuple[Playout, ...]] = ("random", "decisive", "evaluation")
 GAME_DEFAULTS: Final[dict[str, dict[str, Any]]] = {
@@ -189,9 +199,12 @@ class Node:
     def update_bounds(self) -> bool:
         """Recompute the bounds from the children's (negamax); true if they changed."""
         lower, upper = -UNKNOWN, -UNKNOWN
-        for child in self.children:
-            lower = max(lower, up(child.upper))
-            upper = max(upper, up(child.lower))
+        children = self.children
+        if children:
+            # The largest of up(x) is up(the smallest x): up never increases (a min in C,
+            # then one call, where a call a child cost a tenth of a simulation).
+            lower = max(lower, up(min([child.upper for child in children])))
+            upper = max(upper, up(min([child.lower for child in children])))
         if self.untried is None or self.untried:
             upper = UNKNOWN  # a move not tried yet may still win at once
         changed = (lower, upper) != (self.lower, self.upper)
@@ -218,7 +231,9 @@ class MctsEngine(Engine):
     ``exploration`` is UCT's constant, ``playout`` how leaves are scored, ``bias`` the weight of
     progressive bias (0: none; it evaluates every new node), ``expand_after`` the visits a node
     below the root needs before it grows children, ``max_nodes`` the tree's bound and ``seed``
-    the random generator's seed. Raises :class:`EngineError` for a bad option.
+    the random generator's seed; ``game_playouts`` false plays random playouts through the
+    protocol even where the game plays them itself (the twin of that fast path). Raises
+    :class:`EngineError` for a bad option.
     """
 
     name = "mcts"
@@ -232,6 +247,7 @@ class MctsEngine(Engine):
         expand_after: int = 1,
         max_nodes: int = DEFAULT_MAX_NODES,
         seed: int | None = None,
+        game_playouts: bool = True,
     ) -> None:
         if not (math.isfinite(exploration) and exploration >= 0):
             raise EngineError(f"exploration {exploration} is out of range: expected a number >= 0")
@@ -252,7 +268,13 @@ class MctsEngine(Engine):
         self.expand_after = expand_after
         self.max_nodes = max_nodes
         self.seed = seed
+        self.game_playouts = game_playouts
         self._rng = SplitMix64(0 if seed is None else seed)
+        # The capabilities of the game object last searched, looked up once (``isinstance``
+        # against a protocol costs microseconds): its probe and its own random playouts.
+        self._capable: Game[Any] | None = None
+        self._probe: Probe | None = None
+        self._random_playout: PlayoutFunction | None = None
         self._root: Node | None = None
         self._root_game: Game[Any] | None = None
         """A copy of the position at the root, to find the new root after moves."""
@@ -314,6 +336,7 @@ class MctsEngine(Engine):
 
     def reset(self) -> None:
         self._root = self._root_game = self._game = None
+        self._capable = self._probe = self._random_playout = None
         self._size = 0
 
     def close(self) -> None:
@@ -460,7 +483,7 @@ class MctsEngine(Engine):
         if outcome is not None:
             lower = upper = terminal_score(outcome, 0)
         else:
-            probe = probe_of(game)
+            probe = self._capabilities(game)[0]
             probed = probe() if probe is not None else None
             if probed is not None:
                 lower = upper = probed_score(probed[0], probed[1], 0)
@@ -479,8 +502,11 @@ class MctsEngine(Engine):
         exploration, bias = self.exploration, self.bias
         floor = node.lower
         for child in node.children:
-            if child.lower == child.upper or (prune and up(child.lower) <= floor):
+            lower = child.lower
+            if lower == child.upper:
                 continue
+            if prune and (1 - lower if lower > 0 else -1 - lower if lower < 0 else 0) <= floor:
+                continue  # up(lower) <= floor, written out: this loop is the search's hottest
             visits = child.visits
             if not visits:
                 return child
@@ -499,6 +525,11 @@ class MctsEngine(Engine):
         if self.playout == "evaluation":
             return _squash(game.evaluate()), 1
         decisive = self.playout == "decisive"
+        fast = None if decisive else self._capabilities(game)[1]
+        if fast is not None:
+            ended, plies = fast(self._rng.below, MAX_PLY)
+            result = 0.0 if ended is None else float(int(ended))
+            return (result if plies % 2 == 0 else -result), 0
         made = 0
         while made < MAX_PLY and game.outcome() is None:
             moves = game.legal_moves()
@@ -513,6 +544,19 @@ class MctsEngine(Engine):
         for _ in range(made):
             game.undo()
         return (reward if made % 2 == 0 else -reward), 0
+
+    def _capabilities(self, game: Game[Any]) -> tuple[Probe | None, PlayoutFunction | None]:
+        """``game``'s probe and its own random playouts (``None``: it has none, or they are
+        not to be used), looked up once per game object."""
+        if self._capable is not game:
+            self._capable = game
+            self._probe = probe_of(game)
+            self._random_playout = (
+                game.random_playout
+                if self.game_playouts and isinstance(game, RandomPlayouts)
+                else None
+            )
+        return self._probe, self._random_playout
 
     # -- the tree between searches ---------------------------------------------------------------
 

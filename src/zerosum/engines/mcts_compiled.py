@@ -10,7 +10,10 @@ nodes (``max_nodes``, as the twin's). Importing this module imports numba.
 On one thread and with the same seed, options and simulation count it builds the twin's tree
 (the same visits, values and proofs; progressive bias and evaluation playouts read the kernel's
 evaluation, the same numbers as the game's for tic-tac-toe and othello, not for connect four).
-Threads give different visit counts from run to run, and the same proven values. A kernel's
+Threads give different visit counts from run to run, and the same proven values. The kernel
+contract (:mod:`zerosum.compiled.kernels`) is checked at the start position when the engine
+is made, and at every node a result reads: a kernel whose move codes are not the game's moves
+raises :class:`~zerosum.compiled.kernels.KernelContractError`. A kernel's
 ``probe`` proves a node as the game's probe does in the twin (morris: both read the endgame
 databases of the default store, so the trees agree with a store as without one).
 """
@@ -25,7 +28,7 @@ import numpy as np
 
 from zerosum.compiled import DEFAULT_HASH_MB, MAX_HASH_MB
 from zerosum.compiled import mcts as kernel_mcts
-from zerosum.compiled.kernels import compiled_game
+from zerosum.compiled.kernels import check_contract, check_move_codes, compiled_game
 from zerosum.engines.base import EngineError, OnIteration
 from zerosum.engines.mcts import (
     DEFAULT_EXPLORATION,
@@ -36,6 +39,7 @@ from zerosum.engines.mcts import (
     best_child,
 )
 from zerosum.game import Game, ProtocolError
+from zerosum.games import get_game
 from zerosum.search.core import Limit, SearchResult
 
 _MASK64: Final = (1 << 64) - 1
@@ -99,6 +103,9 @@ class CompiledMctsEngine(MctsEngine):
         self.game_name = game
         """The registered game whose positions the engine searches."""
         mapping = compiled_game(game)
+        # The kernel contract (zerosum.compiled.kernels), before anything compiles: a kernel
+        # whose codes are not the game's moves is an error, never a silent wrong move.
+        check_contract(game, mapping, get_game(game).new())
         self._kernel = mapping.kernel
         self._state_of = mapping.state
         self._functions = kernel_mcts.functions(self._kernel, threads=workers > 1)
@@ -286,6 +293,7 @@ class CompiledMctsEngine(MctsEngine):
             return node
         legal = game.legal_moves()
         codes = self._legal_codes(st)
+        check_move_codes(self.game_name, game, codes, every=True)  # a KernelContractError
         move_of = dict(zip(codes, legal, strict=True))
         rows: list[int] = []
         child = int(nodes[row, kernel_mcts.FIRST])

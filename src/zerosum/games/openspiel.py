@@ -425,6 +425,46 @@ class OpenSpielGame:
             return 0
         return evaluation(self._states[-1], self.player())
 
+    def random_playout(
+        self, below: Callable[[int], int], max_plies: int
+    ) -> tuple[Outcome | None, int]:
+        """MCTS's random playout from here (:class:`zerosum.capabilities.RandomPlayouts`):
+        on one clone of the state, with no state pushed or key dropped a ply, where the
+        protocol's ``make`` and ``undo`` cost a clone (or an undo record) and two list
+        operations a ply. A game of turns plays its turns through the protocol."""
+        if self.rules.turns:
+            return self._protocol_playout(below, max_plies)
+        state = self._states[-1]
+        made = 0
+        if not state.is_terminal():
+            state = state.clone()
+            while made < max_plies:
+                moves = state.legal_actions()
+                state.apply_action(moves[below(len(moves))])
+                made += 1
+                if state.is_terminal():
+                    break
+            else:
+                return None, made
+        # The side to move at the end, as side_to_move reads it at a finished position.
+        player = (self.rules.first + len(self._states) - 1 + made) % 2
+        value = state.returns()[player]
+        return (Outcome.WIN if value > 0 else Outcome.LOSS if value < 0 else Outcome.DRAW), made
+
+    def _protocol_playout(
+        self, below: Callable[[int], int], max_plies: int
+    ) -> tuple[Outcome | None, int]:
+        """:meth:`random_playout` through ``legal_moves``, ``make`` and ``undo``."""
+        made = 0
+        while made < max_plies and self.outcome() is None:
+            moves = self.legal_moves()
+            self.make(moves[below(len(moves))])
+            made += 1
+        outcome = self.outcome()
+        for _ in range(made):
+            self.undo()
+        return outcome, made
+
     def compute_evaluation(self) -> Score:
         return self.evaluate()
 

@@ -8,16 +8,22 @@ Which zerosum game plays the pyspiel one:
 
 * the built-in game with the same rules where there is one (:data:`BUILTIN`): ``tic_tac_toe``
   is ``tictactoe``, ``connect_four`` (7x6, four in a row) is ``connect4``, ``chess`` (not 960)
-  is ``chess``: the compiled engines then play it. Actions are mapped through the two games'
-  notations at each position. OpenSpiel's ``nine_mens_morris`` is not mapped: its removal is a
-  separate action, and it stops a game after 200 turns where zerosum's morris has draw rules;
+  is ``chess``, ``nine_mens_morris`` is ``morris:repetition=none:moves=none`` (zerosum's morris
+  without its draw rules, which OpenSpiel's has not: the one rule left apart is OpenSpiel's
+  cap on a game's length, a draw the engine does not see coming): the compiled engines then
+  play it. Actions are mapped through the two games' notations at each position; in morris a
+  removal is an action of its own in pyspiel and part of the move in zerosum, so a zerosum
+  move is a whole pyspiel turn there, planned at its first action as in the bridge;
 * else the bridge, ``openspiel:GAME(params)`` (:mod:`zerosum.games.openspiel`): in a game where
   a player acts twice in a row, the bot plans the whole turn at its first action and plays the
   rest of the plan at the next calls.
 
-Each :meth:`Bot.step` rebuilds the position from the state's action history (a few µs a ply)
-and searches it under the bot's limit; the engine stays open between steps (its table, or
-MCTS's tree, is kept), until :meth:`Bot.close`.
+Each :meth:`Bot.step` brings the bot's own position up to the state's action history (the
+actions played since its last step, or the whole history rebuilt when the game is another)
+and searches it under the bot's limit. The engine stays open between steps, until
+:meth:`Bot.close`: its table is kept, and MCTS finds the position of the new step in the tree
+of the last one (the bot keeps one game object, which is what MCTS's tree reuse follows),
+so what it learnt about the moves played is not thrown away.
 """
 
 from __future__ import annotations
@@ -44,27 +50,54 @@ class Translation:
     """The zerosum game."""
     parameters: dict[str, Any]
     """The pyspiel parameters the rules agree for (others go through the bridge)."""
-    text: Callable[[Any, int], str]
-    """``(state, action) -> the action in the zerosum game's notation`` at ``state``."""
+    text: Callable[[Any, tuple[int, ...]], str]
+    """``(state, turn) -> the turn in the zerosum game's notation`` at ``state``: the actions
+    one player makes in a row (one, but for morris's removal)."""
 
 
-def _tictactoe(state: Any, action: int) -> str:
-    row, column = divmod(action, 3)  # pyspiel's row 0 is the top row, zerosum's rank 3
+def _tictactoe(state: Any, turn: tuple[int, ...]) -> str:
+    row, column = divmod(turn[0], 3)  # pyspiel's row 0 is the top row, zerosum's rank 3
     return f"{'abc'[column]}{3 - row}"
 
 
-def _connect4(state: Any, action: int) -> str:
-    return str(action + 1)
+def _connect4(state: Any, turn: tuple[int, ...]) -> str:
+    return str(turn[0] + 1)
 
 
-def _chess(state: Any, action: int) -> str:
-    return str(state.action_to_string(state.current_player(), action))  # SAN, which chess reads
+def _chess(state: Any, turn: tuple[int, ...]) -> str:
+    return str(state.action_to_string(state.current_player(), turn[0]))  # SAN, which chess reads
+
+
+_MORRIS_ROWS: Final = (
+    (7, "adg"),
+    (6, "bdf"),
+    (5, "cde"),
+    (4, "abcefg"),
+    (3, "cde"),
+    (2, "bdf"),
+    (1, "adg"),
+)
+MORRIS_POINTS: Final = tuple(f"{file}{rank}" for rank, files in _MORRIS_ROWS for file in files)
+"""pyspiel's morris points 0..23 (row by row from the top left, as zerosum's position string
+lists them), by zerosum's names."""
+
+
+def _morris(state: Any, turn: tuple[int, ...]) -> str:
+    # pyspiel: actions 0..23 place on (or remove from) a point, 24 + 24 * from + to move a man.
+    first, *removal = turn
+    if first < len(MORRIS_POINTS):
+        text = MORRIS_POINTS[first]
+    else:
+        start, end = divmod(first - len(MORRIS_POINTS), len(MORRIS_POINTS))
+        text = f"{MORRIS_POINTS[start]}-{MORRIS_POINTS[end]}"
+    return text + "".join(f"x{MORRIS_POINTS[point]}" for point in removal)
 
 
 BUILTIN: Final[dict[str, Translation]] = {
     "tic_tac_toe": Translation("tictactoe", {}, _tictactoe),
     "connect_four": Translation("connect4", {"rows": 6, "columns": 7, "x_in_row": 4}, _connect4),
     "chess": Translation("chess", {"chess960": False}, _chess),
+    "nine_mens_morris": Translation("morris:repetition=none:moves=none", {}, _morris),
 }
 """pyspiel games played as built-in zerosum games, by pyspiel short name."""
 
@@ -114,7 +147,13 @@ class Bot(pyspiel.Bot):  # type: ignore[misc]  # pyspiel has no type information
         else:
             self._text = str(game)
             self.spec = get_game(load_rules(self._text).name)
-        self.engine = open_engine(self.spec, engine, task="play", all_best=True, **options)
+        self.engine = open_engine(
+            self.spec, engine, task="play", all_best=True, seed=seed, **options
+        )
+        self._game: OpenSpielGame | None = None
+        """The bridge's position of the last step (bridge games), which later steps extend."""
+        self._history: list[int] = []
+        """The pyspiel actions :attr:`_game` holds."""
         self._plan: tuple[list[int], list[int]] | None = None
         """A turn's actions still to play (turn games): (the history they follow, actions)."""
 
@@ -167,14 +206,31 @@ class Bot(pyspiel.Bot):  # type: ignore[misc]  # pyspiel has no type information
         assert self.translation is not None
         text = self.translation.text
         game = self.spec.new()
+        history = [int(action) for action in state.history()]
+        # Replay the history turn by turn (a turn: the actions one player makes in a row),
+        # up to the start of the turn under way, which may have begun before this call.
         replay = self.pyspiel_game.new_initial_state()
-        for action in state.history():
-            game.make(game.parse_move(text(replay, action)))
+        turn: list[int] = []
+        start = replay
+        for action in history:
+            if not turn:
+                start = replay.clone()
+            player = replay.current_player()
             replay.apply_action(action)
+            turn.append(action)
+            if replay.is_terminal() or replay.current_player() != player:
+                game.make(game.parse_move(text(start, tuple(turn))))
+                turn = []
+        if not turn:
+            start = state
         move = self._choose(game)
-        for action in state.legal_actions():
-            if game.parse_move(text(state, action)) == move:
-                return int(action)
+        for actions_of_turn in _turns(start):
+            if list(actions_of_turn[: len(turn)]) != turn:
+                continue
+            if game.parse_move(text(start, actions_of_turn)) == move:
+                rest = [int(action) for action in actions_of_turn[len(turn) :]]
+                self._plan = (history, rest)
+                return rest[0]
         raise ZerosumError(
             f"{self.spec.name}: the move {game.format_move(move)!r} has no pyspiel action at "
             f"{state.history()!r}"
@@ -191,7 +247,7 @@ class Bot(pyspiel.Bot):  # type: ignore[misc]  # pyspiel has no type information
         while start > 0 and replay[start - 1].current_player() == player:
             start -= 1
         made = history[start:]
-        game = OpenSpielGame.from_history(self._text, " ".join(map(str, history[:start])))
+        game = self._position(history[:start], replay)
         turn = list(actions(self._choose(game)))
         if turn[: len(made)] != made:  # the engine's turn does not begin as this one did
             turn = next(
@@ -203,5 +259,43 @@ class Bot(pyspiel.Bot):  # type: ignore[misc]  # pyspiel has no type information
         self._plan = (history, rest)
         return rest[0]
 
+    def _position(self, history: list[int], replay: list[Any]) -> OpenSpielGame:
+        """The bridge's game at ``history`` (which ends between turns; ``replay[i]`` the
+        pyspiel state after its first ``i`` actions): the game of the last step with the turns
+        played since made on it, so the engine sees the same game object move on; a history
+        that does not extend the last one starts a new game."""
+        game, known = self._game, self._history
+        if game is None or history[: len(known)] != known:
+            game = OpenSpielGame.from_history(self._text, " ".join(map(str, history)))
+        else:
+            turn: list[int] = []
+            for index in range(len(known), len(history)):
+                turn.append(history[index])
+                after = replay[index + 1]
+                if after.is_terminal() or after.current_player() != replay[index].current_player():
+                    game.make(tuple(turn) if game.rules.turns else turn[0])
+                    turn = []
+            assert not turn  # the history ends between turns
+        self._game, self._history = game, list(history)
+        return game
 
-__all__ = ["BUILTIN", "Bot", "Translation", "translation"]
+
+def _turns(state: Any) -> list[tuple[int, ...]]:
+    """Every turn of the player to move at ``state``: the actions they make in a row before
+    the other player is to move or the game ends."""
+    player = state.current_player()
+    found: list[tuple[int, ...]] = []
+    pending: list[tuple[tuple[int, ...], Any]] = [((), state)]
+    while pending:
+        prefix, at = pending.pop()
+        for action in at.legal_actions():
+            child = at.child(action)
+            turn = (*prefix, int(action))
+            if child.is_terminal() or child.current_player() != player:
+                found.append(turn)
+            else:
+                pending.append((turn, child))
+    return found
+
+
+__all__ = ["BUILTIN", "MORRIS_POINTS", "Bot", "Translation", "translation"]
