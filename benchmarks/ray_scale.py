@@ -14,9 +14,13 @@
    that clock and prune, split and send exactly as in a real run. A unit cancelled while it
    waits for a worker never runs; a running one keeps its worker until it ends.
 3. The figures. ``T1`` is the replay on one worker; the speed-up on N is ``T1 / TN``;
-   ``eff`` is the speed-up over N. ``serial`` is the same position solved in one process with
-   one table (``Solver.solve`` and its best moves): ``vs serial`` is what N nodes bring over
-   it (splitting and cold tables cost work: ``work`` is the units' nodes over the serial's).
+   ``eff`` is the speed-up over N. Where the N workers' time went: ``busy`` is the share of
+   N x TN they spent on units, ``cancel`` the share of their busy time spent on units that a
+   result made unneeded while they ran (a cancelled unit runs to its end: no backend stops a
+   running unit), ``split`` the share spent on units stopped by their budget (a unit may be
+   both). ``serial`` is the same position solved in one process with one table
+   (``Solver.solve`` and its best moves): ``vs serial`` is what N nodes bring over it
+   (splitting and cold tables cost work: ``work`` is the units' nodes over the serial's).
    ``coord s`` is what this process spent in the tree's bookkeeping during the replay (the
    coordinator's own time, not in the simulated clock).
 
@@ -134,6 +138,9 @@ class Simulated(Executor):
         self.longest = 0.0
         self.busy = 0.0
         self.nodes = 0
+        self.cancelled_s = 0.0  # worker time of units cancelled while they ran (run to the end)
+        self.stopped_s = 0.0  # worker time of units stopped by their budget (then split)
+        self._started: dict[Future[Any], float] = {}
 
     def submit(self, fn: Callable[..., Any], /, *args: Any) -> Future[Any]:
         _, position, window, weak, _, budget, seeds = args
@@ -159,6 +166,9 @@ class Simulated(Executor):
             self.busy += cost
             self.nodes += answer.nodes
             self.count += 1
+            self._started[future] = cost
+            if answer.rank is None:
+                self.stopped_s += cost
             heapq.heappush(self.ending, (self.now + cost, self.count, future, answer))
 
     def wait(self, futures: Collection[Future[Any]], timeout: float) -> set[Future[Any]]:
@@ -173,7 +183,9 @@ class Simulated(Executor):
         return done
 
     def cancel(self, future: Future[Any]) -> None:
-        future.cancel()  # its worker stays busy until the unit ends
+        if future.running():  # its worker stays busy until the unit ends, as in a real run
+            self.cancelled_s += self._started[future]
+        future.cancel()
 
     def close(self) -> None:
         pass
@@ -274,7 +286,8 @@ def main() -> None:
         )
         print(
             f"  {'N':>4} {'time s':>9} {'speed-up':>8} {'eff':>5} {'vs serial':>9} {'units':>6} "
-            f"{'splits':>6} {'sent':>6} {'work':>5} {'coord s':>7}"
+            f"{'splits':>6} {'sent':>6} {'work':>5} {'busy':>5} {'cancel':>6} {'split':>5} "
+            f"{'coord s':>7}"
         )
         for nodes, took, sim, found, coordinator in rows:
             assert found.rank == first.rank and found.best_moves == first.best_moves
@@ -283,7 +296,8 @@ def main() -> None:
             print(
                 f"  {nodes:>4} {took:>9.3f} {one / took:>8.2f} {one / took / nodes:>5.2f} "
                 f"{versus:>9} {found.units:>6} {found.splits:>6} {sim.count:>6} {work:>5} "
-                f"{coordinator:>7.2f}"
+                f"{sim.busy / nodes / took:>5.2f} {sim.cancelled_s / sim.busy:>6.2f} "
+                f"{sim.stopped_s / sim.busy:>5.2f} {coordinator:>7.2f}"
             )
     print(f"\nload average after: {os.getloadavg()[0]:.2f}")
 
