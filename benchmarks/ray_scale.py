@@ -24,6 +24,10 @@
    ``coord s`` is what this process spent in the tree's bookkeeping during the replay (the
    coordinator's own time, not in the simulated clock).
 
+``--what-if-stop`` also replays each position as if a unit cancelled while it runs stopped at
+once and freed its worker (no backend does that today: the figures price building it, they are
+not what the code does, and the output says so).
+
 A position whose measurements cannot all be made in time (the empty board: Pons's solver needs
 about 3 G nodes, and units with cold tables more) is replayed as far as ``--measure-s`` allows
 per position; then it says so, and prints the costs measured so far instead of speed-ups.
@@ -32,6 +36,7 @@ Run from the repository root::
 
     .venv/bin/python benchmarks/ray_scale.py [--positions 3216462 ...] [--budget 500000]
         [--nodes 2 8 32 128] [--split 1] [--overhead-ms 5] [--cache PATH] [--measure-s 600]
+        [--what-if-stop]
 """
 
 from __future__ import annotations
