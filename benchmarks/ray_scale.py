@@ -14,11 +14,19 @@
    that clock and prune, split and send exactly as in a real run. A unit cancelled while it
    waits for a worker never runs; a running one keeps its worker until it ends.
 3. The figures. ``T1`` is the replay on one worker; the speed-up on N is ``T1 / TN``;
-   ``eff`` is the speed-up over N. ``serial`` is the same position solved in one process with
-   one table (``Solver.solve`` and its best moves): ``vs serial`` is what N nodes bring over
-   it (splitting and cold tables cost work: ``work`` is the units' nodes over the serial's).
+   ``eff`` is the speed-up over N. Where the N workers' time went: ``busy`` is the share of
+   N x TN they spent on units, ``cancel`` the share of their busy time spent on units that a
+   result made unneeded while they ran (a cancelled unit runs to its end: no backend stops a
+   running unit), ``split`` the share spent on units stopped by their budget (a unit may be
+   both). ``serial`` is the same position solved in one process with one table
+   (``Solver.solve`` and its best moves): ``vs serial`` is what N nodes bring over it
+   (splitting and cold tables cost work: ``work`` is the units' nodes over the serial's).
    ``coord s`` is what this process spent in the tree's bookkeeping during the replay (the
    coordinator's own time, not in the simulated clock).
+
+``--what-if-stop`` also replays each position as if a unit cancelled while it runs stopped at
+once and freed its worker (no backend does that today: the figures price building it, they are
+not what the code does, and the output says so).
 
 A position whose measurements cannot all be made in time (the empty board: Pons's solver needs
 about 3 G nodes, and units with cold tables more) is replayed as far as ``--measure-s`` allows
@@ -28,6 +36,7 @@ Run from the repository root::
 
     .venv/bin/python benchmarks/ray_scale.py [--positions 3216462 ...] [--budget 500000]
         [--nodes 2 8 32 128] [--split 1] [--overhead-ms 5] [--cache PATH] [--measure-s 600]
+        [--what-if-stop]
 """
 
 from __future__ import annotations
@@ -121,7 +130,10 @@ class Costs:
 class Simulated(Executor):
     """``workers`` simulated workers and a clock (see the module docstring, step 2)."""
 
-    def __init__(self, workers: int, costs: Costs, rate: float, overhead_s: float) -> None:
+    def __init__(
+        self, workers: int, costs: Costs, rate: float, overhead_s: float, stop: bool = False
+    ) -> None:
+        self.stop = stop  # what-if: a cancelled running unit frees its worker at once
         self.workers = workers
         self.costs = costs
         self.rate = rate
@@ -134,6 +146,9 @@ class Simulated(Executor):
         self.longest = 0.0
         self.busy = 0.0
         self.nodes = 0
+        self.cancelled_s = 0.0  # worker time of units cancelled while they ran (run to the end)
+        self.stopped_s = 0.0  # worker time of units stopped by their budget (then split)
+        self._started: dict[Future[Any], tuple[int, float, float]] = {}  # worker, start, cost
 
     def submit(self, fn: Callable[..., Any], /, *args: Any) -> Future[Any]:
         _, position, window, weak, _, budget, seeds = args
@@ -159,6 +174,9 @@ class Simulated(Executor):
             self.busy += cost
             self.nodes += answer.nodes
             self.count += 1
+            self._started[future] = (worker, self.now, cost)
+            if answer.rank is None:
+                self.stopped_s += cost
             heapq.heappush(self.ending, (self.now + cost, self.count, future, answer))
 
     def wait(self, futures: Collection[Future[Any]], timeout: float) -> set[Future[Any]]:
@@ -173,7 +191,19 @@ class Simulated(Executor):
         return done
 
     def cancel(self, future: Future[Any]) -> None:
-        future.cancel()  # its worker stays busy until the unit ends
+        if future.running() and self.stop:  # what-if: the unit stops, its worker is free
+            worker, start, cost = self._started[future]
+            self.busy -= start + cost - self.now
+            self.cancelled_s += self.now - start
+            self.free[worker] = self.now
+            self.ending = [entry for entry in self.ending if entry[2] is not future]
+            heapq.heapify(self.ending)
+            future.set_result(None)  # settled: it was dropped by the caller already
+            self._dispatch()
+            return
+        if future.running():  # its worker stays busy until the unit ends, as in a real run
+            self.cancelled_s += self._started[future][2]
+        future.cancel()
 
     def close(self) -> None:
         pass
@@ -187,10 +217,11 @@ def replay(
     costs: Costs,
     rate: float,
     overhead_s: float,
+    stop: bool = False,
 ) -> tuple[float, Simulated, Any, float]:
     """The simulated time on ``workers`` workers, the executor, the result, the coordinator's
     seconds."""
-    simulated = Simulated(workers, costs, rate, overhead_s)
+    simulated = Simulated(workers, costs, rate, overhead_s, stop)
     spent = costs.spent
     started = time.perf_counter()
     with Store(":memory:") as store:
@@ -217,6 +248,11 @@ def main() -> None:
     parser.add_argument("--cache", type=Path, help="unit answers kept here (resumable)")
     parser.add_argument("--measure-s", type=float, default=1800.0, help="per position")
     parser.add_argument("--no-serial", action="store_true", help="skip the serial solve")
+    parser.add_argument(
+        "--what-if-stop",
+        action="store_true",
+        help="also replay as if a cancelled running unit stopped at once (not built)",
+    )
     args = parser.parse_args()
     overhead_s = args.overhead_ms / 1000
     budget = Budget(nodes=args.budget)
@@ -266,26 +302,51 @@ def main() -> None:
         rows = [
             (n, *replay(moves, args.split, n, budget, costs, rate, overhead_s)) for n, *_ in rows
         ]
-        one = rows[0][1]
         first = rows[0][3]
         print(
             f"  replay: score {first.rank}, best {''.join(str(m + 1) for m in first.best_moves)}; "
             f"rate {rate:,.0f} nodes/s, overhead {args.overhead_ms} ms a unit"
         )
-        print(
-            f"  {'N':>4} {'time s':>9} {'speed-up':>8} {'eff':>5} {'vs serial':>9} {'units':>6} "
-            f"{'splits':>6} {'sent':>6} {'work':>5} {'coord s':>7}"
-        )
-        for nodes, took, sim, found, coordinator in rows:
-            assert found.rank == first.rank and found.best_moves == first.best_moves
-            versus = f"{serial_nodes / rate / took:9.2f}" if serial_nodes else "-"
-            work = f"{sim.nodes / serial_nodes:5.2f}" if serial_nodes else "-"
+        _table(rows, serial_nodes, rate)
+        if args.what_if_stop:
             print(
-                f"  {nodes:>4} {took:>9.3f} {one / took:>8.2f} {one / took / nodes:>5.2f} "
-                f"{versus:>9} {found.units:>6} {found.splits:>6} {sim.count:>6} {work:>5} "
-                f"{coordinator:>7.2f}"
+                "  WHAT-IF, not the policy the code runs: a unit cancelled while it runs stops "
+                "at once and frees its worker"
             )
+            try:
+                rows = [
+                    (n, *replay(moves, args.split, n, budget, costs, rate, overhead_s, True))
+                    for n, *_ in rows
+                ]
+            except OutOfTime:
+                print(f"  what-if NOT REPLAYED: measuring ran out of its {args.measure_s:.0f} s")
+                costs.save()
+                continue
+            costs.save()
+            _table(rows, serial_nodes, rate)
     print(f"\nload average after: {os.getloadavg()[0]:.2f}")
+
+
+def _table(
+    rows: list[tuple[int, float, Simulated, Any, float]], serial: float, rate: float
+) -> None:
+    """The replays' figures, a row for each number of nodes (the first row: one node)."""
+    one, first = rows[0][1], rows[0][3]
+    print(
+        f"  {'N':>4} {'time s':>9} {'speed-up':>8} {'eff':>5} {'vs serial':>9} {'units':>6} "
+        f"{'splits':>6} {'sent':>6} {'work':>5} {'busy':>5} {'cancel':>6} {'split':>5} "
+        f"{'coord s':>7}"
+    )
+    for nodes, took, sim, found, coordinator in rows:
+        assert found.rank == first.rank and found.best_moves == first.best_moves
+        versus = f"{serial / rate / took:9.2f}" if serial else "-"
+        work = f"{sim.nodes / serial:5.2f}" if serial else "-"
+        print(
+            f"  {nodes:>4} {took:>9.3f} {one / took:>8.2f} {one / took / nodes:>5.2f} "
+            f"{versus:>9} {found.units:>6} {found.splits:>6} {sim.count:>6} {work:>5} "
+            f"{sim.busy / nodes / took:>5.2f} {sim.cancelled_s / sim.busy:>6.2f} "
+            f"{sim.stopped_s / sim.busy:>5.2f} {coordinator:>7.2f}"
+        )
 
 
 def _rate(costs: Costs) -> float:

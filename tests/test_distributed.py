@@ -12,7 +12,8 @@ import pytest
 from test_compiled import read_set
 from test_search_exhaustive import POSITIONS
 
-from zerosum.compiled.distributed import Budget, book_distributed, solve_distributed, solve_unit
+from zerosum.compiled.book_units import book_distributed
+from zerosum.compiled.distributed import Budget, solve_distributed, solve_unit
 from zerosum.compiled.solver import Solver
 from zerosum.games.connect4 import Connect4
 from zerosum.games.tictactoe import TicTacToe

@@ -18,6 +18,7 @@ from zerosum.cli.common import UsageError, emit, interruptible, load_position, o
 from zerosum.cli.engines import open_solver
 from zerosum.cli.parser import (
     Subcommands,
+    cluster_option,
     duration,
     megabytes,
     position_options,
@@ -50,11 +51,8 @@ def add_parser(commands: Subcommands) -> None:
         "--no-book", action="store_true", help="solve without the shipped opening book"
     )
     workers_option(book)
-    book.add_argument(
-        "--cluster",
-        metavar="ADDRESS",
-        help="solve the positions on Ray ('auto' starts a local Ray, else a cluster's "
-        "address); with --workers N > 1 alone, on N local processes",
+    cluster_option(
+        book, "solve the positions", note="with --workers N > 1 alone, on N local processes"
     )
     book.set_defaults(run=run)
 
@@ -112,7 +110,7 @@ def run(args: argparse.Namespace) -> int:
                 game, args.plies, weak=args.weak, limit=limit, on_position=progress
             )
         else:  # each position a unit on the local pool or Ray, the results in this store
-            from zerosum.compiled.distributed import book_distributed
+            from zerosum.compiled.book_units import book_distributed
             from zerosum.runtime.cluster import open_executor
 
             with open_executor(args.cluster, workers=args.workers) as executor:

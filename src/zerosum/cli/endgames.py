@@ -16,7 +16,13 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from zerosum.cli.common import UsageError, emit, tell_waiting
-from zerosum.cli.parser import Subcommands, json_option, whole_number, worker_count
+from zerosum.cli.parser import (
+    Subcommands,
+    cluster_option,
+    json_option,
+    whole_number,
+    worker_count,
+)
 from zerosum.cli.progress import Progress
 from zerosum.endgames import MAX_MEN
 from zerosum.formatting import move_names
@@ -49,11 +55,7 @@ def add_parser(commands: Subcommands) -> None:
         metavar="N",
         help="build independent tiers at once in N local processes (0 or auto: one per core)",
     )
-    endgames.add_argument(
-        "--cluster",
-        metavar="ADDRESS",
-        help="build the tiers on Ray: 'auto' starts a local Ray, else a cluster's address",
-    )
+    cluster_option(endgames, "build the tiers")
     json_option(endgames)
     endgames.set_defaults(run=run)
 

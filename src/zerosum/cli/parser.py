@@ -216,3 +216,17 @@ def workers_option(parser: argparse.ArgumentParser) -> None:
         help="parallel searches: processes, threads in the compiled engine (default 1; 0 or "
         "auto: one per core)",
     )
+
+
+def cluster_option(
+    parser: argparse.ArgumentParser, work: str, *, local: bool = False, note: str = ""
+) -> None:
+    """``--cluster ADDRESS``: run ``work`` (e.g. "solve the positions") on Ray; with
+    ``local``, the address ``local`` means local worker processes instead; ``note`` ends the
+    help."""
+    where = "'auto' starts a local Ray, " + ("'local' uses local processes, " if local else "")
+    parser.add_argument(
+        "--cluster",
+        metavar="ADDRESS",
+        help=f"{work} on Ray: {where}else a cluster's address" + (f"; {note}" if note else ""),
+    )

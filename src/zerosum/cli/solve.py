@@ -20,6 +20,7 @@ from zerosum.cli.endgames import run_endgame
 from zerosum.cli.engines import COMPILED_ENGINE, check_algorithm, open_solver
 from zerosum.cli.parser import (
     Subcommands,
+    cluster_option,
     duration,
     megabytes,
     position_options,
@@ -68,12 +69,7 @@ def add_parser(commands: Subcommands) -> None:
         "--no-book", action="store_true", help="prove it even if the opening book knows it"
     )
     workers_option(solver)
-    solver.add_argument(
-        "--cluster",
-        metavar="ADDRESS",
-        help="solve in work units on Ray: 'auto' starts a local Ray, 'local' uses local "
-        "processes, else a cluster's address",
-    )
+    cluster_option(solver, "solve in work units", local=True)
     solver.add_argument(
         "--split", type=positive_int, default=2, help="plies below the root of the work units"
     )
