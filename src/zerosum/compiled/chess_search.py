@@ -4,10 +4,10 @@ The same negamax PVS from the side to move, step for step (the numbered steps ma
 module's), on the compiled board of :mod:`.chess_board`: quiescence with the same capture
 filter, check extension, null move, late-move reductions and pruning, futility, killers and
 history, the transposition table and mate-distance pruning, with the same options (an
-``int64`` array, :data:`OPTION_FIELDS`). The pure-Python search stays the readable twin: with every selective
-option off both return the minimax value at a fixed depth, which the tests compare; they
-compare with every option on but late-move reductions and pruning too (those depend on which
-quiet moves come late, that is on move order).
+``int64`` array, :data:`OPTION_FIELDS`). The pure-Python search stays the readable twin:
+with every selective option off both return the minimax value at a fixed depth, which the
+tests compare; they compare with every option on but late-move reductions and pruning too
+(those depend on which quiet moves come late, that is on move order).
 
 Differences that change node counts but not the algorithm: the moves of a node are generated
 at once and picked best first (table move, tactical moves by MVV-LVA, killers, quiet moves by
@@ -85,7 +85,7 @@ def _late_reduction(depth: int, searched: int, pv_node: bool) -> int:
     """``tactical.late_reduction``."""
     cap = LATE_REDUCTION_SIZE - 1
     reduction = REDUCTION[min(depth, cap), min(searched, cap)] - (1 if pv_node else 0)
-    return max(0, min(reduction, depth - 2))
+    return int(max(0, min(reduction, depth - 2)))
 
 
 # Option fields (1 on, 0 off), as tactical.Options.
