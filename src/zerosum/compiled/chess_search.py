@@ -63,8 +63,6 @@ from zerosum.search.tactical import (
     FUTILITY_DEPTH,
     LATE_MOVE_COUNT,
     LATE_MOVE_DEPTH,
-    LATE_REDUCTION,
-    LATE_REDUCTION_SIZE,
     NULL_MOVE_DEPTH,
     QUIESCENCE_EVASION_PLY,
 )
@@ -76,16 +74,6 @@ FUTILITY = np.array([0, 150, 300, 450], np.int64)
 """``tactical.FUTILITY_MARGIN`` by remaining depth."""
 LATE_COUNT = np.array(LATE_MOVE_COUNT, np.int64)
 """``tactical.LATE_MOVE_COUNT``."""
-REDUCTION = np.array(LATE_REDUCTION, np.int64)
-"""``tactical.LATE_REDUCTION``."""
-
-
-@cached_njit(nogil=True)
-def _late_reduction(depth: int, searched: int, pv_node: bool) -> int:
-    """``tactical.late_reduction``."""
-    cap = LATE_REDUCTION_SIZE - 1
-    reduction = REDUCTION[min(depth, cap), min(searched, cap)] - (1 if pv_node else 0)
-    return int(max(0, min(reduction, depth - 2)))
 
 
 # Option fields (1 on, 0 off), as tactical.Options.
@@ -455,6 +443,7 @@ def node(ctx: Any, depth: int, alpha: int, beta: int, ply: int, allow_null: bool
     searched = 0
     reduce = opt[REDUCTIONS] != 0 and not in_check and depth >= 3
     late = opt[REDUCTIONS] != 0 and not pv_node and not in_check and depth <= LATE_MOVE_DEPTH
+    quiets = 0
     pv, pvlen = ctx[_PV], ctx[_PVLEN]
     for index in range(count):
         move = _pick(moves, scores, index, count)
@@ -467,17 +456,19 @@ def node(ctx: Any, depth: int, alpha: int, beta: int, ply: int, allow_null: bool
         if (
             quiet
             and searched > 0
-            and (futile or (late and searched >= LATE_COUNT[depth] and best > -HEURISTIC_LIMIT))
+            and (futile or (late and quiets >= LATE_COUNT[depth] and best > -HEURISTIC_LIMIT))
             and not cb.in_check(st)
         ):
             cb.unmake(st)
             continue
+        if quiet:
+            quiets += 1
         if searched == 0:
             value = -node(ctx, depth - 1, -beta, -alpha, ply + 1, yes)
         else:
             reduction = 0
             if reduce and quiet and searched >= 3 and not cb.in_check(st):
-                reduction = _late_reduction(depth, searched, pv_node)
+                reduction = 1 if searched < 8 or depth < 5 else 2
             value = -node(ctx, depth - 1 - reduction, -alpha - 1, -alpha, ply + 1, yes)
             if reduction and value > alpha and not io[ABORTED]:
                 value = -node(ctx, depth - 1, -alpha - 1, -alpha, ply + 1, yes)

@@ -12,11 +12,10 @@ like chess needs to see far enough in a second of Python:
   on a reduced search, the node fails high (not in check, and only where the game says a pass
   is a fair probe: zugzwang makes it unsound with only king and pawns in chess);
 * late-move reductions: quiet moves late in the order, not in or giving check, are searched
-  shallower first (by :data:`LATE_REDUCTION`, growing with the depth and the move's rank; one
-  ply less on the principal variation), and again at full depth if they beat alpha;
+  one or two plies shallower first, and again at full depth if they beat alpha;
 * late-move pruning (with the reductions): within three plies of the horizon, away from the
   principal variation and out of check, the quiet moves that do not give check are skipped
-  once :data:`LATE_MOVE_COUNT` moves have been searched;
+  once :data:`LATE_MOVE_COUNT` quiet moves have been searched;
 * futility pruning within three plies of the horizon, away from the principal variation and
   out of check: a static evaluation a margin above beta fails high at once, one a margin below
   alpha skips the quiet moves that do not give check once one move has been searched;
@@ -41,7 +40,6 @@ hundred nodes) plus an optional soft time after which no new iteration starts.
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -84,33 +82,11 @@ QUIESCENCE_EVASION_PLY: Final = MAX_SEARCH_PLY - 8
 DELTA_MARGIN: Final = 150
 """Quiescence asks only for moves that may gain what it needs to reach alpha less this."""
 LATE_MOVE_DEPTH: Final = 3
-LATE_MOVE_COUNT: Final = (0, 5, 8, 13)
-"""By remaining depth up to :data:`LATE_MOVE_DEPTH`: how many moves a node searches before it
-skips its quiet moves that do not give check (late-move pruning)."""
-LATE_REDUCTION_SIZE: Final = 64
-
-
-def _late_reduction(depth: int, searched: int) -> int:
-    """Plies a quiet move is reduced by at ``depth`` after ``searched`` moves (off the principal
-    variation): ``0.75 + ln(depth) ln(searched) / 2.25``, rounded down."""
-    if depth < 1 or searched < 1:
-        return 0
-    return int(0.75 + math.log(depth) * math.log(searched) / 2.25)
-
-
-LATE_REDUCTION: Final = tuple(
-    tuple(_late_reduction(depth, searched) for searched in range(LATE_REDUCTION_SIZE))
-    for depth in range(LATE_REDUCTION_SIZE)
-)
-"""``LATE_REDUCTION[depth][searched]`` (both capped at 63): see :func:`_late_reduction`. A
-reduced search keeps at least one ply."""
-
-
-def late_reduction(depth: int, searched: int, pv_node: bool) -> int:
-    """Plies to reduce the late quiet move searched after ``searched`` others at ``depth``."""
-    cap = LATE_REDUCTION_SIZE - 1
-    reduction = LATE_REDUCTION[min(depth, cap)][min(searched, cap)] - int(pv_node)
-    return max(0, min(reduction, depth - 2))
+LATE_MOVE_COUNT: Final = (0, 4, 7, 12)
+"""By remaining depth up to :data:`LATE_MOVE_DEPTH`: how many quiet moves a node searches
+before it skips the rest of its quiet moves that do not give check (late-move pruning).
+Only quiet moves count: captures come first in the order, good or bad, and would otherwise
+use up the count before the best quiet moves (killers, history) are tried."""
 
 
 @dataclass(frozen=True)
@@ -654,24 +630,26 @@ class TacticalSearch(SearchDriver[M]):
             and not in_check
             and depth <= LATE_MOVE_DEPTH
         )
+        quiets = 0
         for move, quiet in self._ordered(table_move, ply):
             if (
                 quiet
                 and searched
                 and (
                     futile
-                    or (late and searched >= LATE_MOVE_COUNT[depth] and best > -HEURISTIC_LIMIT)
+                    or (late and quiets >= LATE_MOVE_COUNT[depth] and best > -HEURISTIC_LIMIT)
                 )
                 and not caps.gives_check(move)
             ):
                 continue
+            quiets += quiet
             game.make(move)
             if searched == 0:
                 value = -self._node(depth - 1, -beta, -alpha, ply + 1, True)
             else:
                 reduction = 0
                 if reduce and quiet and searched >= 3 and not caps.in_check():
-                    reduction = late_reduction(depth, searched, pv_node)
+                    reduction = 1 if searched < 8 or depth < 5 else 2
                 value = -self._node(depth - 1 - reduction, -alpha - 1, -alpha, ply + 1, True)
                 if reduction and value > alpha:
                     value = -self._node(depth - 1, -alpha - 1, -alpha, ply + 1, True)
