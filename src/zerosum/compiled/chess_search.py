@@ -11,9 +11,10 @@ tests compare; they compare with every option on but late-move reductions and pr
 
 Differences that change node counts but not the algorithm: the moves of a node are generated
 at once and picked best first (table move, tactical moves by MVV-LVA, killers, quiet moves by
-history) instead of in lazily generated stages; a pseudo-legal move is dropped when it leaves
-the mover's king attacked; the table is :mod:`.engine`'s (two-entry buckets of packed words,
-safe to share between threads), and history is indexed by the move code.
+history, and last the captures that lose material to a defender) instead of in lazily
+generated stages; a pseudo-legal move is dropped when it leaves the mover's king attacked;
+the table is :mod:`.engine`'s (two-entry buckets of packed words, safe to share between
+threads), and history is indexed by the move code.
 
 Recursion: numba caches directly recursive functions, so the search recurses as the readable
 one does. Everything the search touches lives in arrays passed down as one tuple, the
@@ -97,6 +98,7 @@ _TT_MOVE: Final = 1 << 30
 _TACTICAL: Final = 1 << 24
 _KILLER: Final = 1 << 22
 _HISTORY_CAP: Final = (1 << 22) - 4
+_LOSING: Final = -(1 << 20)
 
 _C1 = types.Array(types.int64, 1, "C")
 _A1 = types.Array(types.int64, 1, "A")
@@ -203,6 +205,21 @@ def _order(st: Any, move: int) -> int:
 
 
 @cached_njit(nogil=True)
+def _losing_capture(st: Any, move: int) -> bool:
+    """A capture by a piece worth more than its victim (by over a pawn's half) of a piece the
+    opponent defends: the captures quiescence leaves out, a cheap stand-in for an exchange
+    evaluation."""
+    source, target = move & 63, (move >> 6) & 63
+    victim, attacker = st[target] & 7, st[source] & 7
+    return bool(
+        victim != 0
+        and attacker != cb.KING
+        and cb.VALUE[attacker] > cb.VALUE[victim] + 50
+        and cb.attacked(st, target, 1 - st[cb.SIDE])
+    )
+
+
+@cached_njit(nogil=True)
 def _score_moves(ctx: Any, ply: int, count: int, table_move: int) -> None:
     st, moves, scores = ctx[_ST], ctx[_MOVES][ply], ctx[_SCORES][ply]
     killers, history = ctx[_KILLERS][ply], ctx[_HIST]
@@ -211,7 +228,10 @@ def _score_moves(ctx: Any, ply: int, count: int, table_move: int) -> None:
         if move == table_move:
             scores[i] = _TT_MOVE
         elif not _is_quiet(st, move):
-            scores[i] = _TACTICAL + _order(st, move)
+            if _losing_capture(st, move):
+                scores[i] = _LOSING + _order(st, move)  # after every quiet move
+            else:
+                scores[i] = _TACTICAL + _order(st, move)
         elif move == killers[0]:
             scores[i] = _KILLER + 1
         elif move == killers[1]:
