@@ -2,19 +2,18 @@
 
 The same negamax PVS from the side to move, step for step (the numbered steps match that
 module's), on the compiled board of :mod:`.chess_board`: quiescence with the same capture
-filter, check extension, null move, late-move reductions and pruning, futility, killers and
-history, the transposition table and mate-distance pruning, with the same options (an
-``int64`` array, :data:`OPTION_FIELDS`). The pure-Python search stays the readable twin:
-with every selective option off both return the minimax value at a fixed depth, which the
-tests compare; they compare with every option on but late-move reductions and pruning too
-(those depend on which quiet moves come late, that is on move order).
+filter, check extension, null move, late-move reductions, futility, killers and history, the
+transposition table and mate-distance pruning, with the same options (an ``int64`` array,
+:data:`OPTION_FIELDS`). The pure-Python search stays the readable twin: with every selective
+option off both return the minimax value at a fixed depth, which the tests compare; they
+compare with every option on but late-move reductions too (those depend on which quiet moves
+come late, that is on move order).
 
 Differences that change node counts but not the algorithm: the moves of a node are generated
 at once and picked best first (table move, tactical moves by MVV-LVA, killers, quiet moves by
-history, and last the captures that lose material to a defender) instead of in lazily
-generated stages; a pseudo-legal move is dropped when it leaves the mover's king attacked;
-the table is :mod:`.engine`'s (two-entry buckets of packed words, safe to share between
-threads), and history is indexed by the move code.
+history) instead of in lazily generated stages; a pseudo-legal move is dropped when it leaves
+the mover's king attacked; the table is :mod:`.engine`'s (two-entry buckets of packed words,
+safe to share between threads), and history is indexed by the move code.
 
 Recursion: numba caches directly recursive functions, so the search recurses as the readable
 one does. Everything the search touches lives in arrays passed down as one tuple, the
@@ -62,8 +61,6 @@ from zerosum.jit import cached_njit
 from zerosum.search.tactical import (
     DELTA_MARGIN,
     FUTILITY_DEPTH,
-    LATE_MOVE_COUNT,
-    LATE_MOVE_DEPTH,
     NULL_MOVE_DEPTH,
     QUIESCENCE_EVASION_PLY,
 )
@@ -73,9 +70,6 @@ from zerosum.search.tactical import (
 
 FUTILITY = np.array([0, 150, 300, 450], np.int64)
 """``tactical.FUTILITY_MARGIN`` by remaining depth."""
-LATE_COUNT = np.array(LATE_MOVE_COUNT, np.int64)
-"""``tactical.LATE_MOVE_COUNT``."""
-
 
 # Option fields (1 on, 0 off), as tactical.Options.
 QUIESCENCE: Final = 0
@@ -98,7 +92,6 @@ _TT_MOVE: Final = 1 << 30
 _TACTICAL: Final = 1 << 24
 _KILLER: Final = 1 << 22
 _HISTORY_CAP: Final = (1 << 22) - 4
-_LOSING: Final = -(1 << 20)
 
 _C1 = types.Array(types.int64, 1, "C")
 _A1 = types.Array(types.int64, 1, "A")
@@ -205,21 +198,6 @@ def _order(st: Any, move: int) -> int:
 
 
 @cached_njit(nogil=True)
-def _losing_capture(st: Any, move: int) -> bool:
-    """A capture by a piece worth more than its victim (by over a pawn's half) of a piece the
-    opponent defends: the captures quiescence leaves out, a cheap stand-in for an exchange
-    evaluation."""
-    source, target = move & 63, (move >> 6) & 63
-    victim, attacker = st[target] & 7, st[source] & 7
-    return bool(
-        victim != 0
-        and attacker != cb.KING
-        and cb.VALUE[attacker] > cb.VALUE[victim] + 50
-        and cb.attacked(st, target, 1 - st[cb.SIDE])
-    )
-
-
-@cached_njit(nogil=True)
 def _score_moves(ctx: Any, ply: int, count: int, table_move: int) -> None:
     st, moves, scores = ctx[_ST], ctx[_MOVES][ply], ctx[_SCORES][ply]
     killers, history = ctx[_KILLERS][ply], ctx[_HIST]
@@ -228,10 +206,7 @@ def _score_moves(ctx: Any, ply: int, count: int, table_move: int) -> None:
         if move == table_move:
             scores[i] = _TT_MOVE
         elif not _is_quiet(st, move):
-            if _losing_capture(st, move):
-                scores[i] = _LOSING + _order(st, move)  # after every quiet move
-            else:
-                scores[i] = _TACTICAL + _order(st, move)
+            scores[i] = _TACTICAL + _order(st, move)
         elif move == killers[0]:
             scores[i] = _KILLER + 1
         elif move == killers[1]:
@@ -462,8 +437,6 @@ def node(ctx: Any, depth: int, alpha: int, beta: int, ply: int, allow_null: bool
     best, best_move = -INFINITY, -2
     searched = 0
     reduce = opt[REDUCTIONS] != 0 and not in_check and depth >= 3
-    late = opt[REDUCTIONS] != 0 and not pv_node and not in_check and depth <= LATE_MOVE_DEPTH
-    quiets = 0
     pv, pvlen = ctx[_PV], ctx[_PVLEN]
     for index in range(count):
         move = _pick(moves, scores, index, count)
@@ -472,17 +445,10 @@ def node(ctx: Any, depth: int, alpha: int, beta: int, ply: int, allow_null: bool
         if not _legal_after_make(st, white):
             cb.unmake(st)
             continue
-        # Whether the move checks matters only to the pruning and reductions: asked only then.
-        if (
-            quiet
-            and searched > 0
-            and (futile or (late and quiets >= LATE_COUNT[depth] and best > -HEURISTIC_LIMIT))
-            and not cb.in_check(st)
-        ):
+        # Whether the move checks matters only to futility and reductions: asked only then.
+        if futile and quiet and searched > 0 and not cb.in_check(st):
             cb.unmake(st)
             continue
-        if quiet:
-            quiets += 1
         if searched == 0:
             value = -node(ctx, depth - 1, -beta, -alpha, ply + 1, yes)
         else:
