@@ -6,7 +6,8 @@ engines differ), ``Sleep`` (spin, milliseconds to wait before each move: a slow 
 delays the answer to ``uci`` (a slow start), ``FAKE_UCI_READY_SECONDS`` the first answer to
 ``isready`` (a search that loads slowly); ``FAKE_UCI_ONCE=PATH`` lets the engine start only
 while PATH does not exist, and creates it (an engine that cannot start again after a crash);
-``FAKE_UCI_LOG=PATH`` appends the engine's process id to PATH as it starts.
+``FAKE_UCI_LOG=PATH`` appends the engine's process id to PATH as it starts,
+``FAKE_UCI_GO_LOG=PATH`` each ``go`` command it is sent.
 Deterministic: the same position and options give the same move.
 """
 
@@ -55,6 +56,10 @@ def main() -> None:
                 for text in words[words.index("moves") + 1 :]:
                     board.push_uci(text)
         elif command == "go":
+            go_log = os.environ.get("FAKE_UCI_GO_LOG")
+            if go_log:
+                with open(go_log, "a") as out:
+                    out.write(line.strip() + "\n")
             if options["Crash"]:
                 sys.exit(3)
             time.sleep(int(options["Sleep"]) / 1000)

@@ -141,8 +141,42 @@ def test_time_controls() -> None:
     for bad in ("x", "1+y", "-5", "0+1"):
         with pytest.raises(TimeControlError):
             TimeControl.clock(bad)
-    with pytest.raises(TimeControlError, match="not both"):
+    with pytest.raises(TimeControlError, match="not two"):
         TimeControl(move_time=1, base=10)
+    with pytest.raises(TimeControlError, match="not two"):
+        TimeControl(move_time=1, nodes=1000)
+    for bad in (0, -1, 2**63):
+        with pytest.raises(TimeControlError, match="nodes per move"):
+            TimeControl(nodes=bad)
+    assert TimeControl(nodes=5000).describe() == "5000 nodes per move"
+    assert TimeControl(nodes=5000).pgn() == "-"
+
+
+def test_nodes_per_move_reach_uci_engines_as_go_nodes(tmp_path: Path) -> None:
+    log = tmp_path / "go.log"
+    engine = parse_player(f"uci:env FAKE_UCI_GO_LOG={log} {sys.executable} {FAKE}")
+    match = Match(
+        "chess", engine, fake(), games=1, max_plies=30, time_control=TimeControl(nodes=777)
+    )
+    assert match.play().games[0].moves
+    sent = log.read_text().splitlines()
+    assert sent and all(line == "go nodes 777" for line in sent)
+
+
+def test_nodes_per_move_limit_zerosum_players_without_limits_of_their_own() -> None:
+    def games(nodes: int) -> list[tuple[str, ...]]:
+        control = TimeControl(nodes=nodes)
+        match = Match(
+            "connect4",
+            parse_player("zerosum"),
+            parse_player("zerosum"),
+            games=2,
+            time_control=control,
+            max_plies=8,
+        )
+        return [record.moves for record in match.play().games]
+
+    assert games(300) == games(300)
 
 
 def test_every_tictactoe_book_opening_is_a_draw() -> None:

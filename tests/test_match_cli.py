@@ -105,8 +105,13 @@ def test_chess_pgn_file(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> N
         (["chess", "--a", FAKE, "--b", FAKE, "--clock", "fast"], "bad clock 'fast'"),
         (
             ["chess", "--a", FAKE, "--b", FAKE, "--clock", "5", "--time-per-move", "1"],
-            "not both",
+            "give one of",
         ),
+        (
+            ["chess", "--a", FAKE, "--b", FAKE, "--nodes-per-move", "5", "--time-per-move", "1"],
+            "give one of",
+        ),
+        (["chess", "--a", FAKE, "--b", FAKE, "--nodes-per-move", "0"], "out of range"),
         (["tictactoe", "--a", "level=1", "--b", "level=1", "--games", "0"], "out of range"),
         (["tictactoe", "--a", "level=1", "--b", "level=1", "--workers", "x"], "whole number"),
     ],

@@ -23,6 +23,7 @@ from zerosum.cli.parser import (
     Subcommands,
     duration,
     json_option,
+    node_count,
     positive_int,
     whole_number,
     worker_count,
@@ -96,6 +97,12 @@ def add_parser(commands: Subcommands) -> None:
     )
     match.add_argument("--time-per-move", type=duration, metavar="S", help="seconds per move")
     match.add_argument("--clock", metavar="BASE+INC", help="a clock per side, e.g. 60+0.6")
+    match.add_argument(
+        "--nodes-per-move",
+        type=node_count,
+        metavar="N",
+        help="nodes per move instead of a time (UCI go nodes): the same games whatever the load",
+    )
     match.add_argument("--seed", type=whole_number, default=0, help="seed of the players' choices")
     match.add_argument(
         "--no-book", dest="book", action="store_false", help="start every game from the start"
@@ -188,9 +195,9 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--pgn is for chess: {args.game} games are printed as move lists")
     if args.pgn:
         _check_writable(args.pgn)  # before the first game, not after the last
-    if args.time_per_move is not None and args.clock is not None:
-        raise UsageError("give --time-per-move or --clock, not both")
-    control = TimeControl(move_time=args.time_per_move)
+    if sum(x is not None for x in (args.time_per_move, args.clock, args.nodes_per_move)) > 1:
+        raise UsageError("give one of --time-per-move, --clock and --nodes-per-move")
+    control = TimeControl(move_time=args.time_per_move, nodes=args.nodes_per_move)
     if args.clock is not None:
         control = TimeControl.clock(args.clock)
     match = Match(

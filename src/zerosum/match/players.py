@@ -172,6 +172,8 @@ class Turn:
     """Seconds left on each side's clock, under a clock control."""
     increment: float = 0.0
     """Seconds added to a clock after each of its moves."""
+    nodes: int | None = None
+    """Nodes to search, under a nodes-per-move control (a player's own limits come first)."""
 
 
 class Player(Protocol):
@@ -378,12 +380,13 @@ class ZerosumPlayer:
             self.new_game(self.spec.name, "")
         assert self.engine is not None
         depth, seconds = self._depth(), settings.time
-        if depth is None and settings.nodes is None and seconds is None:
-            seconds = time_budget(turn)
-            if seconds is None:
+        nodes = settings.nodes
+        if depth is None and nodes is None and seconds is None:
+            seconds, nodes = time_budget(turn), turn.nodes
+            if seconds is None and nodes is None:
                 levels = self.spec.levels
                 depth = levels[(self.spec.default_level or len(levels)) - 1]
-        limit = Limit(time=seconds, nodes=settings.nodes)
+        limit = Limit(time=seconds, nodes=nodes)
         if depth == 0:
             found = self.engine.best_moves(position, depth=0, limit=limit)
             if found.best_moves:
@@ -525,6 +528,8 @@ class UciPlayer:
                 white_inc=turn.increment,
                 black_inc=turn.increment,
             )
+        elif turn.nodes is not None:
+            limit = chess.engine.Limit(nodes=turn.nodes)
         else:
             limit = chess.engine.Limit(time=turn.move_time or DEFAULT_UCI_MOVE_TIME)
         try:

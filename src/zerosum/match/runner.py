@@ -44,6 +44,7 @@ from zerosum.match.players import (
 from zerosum.match.referee import Ending, check_moves, chess_pgn, referee_for
 from zerosum.match.sprt import Pentanomial, SequentialTest, SprtSettings, SprtState, run_test
 from zerosum.runtime.executor import POLL_S, Executor, ProcessExecutor, SerialExecutor
+from zerosum.search.core import MAX_NODES
 
 DEFAULT_MAX_PLIES = 1000
 """A game still going after this many plies is adjudicated a draw."""
@@ -65,10 +66,15 @@ class TimeControl:
     """Seconds on each clock at the start."""
     increment: float = 0.0
     """Seconds added to a clock after each move its side makes."""
+    nodes: int | None = None
+    """Nodes per move instead of a time: a search budget that does not depend on the machine's
+    load, so that a match on a busy machine plays the same games as on an idle one."""
 
     def __post_init__(self) -> None:
-        if self.move_time is not None and self.base is not None:
-            raise TimeControlError("give a time per move or a clock, not both")
+        if sum(x is not None for x in (self.move_time, self.base, self.nodes)) > 1:
+            raise TimeControlError("give a time per move, a clock or nodes per move, not two")
+        if self.nodes is not None and not 0 < self.nodes <= MAX_NODES:
+            raise TimeControlError(f"nodes per move {self.nodes}: expected 1..{MAX_NODES}")
         if self.move_time is not None and not 0 < self.move_time < float("inf"):
             raise TimeControlError(f"time per move {self.move_time}: expected seconds > 0")
         if self.base is not None and not 0 < self.base < float("inf"):
@@ -94,6 +100,8 @@ class TimeControl:
             return f"{self.move_time:g} s per move"
         if self.base is not None:
             return f"{self.base:g} s + {self.increment:g} s per move"
+        if self.nodes is not None:
+            return f"{self.nodes} nodes per move"
         return "no time control"
 
     def pgn(self) -> str:
@@ -291,6 +299,7 @@ def play_game(task: GameTask, a: Player, b: Player) -> GameRecord:
             tuple(referee.moves),
             side,
             move_time=control.move_time,
+            nodes=control.nodes,
             clocks=None if clocks is None else (clocks[0], clocks[1]),
             increment=control.increment,
         )
