@@ -9,6 +9,7 @@ import subprocess
 import sys
 import textwrap
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -180,12 +181,20 @@ def test_ctrl_c_stops_a_long_solve_without_a_limit() -> None:
     must still stop at Ctrl-C, its search must have ended (it shares the solver's table and
     stack), and the solver must answer the next solve exactly."""
     solver = Solver("connect4", hash_mb=8, book=False)
-    timer = threading.Timer(
-        0.5, lambda: signal.pthread_kill(threading.main_thread().ident or 0, signal.SIGINT)
-    )
+
+    def interrupt_once_searching() -> None:
+        # Ctrl-C once the search has visited nodes (an observable state: under load, the
+        # solve's set-up alone may take longer than any fixed delay); the deadline bounds a hang.
+        deadline = time.monotonic() + 600
+        while not solver.live_nodes() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        signal.pthread_kill(threading.main_thread().ident or 0, signal.SIGINT)
+
+    timer = threading.Thread(target=interrupt_once_searching, daemon=True)
     timer.start()
     with pytest.raises(KeyboardInterrupt):  # the solve takes minutes: only Ctrl-C ends it
         solver.solve(Connect4.from_position("4"))
+    timer.join()
     assert solver.exact.io[runner.ABORTED] == 1  # the search saw the stop and returned
     assert solver.solve(Connect4.from_position("4453444")).rank == 3
 
