@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import signal
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,3 +20,21 @@ DATA = Path(__file__).resolve().parent / "data"
 @pytest.fixture(scope="session")
 def data_dir() -> Path:
     return DATA
+
+
+@pytest.fixture(autouse=True)
+def sigint_as_python_starts_it() -> Iterator[None]:
+    """Every test starts and ends with SIGINT as Python starts: unblocked in the main thread and
+    raising KeyboardInterrupt. A test whose code left it blocked or ignored (a worker's set-up,
+    an interrupted hold) would otherwise pass that on to every later test and to every process
+    they start (a child inherits the blocked mask and the ignored disposition), and their
+    Ctrl-C tests would then wait for a signal that never comes."""
+
+    def restore() -> None:
+        if hasattr(signal, "pthread_sigmask"):
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+    restore()
+    yield
+    restore()
