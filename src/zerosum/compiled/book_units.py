@@ -55,19 +55,8 @@ def book_distributed(
         )
 
     # Step 1. The positions, layer by layer (transpositions and symmetric twins once).
-    layers: list[list[Game[Any]]] = [[game.copy()]]
-    seen = {solver.compiled.canonical_key(game)}
-    for _ in range(plies):
-        layer = []
-        for parent in layers[-1]:
-            for move in parent.legal_moves():
-                child = parent.copy()
-                child.make(move)
-                key = solver.compiled.canonical_key(child)
-                if key not in seen and child.outcome() is None:
-                    seen.add(key)
-                    layer.append(child)
-        layers.append(layer)
+    layers = solver.book_layers(game, plies)
+    assert layers is not None  # nothing stops the listing
     # Step 2. Each layer's positions as units, deepest layer first.
     full = (-_UNBOUNDED, _UNBOUNDED)
     for layer in reversed(layers):

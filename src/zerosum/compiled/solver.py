@@ -391,21 +391,9 @@ class Solver:
         if self.store is None:
             raise ValueError("building a book needs a store")
         started = time.perf_counter()
-        layers: list[list[Game[Any]]] = [[game.copy()]]
-        seen = {self.compiled.canonical_key(game)}
-        for _ in range(plies):
-            layer = []
-            for parent in layers[-1]:
-                if _remaining(limit, started) is None:
-                    return False
-                for move in parent.legal_moves():
-                    child = parent.copy()
-                    child.make(move)
-                    key = self.compiled.canonical_key(child)
-                    if key not in seen and child.outcome() is None:
-                        seen.add(key)
-                        layer.append(child)
-            layers.append(layer)
+        layers = self.book_layers(game, plies, stopped=lambda: _remaining(limit, started) is None)
+        if layers is None:
+            return False
         for layer in reversed(layers):
             for position in layer:
                 remaining = _remaining(limit, started)
@@ -433,6 +421,29 @@ class Solver:
                 if on_position is not None:
                     on_position(position, exact)
         return True
+
+    def book_layers(
+        self, game: Game[Any], plies: int, *, stopped: Callable[[], bool] | None = None
+    ) -> list[list[Game[Any]]] | None:
+        """The positions of a book: ``game``, then layer by layer every position up to
+        ``plies`` moves after it that is not over, each once (transpositions and symmetric
+        twins share a canonical key). ``None`` if ``stopped`` said so first."""
+        layers: list[list[Game[Any]]] = [[game.copy()]]
+        seen = {self.compiled.canonical_key(game)}
+        for _ in range(plies):
+            layer = []
+            for parent in layers[-1]:
+                if stopped is not None and stopped():
+                    return None
+                for move in parent.legal_moves():
+                    child = parent.copy()
+                    child.make(move)
+                    key = self.compiled.canonical_key(child)
+                    if key not in seen and child.outcome() is None:
+                        seen.add(key)
+                        layer.append(child)
+            layers.append(layer)
+        return layers
 
     def _from_moves(self, game: Game[Any], *, weak: bool) -> Exact | None:
         """The result of ``game`` as the best of its moves' known results, stored at once;
