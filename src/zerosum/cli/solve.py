@@ -129,12 +129,23 @@ def run(args: argparse.Namespace) -> int:
         result = engine.solve(game, limit=Limit(time=args.time, stop=stop))
     data = result_data(spec, game, result, algorithm)
     data["move_values"] = {game.format_move(m): v for m, v in result.move_values}
+    proof = result.proof_stats
+    # The value is proven first, as a deepening search proves it; every move's value after.
+    data["proof_nodes"] = proof.nodes if proof is not None else None
+    data["proof_time_s"] = round(proof.time_s, 6) if proof is not None else None
     lines = [f"value {describe(result.value, solved=result.solved)} ({result.value})"]
     if not result.solved:
         lines.append("(not solved: stopped early; the values are estimates)")
+    elif not result.complete and game.outcome() is None:
+        lines.append(
+            f"(stopped after the value was proven: {len(result.move_values)} of "
+            f"{len(game.legal_moves())} moves' values proven)"
+        )
     lines.append(f"best moves {' '.join(move_labels(game, result.best_moves)) or '-'}")
     for move, value in result.move_values:
         lines.append(f"  {move_label(game, move):<8} {describe(value, solved=result.solved)}")
+    if proof is not None and proof.nodes < result.stats.nodes:
+        lines.append(f"value proven after {proof.nodes:,} nodes in {proof.time_s:.3f} s")
     lines.append(f"nodes {result.stats.nodes:,} in {result.stats.time_s:.3f} s")
     emit(args, data, "\n".join(lines))
     return 0

@@ -63,7 +63,11 @@ def leaf(ctx: Context[Any], depth: int, ply: int) -> Score | None:
 
 
 def _memo_get(ctx: Context[Any], depth: int, ply: int) -> tuple[int, Score | None]:
-    """Look the node up in the memo; returns the key and the side to move's score if found."""
+    """Look the node up in the memo; returns the key and the side to move's score if found.
+
+    A hit on a score that heuristic evaluations decided counts as a stale cutoff: its subtree's
+    evaluations may belong to an earlier iteration (or an earlier search of the same depth, as
+    a solve makes), so the iteration that reads it is not known to have evaluated nothing."""
     key = ctx.game.key()
     if ctx.memo is None:
         return key, None
@@ -73,15 +77,22 @@ def _memo_get(ctx: Context[Any], depth: int, ply: int) -> tuple[int, Score | Non
         return key, None
     ctx.tt_hits += 1
     ctx.pv[ply] = hit[1]
+    if not hit[2]:
+        ctx.stale_cutoffs += 1
     return key, from_table(hit[0], ply)
 
 
-def _memo_put(ctx: Context[Any], key: int, depth: int, score: Score, ply: int) -> None:
+def _memo_put(
+    ctx: Context[Any], key: int, depth: int, score: Score, ply: int, guesses: int
+) -> None:
+    """Store the node's score; ``guesses`` is ``evaluations + stale_cutoffs`` when the node's
+    search began (unchanged: no heuristic decided the score)."""
     if ctx.memo is None:
         return
     if len(ctx.memo) >= MEMO_LIMIT:
         ctx.memo.clear()
-    ctx.memo[key, depth] = (to_table(score, ply), ctx.pv[ply])
+    exact = ctx.evaluations + ctx.stale_cutoffs == guesses
+    ctx.memo[key, depth] = (to_table(score, ply), ctx.pv[ply], exact)
     ctx.tt_stores += 1
 
 
@@ -97,6 +108,7 @@ def minimax(ctx: Context[M], depth: int, ply: int, maximizing: bool) -> Score:
     key, known = _memo_get(ctx, depth, ply)
     if known is not None:
         return sign * known
+    guesses = ctx.evaluations + ctx.stale_cutoffs
     game = ctx.game
     best = -INFINITY if maximizing else INFINITY
     for move in game.legal_moves():
@@ -108,7 +120,7 @@ def minimax(ctx: Context[M], depth: int, ply: int, maximizing: bool) -> Score:
             ctx.pv[ply] = (move, *ctx.pv[ply + 1])
     if abs(best) == INFINITY:
         raise no_moves_error(game)
-    _memo_put(ctx, key, depth, sign * best, ply)
+    _memo_put(ctx, key, depth, sign * best, ply, guesses)
     return best
 
 
@@ -120,6 +132,7 @@ def negamax(ctx: Context[M], depth: int, ply: int) -> Score:
     key, known = _memo_get(ctx, depth, ply)
     if known is not None:
         return known
+    guesses = ctx.evaluations + ctx.stale_cutoffs
     game = ctx.game
     best = -INFINITY
     for move in game.legal_moves():
@@ -131,7 +144,7 @@ def negamax(ctx: Context[M], depth: int, ply: int) -> Score:
             ctx.pv[ply] = (move, *ctx.pv[ply + 1])
     if best == -INFINITY:
         raise no_moves_error(game)
-    _memo_put(ctx, key, depth, best, ply)
+    _memo_put(ctx, key, depth, best, ply, guesses)
     return best
 
 

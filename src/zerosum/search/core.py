@@ -160,6 +160,9 @@ class SearchResult(Generic[M]):
     """False when a limit stopped the search before the requested depth."""
     solved: bool = False
     """True when the value is the exact game value: no heuristic evaluation decided it."""
+    proof_stats: Stats | None = None
+    """With a solve, once its value is proven: the counters at that moment, what a deepening
+    ``search`` to a proof spends (``stats`` adds what proving the moves' values cost)."""
     notation: tuple[tuple[M, str], ...] = field(default=(), compare=False, repr=False)
     """The moves above written in the game's notation, as (move, text) pairs, when the caller
     knew the game (:meth:`named`); only the displays read it."""
@@ -199,7 +202,9 @@ class Context(Generic[M]):
     game: Game[M]
     limit: Limit = field(default_factory=Limit)
     table: TranspositionTable[M] | None = None
-    memo: dict[tuple[int, int], tuple[Score, tuple[Any, ...]]] | None = None
+    memo: dict[tuple[int, int], tuple[Score, tuple[Any, ...], bool]] | None = None
+    """The reference forms' memo: (key, depth) -> (score, principal variation, whether no
+    heuristic evaluation decided the score)."""
     nodes: int = 0
     cutoffs: int = 0
     tt_probes: int = 0

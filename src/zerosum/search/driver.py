@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from typing import TYPE_CHECKING, TypeVar
 
 from zerosum.game import WIN, Game, ProtocolError, no_moves_error, probe_of, terminal_score
@@ -67,6 +68,7 @@ def iterate(
     shared_table: TranspositionTable[M] | None = None,
     workers: int = 1,
     pool: SearchPool | None = None,
+    prove_first: bool = False,
 ) -> Iterator[SearchResult[M]]:
     """Search ``game`` and yield a result after every completed iteration.
 
@@ -77,6 +79,13 @@ def iterate(
     limit stopped the search early; the game is left as it was. Raises
     :class:`~zerosum.game.ProtocolError` when a position the search reaches has no legal move
     but is not over.
+
+    ``prove_first`` (a solve) deepens with every algorithm until the value is proven, and
+    proves it with ``Mode.ONE``'s iterations, node for node those of a deepening ``search``;
+    only then does it go on in ``mode`` (all best moves, or every move's value) from the depth
+    that proved it, with the same table. A limit that stops the second part leaves a result
+    with the proven value (``solved``, ``complete=False``), its best move and the root moves
+    whose exact value is known (``move_values``).
 
     ``workers`` > 1 (0: one per core) splits every iteration's root moves over worker
     processes (:mod:`zerosum.search.parallel`), taken from ``pool`` or else from a pool kept
@@ -104,28 +113,34 @@ def iterate(
 
         pool = shared_pool(workers)
     search_id = pool.new_search() if pool is not None else 0
-    if chosen.iterative or not limit.only_depth or (mode is Mode.EXACT and limit.depth is None):
-        # A solve deepens with every algorithm: it stops at the first depth where every root
-        # move is settled, instead of searching every line to its end at once.
-        depths = range(1, limit.max_depth + 1)
+    if chosen.iterative or not limit.only_depth or (prove_first and limit.depth is None):
+        # A solve deepens with every algorithm: it stops at the first depth that proves what
+        # it was asked for, instead of searching every line to its end at once.
+        first, last_depth = 1, limit.max_depth
     else:
-        depths = range(limit.max_depth, limit.max_depth + 1)
+        first, last_depth = limit.max_depth, limit.max_depth
     last: SearchResult[M] | None = None
+    proof: SearchResult[M] | None = None
+    """The iteration that proved the value, while ``prove_first`` goes on in ``mode``."""
     settled: dict[M, int] = {}
     """Root moves whose exact value an earlier iteration found (a serial solve)."""
-    for depth in depths:
+    depth = first
+    while depth <= last_depth:
+        # Step 1. The mode of this iteration: the value first (a solve), then what was asked.
+        now = Mode.ONE if prove_first and proof is None else mode
         evaluations, stale = ctx.evaluations, ctx.stale_cutoffs
         if ctx.table is not None:
             ctx.table.new_search()
+        # Step 2. One iteration at the root.
         try:
             if pool is None:
-                found = search_root(ctx, chosen, depth, mode, settled)
+                found = search_root(ctx, chosen, depth, now, settled)
             else:
                 found = pool.search_root(
                     ctx,
                     chosen.name,
                     depth,
-                    mode,
+                    now,
                     search_id=search_id,
                     table=table,
                     table_entries=table_entries,
@@ -138,7 +153,8 @@ def iterate(
             while game.ply() > root_ply:
                 game.undo()
             raise
-        if mode is Mode.EXACT:
+        # Step 3. What the iteration found, and whether it is proven.
+        if now is Mode.EXACT:
             settled.update((move, value) for move, value in found.scored if move in found.settled)
         best_move = (
             found.best_moves[0] if seed is None else random.Random(seed).choice(found.best_moves)
@@ -151,28 +167,49 @@ def iterate(
             pv=extend_pv(ctx, pv, depth),
             depth=min(depth, ctx.seldepth),
             stats=ctx.stats(),
-            move_values=found.scored if mode is Mode.EXACT else (),
+            move_values=found.scored if now is Mode.EXACT else (),
             solved=(ctx.evaluations == evaluations and ctx.stale_cutoffs == stale)
-            or (mode is not Mode.EXACT and abs(found.value) >= WIN - depth)
-            or (mode is Mode.EXACT and len(found.settled) == len(found.scored)),
+            or (now is not Mode.EXACT and abs(found.value) >= WIN - depth)
+            or (now is Mode.EXACT and len(found.settled) == len(found.scored)),
             # A win within the horizon is exact whatever was evaluated beside it: no faster win
             # lies beyond the horizon, and every move that wins as fast is seen within it (an
             # exact solve still needs every move's value, so it goes on). So is a loss within
             # the horizon: every move was refuted by a proof (no evaluation reaches a proven
             # score), and the longest defence within the horizon is the longest there is, a
-            # longer one meeting an evaluation instead. Before, a lost root deepened on until
-            # an iteration evaluated nothing at all, which on hex 4x4 one stone in cost 5x the
-            # nodes of the exact solve. The order in which a parallel search meets the moves
-            # then does not change when the search stops.
+            # longer one meeting an evaluation instead. The order in which a parallel search
+            # meets the moves then does not change when the search stops.
         )
+        if prove_first and (proof is not None or last.solved):
+            last = replace(last, proof_stats=last.stats if proof is None else proof.stats)
         yield last
+        # Step 4. Stop when proven; a solve's proven value goes on to the moves at this depth.
+        if last.solved and now is not mode:
+            proof = last
+            if mode is Mode.EXACT:
+                # The proven move's value is exact: a later iteration need not search it again.
+                settled[found.best_moves[0]] = found.value
+            continue
         if last.solved:
             return
+        depth += 1
     else:
         return
     if last is None:
         moves = game.legal_moves()
         last = SearchResult(game.evaluate(), moves[0], (moves[0],), (moves[0],), 0, ctx.stats())
+    if proof is not None:  # stopped after the value was proven: keep what is exact
+        best = tuple(move for move, value in settled.items() if value == proof.value)
+        last = SearchResult(
+            value=proof.value,
+            best_move=proof.best_move,
+            best_moves=best or proof.best_moves[:1],
+            pv=proof.pv,
+            depth=proof.depth,
+            stats=ctx.stats(),
+            move_values=tuple(settled.items()),
+            solved=True,
+            proof_stats=proof.proof_stats,
+        )
     yield SearchResult(
         value=last.value,
         best_move=last.best_move,
@@ -183,6 +220,7 @@ def iterate(
         move_values=last.move_values,
         complete=False,
         solved=last.solved,
+        proof_stats=last.proof_stats,
     )
 
 
@@ -234,11 +272,23 @@ def solve(
     seed: int | None = None,
     workers: int = 1,
     pool: SearchPool | None = None,
+    moves: Mode = Mode.EXACT,
 ) -> SearchResult[M]:
-    """The exact value of ``game`` with every root move's value and all best moves.
+    """The exact value of ``game`` and what ``moves`` asks of the root moves: every move's
+    exact value and all best moves (``Mode.EXACT``, the default), all best moves
+    (``Mode.ALL``) or one best move (``Mode.ONE``).
 
-    Deepens until an iteration needs no heuristic evaluation (``result.solved``); a limit may
-    stop it earlier, leaving ``result.solved`` false. ``workers`` and ``pool`` split it over
+    1. The value: deepening iterations as ``search`` makes them, with every algorithm, until
+       the value is proven; node for node what a deepening ``search`` to a proof spends
+       (``result.proof_stats``), so a solve never proves the value slower.
+    2. The moves, beyond one best move: deepening goes on from the depth that proved the
+       value, with the same table, until every asked move is proven (with ``Mode.EXACT`` a
+       move's exact value is its distance to the end too: the fastest win, the longest
+       defence, which may cost several times step 1).
+
+    A limit may stop either step: in step 1 ``result.solved`` is false and the values are
+    estimates; in step 2 the value is proven (``solved``, ``complete=False``) and
+    ``move_values`` holds the moves proven so far. ``workers`` and ``pool`` split it over
     processes (see :func:`iterate`).
     """
     *_, last = iterate(
@@ -246,9 +296,10 @@ def solve(
         algorithm=algorithm,
         limit=limit,
         table=table,
-        mode=Mode.EXACT,
+        mode=moves,
         seed=seed,
         workers=workers,
         pool=pool,
+        prove_first=True,
     )
     return last

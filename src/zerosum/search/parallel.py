@@ -156,7 +156,7 @@ class _WorkerSearch:
     def __init__(self, task: _Task) -> None:
         self.search_id = task.search_id
         self.algorithm = get_algorithm(task.algorithm)
-        self.memo: dict[tuple[int, int], tuple[Score, tuple[Any, ...]]] | None = None
+        self.memo: dict[tuple[int, int], tuple[Score, tuple[Any, ...], bool]] | None = None
         self.table: TranspositionTable[Any] | None = None
         if task.table and self.algorithm.table_kind == "memo":
             self.memo = {}
