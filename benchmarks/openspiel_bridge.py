@@ -19,6 +19,13 @@ What it measures (each part can be run alone, see ``--help``):
    ``i``; ``--first``): wins, draws and losses, the score (1 a win, 1/2 a draw) with Wilson's
    95% interval, and first the simulations a CPU second of both MCTS from the start.
 
+4. ``proof``: the pure-Python ``solve`` against a deepening ``search`` to a proof on the same
+   positions (OpenSpiel's games through the bridge, zerosum's own tic-tac-toe and connect four):
+   nodes and seconds of ``search``, of ``solve`` asked for one best move, all best moves and
+   every move's value (``moves=Mode.ONE/ALL/EXACT``; its value is proven first, the nodes
+   before the ``/``), and of the solve before it proved the value first (every root move with a
+   full window from depth 1: ``iterate(mode=Mode.EXACT)``).
+
 Run from the repository root, nice'd (OpenSpiel: ``pip install 'zerosum[openspiel]'``)::
 
     nice -n 10 .venv/bin/python benchmarks/openspiel_bridge.py [solve|nodes|mcts ...] \\
@@ -45,8 +52,9 @@ from zerosum import Limit, get_game
 from zerosum.engines.mcts import DEFAULT_EXPLORATION, MctsEngine
 from zerosum.match.elo import wilson_interval
 from zerosum.openspiel import Bot
-from zerosum.search.driver import search, solve
+from zerosum.search.driver import iterate, search, solve
 from zerosum.search.perft import perft
+from zerosum.search.root import Mode
 
 SOLVE_GAMES = (
     "tic_tac_toe",
@@ -57,6 +65,17 @@ SOLVE_GAMES = (
     "breakthrough(rows=3,columns=4)",
 )
 LONG_GAMES = ("nim", "breakthrough(rows=4,columns=4)")
+PROOF_POSITIONS = (
+    ("openspiel:tic_tac_toe", ""),
+    ("tictactoe", ""),
+    ("connect4", "366356216464725633721122"),
+    ("openspiel:hex(board_size=4)", ""),
+    ("openspiel:breakthrough(rows=4,columns=4)", ""),
+    ("openspiel:oware(num_houses_per_player=3,num_seeds_per_house=2)", ""),
+    # Kalah (extra turns: a move is a whole turn), 20 random turns in (random.Random(1))
+    ("openspiel:mancala", "3 1 13 1 10 11 1 13 4 9 13 11 5 11 2 9 5 8 6 11 4 8 3 12"),
+)
+"""(game, position) pairs for ``proof``: each proven by search in seconds to a minute here."""
 NODE_GAMES = (("breakthrough(rows=6,columns=6)", 4), ("clobber(rows=5,columns=5)", 4))
 MCTS_GAMES = ("hex(board_size=5)", "breakthrough(rows=5,columns=5)")
 
@@ -85,6 +104,38 @@ def part_solve(long: bool) -> None:
             f"{sign(proof.value):+d} {search_s:7.2f} s {proof.stats.nodes:>9,}  "
             f"{sign(exact.value):+d} {solve_s:7.2f} s {exact.stats.nodes:>9,}"
             + ("" if sign(theirs) == sign(exact.value) == sign(proof.value) else "  MISMATCH")
+        )
+
+
+def part_proof(only: str | None) -> None:
+    print("pure-Python solve against a deepening search to a proof: nodes (solve: the value's")
+    print("proof / all), seconds; `before`: the solve that searched every move from depth 1")
+    for name, position in PROOF_POSITIONS:
+        if only is not None and only not in name:
+            continue
+        spec = get_game(name)
+        game = spec.from_position(position) if position else spec.new()
+        cells = []
+        proof, seconds = timed(search, game)
+        cells.append(f"search {proof.stats.nodes:,} {seconds:.2f} s")
+        values = {proof.value}
+        for moves in (Mode.ONE, Mode.ALL, Mode.EXACT):
+            found, seconds = timed(solve, game, moves=moves)
+            assert found.proof_stats is not None and found.solved
+            values.add(found.value)
+            cells.append(
+                f"{moves.value} {found.proof_stats.nodes:,}/{found.stats.nodes:,} {seconds:.2f} s"
+            )
+        started = time.perf_counter()
+        *_, before = iterate(game, mode=Mode.EXACT)
+        seconds = time.perf_counter() - started
+        values.add(before.value)
+        cells.append(f"before {before.stats.nodes:,} {seconds:.2f} s")
+        print(
+            f"{name} {position or '(start)'} value {proof.value}: "
+            + " | ".join(cells)
+            + ("" if len(values) == 1 else "  MISMATCH"),
+            flush=True,
         )
 
 
@@ -276,12 +327,12 @@ def simulation_rates(names: list[str], simulations: int = 3000) -> str:
     return "; ".join(rates)
 
 
-PARTS = ("solve", "nodes", "mcts")
+PARTS = ("solve", "nodes", "mcts", "proof")
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    parser.add_argument("parts", nargs="*", default=list(PARTS))
+    parser.add_argument("parts", nargs="*", default=list(PARTS[:3]))
     parser.add_argument("--games", type=int, default=10)
     parser.add_argument("--time", type=float, default=0.5)
     parser.add_argument("--long", action="store_true", help="also the games OpenSpiel is slow on")
@@ -295,6 +346,7 @@ def main(argv: list[str] | None = None) -> int:
         default=" ".join(MCTS_GAMES),
         help="mcts: the pyspiel games, separated by spaces",
     )
+    parser.add_argument("--only", help="proof: only the games whose name holds this text")
     parser.add_argument("--first", type=int, default=0, help="mcts: the first game's seed")
     parser.add_argument(
         "--their-time", type=float, help="mcts: OpenSpiel's bots' time a move (default --time)"
@@ -310,6 +362,8 @@ def main(argv: list[str] | None = None) -> int:
             part_solve(args.long)
         elif part == "nodes":
             part_nodes()
+        elif part == "proof":
+            part_proof(args.only)
         elif part == "mcts":
             against = args.against.split(",")
             if any(kind not in ("cpp", "python") for kind in against):

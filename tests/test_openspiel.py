@@ -217,6 +217,19 @@ def test_solve_and_analyze_from_the_command_line(capsys: pytest.CaptureFixture[s
     assert "pv         x" in out and "x0 x0" not in out
 
 
+def test_play_names_the_mcts_player_and_its_simulations(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A game played by MCTS is not announced as a search depth (the web app's levels too say
+    simulations)."""
+    import io
+
+    monkeypatch.setattr("sys.stdin", io.StringIO("quit\n"))
+    status, out, err = run(capsys, "play", "openspiel:clobber(rows=4,columns=4)", "--level", "2")
+    assert status == 0, err
+    assert "level 2 of 5 (MCTS, 512 simulations)" in out and "search depth" not in out
+
+
 def test_a_search_over_worker_processes_rebuilds_the_game_there() -> None:
     game = get_game("openspiel:breakthrough(rows=4,columns=4)").new()
     serial = search(game, algorithm="alphabeta", limit=Limit(depth=4))

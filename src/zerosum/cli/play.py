@@ -27,7 +27,8 @@ from zerosum.cli.common import UsageError, interruptible, load_position, open_st
 from zerosum.cli.engines import load_engine
 from zerosum.cli.parser import Subcommands, duration, positive_int, whole_number, workers_option
 from zerosum.cli.progress import Progress
-from zerosum.engines import COMPILED, open_engine
+from zerosum.engines import COMPILED, MCTS, open_engine
+from zerosum.engines.mcts import FIRST_ITERATION
 from zerosum.formatting import describe, line_labels, move_label, move_labels, numbered_line
 from zerosum.game import Game, ZerosumError
 from zerosum.games import GameSpec
@@ -212,7 +213,11 @@ def _play(spec: GameSpec, game: Game[Any], human: int, level: int, computer: Com
     and read the human's commands on theirs."""
     levels = spec.levels
     depth = levels[level - 1]
-    strength = "perfect" if depth == 0 else f"search depth {depth}"
+    if spec.play_engine == MCTS:  # as the web app words MCTS levels: simulations, not plies
+        budget = FIRST_ITERATION * 2 ** (depth - 1)
+        strength = "MCTS until proven" if depth == 0 else f"MCTS, {budget:,} simulations"
+    else:
+        strength = "perfect" if depth == 0 else f"search depth {depth}"
     if computer.seconds is not None:
         strength += f", at most {computer.seconds:g} s a move"
     print(

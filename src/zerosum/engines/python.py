@@ -13,6 +13,7 @@ from zerosum.engines.base import Engine, OnIteration, at_depth, check_picklable
 from zerosum.game import Game
 from zerosum.search import driver
 from zerosum.search.core import Limit, SearchResult
+from zerosum.search.root import Mode
 from zerosum.search.table import TranspositionTable
 
 if TYPE_CHECKING:
@@ -93,9 +94,14 @@ class PythonEngine(Engine):
     def _best_moves(
         self, game: Game[Any], depth: int, seed: int | None, limit: Limit | None
     ) -> SearchResult[Any]:
-        if depth == 0:
+        if depth == 0:  # all best moves, not every move's value
             return driver.solve(
-                game, algorithm=self.name, limit=limit, seed=seed, pool=self._pool_for(game)
+                game,
+                algorithm=self.name,
+                limit=limit,
+                seed=seed,
+                pool=self._pool_for(game),
+                moves=Mode.ALL,
             )
         return driver.search(
             game,

@@ -14,6 +14,7 @@ from zerosum.engines.base import Engine, EngineError, OnIteration, at_depth, che
 from zerosum.game import Game
 from zerosum.search import driver
 from zerosum.search.core import Limit, SearchResult
+from zerosum.search.root import Mode
 from zerosum.search.table import TranspositionTable
 from zerosum.search.tactical import Options, Report, SearchDriver, TacticalSearch
 
@@ -103,7 +104,7 @@ class TacticalEngine(Engine):
         self, game: Game[Any], depth: int, seed: int | None, limit: Limit | None
     ) -> SearchResult[Any]:
         if depth == 0:  # a perfect player needs an exact engine
-            return driver.solve(game, limit=limit, seed=seed, pool=self._pool)
+            return driver.solve(game, limit=limit, seed=seed, pool=self._pool, moves=Mode.ALL)
         return self.search(game, at_depth(limit, depth))
 
     def reset(self) -> None:
