@@ -230,6 +230,29 @@ def test_play_names_the_mcts_player_and_its_simulations(
     assert "level 2 of 5 (MCTS, 512 simulations)" in out and "search depth" not in out
 
 
+def test_the_web_app_opens_any_eligible_game_by_its_name() -> None:
+    """The page's list holds ``openspiel`` and two variants; ``GET /api/games?name=`` (what the
+    page asks for ``?game=NAME``) describes any other, and a session plays it."""
+    from fastapi.testclient import TestClient
+
+    from zerosum.web.app import create_app
+
+    name = "openspiel:oware(num_houses_per_player=3,num_seeds_per_house=2)"
+    with TestClient(create_app()) as client:
+        listed = [game["name"] for game in client.get("/api/games").json()["games"]]
+        assert "openspiel" in listed and name not in listed
+        (game,) = client.get("/api/games", params={"name": name}).json()["games"]
+        assert game["name"] == name and game["player"] == "mcts"
+        assert game["levels"][0]["label"] == "128 simulations"
+        session = client.post("/api/sessions", json={"game": name})
+        assert session.status_code == 201, session.text
+        assert session.json()["legal"] == ["A", "B", "C"]
+        refused = client.get("/api/games", params={"name": "openspiel:kuhn_poker"})
+        assert refused.status_code == 422
+        assert "lacks determinism" in refused.json()["detail"]
+        assert client.get("/api/games", params={"name": "nogame"}).status_code == 404
+
+
 def test_a_search_over_worker_processes_rebuilds_the_game_there() -> None:
     game = get_game("openspiel:breakthrough(rows=4,columns=4)").new()
     serial = search(game, algorithm="alphabeta", limit=Limit(depth=4))

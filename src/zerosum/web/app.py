@@ -58,6 +58,9 @@ COMPARE_TIME = 60.0
 """How long a comparison runs at most unless told otherwise (seconds)."""
 MAX_COMPARE_DEPTH = 12
 MAX_EXPLAIN_DEPTH = 8
+MAX_GAME_NAME = 200
+"""The longest game name a request may give (characters): room for a game's options, such as
+``openspiel:oware(num_houses_per_player=3,num_seeds_per_house=2)``."""
 MAX_DETAIL = 500
 """The longest error message sent back (characters): a long input is not echoed whole."""
 
@@ -68,7 +71,10 @@ Moves = Annotated[
 
 
 class NewSession(BaseModel):
-    game: str = Field(max_length=50, description="a registered game's name, see GET /api/games")
+    game: str = Field(
+        max_length=MAX_GAME_NAME,
+        description="a registered game's name, see GET /api/games, or one with its options",
+    )
     position: str | None = Field(
         None, max_length=10_000, description="a start position in the game's format"
     )
@@ -387,7 +393,16 @@ def create_app(
         "/api/games",
         summary="The registered games and their named variants, sides and strength levels",
     )
-    def games() -> dict[str, Any]:
+    def games(
+        name: str | None = Query(
+            None,
+            max_length=MAX_GAME_NAME,
+            description="only this game, listed or not: any name the registry reads, such as "
+            "a game's options (openspiel:clobber(rows=5,columns=5))",
+        ),
+    ) -> dict[str, Any]:
+        if name is not None:
+            return {"games": [_game_info(get_game(name))]}
         return {"games": [_game_info(spec) for spec in _variants()]}
 
     @app.get("/api/health", summary="Live sessions and running searches, and their limits")

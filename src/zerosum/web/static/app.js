@@ -668,6 +668,16 @@ async function start() {
   page.games = (await api("GET", "/api/games")).games;
   $("game").replaceChildren(...page.games.map((game) => new Option(game.title, game.name)));
   const wanted = new URLSearchParams(location.search).get("game");
+  if (wanted && !page.games.some((game) => game.name === wanted)) {
+    // a game the list leaves out, such as one with its options (?game=openspiel:clobber)
+    try {
+      const [game] = (await api("GET", `/api/games?name=${encodeURIComponent(wanted)}`)).games;
+      page.games.push(game);
+      $("game").append(new Option(game.title, game.name));
+    } catch (error) {
+      notice(error.message);
+    }
+  }
   if (wanted && page.games.some((game) => game.name === wanted)) $("game").value = wanted;
   $("game").addEventListener("change", () => guarded(newSession));
   $("side").addEventListener("change", () => {
