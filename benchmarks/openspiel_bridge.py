@@ -107,9 +107,11 @@ def part_solve(long: bool) -> None:
         )
 
 
-def part_proof(only: str | None) -> None:
+def part_proof(only: str | None, cap: float) -> None:
     print("pure-Python solve against a deepening search to a proof: nodes (solve: the value's")
-    print("proof / all), seconds; `before`: the solve that searched every move from depth 1")
+    print("proof / all), seconds; `before`: the solve that searched every move from depth 1;")
+    print(f"a solve still running after {cap:g} s is stopped (`stopped`: moves proven / moves)")
+    limit = Limit(time=cap)
     for name, position in PROOF_POSITIONS:
         if only is not None and only not in name:
             continue
@@ -120,23 +122,33 @@ def part_proof(only: str | None) -> None:
         cells.append(f"search {proof.stats.nodes:,} {seconds:.2f} s")
         values = {proof.value}
         for moves in (Mode.ONE, Mode.ALL, Mode.EXACT):
-            found, seconds = timed(solve, game, moves=moves)
+            found, seconds = timed(solve, game, moves=moves, limit=limit)
             assert found.proof_stats is not None and found.solved
             values.add(found.value)
             cells.append(
                 f"{moves.value} {found.proof_stats.nodes:,}/{found.stats.nodes:,} {seconds:.2f} s"
+                + stopped(found, game)
             )
         started = time.perf_counter()
-        *_, before = iterate(game, mode=Mode.EXACT)
+        *_, before = iterate(game, mode=Mode.EXACT, limit=limit)
         seconds = time.perf_counter() - started
-        values.add(before.value)
-        cells.append(f"before {before.stats.nodes:,} {seconds:.2f} s")
+        if before.solved:
+            values.add(before.value)
+        cells.append(f"before {before.stats.nodes:,} {seconds:.2f} s" + stopped(before, game))
         print(
             f"{name} {position or '(start)'} value {proof.value}: "
             + " | ".join(cells)
             + ("" if len(values) == 1 else "  MISMATCH"),
             flush=True,
         )
+
+
+def stopped(result: Any, game: Any) -> str:
+    """`` (stopped: proven/moves)`` for a result the cap stopped, else nothing."""
+    if result.complete:
+        return ""
+    proven = len(result.move_values) if result.solved else 0
+    return f" (stopped: {proven}/{len(game.legal_moves())})"
 
 
 def raw_perft(state: Any, depth: int) -> int:
@@ -347,6 +359,9 @@ def main(argv: list[str] | None = None) -> int:
         help="mcts: the pyspiel games, separated by spaces",
     )
     parser.add_argument("--only", help="proof: only the games whose name holds this text")
+    parser.add_argument(
+        "--cap", type=float, default=300.0, help="proof: stop a solve after this many seconds"
+    )
     parser.add_argument("--first", type=int, default=0, help="mcts: the first game's seed")
     parser.add_argument(
         "--their-time", type=float, help="mcts: OpenSpiel's bots' time a move (default --time)"
@@ -363,7 +378,7 @@ def main(argv: list[str] | None = None) -> int:
         elif part == "nodes":
             part_nodes()
         elif part == "proof":
-            part_proof(args.only)
+            part_proof(args.only, args.cap)
         elif part == "mcts":
             against = args.against.split(",")
             if any(kind not in ("cpp", "python") for kind in against):
