@@ -126,3 +126,19 @@ def test_a_solve_stopped_after_the_proof_keeps_the_proven_value() -> None:
     # Stopped before the proof: estimates, not solved.
     early = solve(game, limit=Limit(nodes=proof.stats.nodes // 2))
     assert not early.solved and not early.complete and early.proof_stats is None
+
+
+def test_the_command_line_says_what_the_value_cost(capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from zerosum.cli import main
+
+    position = "x.o/.x./..."
+    assert main(["solve", "tictactoe", "--position", position, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    proof = search(TicTacToe.from_position(position))
+    assert data["proof_nodes"] == proof.stats.nodes < data["nodes"]
+    assert len(data["move_values"]) == 6
+    assert main(["solve", "tictactoe", "--position", position]) == 0
+    out = capsys.readouterr().out
+    assert f"value proven after {proof.stats.nodes:,} nodes" in out
