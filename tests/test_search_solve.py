@@ -142,3 +142,15 @@ def test_the_command_line_says_what_the_value_cost(capsys: pytest.CaptureFixture
     assert main(["solve", "tictactoe", "--position", position]) == 0
     out = capsys.readouterr().out
     assert f"value proven after {proof.stats.nodes:,} nodes" in out
+
+
+def test_a_solve_whose_depth_limit_ends_step_2_keeps_the_proven_value() -> None:
+    game = Nim((3, 4))  # won in 3 plies; the slowest other move's value needs depth 7
+    proof = search(game)
+    assert proof.solved and proof.depth == 3
+    capped = solve(game, limit=Limit(depth=3))
+    full = solve(game)
+    assert capped.solved and capped.complete and capped.value == full.value
+    assert 1 <= len(capped.move_values) < len(full.move_values)
+    assert set(capped.move_values) <= set(full.move_values)
+    assert capped.proof_stats is not None and capped.proof_stats.nodes == proof.stats.nodes

@@ -193,23 +193,14 @@ def iterate(
             return
         depth += 1
     else:
+        if proof is not None:  # the depth limit came first: what is proven, complete
+            yield _proven(proof, settled, ctx)
         return
     if last is None:
         moves = game.legal_moves()
         last = SearchResult(game.evaluate(), moves[0], (moves[0],), (moves[0],), 0, ctx.stats())
     if proof is not None:  # stopped after the value was proven: keep what is exact
-        best = tuple(move for move, value in settled.items() if value == proof.value)
-        last = SearchResult(
-            value=proof.value,
-            best_move=proof.best_move,
-            best_moves=best or proof.best_moves[:1],
-            pv=proof.pv,
-            depth=proof.depth,
-            stats=ctx.stats(),
-            move_values=tuple(settled.items()),
-            solved=True,
-            proof_stats=proof.proof_stats,
-        )
+        last = _proven(proof, settled, ctx)
     yield SearchResult(
         value=last.value,
         best_move=last.best_move,
@@ -221,6 +212,23 @@ def iterate(
         complete=False,
         solved=last.solved,
         proof_stats=last.proof_stats,
+    )
+
+
+def _proven(proof: SearchResult[M], settled: dict[M, int], ctx: Context[M]) -> SearchResult[M]:
+    """What a solve stopped after step 1 knows exactly: the value ``proof`` proved, its best
+    move, and the moves ``settled`` so far (the best moves among them)."""
+    best = tuple(move for move, value in settled.items() if value == proof.value)
+    return SearchResult(
+        value=proof.value,
+        best_move=proof.best_move,
+        best_moves=best or proof.best_moves[:1],
+        pv=proof.pv,
+        depth=proof.depth,
+        stats=ctx.stats(),
+        move_values=tuple(settled.items()),
+        solved=True,
+        proof_stats=proof.proof_stats,
     )
 
 
