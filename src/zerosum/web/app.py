@@ -190,7 +190,7 @@ def _game_info(spec: GameSpec) -> dict[str, Any]:
     }
 
 
-@functools.cache
+@functools.lru_cache(maxsize=256)  # bounded: a client may name any game with its options
 def _explain_depth(name: str, start: str) -> int:
     """The deepest explain depth (at most ``MAX_EXPLAIN_DEPTH``) whose whole minimax tree from
     the start position ``start`` of the game ``name`` has at most ``MAX_TREE_NODES`` nodes: the
