@@ -75,7 +75,8 @@ def test_result_data_is_the_clis_json(capsys: pytest.CaptureFixture[str]) -> Non
     status, out, _ = run(capsys, "solve", "tictactoe", "--json")
     cli = json.loads(out)
     assert status == 0
-    timing = ("time_s", "nps")
+    timing = ("time_s", "nps", "proof_time_s")
+    assert data["proof_nodes"] == cli["proof_nodes"] <= data["nodes"]
     assert {k: v for k, v in data.items() if k not in timing} == {
         k: v for k, v in cli.items() if k not in (*timing, "move_values")
     }

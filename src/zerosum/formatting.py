@@ -134,9 +134,10 @@ def result_figures(game: Game[Any], result: SearchResult[Any]) -> dict[str, Any]
     """The JSON fields of one search ``result`` at ``game``'s position (the search's root):
     value, ``value_text`` (its words), solved, the best move(s) and principal variation in the
     game's notation (and in people's notation, :func:`label_figures`), depth, complete, then
-    every counter of ``result.stats``."""
+    every counter of ``result.stats``; a solve's result once its value is proven adds what the
+    proof cost (``proof_nodes``, ``proof_time_s``: as a deepening search proves it)."""
     best = result.best_move
-    return {
+    figures = {
         "value": result.value,
         "value_text": describe(result.value, solved=result.solved),
         "solved": result.solved,
@@ -148,6 +149,10 @@ def result_figures(game: Game[Any], result: SearchResult[Any]) -> dict[str, Any]
         "complete": result.complete,
         **result.stats.as_dict(),
     }
+    if result.proof_stats is not None:
+        figures["proof_nodes"] = result.proof_stats.nodes
+        figures["proof_time_s"] = round(result.proof_stats.time_s, 6)
+    return figures
 
 
 def result_data(

@@ -129,10 +129,7 @@ def run(args: argparse.Namespace) -> int:
         result = engine.solve(game, limit=Limit(time=args.time, stop=stop))
     data = result_data(spec, game, result, algorithm)
     data["move_values"] = {game.format_move(m): v for m, v in result.move_values}
-    proof = result.proof_stats
-    # The value is proven first, as a deepening search proves it; every move's value after.
-    data["proof_nodes"] = proof.nodes if proof is not None else None
-    data["proof_time_s"] = round(proof.time_s, 6) if proof is not None else None
+    proof = result.proof_stats  # the value is proven first, as a deepening search proves it
     lines = [f"value {describe(result.value, solved=result.solved)} ({result.value})"]
     if not result.solved:
         lines.append("(not solved: stopped early; the values are estimates)")
