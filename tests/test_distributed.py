@@ -285,3 +285,47 @@ def test_a_book_on_the_pool_stores_what_the_serial_book_stores(
             game, 2, executor=executor, store=store, on_position=lambda p, e: again.append(e)
         )
         assert len(again) == len(seen) and all(exact.stored for exact in again)
+
+
+def test_a_cancelled_unit_stops_and_frees_its_worker() -> None:
+    # The empty board without a budget would run for minutes: the one worker is free for the
+    # next unit only if the first one stopped when it was cancelled.
+    with ProcessExecutor(1) as pool:
+        endless = pool.submit(solve_unit, "connect4", "", (-100, 100), False, 16)
+        pool.cancel(endless)
+        small = pool.submit(solve_unit, "connect4", "32164625", (-100, 100), False, 16)
+        while not small.done():
+            pool.wait([small], 1.0)
+        assert small.result().rank == 11
+        answer = endless.result()  # cancelled while it ran: its answer came, and was not used
+        assert answer.rank is None and answer.nodes >= 1
+
+
+def test_a_stopped_unit_answers_with_what_it_proved() -> None:
+    with ProcessExecutor(1) as pool:
+        endless = pool.submit(solve_unit, "connect4", "", (-100, 100), False, 16)
+        assert pool.stop(endless)  # running: asked to stop, its answer kept
+        while not endless.done():
+            pool.wait([endless], 1.0)
+        answer = endless.result()
+        assert answer.rank is None and answer.nodes >= 1
+        waiting = pool.submit(solve_unit, "connect4", "", (-100, 100), False, 16)
+        other = pool.submit(solve_unit, "connect4", "32164625", (-100, 100), False, 16)
+        assert not pool.stop(other)  # not started yet: cancelled, it never runs
+        assert other.cancelled()
+        pool.cancel(waiting)
+
+
+def test_units_cancelled_while_they_run_stop_and_the_values_stay_serial(
+    executor: ProcessExecutor, data_dir: Path
+) -> None:
+    solver = Solver("connect4")
+    stopped = 0
+    for moves, _ in read_set(data_dir, "Test_L2_R1")[:3]:
+        game = Connect4.from_position(moves)
+        rank, best, _ = _local_moves(solver, game, False)
+        with Store(":memory:") as store:
+            found = solve_distributed(game, executor=executor, store=store, moves="best")
+        assert (found.rank, list(found.best_moves)) == (rank, best), moves
+        assert found.stopped <= found.cancelled
+        stopped += found.stopped

@@ -47,7 +47,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from typing import Any, Final
 
@@ -69,7 +69,7 @@ from zerosum.compiled.kernels import compiled_game
 from zerosum.compiled.solver import Solver
 from zerosum.game import Game
 from zerosum.games import get_game
-from zerosum.runtime.executor import Executor
+from zerosum.runtime.executor import Executor, unit_stop
 from zerosum.search.core import Limit
 from zerosum.store import Store
 
@@ -155,7 +155,10 @@ def solve_unit(
     for table_key, entry in seeds:
         table_store(engine.keys, engine.data, table_key, entry)
     start = get_game(game).from_position(position)
+    stop = unit_stop()  # the executor's request to stop (a cancelled unit), if it can send one
     limit = None if budget is None else budget.limit()
+    if stop is not None:
+        limit = Limit(stop=stop) if limit is None else replace(limit, stop=stop)
     solution = engine.solve(solver.state(start), weak=weak, window=window, limit=limit)
     stats = solution.stats
     if solution.complete:
@@ -264,6 +267,9 @@ class DistributedResult:
     """Everything ``moves`` asked for is known (always True without ``moves``, once solved)."""
     splits: int = 0
     """Units stopped by their budget and split into their children."""
+    stopped: int = 0
+    """Units cancelled while they ran that stopped at once when asked (their worker free
+    again, what they proved taken in); counted in ``cancelled`` too."""
 
     @property
     def complete(self) -> bool:
@@ -546,7 +552,11 @@ def solve_distributed(
     tree = _Tree(solver, store, game, split, weak=weak, moves=moves is not None)
     running: dict[Future[UnitAnswer], tuple[int, tuple[int, int]]]
     running = {}
-    solved = cancelled = nodes = splits = 0
+    stopping: dict[Future[UnitAnswer], tuple[int, tuple[int, int]]]
+    stopping = {}
+    """Units cancelled while they ran and asked to stop: their answers (what they proved before
+    they stopped) are still taken in."""
+    solved = cancelled = nodes = splits = stopped = 0
     proven: list[tuple[float, int]] = []
     """When the root's rank was proven: (seconds, nodes) so far."""
 
@@ -573,13 +583,15 @@ def solve_distributed(
             solve_s=solve_s,
             solve_nodes=solve_nodes,
             splits=splits,
+            stopped=stopped,
         )
 
     def stop_running() -> int:
-        for future in running:
+        for future in [*running, *stopping]:
             executor.cancel(future)
         count = len(running)
         running.clear()
+        stopping.clear()
         return count
 
     for node in tree.update(full=True):
@@ -589,11 +601,12 @@ def solve_distributed(
         while not tree.done(moves):
             # Step 1. Cancel what is no longer needed, send what is, most promising first.
             wanted = tree.needed(moves)
-            for future, (key, _) in list(running.items()):
-                if key not in wanted:
-                    executor.cancel(future)
+            for future, unit in list(running.items()):
+                if unit[0] not in wanted:
                     del running[future]
                     cancelled += 1
+                    if executor.stop(future):  # it stops now; what it proved comes back
+                        stopping[future] = unit
             sent = {key for key, _ in running.values()}
             # Plenty of work for every worker: a unit may run longer before it is split.
             plenty = budget is not None and len(wanted) >= _PLENTY * executor.workers
@@ -613,24 +626,28 @@ def solve_distributed(
                     running[future] = (key, window)
             # Step 2. Take in every result that arrives: store it, then narrow the tree; a
             # unit stopped by its budget is split, what its table proved kept.
-            done = executor.wait(list(running), _POLL_S)
+            done = executor.wait([*running, *stopping], _POLL_S)
             for future in done:
-                key, window = running.pop(future)
+                asked = future in stopping
+                key, window = stopping.pop(future) if asked else running.pop(future)
                 if future.cancelled():
                     continue
                 answer = future.result()
                 nodes += answer.nodes
                 finished: list[int] = []
-                if answer.rank is None:  # stopped by its budget: keep what it proved, split
-                    splits += 1
+                if answer.rank is None:  # stopped: keep what it proved (and split it)
                     for proven_key, rank in tree.absorb(answer.bounds):
                         store.put(solver.name, proven_key, rank, weak=weak)
                         if proven_key in tree.units:
                             finished.append(proven_key)
-                    if key not in finished:
-                        for under, table_key, entry in answer.seeds:
-                            tree.seeds.setdefault(under, []).append((table_key, entry))
-                        tree.split(key)
+                    if asked:  # cancelled: no longer needed, so not split
+                        stopped += 1
+                    else:  # its budget ran out: split
+                        splits += 1
+                        if key not in finished:
+                            for under, table_key, entry in answer.seeds:
+                                tree.seeds.setdefault(under, []).append((table_key, entry))
+                            tree.split(key)
                 else:
                     solved += 1
                     if tree.settle(key, window, answer.rank):
