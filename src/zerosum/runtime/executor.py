@@ -45,6 +45,7 @@ import os
 import queue
 import signal
 import threading
+import time
 import traceback
 from collections import deque
 from collections.abc import Callable, Collection, Iterator, Sequence
@@ -129,6 +130,16 @@ class Executor(abc.ABC):
         if not future.done():
             self.cancel(future)
         return False
+
+    def split(self, future: Future[Any]) -> bool:
+        """Ask ``future``'s running unit to stop so that its work can be shared out, keeping
+        its answer, as :meth:`stop` does; but a unit not yet started is left to run (False).
+        A simulated backend may model the two differently."""
+        return future.running() and self.stop(future)
+
+    def clock(self) -> float:
+        """The time of this executor's units, in seconds (a simulated backend has its own)."""
+        return time.monotonic()
 
     def map_unordered(self, fn: Callable[[T], R], items: Sequence[T]) -> Iterator[tuple[int, R]]:
         """``(index, fn(item))`` for every item, as each is done, in any order; a unit that
@@ -303,6 +314,9 @@ class ProcessExecutor(Executor):
         :func:`unit_stop`) and its answer is dropped."""
         if not future.cancel():  # running (handed to a worker): ask it to stop
             self.stop(future)
+
+    def split(self, future: Future[Any]) -> bool:
+        return any(sent is future for sent in self._sent.values()) and self.stop(future)
 
     def stop(self, future: Future[Any]) -> bool:
         for number, sent in self._sent.items():
