@@ -47,6 +47,7 @@ Run from the repository root::
 from __future__ import annotations
 
 import argparse
+import gzip
 import heapq
 import json
 import os
@@ -78,17 +79,25 @@ class Costs:
     def __init__(self, path: Path | None, measure_s: float) -> None:
         self.path = path
         self.answers: dict[str, UnitAnswer] = {}
+        self.used: set[str] = set()
+        """The answers this run looked up (``--prune`` keeps only those)."""
+        self.prune = False
         if path is not None and path.exists():
-            for key, (rank, nodes, seconds, bounds, seeds) in json.loads(path.read_text()).items():
+            text = gzip.decompress(path.read_bytes()).decode() if _zipped(path) else None
+            for key, (rank, nodes, seconds, bounds, seeds) in json.loads(
+                text if text is not None else path.read_text()
+            ).items():
                 self.answers[key] = UnitAnswer(
                     rank, nodes, seconds, tuple(map(tuple, bounds)), tuple(map(tuple, seeds))
                 )
         self.complete: dict[str, UnitAnswer] = {}
         """The answers that completed, by their key without the budget."""
+        self._keys: dict[int, str] = {}
         for key, answer in self.answers.items():
             if answer.rank is not None:
                 base, _, rest = key.rpartition("|")
                 self.complete[base.rpartition("|")[0] + "||" + rest] = answer
+                self._keys[id(answer)] = key
         self.measure_s = measure_s
         self.spent = 0.0
         self.measured = 0
@@ -110,6 +119,8 @@ class Costs:
         key = f"{base}{budget and budget.nodes}{tail}"
         if key not in self.answers:
             done = self._complete(base, tail)
+            if done is not None:
+                self.used.add(self._keys[id(done)])
             if done is not None and (
                 budget is None or budget.nodes is None or done.nodes <= budget.nodes
             ):
@@ -121,11 +132,13 @@ class Costs:
             self.answers[key] = run_unit("connect4", position, window, weak, HASH_MB, budget, seeds)
             if self.answers[key].rank is not None:
                 self.complete[base + tail] = self.answers[key]
+                self._keys[id(self.answers[key])] = key
             self.spent += time.perf_counter() - started
             self.measured += 1
             self._unsaved += 1
             if self._unsaved >= 50:
                 self.save()
+        self.used.add(key)
         return self.answers[key]
 
     def _complete(self, base: str, tail: str) -> UnitAnswer | None:
@@ -144,10 +157,19 @@ class Costs:
                 [list(e) for e in a.seeds],
             ]
             for key, a in self.answers.items()
+            if not self.prune or key in self.used
         }
-        scratch = self.path.with_suffix(".tmp")
-        scratch.write_text(json.dumps(data))
+        scratch = self.path.with_name(self.path.name + ".tmp")
+        text = json.dumps(data, sort_keys=True)
+        if _zipped(self.path):
+            scratch.write_bytes(gzip.compress(text.encode(), mtime=0))
+        else:
+            scratch.write_text(text)
         scratch.replace(self.path)
+
+
+def _zipped(path: Path) -> bool:
+    return path.suffix == ".gz"
 
 
 class Simulated(Executor):
@@ -368,7 +390,12 @@ def main() -> None:
     parser.add_argument("--nodes", type=int, nargs="+", default=[2, 8, 32, 128])
     parser.add_argument("--overhead-ms", type=float, default=5.0, help="per unit, simulated")
     parser.add_argument("--rate", type=float, help="nodes per second of a node")
-    parser.add_argument("--cache", type=Path, help="unit answers kept here (resumable)")
+    parser.add_argument(
+        "--cache", type=Path, help="unit answers kept here (resumable; gzipped if PATH.gz)"
+    )
+    parser.add_argument(
+        "--prune", action="store_true", help="keep in --cache only the answers this run used"
+    )
     parser.add_argument("--measure-s", type=float, default=1800.0, help="per position")
     parser.add_argument("--no-serial", action="store_true", help="skip the serial solve")
     parser.add_argument(
@@ -382,6 +409,7 @@ def main() -> None:
     print(f"command: {' '.join([os.path.basename(sys.executable), *sys.argv])}")
     print(f"load average before: {os.getloadavg()[0]:.2f}")
     costs = Costs(args.cache, args.measure_s)
+    costs.prune = args.prune
     print(f"cache: {len(costs.answers)} unit answers already measured")
     for moves in args.positions:
         costs.spent = 0.0

@@ -11,6 +11,11 @@ load hits the three alike; pair the rows of one round):
 * ``local``: one local process, the compiled solver with its one table (``--no-book``: the
   cluster solve does not read the book either).
 
+Each command runs in a session of its own, as each ``ray start`` node does: with the
+kernel's autogroup scheduling, a session is one scheduling group, so the local process and
+each node get a share of the CPUs as separate machines would (on this shared machine, a
+local solve of ``44534`` in the benchmark's own session took 63.7 s, a one-node cluster beside
+it 36.3 s).
 Every command's ``time_s`` (start-up, score and best moves: the whole command but Python's own
 start) is printed with the load average before it, and the scores and best moves must agree.
 A machine shared with other work makes single timings noisy: the table ends with each way's
@@ -49,7 +54,12 @@ def solve(position: str, extra: list[str], env: dict[str, str]) -> dict[str, Any
     """``zerosum solve connect4 --moves position --json`` with ``extra``: its JSON answer."""
     command = [sys.executable, "-m", "zerosum", "solve", "connect4", "--moves", position]
     done = subprocess.run(
-        [*command, *extra, "--json"], capture_output=True, text=True, env=env, check=False
+        [*command, *extra, "--json"],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+        start_new_session=True,  # a scheduling group of its own, as each Ray node has
     )
     if done.returncode != 0:
         raise RuntimeError(f"{' '.join(command + extra)} failed:\n{done.stderr[-2000:]}")
@@ -78,7 +88,8 @@ def main() -> None:
         }
         times: dict[str, list[float]] = {way: [] for way in ways}
         print(
-            f"{'round':>5} {'position':>9} {'way':>5} {'load':>5} {'time s':>7} {'score':>5} best"
+            f"{'round':>5} {'position':>9} {'way':>5} {'load':>5} {'time s':>7} {'score':>5} "
+            f"{'best':>4} {'nodes':>12}"
         )
         for number in range(1, args.rounds + 1):
             for position in args.positions:
@@ -88,15 +99,19 @@ def main() -> None:
                     answer = solve(position, extra, env)
                     answers[way] = answer
                     times[way].append(answer["time_s"])
+                    units = ""
+                    if way != "local":
+                        placed = sorted(answer.get("units_per_node", {}).values())
+                        units = (
+                            f" units {answer['units_solved']} solved on {placed}, "
+                            f"{answer['units_cancelled']} cancelled "
+                            f"({answer.get('units_stopped', 0)} stopped), "
+                            f"{answer['units_split']} split"
+                        )
                     print(
                         f"{number:>5} {position:>9} {way:>5} {load:>5.1f} "
                         f"{answer['time_s']:>7.2f} {answer['score']:>5} "
-                        f"{' '.join(answer['best_moves'])}"
-                        + (
-                            f" (units per node {answer.get('units_per_node')})"
-                            if way == "two"
-                            else ""
-                        )
+                        f"{' '.join(answer['best_moves']):>4} {answer['nodes']:>12,}{units}"
                     )
                 values = {(a["score"], tuple(a["best_moves"])) for a in answers.values()}
                 assert len(values) == 1, f"{position}: the answers differ: {answers}"
