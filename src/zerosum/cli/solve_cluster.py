@@ -30,8 +30,8 @@ from zerosum.search import Limit
 from zerosum.store import Store
 
 DEFAULT_UNIT_NODES: Final = 20_000_000
-"""``--unit-nodes``: a work unit's node budget (about 2 s of the compiled solver) before it is
-split into its children."""
+"""``--unit-nodes``: how many nodes a work unit runs (a few seconds of the compiled solver)
+before it may be split into its children for a worker that would otherwise idle."""
 
 
 def run_cluster(args: argparse.Namespace, spec: GameSpec, game: Game[Any]) -> int:
