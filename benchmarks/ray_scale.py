@@ -1,32 +1,37 @@
 """How far a distributed solve would scale: its units' measured costs replayed on N nodes.
 
-1. The measurements. Every unit that a replay sends (position, window, budget) is solved once
-   here, in this process, by ``solve_unit`` with its table cleared first, so that its answer
-   and its node count do not depend on which units ran before (a real worker keeps its table
-   between units: these costs are an upper bound). Answers are kept in ``--cache`` (JSON) as
-   they come, so an interrupted benchmark resumes where it stopped. A unit's cost is its
-   nodes at one rate (``--rate``, nodes per second; default: the measured units' own rate),
-   plus ``--overhead-ms`` for sending it and taking its answer: node counts do not change
-   with the load of the machine, seconds do.
+1. The measurements. Every unit run that a replay needs (position, window, seeds, and the
+   node count it stops at, or none) is solved once here, in this process, by ``solve_unit``
+   with its table cleared first, so that its answer and its node count do not depend on which
+   units ran before (a real worker keeps its table between units: these costs are an upper
+   bound). Answers are kept in ``--cache`` (JSON) as they come, so an interrupted benchmark
+   resumes where it stopped, and a replay from a kept cache measures nothing. A unit's cost
+   is its nodes at one rate (``--rate``, nodes per second; default: the measured units' own
+   rate), plus ``--overhead-ms`` for sending it and taking its answer: node counts do not
+   change with the load of the machine, seconds do.
 2. The replay. ``solve_distributed`` (best moves included, as ``solve --cluster`` does) runs
    on a simulated executor of N workers (one CPU per node) with a clock of its own: a unit
    starts when a worker is free and ends its cost later, answers come back in the order of
-   that clock and prune, split and send exactly as in a real run. A unit cancelled while it
-   waits for a worker never runs; a running one keeps its worker until it ends.
+   that clock and prune, split and send exactly as in a real run. As in a real run, a unit
+   cancelled while it runs stops at once and frees its worker (its partial proofs are not
+   measured, so the replay takes none back: pessimistic), and a worker that would idle gets
+   work by splitting the unit that has run longest once it has run ``--budget`` nodes. A
+   real unit stops within milliseconds of the request; a replayed one stops at its next
+   *checkpoint* (``--budget`` nodes times 1, 2, 4, then a quarter more each time), where its
+   answer is measured (pessimistic too, and it keeps the measurements few and reusable).
 3. The figures. ``T1`` is the replay on one worker; the speed-up on N is ``T1 / TN``;
    ``eff`` is the speed-up over N. Where the N workers' time went: ``busy`` is the share of
    N x TN they spent on units, ``cancel`` the share of their busy time spent on units that a
-   result made unneeded while they ran (a cancelled unit runs to its end: no backend stops a
-   running unit), ``split`` the share spent on units stopped by their budget (a unit may be
-   both). ``serial`` is the same position solved in one process with one table
+   result made unneeded while they ran, ``split`` the share spent on units stopped to be
+   split. ``serial`` is the same position solved in one process with one table
    (``Solver.solve`` and its best moves): ``vs serial`` is what N nodes bring over it
    (splitting and cold tables cost work: ``work`` is the units' nodes over the serial's).
    ``coord s`` is what this process spent in the tree's bookkeeping during the replay (the
    coordinator's own time, not in the simulated clock).
 
-``--what-if-stop`` also replays each position as if a unit cancelled while it runs stopped at
-once and freed its worker (no backend does that today: the figures price building it, they are
-not what the code does, and the output says so).
+``--also-run-to-end`` also replays each position as the code did before cancelled units
+stopped (a unit cancelled while it runs keeps its worker to its end), to show what stopping
+brings; the output says so.
 
 A position whose measurements cannot all be made in time (the empty board: Pons's solver needs
 about 3 G nodes, and units with cold tables more) is replayed as far as ``--measure-s`` allows
@@ -36,12 +41,13 @@ Run from the repository root::
 
     .venv/bin/python benchmarks/ray_scale.py [--positions 3216462 ...] [--budget 500000]
         [--nodes 2 8 32 128] [--split 1] [--overhead-ms 5] [--cache PATH] [--measure-s 600]
-        [--what-if-stop]
+        [--also-run-to-end]
 """
 
 from __future__ import annotations
 
 import argparse
+import gzip
 import heapq
 import json
 import os
@@ -73,11 +79,25 @@ class Costs:
     def __init__(self, path: Path | None, measure_s: float) -> None:
         self.path = path
         self.answers: dict[str, UnitAnswer] = {}
+        self.used: set[str] = set()
+        """The answers this run looked up (``--prune`` keeps only those)."""
+        self.prune = False
         if path is not None and path.exists():
-            for key, (rank, nodes, seconds, bounds, seeds) in json.loads(path.read_text()).items():
+            text = gzip.decompress(path.read_bytes()).decode() if _zipped(path) else None
+            for key, (rank, nodes, seconds, bounds, seeds) in json.loads(
+                text if text is not None else path.read_text()
+            ).items():
                 self.answers[key] = UnitAnswer(
                     rank, nodes, seconds, tuple(map(tuple, bounds)), tuple(map(tuple, seeds))
                 )
+        self.complete: dict[str, UnitAnswer] = {}
+        """The answers that completed, by their key without the budget."""
+        self._keys: dict[int, str] = {}
+        for key, answer in self.answers.items():
+            if answer.rank is not None:
+                base, _, rest = key.rpartition("|")
+                self.complete[base.rpartition("|")[0] + "||" + rest] = answer
+                self._keys[id(answer)] = key
         self.measure_s = measure_s
         self.spent = 0.0
         self.measured = 0
@@ -91,22 +111,38 @@ class Costs:
         budget: Budget | None,
         seeds: tuple[tuple[int, int], ...],
     ) -> UnitAnswer:
-        key = (
-            f"{position}|{window[0]}|{window[1]}|{int(weak)}|{budget and budget.nodes}|"
-            f"{hash(seeds) if seeds else 0}"
-        )
+        """The unit's answer with ``budget`` (nodes): measured, unless known already (an answer
+        that completed within fewer nodes is the same answer: the search is deterministic
+        from a cleared table)."""
+        base = f"{position}|{window[0]}|{window[1]}|{int(weak)}|"
+        tail = f"|{hash(seeds) if seeds else 0}"
+        key = f"{base}{budget and budget.nodes}{tail}"
         if key not in self.answers:
+            done = self._complete(base, tail)
+            if done is not None:
+                self.used.add(self._keys[id(done)])
+            if done is not None and (
+                budget is None or budget.nodes is None or done.nodes <= budget.nodes
+            ):
+                return done
             if self.spent >= self.measure_s:
                 raise OutOfTime
             started = time.perf_counter()
             _unit_solver("connect4", HASH_MB).engine.clear()
             self.answers[key] = run_unit("connect4", position, window, weak, HASH_MB, budget, seeds)
+            if self.answers[key].rank is not None:
+                self.complete[base + tail] = self.answers[key]
+                self._keys[id(self.answers[key])] = key
             self.spent += time.perf_counter() - started
             self.measured += 1
             self._unsaved += 1
             if self._unsaved >= 50:
                 self.save()
+        self.used.add(key)
         return self.answers[key]
+
+    def _complete(self, base: str, tail: str) -> UnitAnswer | None:
+        return self.complete.get(base + tail)
 
     def save(self) -> None:
         self._unsaved = 0
@@ -121,89 +157,195 @@ class Costs:
                 [list(e) for e in a.seeds],
             ]
             for key, a in self.answers.items()
+            if not self.prune or key in self.used
         }
-        scratch = self.path.with_suffix(".tmp")
-        scratch.write_text(json.dumps(data))
+        scratch = self.path.with_name(self.path.name + ".tmp")
+        text = json.dumps(data, sort_keys=True)
+        if _zipped(self.path):
+            scratch.write_bytes(gzip.compress(text.encode(), mtime=0))
+        else:
+            scratch.write_text(text)
         scratch.replace(self.path)
 
 
+def _zipped(path: Path) -> bool:
+    return path.suffix == ".gz"
+
+
 class Simulated(Executor):
-    """``workers`` simulated workers and a clock (see the module docstring, step 2)."""
+    """``workers`` simulated workers and a clock (see the module docstring, step 2).
+
+    A unit runs until it completes, unless it is stopped: by :meth:`cancel` or :meth:`stop`
+    (a result made it unneeded) at once, its worker free and no answer sent (a real one sends
+    what it proved: pessimistic); by :meth:`split` at the next *checkpoint* of its run, a
+    node count ``quantum * 2**k``, with the answer measured for that many nodes (a real unit
+    stops within milliseconds of the request: pessimistic too, but it keeps the measurements
+    few and reusable). What a unit will do is measured lazily: with a budget of its next
+    checkpoint, then the one after, up to ``ladder`` checkpoints, then to its end."""
+
+    LADDER = 3
 
     def __init__(
-        self, workers: int, costs: Costs, rate: float, overhead_s: float, stop: bool = False
+        self,
+        workers: int,
+        costs: Costs,
+        rate: float,
+        overhead_s: float,
+        quantum: int,
+        stops: bool = True,
     ) -> None:
-        self.stop = stop  # what-if: a cancelled running unit frees its worker at once
+        self.stops = stops  # a cancelled running unit stops and frees its worker at once
         self.workers = workers
         self.costs = costs
         self.rate = rate
         self.overhead_s = overhead_s
+        self.quantum = quantum
         self.now = 0.0
-        self.free = [0.0] * workers  # when each worker comes free
-        self.ending: list[tuple[float, int, Future[Any], UnitAnswer]] = []
-        self.waiting: deque[tuple[Future[Any], UnitAnswer]] = deque()
+        self.idle = list(range(workers))
+        self.events: list[tuple[float, int, Future[Any]]] = []  # (time, order, unit)
+        self.waiting: deque[tuple[Future[Any], tuple[Any, ...]]] = deque()
         self.count = 0
-        self.longest = 0.0
+        self._order = 0
         self.busy = 0.0
         self.nodes = 0
-        self.cancelled_s = 0.0  # worker time of units cancelled while they ran (run to the end)
-        self.stopped_s = 0.0  # worker time of units stopped by their budget (then split)
-        self._started: dict[Future[Any], tuple[int, float, float]] = {}  # worker, start, cost
+        self.cancelled_s = 0.0  # worker time of units cancelled while they ran
+        self.stopped_s = 0.0  # worker time of units stopped to be split
+        self.log: list[tuple[float, float, int, str]] = []  # start, end, worker, how it ended
+        self._runs: dict[Future[Any], dict[str, Any]] = {}
+
+    def clock(self) -> float:
+        return self.now
 
     def submit(self, fn: Callable[..., Any], /, *args: Any) -> Future[Any]:
-        _, position, window, weak, _, budget, seeds = args
-        answer = self.costs.answer(position, window, weak, budget, seeds)
         future: Future[Any] = Future()
-        self.waiting.append((future, answer))
+        self.waiting.append((future, args))
         self._dispatch()
         return future
+
+    def checkpoint(self, step: int) -> int:
+        """The node count of a run's ``step``-th checkpoint: ``quantum`` times 1, 2, 4, then
+        growing by a quarter (a unit stops at most a quarter of its run after it is asked)."""
+        nodes = self.quantum
+        for number in range(step):
+            nodes = nodes * 2 if number < self.LADDER - 1 else nodes + max(self.quantum, nodes // 4)
+        return nodes
+
+    def _measure(self, run: dict[str, Any], nodes: int | None) -> UnitAnswer:
+        _, position, window, weak, _, _, seeds = run["args"]
+        budget = None if nodes is None else Budget(nodes=nodes)
+        return self.costs.answer(position, window, weak, budget, seeds)
+
+    def _plan(self, future: Future[Any]) -> None:
+        """The next event of a running unit: its end, if it completes before its next
+        checkpoint, else that checkpoint (where it may be split)."""
+        run = self._runs[future]
+        checkpoint = self.checkpoint(run["step"])
+        if run["full"] is None and run["step"] >= self.LADDER:
+            run["full"] = self._measure(run, None)
+        if run["full"] is None:
+            answer = self._measure(run, checkpoint)
+            if answer.rank is not None:
+                run["full"] = answer
+        full = run["full"]
+        if full is not None and full.nodes <= checkpoint:
+            run["end"] = full
+            at = run["start"] + full.nodes / self.rate + self.overhead_s
+        else:
+            run["end"] = None
+            at = run["start"] + checkpoint / self.rate
+        self._order += 1
+        heapq.heappush(self.events, (at, self._order, future))
+        run["at"] = at
 
     def _dispatch(self) -> None:
         """Start waiting units on the workers free now (a unit cancelled while it waited
         never runs, as with the local pool)."""
-        while self.waiting:
-            worker = min(range(self.workers), key=self.free.__getitem__)
-            if self.free[worker] > self.now:
-                return
-            future, answer = self.waiting.popleft()
+        while self.waiting and self.idle:
+            future, args = self.waiting.popleft()
             if not future.set_running_or_notify_cancel():
                 continue
-            cost = answer.nodes / self.rate + self.overhead_s
-            self.free[worker] = self.now + cost
-            self.longest = max(self.longest, cost)
-            self.busy += cost
-            self.nodes += answer.nodes
+            worker = self.idle.pop()
             self.count += 1
-            self._started[future] = (worker, self.now, cost)
-            if answer.rank is None:
-                self.stopped_s += cost
-            heapq.heappush(self.ending, (self.now + cost, self.count, future, answer))
+            self._runs[future] = {
+                "args": args,
+                "start": self.now,
+                "step": 0,
+                "worker": worker,
+                "full": None,
+            }
+            self._plan(future)
+
+    def _finish(self, future: Future[Any], how: str) -> dict[str, Any]:
+        run = self._runs.pop(future)
+        took = self.now - run["start"]
+        self.busy += took
+        self.nodes += int(took * self.rate)
+        self.log.append((run["start"], self.now, run["worker"], how))
+        self.idle.append(run["worker"])
+        return run
 
     def wait(self, futures: Collection[Future[Any]], timeout: float) -> set[Future[Any]]:
         done = {future for future in futures if future.done()}
-        while not done and self.ending:
-            end, _, future, answer = heapq.heappop(self.ending)
-            self.now = max(self.now, end)
-            if not future.cancelled():
+        while not done and self.events:
+            at, _, future = self.events[0]
+            run = self._runs.get(future)
+            if run is None or run["at"] != at:
+                heapq.heappop(self.events)
+                continue  # stopped meanwhile, or planned again
+            self.now = max(self.now, at)
+            if run["end"] is None and not run.get("offered"):
+                # a checkpoint: the coordinator looks first (it may ask for a split there)
+                run["offered"] = True
+                return done
+            heapq.heappop(self.events)
+            run["offered"] = False
+            if run["end"] is not None:  # it completed
+                self._finish(future, "done")
+                if run.get("dropped"):
+                    self.cancelled_s += self.now - run["start"]
+                if not future.cancelled():
+                    future.set_result(run["end"])
+            elif run.get("split"):  # at the checkpoint after the request: it stops
+                answer = self._measure(run, self.checkpoint(run["step"]))
+                self._finish(future, "split")
+                self.stopped_s += self.now - run["start"]
                 future.set_result(answer)
+            else:
+                run["step"] += 1
+                self._plan(future)
             self._dispatch()
             done = {f for f in futures if f.done()}
         return done
 
+    def wait_all(self) -> None:
+        """Let every unit still running end (cancelled ones that run to their end)."""
+        while self._runs and self.events:
+            self.wait([future for future in self._runs], 0)
+
+    def split(self, future: Future[Any]) -> bool:
+        run = self._runs.get(future)
+        if run is None:
+            return False
+        run["split"] = True
+        return True
+
+    def stop(self, future: Future[Any]) -> bool:
+        self.cancel(future)
+        return False
+
     def cancel(self, future: Future[Any]) -> None:
-        if future.running() and self.stop:  # what-if: the unit stops, its worker is free
-            worker, start, cost = self._started[future]
-            self.busy -= start + cost - self.now
-            self.cancelled_s += self.now - start
-            self.free[worker] = self.now
-            self.ending = [entry for entry in self.ending if entry[2] is not future]
-            heapq.heapify(self.ending)
-            future.set_result(None)  # settled: it was dropped by the caller already
-            self._dispatch()
+        run = self._runs.get(future)
+        if run is None:
+            future.cancel()
             return
-        if future.running():  # its worker stays busy until the unit ends, as in a real run
-            self.cancelled_s += self._started[future][2]
-        future.cancel()
+        if not self.stops:  # as before: the unit keeps its worker to its end
+            run["dropped"] = True
+            return
+        started = run["start"]
+        self._finish(future, "cancelled")
+        self.cancelled_s += self.now - started
+        future.set_result(None)  # settled: the caller dropped it already
+        self._dispatch()
 
     def close(self) -> None:
         pass
@@ -217,11 +359,12 @@ def replay(
     costs: Costs,
     rate: float,
     overhead_s: float,
-    stop: bool = False,
+    stop: bool = True,
 ) -> tuple[float, Simulated, Any, float]:
     """The simulated time on ``workers`` workers, the executor, the result, the coordinator's
     seconds."""
-    simulated = Simulated(workers, costs, rate, overhead_s, stop)
+    quantum = budget.nodes if budget is not None and budget.nodes is not None else 1 << 62
+    simulated = Simulated(workers, costs, rate, overhead_s, quantum, stop)
     spent = costs.spent
     started = time.perf_counter()
     with Store(":memory:") as store:
@@ -231,10 +374,12 @@ def replay(
             store=store,
             split=split,
             moves="best",
-            budget=budget,
+            # the simulated clock's seconds: a unit may be split once it has run its budget
+            budget=None if budget is None else Budget(seconds=quantum / rate),
         )
     coordinator = time.perf_counter() - started - (costs.spent - spent)
-    return max(simulated.now, max(simulated.free)), simulated, found, coordinator
+    simulated.wait_all()
+    return simulated.now, simulated, found, coordinator
 
 
 def main() -> None:
@@ -245,13 +390,18 @@ def main() -> None:
     parser.add_argument("--nodes", type=int, nargs="+", default=[2, 8, 32, 128])
     parser.add_argument("--overhead-ms", type=float, default=5.0, help="per unit, simulated")
     parser.add_argument("--rate", type=float, help="nodes per second of a node")
-    parser.add_argument("--cache", type=Path, help="unit answers kept here (resumable)")
+    parser.add_argument(
+        "--cache", type=Path, help="unit answers kept here (resumable; gzipped if PATH.gz)"
+    )
+    parser.add_argument(
+        "--prune", action="store_true", help="keep in --cache only the answers this run used"
+    )
     parser.add_argument("--measure-s", type=float, default=1800.0, help="per position")
     parser.add_argument("--no-serial", action="store_true", help="skip the serial solve")
     parser.add_argument(
-        "--what-if-stop",
+        "--also-run-to-end",
         action="store_true",
-        help="also replay as if a cancelled running unit stopped at once (not built)",
+        help="also replay as before: a unit cancelled while it runs keeps its worker to its end",
     )
     args = parser.parse_args()
     overhead_s = args.overhead_ms / 1000
@@ -259,6 +409,7 @@ def main() -> None:
     print(f"command: {' '.join([os.path.basename(sys.executable), *sys.argv])}")
     print(f"load average before: {os.getloadavg()[0]:.2f}")
     costs = Costs(args.cache, args.measure_s)
+    costs.prune = args.prune
     print(f"cache: {len(costs.answers)} unit answers already measured")
     for moves in args.positions:
         costs.spent = 0.0
@@ -308,18 +459,18 @@ def main() -> None:
             f"rate {rate:,.0f} nodes/s, overhead {args.overhead_ms} ms a unit"
         )
         _table(rows, serial_nodes, rate)
-        if args.what_if_stop:
+        if args.also_run_to_end:
             print(
-                "  WHAT-IF, not the policy the code runs: a unit cancelled while it runs stops "
-                "at once and frees its worker"
+                "  AS BEFORE, not what the code does now: a unit cancelled while it runs keeps "
+                "its worker to its end"
             )
             try:
                 rows = [
-                    (n, *replay(moves, args.split, n, budget, costs, rate, overhead_s, True))
+                    (n, *replay(moves, args.split, n, budget, costs, rate, overhead_s, False))
                     for n, *_ in rows
                 ]
             except OutOfTime:
-                print(f"  what-if NOT REPLAYED: measuring ran out of its {args.measure_s:.0f} s")
+                print(f"  NOT REPLAYED: measuring ran out of its {args.measure_s:.0f} s")
                 costs.save()
                 continue
             costs.save()

@@ -12,7 +12,7 @@ import pytest
 pytest.importorskip("ray")
 
 from zerosum.cli import main
-from zerosum.compiled.distributed import solve_distributed
+from zerosum.compiled.distributed import solve_distributed, solve_unit
 from zerosum.games.connect4 import Connect4
 from zerosum.runtime.cluster import RayTaskExecutor
 from zerosum.search import Limit
@@ -75,6 +75,28 @@ def test_the_command_line_joins_the_running_ray(
     out = capsys.readouterr().out
     assert out.startswith(f"score +{SCORE} (win in 13 plies)\nbest moves 3\n")
     assert out.rstrip().endswith("(from the store)")
+
+
+def test_a_stopped_ray_task_answers_and_a_cancelled_one_frees_its_cpu(
+    ray_cluster: RayTaskExecutor,
+) -> None:
+    # The empty board without a budget would run for minutes on each of the two CPUs.
+    endless = [
+        ray_cluster.submit(solve_unit, "connect4", "", (-100, 100), False, 16) for _ in range(2)
+    ]
+    assert ray_cluster.stop(endless[0])  # asked to stop: its answer comes, what it proved
+    ray_cluster.cancel(endless[1])  # asked to stop, its answer dropped: its CPU is free again
+    while not endless[0].done():
+        ray_cluster.wait(endless[:1], 1.0)
+    answer = endless[0].result()
+    assert answer.rank is None and answer.nodes >= 1
+    small = [
+        ray_cluster.submit(solve_unit, "connect4", POSITION, (-100, 100), False, 16)
+        for _ in range(2)
+    ]
+    while not all(future.done() for future in small):
+        ray_cluster.wait(small, 1.0)
+    assert [future.result().rank for future in small] == [SCORE, SCORE]
 
 
 LOCAL_FIELDS = ("game", "position", "algorithm", "weak", "score", "value", "value_text")

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Collection, Iterator
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,7 @@ from zerosum.compiled.solver import Solver
 from zerosum.games.connect4 import Connect4
 from zerosum.games.tictactoe import TicTacToe
 from zerosum.runtime.cluster import ClusterError, open_executor
-from zerosum.runtime.executor import ProcessExecutor
+from zerosum.runtime.executor import Executor, ProcessExecutor
 from zerosum.search import Limit
 from zerosum.store import Store
 
@@ -189,44 +190,108 @@ def test_deeper_units_answer_with_bounds_outside_their_window(
         assert deep.rank == score, moves
 
 
-def test_units_that_outlive_their_budget_split_and_give_the_serial_results(
-    executor: ProcessExecutor, data_dir: Path
-) -> None:
-    # A budget of one node stops every unit at its first look at the budget (1,024 nodes):
-    # every unit larger than that is split, and split again, while the solve runs.
+class EagerSplits(Executor):
+    """A deterministic twin of the pool for the coordinator's splitting: ``workers`` workers
+    that run their units in this process, one at each :meth:`wait`, whose clock moves a second
+    at each wait; a unit asked to split stops at its first look at a budget (1,024 nodes), so
+    every unit larger than that is split whenever a worker would otherwise idle."""
+
+    def __init__(self, workers: int) -> None:
+        self.workers = workers
+        self.units: list[tuple[Future[Any], Callable[..., Any], tuple[Any, ...]]] = []
+        self.asked: set[Future[Any]] = set()
+        self.now = 0.0
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any) -> Future[Any]:
+        future: Future[Any] = Future()
+        future.set_running_or_notify_cancel()
+        self.units.append((future, fn, args))
+        return future
+
+    def clock(self) -> float:
+        return self.now
+
+    def wait(self, futures: Collection[Future[Any]], timeout: float) -> set[Future[Any]]:
+        self.now += 1.0
+        if self.units:
+            future, fn, args = self.units.pop(0)
+            if future in self.asked:  # solve_unit's budget: the first look stops it
+                args = (*args[:5], Budget(nodes=1), *args[6:])
+            future.set_result(fn(*args))
+        return {future for future in futures if future.done()}
+
+    def split(self, future: Future[Any]) -> bool:
+        self.asked.add(future)
+        return True
+
+    def cancel(self, future: Future[Any]) -> None:
+        self.units = [unit for unit in self.units if unit[0] is not future]
+
+    def stop(self, future: Future[Any]) -> bool:
+        self.cancel(future)
+        return False
+
+    def close(self) -> None:
+        pass
+
+
+def test_units_split_for_idle_workers_give_the_serial_results(data_dir: Path) -> None:
     tictactoe, connect4 = Solver("tictactoe"), Solver("connect4")
     cases = [(tictactoe, TicTacToe()), (connect4, Connect4.from_position("32164625"))]
     cases += [
         (connect4, Connect4.from_position(m)) for m, _ in read_set(data_dir, "Test_L2_R1")[:1]
     ]
+    splits = 0
     for solver, game in cases:
         for weak in (False, True) if game.position() == "32164625" else (False,):
             rank, best, every = _local_moves(solver, game, weak)
             with Store(":memory:") as store:
                 found = solve_distributed(
                     game,
-                    executor=executor,
+                    executor=EagerSplits(4),
                     store=store,
                     split=1,
                     moves="best",
                     weak=weak,
-                    budget=Budget(nodes=1),
+                    budget=Budget(seconds=0.5),
                 )
             assert (found.rank, list(found.best_moves)) == (rank, best), game.position()
-            if game.position() == "32164625":
-                assert found.splits > 0 and found.units > len(game.legal_moves())
+            splits += found.splits
             if game.position() not in ("", "32164625"):
                 continue
             with Store(":memory:") as store:
                 full = solve_distributed(
                     game,
-                    executor=executor,
+                    executor=EagerSplits(4),
                     store=store,
                     moves="all",
                     weak=weak,
-                    budget=Budget(nodes=1),
+                    budget=Budget(seconds=0.5),
                 )
             assert (full.rank, list(full.moves)) == (rank, every), game.position()
+            splits += full.splits
+    assert splits > 0
+
+
+def test_units_split_on_the_pool_give_the_serial_results(
+    executor: ProcessExecutor, data_dir: Path
+) -> None:
+    # Whether a unit is split depends on when the workers come free: only the values are
+    # checked here (EagerSplits above checks the splitting itself).
+    solver = Solver("connect4")
+    for moves, _ in read_set(data_dir, "Test_L2_R1")[:2]:
+        game = Connect4.from_position(moves)
+        rank, best, _ = _local_moves(solver, game, False)
+        with Store(":memory:") as store:
+            found = solve_distributed(
+                game,
+                executor=executor,
+                store=store,
+                split=1,
+                moves="best",
+                budget=Budget(nodes=1),
+            )
+        assert (found.rank, list(found.best_moves)) == (rank, best), moves
 
 
 def test_a_stopped_unit_sends_back_true_bounds() -> None:
@@ -285,3 +350,48 @@ def test_a_book_on_the_pool_stores_what_the_serial_book_stores(
             game, 2, executor=executor, store=store, on_position=lambda p, e: again.append(e)
         )
         assert len(again) == len(seen) and all(exact.stored for exact in again)
+
+
+def test_a_cancelled_unit_stops_and_frees_its_worker() -> None:
+    # The empty board without a budget would run for minutes: the one worker is free for the
+    # next unit only if the first one stopped when it was cancelled.
+    with ProcessExecutor(1) as pool:
+        endless = pool.submit(solve_unit, "connect4", "", (-100, 100), False, 16)
+        pool.cancel(endless)
+        small = pool.submit(solve_unit, "connect4", "32164625", (-100, 100), False, 16)
+        while not small.done():
+            pool.wait([small], 1.0)
+        assert small.result().rank == 11
+        answer = endless.result()  # cancelled while it ran: its answer came, and was not used
+        assert answer.rank is None and answer.nodes >= 1
+
+
+def test_a_stopped_unit_answers_with_what_it_proved() -> None:
+    with ProcessExecutor(1) as pool:
+        endless = pool.submit(solve_unit, "connect4", "", (-100, 100), False, 16)
+        assert pool.stop(endless)  # running: asked to stop, its answer kept
+        while not endless.done():
+            pool.wait([endless], 1.0)
+        answer = endless.result()
+        assert answer.rank is None and answer.nodes >= 1
+        waiting = pool.submit(solve_unit, "connect4", "", (-100, 100), False, 16)
+        other = pool.submit(solve_unit, "connect4", "32164625", (-100, 100), False, 16)
+        assert not pool.split(other) and not other.cancelled()  # not started: left to run
+        assert not pool.stop(other)  # not started yet: cancelled, it never runs
+        assert other.cancelled()
+        pool.cancel(waiting)
+
+
+def test_units_cancelled_while_they_run_stop_and_the_values_stay_serial(
+    executor: ProcessExecutor, data_dir: Path
+) -> None:
+    solver = Solver("connect4")
+    stopped = 0
+    for moves, _ in read_set(data_dir, "Test_L2_R1")[:3]:
+        game = Connect4.from_position(moves)
+        rank, best, _ = _local_moves(solver, game, False)
+        with Store(":memory:") as store:
+            found = solve_distributed(game, executor=executor, store=store, moves="best")
+        assert (found.rank, list(found.best_moves)) == (rank, best), moves
+        assert found.stopped <= found.cancelled
+        stopped += found.stopped

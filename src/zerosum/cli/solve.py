@@ -78,8 +78,8 @@ def add_parser(commands: Subcommands) -> None:
         type=int,
         default=DEFAULT_UNIT_NODES,
         metavar="N",
-        help="with --cluster: a work unit that outlives N nodes is split into its children "
-        f"(default {DEFAULT_UNIT_NODES:,}; 0: never)",
+        help="with --cluster: a work unit that has run N nodes is split into its children "
+        f"when a worker would otherwise idle (default {DEFAULT_UNIT_NODES:,}; 0: never)",
     )
     solver.add_argument(
         "--positions",

@@ -1,8 +1,9 @@
 """``zerosum solve --cluster``: an exact solve in work units on Ray.
 
 The position is split ``--split`` plies down into work units that Ray workers (or local
-processes: ``--cluster local``) solve with the compiled engine; a unit that outlives
-``--unit-nodes`` is split into its children while the solve runs. Every unit's result is
+processes: ``--cluster local``) solve with the compiled engine; a unit that has run
+``--unit-nodes`` is split into its children while the solve runs when a worker would otherwise
+idle, and a unit that a result made unneeded stops at once. Every unit's result is
 kept in the store (an in-memory one without ``--store``), so a second run resumes an
 interrupted one. The answer has the fields and lines
 of the local compiled solve (score, best moves; with ``--all`` every move's score), plus the
@@ -29,8 +30,8 @@ from zerosum.search import Limit
 from zerosum.store import Store
 
 DEFAULT_UNIT_NODES: Final = 20_000_000
-"""``--unit-nodes``: a work unit's node budget (about 2 s of the compiled solver) before it is
-split into its children."""
+"""``--unit-nodes``: how many nodes a work unit runs (a few seconds of the compiled solver)
+before it may be split into its children for a worker that would otherwise idle."""
 
 
 def run_cluster(args: argparse.Namespace, spec: GameSpec, game: Game[Any]) -> int:
@@ -126,6 +127,7 @@ def _output(
         units_solved=found.solved,
         units_cancelled=found.cancelled,
         units_split=found.splits,
+        units_stopped=found.stopped,
         cluster_nodes=len(placed),
         units_per_node=placed,
     )

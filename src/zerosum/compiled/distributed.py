@@ -19,21 +19,25 @@ are cancelled. Units go out in the tree's order (depth first, the most promising
 as the kernel orders moves), so the results that prune most arrive early. A unit is solved in
 the window where its rank matters; only exact results go into the store.
 
-Units that split while they run. With a ``budget`` (nodes or seconds), a unit that outlives
-it stops and answers with what its table proved instead of a rank: bounds on the ranks of the
-unit and of the positions up to ``REPORT_PLIES`` below it (``UnitAnswer.bounds``; the exact ones
-go into the store). The unit is then *split*: its position becomes an inner position of the tree
-and its children become units, which go out in the windows where they matter, carrying those
-bounds, and with its table's entries within those plies (``UnitAnswer.seeds``) stored into
-their tables first. So no worker waits on one long unit while the others idle (a unit never
-runs much past its budget), and what the stopped unit finished within ``REPORT_PLIES`` is not
-searched again; what its table held deeper is lost (as are transpositions between units on
-different workers: the price of splitting). A split position stays split: a transposition that
-reaches it later is expanded the same way. Without a budget a unit runs to its end.
-While at least ``_PLENTY`` units per worker are wanted, units go out with ``_PLENTY`` times
-the budget: splitting is for workers that would otherwise idle. A unit's budget doubles with
-each split above it, so the work lost by stopped units stays within a constant factor of the
-work that finished.
+Units that split while they run. With a ``budget`` (nodes or seconds), a worker that would
+otherwise idle (no needed unit left to send) gets work by splitting: the running unit that has
+run longest, and at least its budget (doubled with each split above it), is asked to stop
+(:meth:`~zerosum.runtime.executor.Executor.split`; it stops within milliseconds) and answers
+with what its table proved instead of a rank: bounds on the ranks of the unit and of the
+positions up to ``REPORT_PLIES`` below it (``UnitAnswer.bounds``; the exact ones go into the
+store). The unit is then *split*: its position becomes an inner position of the tree and its
+children become units, which go out in the windows where they matter, carrying those bounds,
+and with its table's entries within those plies (``UnitAnswer.seeds``) stored into their tables
+first. So idle workers always have work while the solve is unfinished, and a unit is never
+split while every worker is busy (a split costs the work the stopped unit did deeper than
+``REPORT_PLIES``, and transpositions between units on different workers: the price of
+splitting). A split position stays split: a transposition that reaches it later is expanded
+the same way. Without a budget a unit runs to its end.
+
+Cancelled units stop. A running unit that a result made unneeded is asked to stop
+(:meth:`~zerosum.runtime.executor.Executor.stop`), so its worker is free again within
+milliseconds; the bounds it proved before it stopped are taken in as a split unit's are (the
+exact ones stored), and its worker's table keeps the rest for the units it runs next.
 
 The root's moves (``moves="best"`` or ``"all"``, what ``solve`` prints). The same walk, started
 from the root's children instead of the root: for every move's exact rank, each child in the
@@ -47,7 +51,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from typing import Any, Final
 
@@ -69,7 +73,7 @@ from zerosum.compiled.kernels import compiled_game
 from zerosum.compiled.solver import Solver
 from zerosum.game import Game
 from zerosum.games import get_game
-from zerosum.runtime.executor import Executor
+from zerosum.runtime.executor import Executor, unit_stop
 from zerosum.search.core import Limit
 from zerosum.store import Store
 
@@ -77,9 +81,8 @@ DEFAULT_SPLIT: Final = 2
 """Plies below the root where the work units are cut."""
 REPORT_PLIES: Final = 3
 """How far below a stopped unit its table's bounds are sent back."""
-_PLENTY: Final = 4
-"""When at least this many units per worker are wanted, units go out with this many times
-their budget (splitting is for workers that would idle; each split costs a stopped unit)."""
+DEFAULT_RATE: Final = 5_000_000.0
+"""Nodes per second assumed of a worker until the first answers tell (a budget in nodes)."""
 _MAX_DOUBLINGS: Final = 10
 _POLL_S: Final = 0.05
 _UNBOUNDED: Final = 1 << 30
@@ -87,7 +90,8 @@ _UNBOUNDED: Final = 1 << 30
 
 @dataclass(frozen=True)
 class Budget:
-    """How long one work unit may run before it stops and is split (either or both)."""
+    """How long a work unit runs before it may be split, when a worker would otherwise idle
+    (either or both); :func:`solve_unit` takes it as a hard limit."""
 
     nodes: int | None = None
     """Nodes of the unit's search."""
@@ -103,13 +107,6 @@ class Budget:
     def limit(self) -> Limit:
         return Limit(nodes=self.nodes, time=self.seconds)
 
-    def times(self, factor: int) -> Budget:
-        """This budget ``factor`` times over."""
-        return Budget(
-            None if self.nodes is None else self.nodes * factor,
-            None if self.seconds is None else self.seconds * factor,
-        )
-
 
 @dataclass(frozen=True)
 class UnitAnswer:
@@ -117,7 +114,7 @@ class UnitAnswer:
 
     rank: int | None
     """The rank inside the unit's window, else the bound the engine failed soft to (see
-    :func:`solve_unit`); ``None`` if the unit's budget stopped it."""
+    :func:`solve_unit`); ``None`` if it was stopped (its budget, or the executor)."""
     nodes: int
     """Nodes the unit searched."""
     seconds: float
@@ -147,7 +144,8 @@ def solve_unit(
     """A work unit, run in a task: the rank of ``position`` if it lies inside ``window``, else
     a bound (the engine fails soft: an answer at or below the low end is an upper bound, one at
     or above the high end a lower bound), the nodes and seconds it took. A unit stopped by
-    ``budget`` answers ``rank=None`` and what its table proved (:class:`UnitAnswer`). ``seeds``
+    ``budget``, or by the executor (:func:`~zerosum.runtime.executor.unit_stop`: cancelled, or
+    to be split), answers ``rank=None`` and what its table proved (:class:`UnitAnswer`). ``seeds``
     (table key, entry) go into the table first: what a stopped unit above proved below this
     one. The solver (and its table) is kept for the life of the worker process."""
     solver = _unit_solver(game, hash_mb)
@@ -155,7 +153,10 @@ def solve_unit(
     for table_key, entry in seeds:
         table_store(engine.keys, engine.data, table_key, entry)
     start = get_game(game).from_position(position)
+    stop = unit_stop()  # the executor's request to stop (a cancelled unit), if it can send one
     limit = None if budget is None else budget.limit()
+    if stop is not None:
+        limit = Limit(stop=stop) if limit is None else replace(limit, stop=stop)
     solution = engine.solve(solver.state(start), weak=weak, window=window, limit=limit)
     stats = solution.stats
     if solution.complete:
@@ -263,7 +264,11 @@ class DistributedResult:
     moves_complete: bool = False
     """Everything ``moves`` asked for is known (always True without ``moves``, once solved)."""
     splits: int = 0
-    """Units stopped by their budget and split into their children."""
+    """Units stopped (for idle workers, once past their budget) and split into their
+    children."""
+    stopped: int = 0
+    """Units cancelled while they ran that stopped at once when asked (their worker free
+    again, what they proved taken in); counted in ``cancelled`` too."""
 
     @property
     def complete(self) -> bool:
@@ -287,7 +292,7 @@ class _Tree:
         self.units: dict[int, list[_Node]] = {}
         """Every unit's key, with the tree positions that are that unit."""
         self.split_keys: set[int] = set()
-        """Units stopped by their budget and split into their children."""
+        """Units stopped and split into their children."""
         self.generation: dict[int, int] = {}
         """How many splits above a unit: its budget doubles with each (a unit split again and
         again would otherwise lose its budget at every level, and cold tables make the
@@ -359,7 +364,7 @@ class _Tree:
             node.children[-1].parent = node
 
     def split(self, key: int) -> None:
-        """The unit ``key`` was stopped by its budget: its positions get their children, which
+        """The unit ``key`` was stopped to be split: its positions get their children, which
         become units (or are known already), one generation of splits further down."""
         self.split_keys.add(key)
         below = self.generation.get(key, 0) + 1
@@ -528,7 +533,8 @@ def solve_distributed(
     docstring), every result kept in ``store``. ``on_unit(position, rank)`` is called as each
     unit's result arrives. A limit (time, or its stop callback) stops it early with
     ``rank=None``; what was proven stays in the store for the next run. With ``budget``, a
-    unit that outlives it is split into its children (see the module docstring).
+    unit that has run at least that long is split into its children when a worker would
+    otherwise idle (see the module docstring).
 
     ``moves="best"`` also finds every best move (once the rank is known, each root move's
     subtree is solved in the null window that tells whether it keeps the rank, as the local
@@ -546,7 +552,27 @@ def solve_distributed(
     tree = _Tree(solver, store, game, split, weak=weak, moves=moves is not None)
     running: dict[Future[UnitAnswer], tuple[int, tuple[int, int]]]
     running = {}
-    solved = cancelled = nodes = splits = 0
+    stopping: dict[Future[UnitAnswer], tuple[int, tuple[int, int]]]
+    stopping = {}
+    """Units cancelled while they ran and asked to stop: their answers (what they proved before
+    they stopped) are still taken in."""
+    began: dict[Future[UnitAnswer], float] = {}
+    """When each running unit was sent (the executor's clock)."""
+    splitting: set[Future[UnitAnswer]] = set()
+    """Running units asked to stop so that they can be split (their answers still to come)."""
+    rate = [0, 0.0]
+    """Nodes and seconds of the answers so far: the workers' rate, for a budget in nodes."""
+
+    def least_run(budget: Budget) -> float:
+        """Seconds a unit runs before it may be split (a budget in nodes at the workers'
+        rate so far)."""
+        seconds = [] if budget.seconds is None else [budget.seconds]
+        if budget.nodes is not None:
+            speed = rate[0] / rate[1] if rate[1] > 0 and rate[0] > 0 else DEFAULT_RATE
+            seconds.append(budget.nodes / speed)
+        return min(seconds)
+
+    solved = cancelled = nodes = splits = stopped = 0
     proven: list[tuple[float, int]] = []
     """When the root's rank was proven: (seconds, nodes) so far."""
 
@@ -573,13 +599,16 @@ def solve_distributed(
             solve_s=solve_s,
             solve_nodes=solve_nodes,
             splits=splits,
+            stopped=stopped,
         )
 
     def stop_running() -> int:
-        for future in running:
+        for future in [*running, *stopping]:
             executor.cancel(future)
         count = len(running)
         running.clear()
+        stopping.clear()
+        splitting.clear()
         return count
 
     for node in tree.update(full=True):
@@ -589,48 +618,69 @@ def solve_distributed(
         while not tree.done(moves):
             # Step 1. Cancel what is no longer needed, send what is, most promising first.
             wanted = tree.needed(moves)
-            for future, (key, _) in list(running.items()):
-                if key not in wanted:
-                    executor.cancel(future)
+            for future, unit in list(running.items()):
+                if unit[0] not in wanted:
                     del running[future]
+                    began.pop(future, None)
+                    splitting.discard(future)
                     cancelled += 1
+                    if executor.stop(future):  # it stops now; what it proved comes back
+                        stopping[future] = unit
             sent = {key for key, _ in running.values()}
-            # Plenty of work for every worker: a unit may run longer before it is split.
-            plenty = budget is not None and len(wanted) >= _PLENTY * executor.workers
-            unit_budget = budget.times(_PLENTY) if plenty and budget is not None else budget
             for key, window in wanted.items():
                 if len(running) >= executor.workers:
                     break
                 if key not in sent:
                     position = tree.units[key][0].game.position()
                     seeds = tuple(tree.seeds.get(key, ()))
-                    grown = unit_budget
-                    if grown is not None and tree.generation.get(key, 0):
-                        grown = grown.times(2 ** min(tree.generation[key], _MAX_DOUBLINGS))
                     future = executor.submit(
-                        solve_unit, game.name, position, window, weak, hash_mb, grown, seeds
+                        solve_unit, game.name, position, window, weak, hash_mb, None, seeds
                     )
                     running[future] = (key, window)
-            # Step 2. Take in every result that arrives: store it, then narrow the tree; a
-            # unit stopped by its budget is split, what its table proved kept.
-            done = executor.wait(list(running), _POLL_S)
+                    began[future] = executor.clock()
+            # Step 2. Workers that would idle: the units that have run longest (at least their
+            # budget, doubled with each split above them) stop and are split, their children
+            # going to the idle workers.
+            idle = executor.workers - len(running) - len(splitting)
+            if budget is not None and idle > 0:
+                now, least = executor.clock(), least_run(budget)
+                for future in sorted(running, key=began.__getitem__):
+                    if idle <= 0:
+                        break
+                    turns = min(tree.generation.get(running[future][0], 0), _MAX_DOUBLINGS)
+                    if future in splitting or now - began[future] < least * 2**turns:
+                        continue
+                    if executor.split(future):
+                        splitting.add(future)
+                        idle -= 1
+            # Step 3. Take in every result that arrives: store it, then narrow the tree; a
+            # unit stopped to be split is split, what its table proved kept.
+            done = executor.wait([*running, *stopping], _POLL_S)
             for future in done:
-                key, window = running.pop(future)
+                asked = future in stopping
+                key, window = stopping.pop(future) if asked else running.pop(future)
+                began.pop(future, None)
+                splitting.discard(future)
                 if future.cancelled():
                     continue
                 answer = future.result()
                 nodes += answer.nodes
+                rate[0] += answer.nodes
+                rate[1] += answer.seconds
                 finished: list[int] = []
-                if answer.rank is None:  # stopped by its budget: keep what it proved, split
-                    splits += 1
+                if answer.rank is None:  # stopped: keep what it proved (and split it)
                     for proven_key, rank in tree.absorb(answer.bounds):
                         store.put(solver.name, proven_key, rank, weak=weak)
                         if proven_key in tree.units:
                             finished.append(proven_key)
-                    if key not in finished:
-                        for under, table_key, entry in answer.seeds:
-                            tree.seeds.setdefault(under, []).append((table_key, entry))
-                        tree.split(key)
+                    if asked:  # cancelled: no longer needed, so not split
+                        stopped += 1
+                    else:  # stopped to be split
+                        splits += 1
+                        if key not in finished:
+                            for under, table_key, entry in answer.seeds:
+                                tree.seeds.setdefault(under, []).append((table_key, entry))
+                            tree.split(key)
                 else:
                     solved += 1
                     if tree.settle(key, window, answer.rank):
@@ -642,7 +692,7 @@ def solve_distributed(
             for node in tree.update():
                 store.put(solver.name, node.key, node.lo, weak=weak)
             note_root()
-            # Step 3. The caller's limit.
+            # Step 4. The caller's limit.
             if (limit.time is not None and time.perf_counter() - started >= limit.time) or (
                 limit.stop is not None and limit.stop()
             ):

@@ -24,11 +24,16 @@ its process) is a failure of the unit, reported as such.
 
 Stopping. ``ray.cancel`` is never used: in Ray 2.60 a cancelled task whose reply still arrives
 aborts the calling process ("Tried to complete task that was not pending", seen here in about
-one distributed solve in three). A cancelled task runs to its end and its result is dropped. At
-the end, every actor runs its ``teardown`` (engines are sent ``quit``) and is then killed with
-``ray.kill``; when the work is abandoned (Ctrl-C, an error), busy actors first run ``kill``
-beside their unit (in the actor's second thread), so nothing waits for a unit to finish. A Ray
-started here is shut down; a joined cluster is only disconnected from.
+one distributed solve in three). Instead, a :class:`RayTaskExecutor` keeps its units' stop
+requests in a small actor of its own (no CPU, on the driver's node), which a running task asks
+at most every :data:`STOP_POLL_S` through :func:`~zerosum.runtime.executor.unit_stop`: a
+cancelled (or :meth:`~RayTaskExecutor.stop`-ped) unit that polls it stops within that time and
+frees its CPU; its answer is dropped (or, stopped, taken). A :class:`RayActorExecutor`'s
+running units run to their end. At the end, every actor runs its ``teardown`` (engines are
+sent ``quit``) and is then killed with ``ray.kill``; when the work is abandoned (Ctrl-C, an
+error), busy actors first run ``kill`` beside their unit (in the actor's second thread), so
+nothing waits for a unit to finish. A Ray started here is shut down; a joined cluster is only
+disconnected from.
 
 Failures: a unit that raises, or an actor that dies (its process killed) raises
 :class:`~zerosum.runtime.executor.WorkerError` naming the unit, instead of waiting for a result
@@ -40,6 +45,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import threading
+import time
 import traceback
 from collections import Counter, deque
 from collections.abc import Callable, Collection, Sequence
@@ -47,7 +53,13 @@ from concurrent.futures import Future, InvalidStateError
 from typing import Any, Final, TypeVar
 
 from zerosum.game import ZerosumError
-from zerosum.runtime.executor import GRACE_SECONDS, Executor, ProcessExecutor, WorkerError
+from zerosum.runtime.executor import (
+    GRACE_SECONDS,
+    Executor,
+    ProcessExecutor,
+    WorkerError,
+    run_unit,
+)
 from zerosum.runtime.joining import AUTO, ClusterError, connect
 from zerosum.runtime.signals import sigint_held
 from zerosum.runtime.workers import worker_imports, worker_init
@@ -59,6 +71,8 @@ T = TypeVar("T")
 MAX_ATTEMPTS: Final = 3
 """How many times a unit is run before a lost node (or actor) fails it: Ray's task retries
 and the actor executor's own."""
+STOP_POLL_S: Final = 0.02
+"""How often a running Ray task asks whether it was asked to stop (one small actor call)."""
 
 
 def cluster_cpus(ray: Any) -> int:
@@ -78,11 +92,44 @@ def _node_id() -> str:
     return str(ray.get_runtime_context().get_node_id())
 
 
-def _run_task(imports: Sequence[str], fn: Callable[..., T], *args: Any) -> tuple[str, T]:
+class _StopBoard:
+    """The stop requests of a :class:`RayTaskExecutor`'s units, by unit number (an actor)."""
+
+    def __init__(self) -> None:
+        self._asked: set[int] = set()
+
+    def ask(self, number: int) -> None:
+        self._asked.add(number)
+
+    def asked(self, number: int) -> bool:
+        return number in self._asked
+
+
+def _asks(board: Any, number: int) -> Callable[[], bool]:
+    """Unit ``number``'s stop check on ``board``: true once it was asked to stop (the board
+    is asked at most every :data:`STOP_POLL_S`; a board that cannot be reached never stops it)."""
+    ray = importlib.import_module("ray")
+    state = {"asked": False, "next": 0.0}
+
+    def check() -> bool:
+        now = time.monotonic()
+        if not state["asked"] and now >= state["next"]:
+            state["next"] = now + STOP_POLL_S
+            with contextlib.suppress(Exception):
+                state["asked"] = bool(ray.get(board.asked.remote(number), timeout=GRACE_SECONDS))
+        return bool(state["asked"])
+
+    return check
+
+
+def _run_task(
+    imports: Sequence[str], board: Any, number: int, fn: Callable[..., T], *args: Any
+) -> tuple[str, T]:
     """A unit in a Ray task: :func:`~zerosum.runtime.workers.worker_init` (Ray's signals stay
-    Ray's), then ``fn(*args)``, with the node it ran on."""
+    Ray's), then ``fn(*args)`` with its stop requests on ``board``, with the node it ran on."""
     worker_init(imports, signals=False)
-    return _node_id(), fn(*args)
+    stop = None if board is None else _asks(board, number)
+    return _node_id(), run_unit(stop, fn, *args)
 
 
 class RayTaskExecutor(Executor):
@@ -104,14 +151,38 @@ class RayTaskExecutor(Executor):
         self.units_per_node: Counter[str] = Counter()
         """The units whose result was taken, by the Ray node that ran them."""
         self.workers = cluster_cpus(self._ray)
+        self._numbers: dict[Future[Any], int] = {}
+        """The running units' numbers, for their stop requests."""
+        self._count = 0
+        self._board: Any = None
+        try:
+            self._board = self._stop_board()
+        except BaseException:
+            self.close()
+            raise
+
+    def _stop_board(self) -> Any:
+        """The actor that keeps the stop requests, on this node if Ray can say which it is."""
+        ray = self._ray
+        options: dict[str, Any] = {"num_cpus": 0, "max_restarts": 0}
+        with contextlib.suppress(Exception):
+            strategies = importlib.import_module("ray.util.scheduling_strategies")
+            here = ray.get_runtime_context().get_node_id()
+            options["scheduling_strategy"] = strategies.NodeAffinitySchedulingStrategy(
+                here, soft=True
+            )
+        return ray.remote(**options)(_StopBoard).remote()
 
     def submit(self, fn: Callable[..., T], /, *args: Any) -> Future[T]:
-        ref = self._remote.remote(self._imports, fn, *args)
+        self._count += 1
+        ref = self._remote.remote(self._imports, self._board, self._count, fn, *args)
         inner: Future[tuple[str, T]] = ref.future()
         future: Future[T] = Future()
         future.set_running_or_notify_cancel()
         self._running.add(future)
+        self._numbers[future] = self._count
         future.add_done_callback(self._running.discard)
+        future.add_done_callback(self._forget)
 
         def settle(done: Future[tuple[str, T]]) -> None:  # in Ray's thread
             with contextlib.suppress(InvalidStateError):  # cancelled meanwhile: dropped
@@ -128,15 +199,34 @@ class RayTaskExecutor(Executor):
         inner.add_done_callback(settle)
         return future
 
+    def _forget(self, future: Future[Any]) -> None:
+        self._numbers.pop(future, None)
+
     def cancel(self, future: Future[Any]) -> None:
-        """Forget ``future``: its task runs to its end and its result is dropped (see the
+        """Forget ``future``: its task is asked to stop and its result is dropped (see the
         module docstring: ``ray.cancel`` is not used)."""
+        self.stop(future)
         self._running.discard(future)
+        self._forget(future)
         future.cancel()
+
+    def stop(self, future: Future[Any]) -> bool:
+        number = self._numbers.get(future)
+        if number is None or future.done() or self._board is None:
+            return False
+        try:
+            self._board.ask.remote(number)
+        except Exception:  # the board is gone (with the cluster): the unit runs to its end
+            return False
+        return True
 
     def close(self) -> None:
         for future in list(self._running):
             self.cancel(future)
+        board, self._board = self._board, None
+        if board is not None:
+            with contextlib.suppress(Exception):
+                self._ray.kill(board, no_restart=True)
         if self._owned and self._ray.is_initialized():
             self._ray.shutdown()
         self._owned = False

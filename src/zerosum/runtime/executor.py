@@ -17,14 +17,22 @@ is done. The backends:
 Futures complete only inside :meth:`~Executor.wait` (or the backend's own threads): there is no
 thread of ours collecting results, so a caller polls, and Ctrl-C always reaches it.
 
+Stopping a running unit. :meth:`~Executor.stop` asks a unit that is running to stop now; the
+unit learns it through :func:`unit_stop`, a check its long loops poll (the compiled search polls
+it every few milliseconds, see ``zerosum.compiled.distributed.solve_unit``), and its future
+completes with what it returns once stopped (what it proved so far). :meth:`~Executor.cancel`
+raises the same request but drops the answer. A backend that cannot reach a running unit says
+so (``stop`` returns False) and the unit runs to its end.
+
 Process hygiene (:class:`ProcessExecutor`): each worker leads its own process group and
 ignores SIGINT, so a Ctrl-C in the terminal reaches only the parent, which then stops the
 workers itself: SIGTERM first (a worker turns it into ``SystemExit``, so its ``teardown``
 closes what it started), and after a grace period SIGKILL to the worker's whole process group,
 which holds every process it started (a UCI engine). A worker whose parent died stops at its
 next idle moment. Units are handed to the workers only as they come free, so a unit cancelled
-before it started never runs; a running one runs to its end and its result is dropped. Nothing
-is left running once :meth:`ProcessExecutor.close` returns.
+before it started never runs; a running one is asked to stop (a slot of shared memory, keyed by
+the unit's number, that :func:`unit_stop` reads) and its result is dropped. Nothing is left
+running once :meth:`ProcessExecutor.close` returns.
 """
 
 from __future__ import annotations
@@ -36,6 +44,8 @@ import multiprocessing
 import os
 import queue
 import signal
+import threading
+import time
 import traceback
 from collections import deque
 from collections.abc import Callable, Collection, Iterator, Sequence
@@ -54,6 +64,30 @@ GRACE_SECONDS: Final = 3.0
 POLL_S: Final = 0.2
 """How often :meth:`Executor.map_unordered` looks up from waiting (so Ctrl-C is seen
 promptly)."""
+STOP_SLOTS: Final = 1 << 16
+"""Slots of a :class:`ProcessExecutor`'s stop requests: unit ``n`` is asked to stop when slot
+``n % STOP_SLOTS`` holds ``n`` (a request is lost only if a unit 65,536 numbers later is
+stopped while ``n`` still runs: ``n`` then runs to its end, as without a request)."""
+
+_unit = threading.local()
+
+
+def unit_stop() -> Callable[[], bool] | None:
+    """The stop check of the unit this thread runs for an executor (true once the unit is
+    asked to stop: cancelled, or stopped by :meth:`Executor.stop`), or ``None`` outside a unit
+    or on a backend that cannot stop a running unit. A unit polls it in its long loops (pass it
+    as a search's ``Limit.stop``) and, once it is true, returns what it has."""
+    check: Callable[[], bool] | None = getattr(_unit, "stop", None)
+    return check
+
+
+def run_unit(stop: Callable[[], bool] | None, fn: Callable[..., T], *args: Any) -> T:
+    """``fn(*args)`` with ``stop`` as this thread's :func:`unit_stop` (a backend's side)."""
+    _unit.stop = stop
+    try:
+        return fn(*args)
+    finally:
+        _unit.stop = None
 
 
 class WorkerError(ZerosumError, RuntimeError):
@@ -84,9 +118,28 @@ class Executor(abc.ABC):
 
     def cancel(self, future: Future[Any]) -> None:
         """Give up ``future``: it will not be waited for; a unit not yet started never runs, a
-        running one runs to its end (or as far as the backend can stop it) and its result is
-        dropped."""
+        running one is asked to stop (or runs to its end, if the backend cannot reach it) and
+        its result is dropped."""
         future.cancel()
+
+    def stop(self, future: Future[Any]) -> bool:
+        """Ask ``future``'s unit to stop now and keep its answer: True if it runs and was asked
+        (:func:`unit_stop` turns true in it; ``future`` then completes with what the unit
+        returns); False if the backend cannot reach it or it had not started (it is then
+        cancelled as by :meth:`cancel`, and no answer will come) or was done already."""
+        if not future.done():
+            self.cancel(future)
+        return False
+
+    def split(self, future: Future[Any]) -> bool:
+        """Ask ``future``'s running unit to stop so that its work can be shared out, keeping
+        its answer, as :meth:`stop` does; but a unit not yet started is left to run (False).
+        A simulated backend may model the two differently."""
+        return future.running() and self.stop(future)
+
+    def clock(self) -> float:
+        """The time of this executor's units, in seconds (a simulated backend has its own)."""
+        return time.monotonic()
 
     def map_unordered(self, fn: Callable[[T], R], items: Sequence[T]) -> Iterator[tuple[int, R]]:
         """``(index, fn(item))`` for every item, as each is done, in any order; a unit that
@@ -152,8 +205,10 @@ def _serve(
     initializer: Callable[[], None] | None,
     teardown: Callable[[], None] | None,
     parent: int,
+    stops: Any,
 ) -> None:
-    """A worker's life: take units until told to stop (``None``), the parent dies, or SIGTERM."""
+    """A worker's life: take units until told to stop (``None``), the parent dies, or SIGTERM.
+    Unit ``n`` is asked to stop when ``stops[n % STOP_SLOTS] == n`` (:func:`unit_stop`)."""
     os.setpgid(0, 0)
     worker_init(imports)
     signal.signal(signal.SIGTERM, exit_on_terminate)
@@ -171,8 +226,13 @@ def _serve(
             if job is None:
                 return
             number, function, args = job
+            slot = number % STOP_SLOTS
+
+            def asked(slot: int = slot, number: int = number) -> bool:
+                return bool(stops[slot] == number)
+
             try:
-                results.put((number, True, function(*args)))
+                results.put((number, True, run_unit(asked, function, *args)))
             except ZerosumError as error:  # bad input: its message says it all
                 results.put((number, False, str(error)))
             except Exception:
@@ -203,6 +263,9 @@ class ProcessExecutor(Executor):
         context = multiprocessing.get_context("spawn")
         self._tasks: Any = context.Queue()
         self._results: Any = context.Queue()
+        self._stops: Any = context.RawArray("q", STOP_SLOTS)
+        """Stop requests: slot ``n % STOP_SLOTS`` holds ``n`` once unit ``n`` is asked to stop
+        (written here, read by the workers; one aligned word, so no lock)."""
         self._numbers = 0
         self._waiting: deque[tuple[int, Callable[..., Any], tuple[Any, ...], Future[Any]]]
         self._waiting = deque()
@@ -219,6 +282,7 @@ class ProcessExecutor(Executor):
                     initializer,
                     teardown,
                     os.getpid(),
+                    self._stops,
                 ),
                 name=f"zerosum-worker-{number}",
                 daemon=True,
@@ -243,6 +307,26 @@ class ProcessExecutor(Executor):
         self._waiting.append((self._numbers, fn, args, future))
         self._dispatch()
         return future
+
+    def cancel(self, future: Future[Any]) -> None:
+        """Give up ``future``: a unit still waiting never runs; a running one is asked to stop
+        (its worker is free again within milliseconds for a unit that polls
+        :func:`unit_stop`) and its answer is dropped."""
+        if not future.cancel():  # running (handed to a worker): ask it to stop
+            self.stop(future)
+
+    def split(self, future: Future[Any]) -> bool:
+        return any(sent is future for sent in self._sent.values()) and self.stop(future)
+
+    def stop(self, future: Future[Any]) -> bool:
+        for number, sent in self._sent.items():
+            if sent is future:
+                if future.done():
+                    return False
+                self._stops[number % STOP_SLOTS] = number
+                return True
+        future.cancel()  # still waiting for a worker: it never runs
+        return False
 
     def _dispatch(self) -> None:
         """Hand waiting units to the workers, as many as there are workers not busy."""

@@ -1,0 +1,144 @@
+"""A real distributed solve on two Ray nodes against one node and one local process.
+
+Two clusters run on this machine side by side, started as ``tests/ray_nodes.py`` starts them
+(``ray start`` processes, one CPU each, token authentication): a head with a second node, and
+a head alone. Each position is solved, in rounds, by ``zerosum solve connect4 --moves P`` as a
+fresh command in each of three ways, one after the other (so that a change in the machine's
+load hits the three alike; pair the rows of one round):
+
+* ``two``: ``--cluster`` on the two-node cluster;
+* ``one``: ``--cluster`` on the one-node cluster;
+* ``local``: one local process, the compiled solver with its one table (``--no-book``: the
+  cluster solve does not read the book either).
+
+Each command runs in a session of its own, as each ``ray start`` node does: with the
+kernel's autogroup scheduling, a session is one scheduling group, so the local process and
+each node get a share of the CPUs as separate machines would (on this shared machine, a
+local solve of ``44534`` in the benchmark's own session took 63.7 s, a one-node cluster beside
+it 36.3 s).
+Every command's ``time_s`` (start-up, score and best moves: the whole command but Python's own
+start) is printed with the load average before it, and the scores and best moves must agree.
+A machine shared with other work makes single timings noisy: the table ends with each way's
+median and the per-round ratios.
+
+Run from the repository root (Ray installed)::
+
+    .venv/bin/python benchmarks/ray_two_nodes.py [--positions 44534 44533 44536] [--rounds 2]
+        [--unit-nodes N] [--split 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+
+from ray_nodes import TwoNodes  # the tests' cluster, reused as it is
+
+
+class OneNode(TwoNodes):
+    """A head alone: :class:`TwoNodes` without its second node."""
+
+    def start_second(self) -> None:
+        pass
+
+
+def solve(position: str, extra: list[str], env: dict[str, str]) -> dict[str, Any]:
+    """``zerosum solve connect4 --moves position --json`` with ``extra``: its JSON answer."""
+    command = [sys.executable, "-m", "zerosum", "solve", "connect4", "--moves", position]
+    done = subprocess.run(
+        [*command, *extra, "--json"],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+        start_new_session=True,  # a scheduling group of its own, as each Ray node has
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"{' '.join(command + extra)} failed:\n{done.stderr[-2000:]}")
+    answer: dict[str, Any] = json.loads(done.stdout)
+    return answer
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--positions", nargs="+", default=["44534", "44533", "44536"])
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--unit-nodes", type=int, help="solve --unit-nodes (default: solve's)")
+    parser.add_argument("--split", type=int, default=2)
+    args = parser.parse_args()
+    print(f"command: {' '.join([os.path.basename(sys.executable), *sys.argv])}")
+    cluster = ["--split", str(args.split)]
+    if args.unit_nodes is not None:
+        cluster += ["--unit-nodes", str(args.unit_nodes)]
+    two, one = TwoNodes(), None
+    try:
+        one = OneNode()
+        ways = {
+            "two": (["--cluster", two.address, *cluster], two.env),
+            "one": (["--cluster", one.address, *cluster], one.env),
+            "local": (["--no-book"], dict(os.environ)),
+        }
+        times: dict[str, list[float]] = {way: [] for way in ways}
+        print(
+            f"{'round':>5} {'position':>9} {'way':>5} {'load':>5} {'time s':>7} {'score':>5} "
+            f"{'best':>4} {'nodes':>12}"
+        )
+        for number in range(1, args.rounds + 1):
+            for position in args.positions:
+                answers = {}
+                for way, (extra, env) in ways.items():
+                    load = os.getloadavg()[0]
+                    answer = solve(position, extra, env)
+                    answers[way] = answer
+                    times[way].append(answer["time_s"])
+                    units = ""
+                    if way != "local":
+                        placed = sorted(answer.get("units_per_node", {}).values())
+                        units = (
+                            f" units {answer['units_solved']} solved on {placed}, "
+                            f"{answer['units_cancelled']} cancelled "
+                            f"({answer.get('units_stopped', 0)} stopped), "
+                            f"{answer['units_split']} split"
+                        )
+                    print(
+                        f"{number:>5} {position:>9} {way:>5} {load:>5.1f} "
+                        f"{answer['time_s']:>7.2f} {answer['score']:>5} "
+                        f"{' '.join(answer['best_moves']):>4} {answer['nodes']:>12,}{units}"
+                    )
+                values = {(a["score"], tuple(a["best_moves"])) for a in answers.values()}
+                assert len(values) == 1, f"{position}: the answers differ: {answers}"
+        print("\nway    total s per round (median)   rounds")
+        rounds = args.rounds
+        per_round: dict[str, list[float]] = {}
+        for way, spent in times.items():
+            totals = [
+                sum(spent[r * len(args.positions) : (r + 1) * len(args.positions)])
+                for r in range(rounds)
+            ]
+            per_round[way] = totals
+            print(
+                f"{way:>5} {statistics.median(totals):>10.2f}   "
+                + " ".join(f"{total:.2f}" for total in totals)
+            )
+        for r in range(rounds):
+            print(
+                f"round {r + 1}: two/one {per_round['two'][r] / per_round['one'][r]:.2f}, "
+                f"two/local {per_round['two'][r] / per_round['local'][r]:.2f}"
+            )
+        print(f"load average after: {os.getloadavg()[0]:.2f}")
+    finally:
+        two.close()
+        if one is not None:
+            one.close()
+
+
+if __name__ == "__main__":
+    main()
