@@ -13,11 +13,12 @@ Two tables:
   issue's ``analyze morris --algorithm compiled --time 2``), each run with a new empty cache
   (cold: the state after an install or an upgrade) and with a cache where every built-in
   game's compiled code is (warm: every later use), as a user runs them: seconds to the first
-  line on stdout and in all (a command's end; ``play`` is answered ``quit`` at its first
-  prompt, ``serve`` stopped once it prints its address). A cold run's background compile is
-  ended with the command (its process group), so runs do not pile up. ``uci`` reports
-  ``uciok``, ``readyok`` and the first ``go movetime 500``'s ``bestmove`` (sent right after
-  ``position``, as python-chess does), and the second ``go``. ``--warm-cache DIR`` reuses a
+  line on stdout, to the first output on either stream (stderr is a terminal, as a user's
+  is: the status lines show there) and in all (a command's end; ``play`` is answered
+  ``quit`` at its first prompt, ``serve`` stopped once it prints its address). A cold run's
+  background compile is ended with the command (its process group), so runs do not pile
+  up. ``uci`` reports ``uciok``, ``readyok`` and the first ``go movetime 500``'s
+  ``bestmove`` (sent right after ``position``, as python-chess does), and the second ``go``. ``--warm-cache DIR`` reuses a
   cache filled before (``python -m zerosum.compiled GAME`` for each game); ``--only WORD``
   runs the commands whose line contains WORD.
 
@@ -34,6 +35,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import pty
 import resource
 import shutil
 import signal
@@ -154,9 +156,13 @@ def _end_group(process: subprocess.Popen[str]) -> None:
     process.wait()
 
 
-def _first_line(command: Sequence[str], cache: Path, folder: Path) -> tuple[float, float, str]:
-    """Seconds to the first stdout line, seconds in all (NaN for ``serve``, stopped once it
-    has printed its address), the first line. Runs in ``folder`` (a store it writes)."""
+def _first_line(
+    command: Sequence[str], cache: Path, folder: Path
+) -> tuple[float, float, float, str]:
+    """Seconds to the first stdout line, to the first output on either stream (stderr is a
+    terminal, where the status lines go), in all (NaN for ``serve``, stopped once it has
+    printed its address), and the first line. Runs in ``folder`` (a store it writes)."""
+    master, slave = pty.openpty()
     started = time.perf_counter()
     process = subprocess.Popen(
         [sys.executable, "-m", "zerosum", *command],
@@ -164,22 +170,34 @@ def _first_line(command: Sequence[str], cache: Path, folder: Path) -> tuple[floa
         cwd=folder,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
+        stderr=slave,
         text=True,
         start_new_session=True,  # its background compile shares its group: ended with it
     )
+    os.close(slave)
+    stderr_at: list[float] = []
+
+    def read_stderr() -> None:
+        # OSError: the terminal closed with the process.
+        with open(master, "rb", buffering=0) as stream, contextlib.suppress(OSError):
+            while stream.read(4096):
+                if not stderr_at:
+                    stderr_at.append(time.perf_counter())
+
+    threading.Thread(target=read_stderr, daemon=True).start()
     assert process.stdout is not None and process.stdin is not None
     try:
         if command[0] == "play":  # quit at the first prompt
             process.stdin.write("quit\n")
         process.stdin.close()
         first = process.stdout.readline()
-        at = time.perf_counter() - started
+        at = time.perf_counter()
+        any_at = min([at, *stderr_at]) - started
         if command[0] == "serve":
-            return at, float("nan"), first.strip()
+            return at - started, any_at, float("nan"), first.strip()
         process.stdout.read()
         process.wait(1800)
-        return at, time.perf_counter() - started, first.strip()
+        return at - started, any_at, time.perf_counter() - started, first.strip()
     finally:
         _end_group(process)
 
@@ -257,7 +275,10 @@ def commands_table(warm_cache: Path | None, only: Sequence[str]) -> None:
         started = time.perf_counter()
         _fill(warm)
         print(f"# warm cache {warm}: filled in {time.perf_counter() - started:.0f} s", flush=True)
-        print(f"{'command':<72} {'cache':<5} {'first s':>8} {'total s':>8} {'load':>5}  first line")
+        print(
+            f"{'command':<72} {'cache':<5} {'stdout s':>8} {'any s':>8} {'total s':>8} "
+            f"{'load':>5}  first line"
+        )
         for command in COMMANDS:
             shown = " ".join(command)
             if only and not any(word in shown for word in only):
@@ -267,9 +288,10 @@ def commands_table(warm_cache: Path | None, only: Sequence[str]) -> None:
                     folder = Path(run.enter_context(tempfile.TemporaryDirectory(prefix="zs-")))
                     cache = folder / "cache" if state == "cold" else warm
                     load = os.getloadavg()[0]
-                    first, total, line = _first_line(command, cache, folder)
+                    first, any_first, total, line = _first_line(command, cache, folder)
                 print(
-                    f"{shown:<72} {state:<5} {first:8.2f} {total:8.2f} {load:5.1f}  {line[:40]}",
+                    f"{shown:<72} {state:<5} {first:8.2f} {any_first:8.2f} {total:8.2f} "
+                    f"{load:5.1f}  {line[:40]}",
                     flush=True,
                 )
         if only and not any(word in "uci" for word in only):
