@@ -18,9 +18,9 @@ Two tables:
   ``quit`` at its first prompt, ``serve`` stopped once it prints its address). A cold run's
   background compile is ended with the command (its process group), so runs do not pile
   up. ``uci`` reports ``uciok``, ``readyok`` and the first ``go movetime 500``'s
-  ``bestmove`` (sent right after ``position``, as python-chess does), and the second ``go``. ``--warm-cache DIR`` reuses a
-  cache filled before (``python -m zerosum.compiled GAME`` for each game); ``--only WORD``
-  runs the commands whose line contains WORD.
+  ``bestmove`` (sent right after ``position``, as python-chess does), and the second
+  ``go``. ``--warm-cache DIR`` reuses a cache filled before (``python -m zerosum.compiled
+  GAME`` for each game); ``--only WORD`` runs the commands whose line contains WORD.
 
 Each figure is one run on whatever the machine is doing: quote it with the load (printed with
 every row).
