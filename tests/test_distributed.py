@@ -189,6 +189,7 @@ def test_deeper_units_answer_with_bounds_outside_their_window(
         assert deep.rank == score, moves
 
 
+@pytest.mark.slow  # every unit split and split again: minutes on two cores
 def test_units_that_outlive_their_budget_split_and_give_the_serial_results(
     executor: ProcessExecutor, data_dir: Path
 ) -> None:
