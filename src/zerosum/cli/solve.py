@@ -152,9 +152,13 @@ def solve_compiled(args: argparse.Namespace, spec: GameSpec, game: Game[Any]) ->
     solver: Solver | None = None
     opened = time.perf_counter()
     try:
-        solver = open_solver(
-            spec, hash_mb=args.hash or DEFAULT_HASH_MB, store=store, workers=args.workers
-        )
+        # Opening the solver imports numba and loads its code (seconds on a busy machine):
+        # the status line says so from the start.
+        with Progress.for_command(args, "solve") as loading:
+            loading.update("loading the compiled solver (its first use compiles it)")
+            solver = open_solver(
+                spec, hash_mb=args.hash or DEFAULT_HASH_MB, store=store, workers=args.workers
+            )
         if args.no_book:
             solver.book = None
         startup_s = time.perf_counter() - opened
