@@ -96,7 +96,10 @@ def run(args: argparse.Namespace) -> int:
     spec, game = load_position(args)
     algorithm = args.algorithm
     if algorithm is None and args.cluster is None and spec.endgames is not None:
-        if resolve(spec.endgames).applies(game):
+        with Progress.for_command(args, "solve") as status:  # the databases' code: numpy
+            status.update("reading the endgame databases")
+            decided = resolve(spec.endgames).applies(game)
+        if decided:
             return run_endgame(args, spec, game)
         if args.store:
             raise UsageError(
