@@ -9,23 +9,36 @@ Two tables:
   other in one cache (shared kernel functions compile once), the sum a new user pays for that
   game. Wall and CPU seconds (user + system) of each child: the CPU figure moves less with
   the machine's load.
-* ``commands``: the time to the first line on stdout of the commands a new user runs first,
-  with an empty cache (cold) and again with the cache it left (warm), and their total time;
-  ``uci`` reports ``uciok``, ``readyok`` and the first ``go movetime 500``'s ``bestmove``
-  (sent right after ``position``, with no ``isready``, as python-chess does).
+* ``commands``: every command of the README and of ``docs/getting-started.md`` (and the
+  issue's ``analyze morris --algorithm compiled --time 2``), each run with a new empty cache
+  (cold: the state after an install or an upgrade) and with a cache where every built-in
+  game's compiled code is (warm: every later use), as a user runs them: seconds to the first
+  line on stdout, to the first output on either stream (stderr is a terminal, as a user's
+  is: the status lines show there) and in all (a command's end; ``play`` is answered
+  ``quit`` at its first prompt, ``serve`` stopped once it prints its address). A cold run's
+  background compile is ended with the command (its process group), so runs do not pile
+  up. ``uci`` reports ``uciok``, ``readyok`` and the first ``go movetime 500``'s
+  ``bestmove`` (sent right after ``position``, as python-chess does), and the second
+  ``go``. ``--warm-cache DIR`` reuses a cache filled before (``python -m zerosum.compiled
+  GAME`` for each game); ``--only WORD`` runs the commands whose line contains WORD.
 
-Each figure is one run on whatever the machine is doing: quote it with the load.
+Each figure is one run on whatever the machine is doing: quote it with the load (printed with
+every row).
 
-Run: ``python benchmarks/cold_start.py [compile|commands] [--games chess ...] [--parts mcts ...]``
-(needs ``zerosum`` importable; the othello example plugin is measured when installed).
+Run: ``python benchmarks/cold_start.py [compile|commands] [--games chess ...] [--parts mcts ...]
+[--warm-cache DIR] [--only analyze ...]`` (needs ``zerosum`` importable; the othello example
+plugin is measured when installed).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import pty
 import resource
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -36,12 +49,39 @@ from pathlib import Path
 
 GAMES = ("tictactoe", "connect4", "morris", "chess", "othello")
 COMMANDS: tuple[tuple[str, ...], ...] = (
+    # The README, in its order.
+    ("play", "tictactoe"),
+    ("games",),
+    ("solve", "tictactoe"),
+    ("analyze", "tictactoe", "--moves", "b2", "--depth", "4"),
+    ("solve", "connect4", "--moves", "32164625", "--all"),
     ("analyze", "chess", "--moves", "e4", "e5", "Nf3", "--depth", "5"),
-    ("play", "chess"),
-    ("perft", "chess", "--depth", "4"),
+    ("play", "connect4"),
+    ("compare", "tictactoe", "--moves", "b2", "--depth", "4"),
+    ("serve", "--port", "0"),
+    ("match", "connect4", "--a", "level=3", "--b", "level=2", "--games", "20", "--workers", "2"),
     ("analyze", "connect4", "--algorithm", "mcts", "--time", "2"),
+    ("perft", "chess", "--depth", "5"),
+    # docs/getting-started.md, besides those.
+    ("legal", "tictactoe", "--moves", "b2", "a1"),
+    ("solve", "tictactoe", "--position", "x.o/.x./..."),
+    ("algorithms",),
+    ("solve", "connect4", "--moves", "4453"),
+    ("book", "connect4", "--moves", "4453", "--plies", "2", "--store", "book.sqlite"),
+    ("analyze", "connect4", "--algorithm", "mcts", "--time", "5"),
+    ("bench",),
+    ("play", "tictactoe", "--side", "o", "--level", "3"),
+    ("play", "morris"),
+    ("play", "chess", "--side", "black"),
+    ("solve", "morris", "--position", "WWW...............BBB... b 0 0"),
+    # The issue's.
     ("analyze", "morris", "--algorithm", "compiled", "--time", "2"),
+    ("perft", "chess", "--depth", "4"),
+    ("play", "chess"),
 )
+"""The commands the ``commands`` table runs (``uci`` comes last, apart)."""
+BUILT_IN = ("tictactoe", "connect4", "morris", "chess")
+"""The games whose compiled code the warm cache holds."""
 
 
 def _env(cache: Path) -> dict[str, str]:
@@ -54,11 +94,6 @@ def _children_cpu() -> float:
     """CPU seconds (user + system) of the finished child processes so far."""
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     return usage.ru_utime + usage.ru_stime
-
-
-def _warm(game: str, parts: Sequence[str], cache: Path) -> tuple[float, str]:
-    seconds, _, error = _warm_cpu(game, parts, cache)
-    return seconds, error
 
 
 def _warm_cpu(game: str, parts: Sequence[str], cache: Path) -> tuple[float, float, str]:
@@ -114,27 +149,57 @@ def compile_table(games: Sequence[str], only: Sequence[str] = ()) -> None:
         print(f"{game:<10} {'all':<9} {total:8.1f} {total_cpu:8.1f}{note}", flush=True)
 
 
-def _first_line(command: Sequence[str], cache: Path) -> tuple[float, float, str]:
-    """Seconds to the first stdout line, seconds in all, the first line."""
+def _end_group(process: subprocess.Popen[str]) -> None:
+    """End what is left of the command's process group (a background compile)."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, signal.SIGKILL)
+    process.wait()
+
+
+def _first_line(
+    command: Sequence[str], cache: Path, folder: Path
+) -> tuple[float, float, float, str]:
+    """Seconds to the first stdout line, to the first output on either stream (stderr is a
+    terminal, where the status lines go), in all (NaN for ``serve``, stopped once it has
+    printed its address), and the first line. Runs in ``folder`` (a store it writes)."""
+    master, slave = pty.openpty()
     started = time.perf_counter()
     process = subprocess.Popen(
         [sys.executable, "-m", "zerosum", *command],
         env=_env(cache),
+        cwd=folder,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
+        stderr=slave,
         text=True,
+        start_new_session=True,  # its background compile shares its group: ended with it
     )
+    os.close(slave)
+    stderr_at: list[float] = []
+
+    def read_stderr() -> None:
+        # OSError: the terminal closed with the process.
+        with open(master, "rb", buffering=0) as stream, contextlib.suppress(OSError):
+            while stream.read(4096):
+                if not stderr_at:
+                    stderr_at.append(time.perf_counter())
+
+    threading.Thread(target=read_stderr, daemon=True).start()
     assert process.stdout is not None and process.stdin is not None
-    first = process.stdout.readline()
-    at = time.perf_counter() - started
-    if command[0] == "play":  # quit at the first prompt
-        process.stdin.write("quit\n")
-        process.stdin.flush()
-    process.stdin.close()
-    process.stdout.read()
-    process.wait()
-    return at, time.perf_counter() - started, first.strip()
+    try:
+        if command[0] == "play":  # quit at the first prompt
+            process.stdin.write("quit\n")
+        process.stdin.close()
+        first = process.stdout.readline()
+        at = time.perf_counter()
+        any_at = min([at, *stderr_at]) - started
+        if command[0] == "serve":
+            return at - started, any_at, float("nan"), first.strip()
+        process.stdout.read()
+        process.wait(1800)
+        return at - started, any_at, time.perf_counter() - started, first.strip()
+    finally:
+        _end_group(process)
 
 
 def _uci(cache: Path) -> dict[str, float]:
@@ -147,6 +212,7 @@ def _uci(cache: Path) -> dict[str, float]:
         stderr=subprocess.DEVNULL,
         text=True,
         bufsize=1,
+        start_new_session=True,
     )
     assert process.stdout is not None and process.stdin is not None
     lines: list[tuple[float, str]] = []
@@ -163,8 +229,9 @@ def _uci(cache: Path) -> dict[str, float]:
 
     def ask(command: str, answer: str) -> float:
         assert process.stdin is not None
+        with arrived:
+            seen = len(lines)
         sent = time.perf_counter()
-        seen = len(lines)
         process.stdin.write(command + "\n")
         process.stdin.flush()
         with arrived:
@@ -176,60 +243,65 @@ def _uci(cache: Path) -> dict[str, float]:
                 arrived.wait(120)
 
     started = time.perf_counter()
-    figures = {"uciok": ask("uci", "uciok")}
-    figures["readyok"] = ask("isready", "readyok")
-    process.stdin.write("position startpos\n")
-    figures["go movetime 500"] = ask("go movetime 500", "bestmove")
-    figures["second go 500"] = ask("go movetime 500", "bestmove")
-    process.stdin.write("quit\n")
-    process.stdin.close()
-    process.wait()
-    figures["total"] = time.perf_counter() - started
+    try:
+        figures = {"uciok": ask("uci", "uciok")}
+        figures["readyok"] = ask("isready", "readyok")
+        process.stdin.write("position startpos\n")
+        figures["go movetime 500"] = ask("go movetime 500", "bestmove")
+        figures["second go 500"] = ask("go movetime 500", "bestmove")
+        process.stdin.write("quit\n")
+        process.stdin.close()
+        process.wait(60)
+        figures["total"] = time.perf_counter() - started
+    finally:
+        _end_group(process)
     return figures
 
 
-def commands_table() -> None:
-    with tempfile.TemporaryDirectory(prefix="zerosum-cold-") as folder:
-        cache = Path(folder)
-        print(f"{'command':<58} {'cache':<5} {'first s':>8} {'total s':>8}  first line")
+def _fill(cache: Path) -> None:
+    """Compile every built-in game's parts into ``cache`` (those there already load)."""
+    for game in BUILT_IN:
+        subprocess.run(
+            [sys.executable, "-m", "zerosum.compiled", game],
+            env=_env(cache),
+            check=True,
+            capture_output=True,
+        )
+
+
+def commands_table(warm_cache: Path | None, only: Sequence[str]) -> None:
+    with contextlib.ExitStack() as stack:
+        warm = warm_cache or Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="zs-")))
+        started = time.perf_counter()
+        _fill(warm)
+        print(f"# warm cache {warm}: filled in {time.perf_counter() - started:.0f} s", flush=True)
+        print(
+            f"{'command':<72} {'cache':<5} {'stdout s':>8} {'any s':>8} {'total s':>8} "
+            f"{'load':>5}  first line"
+        )
         for command in COMMANDS:
+            shown = " ".join(command)
+            if only and not any(word in shown for word in only):
+                continue
             for state in ("cold", "warm"):
-                if state == "cold":
-                    for entry in cache.iterdir():
-                        shutil.rmtree(entry, ignore_errors=True)
-                first, total, line = _first_line(command, cache)
-                if state == "cold":  # let a compile the command left behind finish
-                    _settle(command, cache)
+                with contextlib.ExitStack() as run:
+                    folder = Path(run.enter_context(tempfile.TemporaryDirectory(prefix="zs-")))
+                    cache = folder / "cache" if state == "cold" else warm
+                    load = os.getloadavg()[0]
+                    first, any_first, total, line = _first_line(command, cache, folder)
                 print(
-                    f"{' '.join(command):<58} {state:<5} {first:8.2f} {total:8.2f}  {line[:40]}",
+                    f"{shown:<72} {state:<5} {first:8.2f} {any_first:8.2f} {total:8.2f} "
+                    f"{load:5.1f}  {line[:40]}",
                     flush=True,
                 )
+        if only and not any(word in "uci" for word in only):
+            return
         for state in ("cold", "warm"):
-            if state == "cold":
-                for entry in cache.iterdir():
-                    shutil.rmtree(entry, ignore_errors=True)
-            figures = _uci(cache)
-            if state == "cold":
-                _settle(("uci",), cache)
+            with tempfile.TemporaryDirectory(prefix="zs-") as folder:
+                load = os.getloadavg()[0]
+                figures = _uci(Path(folder) if state == "cold" else warm)
             shown = "  ".join(f"{name} {seconds:.2f}" for name, seconds in figures.items())
-            print(f"{'uci':<58} {state:<5} {shown}", flush=True)
-
-
-SETTLE: dict[str, tuple[str, list[str]]] = {
-    "analyze chess": ("chess", ["tactical"]),
-    "play chess": ("chess", ["tactical"]),
-    "perft chess": ("chess", ["perft"]),
-    "analyze connect4": ("connect4", ["mcts"]),
-    "analyze morris": ("morris", ["search"]),
-    "uci": ("chess", ["tactical"]),
-}
-"""The parts each command uses (what its background compile fills the cache with)."""
-
-
-def _settle(command: Sequence[str], cache: Path) -> None:
-    """Compile what ``command`` uses, as its background compile would (waits for one that runs)."""
-    game, parts = SETTLE[" ".join(command[:2])]
-    _warm(game, parts, cache)
+            print(f"{'uci':<72} {state:<5} {shown}  load {load:.1f}", flush=True)
 
 
 def main() -> int:
@@ -237,12 +309,14 @@ def main() -> int:
     parser.add_argument("table", nargs="?", choices=("compile", "commands", "all"), default="all")
     parser.add_argument("--games", nargs="*", default=list(GAMES))
     parser.add_argument("--parts", nargs="*", default=[], help="only these parts (compile)")
+    parser.add_argument("--warm-cache", type=Path, help="the warm cache to fill or reuse")
+    parser.add_argument("--only", nargs="*", default=[], help="commands containing these words")
     args = parser.parse_args()
     print(f"# {' '.join([Path(sys.argv[0]).name, *sys.argv[1:]])}; {os.cpu_count()} cpus")
     if args.table in ("compile", "all"):
         compile_table(args.games, args.parts)
     if args.table in ("commands", "all"):
-        commands_table()
+        commands_table(args.warm_cache, args.only)
     return 0
 
 

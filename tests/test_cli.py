@@ -316,11 +316,14 @@ def test_the_command_clock_starts_with_the_process() -> None:
 
 def test_analyze_takes_the_start_up_out_of_its_time() -> None:
     import argparse
+    import time
 
     from zerosum.cli.analyze import _limit
 
     args = argparse.Namespace(depth=None, nodes=None, time=2.0)
-    limit = _limit(args, lambda: False, spent=0.5)
+    started = time.perf_counter() - 0.5  # the command started half a second ago
+    limit = _limit(args, lambda: False, started=started)
     assert limit.time is not None and limit.time <= 1.5
-    default = _limit(argparse.Namespace(depth=3, nodes=None, time=None), lambda: False, spent=9)
+    depth = argparse.Namespace(depth=3, nodes=None, time=None)
+    default = _limit(depth, lambda: False, started=started - 9)
     assert default.time is None and default.depth == 3

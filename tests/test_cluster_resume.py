@@ -61,6 +61,7 @@ def _interrupt_after(store: Path, rows: int, how: signal.Signals) -> int:
             process.wait()
 
 
+@pytest.mark.slow  # a distributed solve on workers, interrupted, resumed and checked
 @pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGINT], ids=["kill -9", "ctrl-c"])
 def test_an_interrupted_distributed_solve_resumes_from_the_store(
     tmp_path: Path, how: signal.Signals

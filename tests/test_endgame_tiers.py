@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pytest
 from test_endgames import store  # noqa: F401  (the session's serially built classes)
 
 from zerosum.endgames.database import Endgames
@@ -24,6 +25,7 @@ def test_the_tier_graph_follows_the_removals() -> None:
     assert all(order.index(need) < order.index(tier) for tier in graph for need in graph[tier])
 
 
+@pytest.mark.slow  # test_endgames' serial build of 3-3, 3-4 and 4-3 (slow), then the tiers
 def test_tiers_on_worker_processes_equal_the_serial_build(
     store: Path,  # noqa: F811
     tmp_path: Path,

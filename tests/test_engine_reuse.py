@@ -131,7 +131,22 @@ def truth(spec: GameSpec, index: int, game: Game[Any]) -> int | None:
     return SOLVED[key]
 
 
-@pytest.mark.parametrize(("spec", "name"), CASES, ids=[f"{s.name}-{n}" for s, n in CASES])
+SLOW_CASES = {("chess", MCTS)}
+"""Cases of the slow set: MCTS on chess plays its simulations out to the end in Python."""
+
+
+@pytest.mark.parametrize(
+    ("spec", "name"),
+    [
+        pytest.param(
+            spec,
+            name,
+            id=f"{spec.name}-{name}",
+            marks=[pytest.mark.slow] if (spec.name, name) in SLOW_CASES else [],
+        )
+        for spec, name in CASES
+    ],
+)
 def test_a_reused_engine_answers_as_a_fresh_one(spec: GameSpec, name: str) -> None:
     reused: Engine = open_engine(spec, name, seed=7, hash_mb=HASH_MB)
     try:

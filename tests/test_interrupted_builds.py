@@ -47,6 +47,7 @@ def _solved(path: Path) -> set[tuple[str, int, int, int]]:
         db.close()
 
 
+@pytest.mark.slow  # a book on workers built twice, and serially for the oracle
 @SIGNALS
 def test_an_interrupted_book_on_workers_resumes_and_equals_the_serial_book(
     tmp_path: Path, how: signal.Signals

@@ -310,6 +310,45 @@ def test_a_limited_search_keeps_to_the_twin_while_the_compile_runs() -> None:
     assert engine.warmer.started == 1  # type: ignore[attr-defined]  # the fake's counter
 
 
+def test_the_loader_starts_loading_only_between_searches_on_a_clock() -> None:
+    """Loading waits for the end of every hold (UCI's timed searches), unless someone waits
+    for the compiled engine."""
+    loads: list[int] = []
+    warmer = SlowCompile()
+    engine = WarmingEngine(
+        get_game("tictactoe"),
+        ("search",),
+        PythonEngine(),
+        PythonEngine,
+        name=COMPILED,
+        warmer=warmer,  # type: ignore[arg-type]  # the fake's interface
+        load=lambda: loads.append(engine._holds),
+    )
+    engine.delay = 0.0
+    with engine.hold():
+        engine.start()
+        warmer.finished.set()
+        with engine.hold():  # holds nest
+            pass
+        assert not engine._settled.wait(0.2)  # no load while held (never a false failure)
+    assert engine.wait() and loads == [0]
+    engine.close()
+
+    waited = WarmingEngine(
+        get_game("tictactoe"),
+        ("search",),
+        PythonEngine(),
+        PythonEngine,
+        name=COMPILED,
+        warmer=SlowCompile(),  # type: ignore[arg-type]  # the fake's interface
+        load=lambda: None,
+    )
+    with waited.hold():
+        waited.warmer.finished.set()  # type: ignore[attr-defined]  # the fake's event
+        assert waited.wait()  # waiting for the compiled engine passes over the hold
+    waited.close()
+
+
 def test_a_compiled_engine_that_fails_to_load_leaves_the_twin_answering() -> None:
     warmer = SlowCompile()
     engine = warming(PythonEngine(), None, warmer)

@@ -27,7 +27,10 @@ standard input in a thread that notes when each line came (:func:`timed_lines`),
 chess machinery; python-chess sends ``position`` and ``go`` together) starts its clock when it
 came, not when it was obeyed. The same process imports python-chess in the background right
 after ``uciok`` (``UciEngine(preload=True)``), while the GUI reads the options, so the first
-``position`` rarely waits for it.
+``position`` rarely waits for it, and ``isready`` waits for it (a GUI that asks is then ready
+for its first ``go`` in every respect). The child that compiles the compiled search runs at
+the lowest priority from its start (:data:`zerosum.compiled.warm.BACKGROUND_NICE`), so on a
+busy machine it takes next to nothing from the first searches.
 
 Robustness: a malformed or illegal command is answered with ``info string`` naming what was
 wrong and what was expected, and changes nothing (a ``position`` with a bad FEN or an illegal
@@ -62,6 +65,7 @@ search, which sends its ``bestmove`` as after ``stop``, then are obeyed.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import queue
 import sys
@@ -279,7 +283,9 @@ class UciEngine:
     def __init__(self, send: Callable[[str], None], *, preload: bool = False) -> None:
         self._send_raw = send
         self._preload = preload
-        """Whether ``uci`` imports the chess machinery in a thread after ``uciok``."""
+        """Whether ``uci`` imports the chess machinery in a thread after ``uciok`` (which
+        ``isready`` then waits for)."""
+        self._preloader: threading.Thread | None = None
         self._received: float | None = None
         """When the command being obeyed arrived (``time.perf_counter()``; ``None``: now)."""
         self._lock = threading.Lock()
@@ -374,13 +380,16 @@ class UciEngine:
         self.send("uciok")
         if not self.searching and compiling_in_background():
             self._open_engine()  # start loading the compiled search now, off every clock
-        if self._preload and self._game is None:
-            threading.Thread(target=_preload, name="zerosum-preload", daemon=True).start()
+        if self._preload and self._game is None and self._preloader is None:
+            self._preloader = threading.Thread(target=_preload, name="zerosum-preload", daemon=True)
+            self._preloader.start()
 
     def cmd_isready(self, words: list[str]) -> None:
         try:
             if not self.searching:
                 self._open_engine()  # load the compiled search now rather than on the clock
+            if self._preloader is not None:  # python-chess: ready for the first position
+                self._preloader.join()
         finally:
             self.send("readyok")  # the GUI waits for it whatever happened
 
@@ -655,21 +664,26 @@ class UciEngine:
                     depth = min(2 * params.mate + 1, MAX_DEPTH) if depth is None else depth
                 limit = Limit(depth=depth, nodes=params.nodes, stop=self._should_stop)
                 engine = self._searcher()
-                twin = isinstance(self.engine, WarmingEngine) and engine is self.engine.twin
-                if twin and self._hard is not None:
+                warming = self.engine if isinstance(self.engine, WarmingEngine) else None
+                twin = warming is not None and engine is warming.twin
+                on_clock: contextlib.AbstractContextManager[None] = contextlib.nullcontext()
+                if warming is not None and twin and self._hard is not None:
                     self._hard *= TWIN_SHARE
+                    if not params.ponder:  # no loading on this clock (it would take the GIL)
+                        on_clock = warming.hold()
                 lines = min(self.multipv, len(roots) or len(moves))
                 sent: Report[chess.Move] | None = None
-                reports = engine.reports(game, limit, multipv=self.multipv, root_moves=roots)
-                for report in reports:
-                    if report.complete or sent is None or report.pv != sent.pv:
-                        self.send(self._info(report))
-                    sent = report
-                    if report.line == 1:
-                        best = report.pv[0]
-                        ponder = report.pv[1] if len(report.pv) > 1 else None
-                    if report.line == lines and self._done(report, params):
-                        break
+                with on_clock:
+                    reports = engine.reports(game, limit, multipv=self.multipv, root_moves=roots)
+                    for report in reports:
+                        if report.complete or sent is None or report.pv != sent.pv:
+                            self.send(self._info(report))
+                        sent = report
+                        if report.line == 1:
+                            best = report.pv[0]
+                            ponder = report.pv[1] if len(report.pv) > 1 else None
+                        if report.line == lines and self._done(report, params):
+                            break
         except Exception as error:  # keep the protocol going whatever happened
             self.info(f"search failed: {type(error).__name__}: {error}")
         # In infinite and ponder mode the GUI expects bestmove only after stop (or ponderhit).

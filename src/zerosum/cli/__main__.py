@@ -1,7 +1,5 @@
 """``python -m zerosum.cli``: the ``zerosum`` command."""
 
-import sys
+from zerosum.cli import program
 
-from zerosum.cli import main
-
-sys.exit(main())
+program()

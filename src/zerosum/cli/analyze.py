@@ -86,14 +86,14 @@ def add_parser(commands: Subcommands) -> None:
     analyze.set_defaults(run=run)
 
 
-def _limit(args: argparse.Namespace, stop: Callable[[], bool], *, spent: float = 0.0) -> Limit:
-    """The search's limit: the options given, else 10 seconds, less the ``spent`` seconds
-    of start-up; ``stop`` ends it early."""
+def _limit(args: argparse.Namespace, stop: Callable[[], bool], *, started: float) -> Limit:
+    """The search's limit: the options given, else 10 seconds, its time counted from
+    ``started`` (a ``time.perf_counter()`` reading); ``stop`` ends it early."""
     if args.depth is None and args.nodes is None and args.time is None:
         limit = Limit(time=10.0, stop=stop)
     else:
         limit = Limit(depth=args.depth, nodes=args.nodes, time=args.time, stop=stop)
-    return limit.since(time.perf_counter() - spent)
+    return limit.since(started)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -144,15 +144,17 @@ def run(args: argparse.Namespace) -> int:
         playout=args.playout,
         instant=True,
     )
-    # The time limit counts the start-up (the interpreter, the imports, opening the engine:
-    # the command's clock starts when it was typed), not a compile that load_engine waits
-    # for (ZEROSUM_COMPILE=wait).
-    spent = time.perf_counter() - command_started(args)
+    # The time limit counts everything from the command's start (the interpreter, the
+    # imports, opening the engine and starting its background compile: the command's clock
+    # starts when it was typed) but a compile that load_engine waits for
+    # (ZEROSUM_COMPILE=wait, or an engine without a twin).
     with interruptible() as stop, engine:
+        loading = time.perf_counter()
         load_engine(engine, args)
+        waited = 0.0 if isinstance(engine, WarmingEngine) else time.perf_counter() - loading
         with engine_status(engine, args) as status:
             echo = status.echo
-            limit = _limit(args, stop, spent=spent)
+            limit = _limit(args, stop, started=command_started(args) + waited)
             result = engine.search(game, limit, on_iteration=report)
         searched = engine.answered if isinstance(engine, WarmingEngine) else engine
         root_moves = searched.root_stats() if isinstance(searched, MctsEngine) else None

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 
-from zerosum.bench import bench
+from zerosum.bench import BenchRow, bench
 from zerosum.cli.common import emit
 from zerosum.cli.engines import COMPILED_ENGINE, check_algorithm
 from zerosum.cli.parser import Subcommands, json_option
@@ -26,30 +26,38 @@ def add_parser(commands: Subcommands) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """One line per search, then the signature: the sum of their nodes."""
+    """One line per search as it ends (the header first), then the signature: the sum of
+    their nodes; ``--json``: one object at the end."""
     if args.algorithm == COMPILED_ENGINE:
         for name in args.games:
             check_compiled(get_game(name).name)
     check_algorithm(None, args.algorithm, "bench")
-    rows = list(bench(args.games or None, algorithm=args.algorithm))
-    nodes = sum(row.nodes for row in rows)
-    seconds = sum(row.time_s for row in rows)
-    lines = [f"{'game':<10} {'moves':<16} {'depth':>5} {'value':>8} {'nodes':>10} {'time s':>8}"]
-    for row in rows:
-        lines.append(
+
+    def say(line: str) -> None:
+        if not args.json:
+            print(line, flush=True)
+
+    say(f"{'game':<10} {'moves':<16} {'depth':>5} {'value':>8} {'nodes':>10} {'time s':>8}")
+    rows: list[BenchRow] = []
+    for row in bench(args.games or None, algorithm=args.algorithm):
+        rows.append(row)
+        say(
             f"{row.game:<10} {row.moves or '(start)':<16} {row.depth:>5} {row.value:>8} "
             f"{row.nodes:>10,} {row.time_s:>8.3f}"
         )
-    lines.append(
+    nodes = sum(row.nodes for row in rows)
+    seconds = sum(row.time_s for row in rows)
+    say(
         f"signature {nodes} nodes ({args.algorithm}); {seconds:.3f} s, "
         f"{nodes / seconds if seconds else 0:,.0f} nodes/s"
     )
-    data = {
-        "algorithm": args.algorithm,
-        "signature": nodes,
-        "time_s": round(seconds, 6),
-        "nps": round(nodes / seconds) if seconds else 0,
-        "rows": [row.__dict__ for row in rows],
-    }
-    emit(args, data, "\n".join(lines))
+    if args.json:
+        data = {
+            "algorithm": args.algorithm,
+            "signature": nodes,
+            "time_s": round(seconds, 6),
+            "nps": round(nodes / seconds) if seconds else 0,
+            "rows": [row.__dict__ for row in rows],
+        }
+        emit(args, data, "")
     return 0

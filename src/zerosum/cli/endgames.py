@@ -121,7 +121,8 @@ def run_endgame(args: argparse.Namespace, spec: GameSpec, game: Game[Any]) -> in
     needed_class, score, solve_endgame = module.needed_class, module.score, module.solve_endgame
 
     status = Progress.for_command(args, "solve")
-    with module.Endgames(args.store, on_wait=tell_waiting) as endgames, status:
+    with status, module.Endgames(args.store, on_wait=tell_waiting) as endgames:
+        status.update("reading the endgame databases")
         if not endgames.has(*needed_class(game)):
             print(f"building the endgame databases in {endgames.path} (first use)", file=sys.stderr)
             status.update("building the endgame databases")

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import random
+import threading
 import time
 from collections.abc import Callable
 from typing import Any, Final
@@ -27,7 +28,7 @@ from zerosum.cli.common import UsageError, interruptible, load_position, open_st
 from zerosum.cli.engines import load_engine
 from zerosum.cli.parser import Subcommands, duration, positive_int, whole_number, workers_option
 from zerosum.cli.progress import Progress
-from zerosum.engines import COMPILED, MCTS, open_engine
+from zerosum.engines import COMPILED, MCTS, Engine, open_engine
 from zerosum.engines.mcts import FIRST_ITERATION
 from zerosum.formatting import describe, line_labels, move_label, move_labels, numbered_line
 from zerosum.game import Game, ZerosumError
@@ -60,7 +61,13 @@ def add_parser(commands: Subcommands) -> None:
 class Computer:
     """The computer's side of ``play``: the engine the game's spec chooses for playing (the
     compiled engine when it has one). ``depth`` 0 plays perfectly, choosing among all best
-    moves with ``rng``."""
+    moves with ``rng``.
+
+    A player at a depth answers at once (its Python twin while the compiled engine compiles);
+    the perfect player (depth 0) needs the compiled engine itself, whose opening imports numba
+    and loads or compiles its code (seconds under load, a minute on first use): that engine
+    opens in a thread (:meth:`start_loading`), so that the board and the human's first move
+    come at once, and the computer's first search waits for it (:meth:`wait_loaded`)."""
 
     def __init__(
         self,
@@ -75,11 +82,62 @@ class Computer:
         self.rng = rng
         self.seconds = seconds
         """The most a move may take (``None``: as long as the depth needs)."""
-        # A player at a depth answers at once (its Python twin while the compiled engine
-        # compiles); the perfect player (depth 0) needs the compiled engine itself.
-        self.engine = open_engine(
-            spec, task="play", store=store, workers=workers, instant=depth != 0
-        )
+
+        def opened() -> Engine:
+            return open_engine(spec, task="play", store=store, workers=workers, instant=depth != 0)
+
+        self._open = opened
+        self._engine: Engine | None = None if depth == 0 else self._open()
+        self._loader: threading.Thread | None = None
+        self._load_error: BaseException | None = None
+        self._closed = False
+        self._lock = threading.Lock()
+        """Orders the loader's hand-over of the engine and :meth:`close`."""
+
+    @property
+    def engine(self) -> Engine:
+        """The computer's engine (waits for it while it loads)."""
+        self.wait_loaded()
+        if self._engine is None:  # never started loading: open it here
+            self._engine = self._open()
+            self._engine.warm_up()
+        return self._engine
+
+    def start_loading(self) -> bool:
+        """Open and load the perfect player's engine in a thread; False, doing nothing, for a
+        player at a depth (its engine is open and answers at once)."""
+        if self._engine is not None or self._loader is not None:
+            return False
+        self._loader = threading.Thread(target=self._load, name="zerosum-load", daemon=True)
+        self._loader.start()
+        return True
+
+    def _load(self) -> None:
+        try:
+            engine = self._open()
+            engine.warm_up()
+        except BaseException as error:  # raised again in the thread that waits
+            self._load_error = error
+            return
+        with self._lock:
+            if not self._closed:
+                self._engine = engine
+                return
+        engine.close()  # the game ended first
+
+    @property
+    def loading(self) -> bool:
+        """Whether the engine is still opening or loading."""
+        return self._loader is not None and self._loader.is_alive()
+
+    def wait_loaded(self, stop: Callable[[], bool] | None = None) -> None:
+        """Wait until the engine is loaded (or ``stop``, Ctrl-C, says to stop waiting);
+        raises what stopped the load."""
+        while self.loading and not (stop is not None and stop()):
+            assert self._loader is not None
+            self._loader.join(0.1)
+        if self._load_error is not None:
+            raise self._load_error
 
     def best(
         self, game: Game[Any], *, depth: int, stop: Callable[[], bool] | None = None
@@ -87,6 +145,9 @@ class Computer:
         """The best moves found at ``depth`` (0: all proven best moves) and their value; every
         best move when the game's probe (an endgame database) decides the position. ``stop``
         (Ctrl-C) may end the thinking early: then no moves, and an empty value."""
+        self.wait_loaded(stop)
+        if stop is not None and stop():
+            return [], ""
         seed = self.rng.randrange(1 << 30)
         if self.seconds is None:
             limit = None if stop is None else Limit(stop=stop)
@@ -110,6 +171,7 @@ class Computer:
     def quick_move(self, game: Game[Any]) -> Any:
         """A move found at once: the best of a search of :data:`QUICK_S` seconds (not a
         proof), for a human who stopped the computer's thinking and wants it to move."""
+        self.wait_loaded()
         found = self.engine.search(game, Limit(time=QUICK_S))
         moves = list(found.best_moves) or game.legal_moves()[:1]
         return self.rng.choice(moves)
@@ -117,13 +179,18 @@ class Computer:
     def live_nodes(self) -> int | None:
         """The nodes the running search has visited so far, when the engine can tell (the
         compiled solver counts them as it goes), for the status line."""
-        solver = getattr(self.engine, "solver", None)
+        solver = getattr(self._engine, "solver", None)
         count = getattr(solver, "live_nodes", None)
         value = count() if callable(count) else None
         return None if value is None else int(value)
 
     def close(self) -> None:
-        self.engine.close()
+        """Close the engine (one still loading is closed by its thread once loaded)."""
+        with self._lock:
+            self._closed = True
+            engine = self._engine
+        if engine is not None:
+            engine.close()
 
 
 QUICK_S: Final = 1.0
@@ -139,6 +206,9 @@ def _think(game: Game[Any], computer: Computer, strength: str) -> Any | None:
         return f"{count:,} nodes" if count else ""
 
     with interruptible() as stop, Progress("computer") as status:
+        if computer.loading:
+            status.update("loading the compiled engine (its first use compiles it: about a minute)")
+            computer.wait_loaded(stop)
         status.update(f"thinking ({strength}); Ctrl-C stops it", detail=nodes)
         return computer.move(game, stop=stop)
 
@@ -199,7 +269,9 @@ def run(args: argparse.Namespace) -> int:
     computer: Computer | None = None
     try:
         computer = Computer(spec, depth, random.Random(args.seed), store, args.workers, args.time)
-        load_engine(computer.engine, args)  # not on the first move's time
+        # Not on the first move's time, nor before the first board: in the background.
+        if not computer.start_loading():
+            load_engine(computer.engine, args)  # starts a twin's engine, or nothing to load
         return _play(spec, game, human, level, computer)
     finally:
         if computer is not None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from zerosum.cli.parser import Subcommands, host_name, port_number, positive_int
+from zerosum.cli.progress import Progress
 
 
 def add_parser(commands: Subcommands) -> None:
@@ -38,8 +39,11 @@ def add_parser(commands: Subcommands) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Serve until stopped."""
-    from zerosum.web import serve
+    """Serve until stopped; a status line (a terminal's stderr) while the web stack is
+    imported (a second or more on a busy machine), before the address is printed."""
+    with Progress.for_command(args, "serve") as status:
+        status.update("starting the web app")
+        from zerosum.web import serve
 
     serve(args.host, args.port, max_searches=args.max_searches, allow_hosts=args.allow_host)
     return 0

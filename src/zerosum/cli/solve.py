@@ -96,7 +96,10 @@ def run(args: argparse.Namespace) -> int:
     spec, game = load_position(args)
     algorithm = args.algorithm
     if algorithm is None and args.cluster is None and spec.endgames is not None:
-        if resolve(spec.endgames).applies(game):
+        with Progress.for_command(args, "solve") as status:  # the databases' code: numpy
+            status.update("reading the endgame databases")
+            decided = resolve(spec.endgames).applies(game)
+        if decided:
             return run_endgame(args, spec, game)
         if args.store:
             raise UsageError(
@@ -160,9 +163,13 @@ def solve_compiled(args: argparse.Namespace, spec: GameSpec, game: Game[Any]) ->
     solver: Solver | None = None
     opened = time.perf_counter()
     try:
-        solver = open_solver(
-            spec, hash_mb=args.hash or DEFAULT_HASH_MB, store=store, workers=args.workers
-        )
+        # Opening the solver imports numba and loads its code (seconds on a busy machine):
+        # the status line says so from the start.
+        with Progress.for_command(args, "solve") as loading:
+            loading.update("loading the compiled solver (its first use compiles it)")
+            solver = open_solver(
+                spec, hash_mb=args.hash or DEFAULT_HASH_MB, store=store, workers=args.workers
+            )
         if args.no_book:
             solver.book = None
         startup_s = time.perf_counter() - opened

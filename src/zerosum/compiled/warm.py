@@ -304,19 +304,32 @@ Spawn = Callable[[Sequence[str]], "subprocess.Popen[bytes]"]
 """Starts the child with these arguments (tests pass one that runs something else)."""
 
 
-BACKGROUND_NICE: Final = 5
-"""How much a child compiling in the background lowers its priority (``os.nice``): on a busy
-machine the command that answers meanwhile (a search on the clock) gets the larger share of a
-core it shares with the compile (about three quarters); on an idle core nothing changes."""
+BACKGROUND_NICE: Final = 19
+"""How much a child compiling in the background lowers its priority (``os.nice``): the
+lowest priority there is, so that on a busy machine the command that answers meanwhile (a
+search on the clock, a UCI engine's first ``go``) gets nearly all of the CPU share it
+shares with the compile, which runs whenever that command waits (for a GUI, for a move); on
+an idle core nothing changes."""
+
+_CHILD: Final = (
+    "import os, signal, sys\n"
+    "signal.signal(signal.SIGINT, signal.SIG_IGN)\n"
+    f"if hasattr(os, 'nice'): os.nice({BACKGROUND_NICE})\n"
+    "from zerosum.compiled.warm import main\n"
+    "sys.exit(main())\n"
+)
+"""The child's program: ignore Ctrl-C and lower its priority first, before its imports (tens
+of milliseconds of CPU that would otherwise compete with the command's own start, such as
+a first UCI ``go``), then :func:`main`."""
 
 
 def spawn_child(arguments: Sequence[str]) -> subprocess.Popen[bytes]:
     """``python -m zerosum.compiled --background ARGUMENTS`` with this interpreter, silent,
-    its input closed, at a lower priority (:data:`BACKGROUND_NICE`); Ctrl-C in the terminal
-    does not stop it (it ignores SIGINT), so a compile the user interrupted still fills the
-    cache for next time."""
+    its input closed, at the lowest priority (:data:`BACKGROUND_NICE`, set before it imports
+    anything); Ctrl-C in the terminal does not stop it (it ignores SIGINT), so a compile the
+    user interrupted still fills the cache for next time."""
     return subprocess.Popen(
-        [sys.executable, "-m", "zerosum.compiled", "--background", *arguments],
+        [sys.executable, "-c", _CHILD, "--background", *arguments],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,

@@ -27,15 +27,20 @@ solves and perfect play (``best_moves`` at depth 0) wait for the compiled engine
 solve connect four far too slowly to be an answer.
 
 Trade-off: the twin and the loader share the GIL, so the twin searches more slowly while numba
-loads; and two engines' tables exist during the hand-over. A child that fails leaves the loader
+loads, and a collection or a long call of the loader delays the twin's look at its clock; and
+two engines' tables exist during the hand-over. A caller whose searches must keep a clock
+that the hand-over cannot help (UCI: a ``go`` searches with the engine that answers when it
+starts) runs them under :meth:`WarmingEngine.hold`: the loader then starts loading only
+between such searches. A child that fails leaves the loader
 to compile in this process, in the background, as if there were no child.
 """
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Final
 
 from zerosum.compiled.warm import Part, Warmer, warm_part
@@ -90,6 +95,9 @@ class WarmingEngine(Engine):
         """Seconds the loader waits before loading (see :data:`LOADER_DELAY_S`)."""
         self.answered: Engine | None = None
         """The engine whose result the last call returned (the twin or the compiled one)."""
+        self._idle = threading.Condition()
+        self._holds = 0
+        """How many :meth:`hold` blocks run now (the loader waits for none before loading)."""
 
     # -- the loader ------------------------------------------------------------------------------
 
@@ -111,6 +119,8 @@ class WarmingEngine(Engine):
         try:
             self.warmer.wait()  # the child's compile, if any
             self._hurry.wait(self.delay)
+            with self._idle:  # no search on a clock that loading would slow (see hold)
+                self._idle.wait_for(lambda: self._holds == 0 or self._hurry.is_set())
             if self._closed:
                 return
             self._load()
@@ -124,6 +134,27 @@ class WarmingEngine(Engine):
             self.error = error
         finally:
             self._settled.set()
+
+    def _hasten(self) -> None:
+        """Someone waits for the loader (or the engine closes): no delay, no waiting for
+        :meth:`hold` blocks to end."""
+        self._hurry.set()
+        with self._idle:
+            self._idle.notify_all()
+
+    @contextlib.contextmanager
+    def hold(self) -> Iterator[None]:
+        """Keep the loader from starting to load while the block runs (a search on a clock:
+        loading numba in this process would take the GIL from it); loading that has begun
+        goes on. Blocks may nest and overlap; :meth:`wait` does not wait for them."""
+        with self._idle:
+            self._holds += 1
+        try:
+            yield
+        finally:
+            with self._idle:
+                self._holds -= 1
+                self._idle.notify_all()
 
     @property
     def ready(self) -> bool:
@@ -139,7 +170,7 @@ class WarmingEngine(Engine):
         """Start loading if need be and wait (at most ``timeout`` seconds) until the loader
         has finished; whether the compiled engine is ready."""
         self.start()
-        self._hurry.set()
+        self._hasten()
         self._settled.wait(timeout)
         return self.ready
 
@@ -151,7 +182,7 @@ class WarmingEngine(Engine):
 
     def _wait_unless_stopped(self, limit: Limit) -> None:
         """Wait for the loader, looking at ``limit.stop`` (Ctrl-C) every tenth of a second."""
-        self._hurry.set()
+        self._hasten()
         while not self._settled.wait(0.1):
             if limit.stop is not None and limit.stop():
                 return
@@ -276,7 +307,7 @@ class WarmingEngine(Engine):
     def close(self) -> None:
         """Close both engines; a child still compiling is left to fill the cache."""
         self._closed = True
-        self._hurry.set()
+        self._hasten()
         self.twin.close()
         if self.compiled is not None:
             self.compiled.close()
