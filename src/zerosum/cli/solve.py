@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from zerosum.cli.common import UsageError, emit, interruptible, load_position, open_store
 from zerosum.cli.endgames import run_endgame
+from zerosum.endgames import MAX_MEN
 from zerosum.cli.engines import COMPILED_ENGINE, check_algorithm, open_solver
 from zerosum.cli.parser import (
     Subcommands,
@@ -101,7 +102,7 @@ def run(args: argparse.Namespace) -> int:
         if args.store:
             raise UsageError(
                 "--store names the endgame store, and this position is outside the endgame "
-                "databases: expected nothing in hand and 3..4 men a side on the standard board"
+                f"databases: expected nothing in hand and 3..{MAX_MEN} men a side on the standard board"
             )
     algorithm = check_algorithm(spec, algorithm, "solve")
     if args.cluster is not None:
