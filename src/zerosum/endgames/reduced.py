@@ -99,15 +99,13 @@ def canonical_index(
 
 
 @cached_njit()
-def _distinct(buf: Any, count: int) -> int:
-    """Sorts ``buf[:count]`` and moves its distinct values to the front; returns how many."""
-    buf[:count].sort()
-    kept = 0
+def _add(buf: Any, count: int, value: int) -> int:
+    """Adds ``value`` to the distinct values ``buf[:count]``; returns their new count."""
     for i in range(count):
-        if kept == 0 or buf[i] != buf[kept - 1]:
-            buf[kept] = buf[i]
-            kept += 1
-    return kept
+        if buf[i] == value:
+            return count
+    buf[count] = value
+    return count + 1
 
 
 @cached_njit()
@@ -153,6 +151,10 @@ def count_moves(
         other = spread(others[at % other_count], mover, n)
         if stab_x[ia] and canonical_other(other, stab_x[ia], perm) != other:
             continue  # a duplicate entry: filled in at the end
+        # every successor without a removal has the mover `other`: its orbit is fixed here
+        r = rank_among(other, 0, binom)
+        child_orbit, child_sym = orbit_y[r], sym_y[r]
+        child_rep, child_stab = rep_y[child_orbit], stab_y[child_orbit]
         empty = full & ~(mover | other)
         victims = removable(other, mills)
         inside = 0
@@ -168,10 +170,11 @@ def count_moves(
                     continue
                 after = mover ^ (1 << q) ^ (1 << p)
                 if not closes_mill(after, p, point_mills, mill_count):
-                    buf[inside] = canonical_index(
-                        other, after, child_count, orbit_y, sym_y, rep_y, stab_y, perm, binom
-                    )
-                    inside += 1
+                    image = apply(child_sym, after, perm)
+                    if child_stab:
+                        image = canonical_other(image, child_stab, perm)
+                    child = child_orbit * child_count + rank_among(image, child_rep, binom)
+                    inside = _add(buf, inside, child)
                     continue
                 for r in range(n):
                     if not victims >> r & 1:
@@ -199,7 +202,6 @@ def count_moves(
                     else:
                         slowest = max(slowest, child)
         i = at - lo
-        inside = _distinct(buf, inside)
         moves_left[i] = inside
         win_by_removal[i] = soonest
         loss_by_removal[i] = _REMOVAL_DRAWS if draws else slowest
@@ -258,7 +260,7 @@ def pass_level(
             sources = empty if y == FLYING_MEN else neighbours[p] & empty
             for q in range(n):
                 if sources >> q & 1:
-                    buf[found] = canonical_index(
+                    before = canonical_index(
                         other ^ (1 << p) ^ (1 << q),
                         mover,
                         back_count,
@@ -269,8 +271,7 @@ def pass_level(
                         perm,
                         binom,
                     )
-                    found += 1
-        found = _distinct(buf, found)
+                    found = _add(buf, found, before)
         for i in range(found):
             before = buf[i]
             if back_value[before] != DRAW_BYTE:
