@@ -147,7 +147,7 @@ def test_symmetric_tables_equal_the_full_tables_through_four_men() -> None:
         full.update(retro.solve_pair(NINE_MENS_MORRIS, x, y, full))
         symmetric.update(reduced.solve_pair(NINE_MENS_MORRIS, x, y, symmetric))
     for key, table in full.items():
-        assert len(symmetric[key]) * 13 < len(table)
+        assert len(symmetric[key]) * 12 < len(table)  # 12.8 at 3-3, 14.0 at 4-4
         assert np.array_equal(reduced.expand(NINE_MENS_MORRIS, *key, symmetric[key]), table), key
 
 
@@ -457,7 +457,14 @@ def test_positions_outside_the_databases_fall_back_to_search(
     assert main(with_store) == 2
     assert "outside the endgame databases" in capsys.readouterr().err
     # 5-4 is in the databases' reach, but solve builds on first use only up to 4-4
-    five = ["solve", "morris", "--position", "WWWWW.......BBBB........ b 0 0", "--store", str(store)]
+    five = [
+        "solve",
+        "morris",
+        "--position",
+        "WWWWW.......BBBB........ b 0 0",
+        "--store",
+        str(store),
+    ]
     assert main(five) == 2
     err = capsys.readouterr().err
     assert "class 4-5 is not in" in err and "build-endgames morris --max-men 5" in err

@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Any
 
 from zerosum.cli.common import UsageError, emit, interruptible, load_position, open_store
 from zerosum.cli.endgames import run_endgame
-from zerosum.endgames import MAX_MEN
 from zerosum.cli.engines import COMPILED_ENGINE, check_algorithm, open_solver
 from zerosum.cli.parser import (
     Subcommands,
@@ -33,6 +32,7 @@ from zerosum.cli.solve_book import solve_from_book
 from zerosum.cli.solve_cluster import DEFAULT_UNIT_NODES, cost_line, run_cluster
 from zerosum.cli.solve_positions import run_positions
 from zerosum.compiled import DEFAULT_HASH_MB
+from zerosum.endgames import MAX_MEN
 from zerosum.engines import open_engine
 from zerosum.formatting import (
     describe,
@@ -102,7 +102,8 @@ def run(args: argparse.Namespace) -> int:
         if args.store:
             raise UsageError(
                 "--store names the endgame store, and this position is outside the endgame "
-                f"databases: expected nothing in hand and 3..{MAX_MEN} men a side on the standard board"
+                f"databases: expected nothing in hand and 3..{MAX_MEN} men a side on the "
+                "standard board"
             )
     algorithm = check_algorithm(spec, algorithm, "solve")
     if args.cluster is not None:

@@ -188,7 +188,7 @@ def _rank(men: int, taken: int) -> int:
     return rank
 
 
-def _counts(per_code: np.ndarray[Any, Any]) -> tuple[int, int, int, int, int, int]:
+def _counts(per_code: np.ndarray[Any, Any]) -> tuple[int, int, int, int, int, int, int]:
     """``(positions, classes, wins, losses, draws, longest win, longest loss)`` from the
     counts per code of :func:`zerosum.endgames.reduced.counts` (positions per code in row 0,
     classes in row 1; the wins, losses and draws count positions)."""
@@ -366,7 +366,9 @@ class Endgames:
 
         infos = []
         for (mover, other), table in tables.items():
-            positions, classes, *rest = _counts(counts(self.board, mover, other, table))
+            positions, classes, wins, losses, draws, win, loss = _counts(
+                counts(self.board, mover, other, table)
+            )
             infos.append(
                 ClassInfo(
                     mover,
@@ -374,7 +376,11 @@ class Endgames:
                     positions,
                     classes,
                     len(table),
-                    *rest,
+                    wins,
+                    losses,
+                    draws,
+                    win,
+                    loss,
                     seconds,
                     peak,
                     built_now=True,
@@ -419,9 +425,7 @@ class Endgames:
         image = g[0][other & 255] | g[1][other >> 8 & 255] | g[2][other >> 16 & 255]
         return o * _BINOM[self.board.size - x][other.bit_count()] + _rank(image, rep[o])
 
-    def _load_orbits(
-        self, x: int
-    ) -> tuple[list[int], list[int], list[int], list[list[list[int]]]]:
+    def _load_orbits(self, x: int) -> tuple[list[int], list[int], list[int], list[list[list[int]]]]:
         """The orbits of the ``x``-sets as plain lists (for :meth:`_index`)."""
         from zerosum.endgames.orbits import orbits, permutation_bytes
 

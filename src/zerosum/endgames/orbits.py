@@ -40,7 +40,7 @@ def automorphisms(board: Board) -> tuple[Permutation, ...]:
     """Every permutation of ``board``'s points that maps edges onto edges and mills onto mills
     (the identity first), found by backtracking over the images of the points in order."""
     n = board.size
-    adjacent = [set() for _ in range(n)]
+    adjacent: list[set[int]] = [set() for _ in range(n)]
     for a, b in board.edges:
         adjacent[a].add(b)
         adjacent[b].add(a)
@@ -106,12 +106,17 @@ def permutation_bytes(board: Board) -> np.ndarray[Any, Any]:
 
 def image_of(table: np.ndarray[Any, Any], g: int, mask: int) -> int:
     """The image of ``mask`` under symmetry ``g`` (plain Python)."""
-    return int(table[g, 0, mask & 255] | table[g, 1, mask >> 8 & 255] | table[g, 2, mask >> 16 & 255])
+    return int(
+        table[g, 0, mask & 255] | table[g, 1, mask >> 8 & 255] | table[g, 2, mask >> 16 & 255]
+    )
 
 
 def _images(table: np.ndarray[Any, Any], masks: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     """``images[g, i]``: the image of ``masks[i]`` under each symmetry ``g``."""
-    return table[:, 0, masks & 255] | table[:, 1, masks >> 8 & 255] | table[:, 2, masks >> 16 & 255]
+    images: np.ndarray[Any, Any] = (
+        table[:, 0, masks & 255] | table[:, 1, masks >> 8 & 255] | table[:, 2, masks >> 16 & 255]
+    )
+    return images
 
 
 class Orbits:

@@ -50,13 +50,15 @@ _MAX_LINKS: Final = 512
 @cached_njit()
 def apply(g: int, mask: int, perm: Any) -> int:
     """The image of ``mask`` under symmetry ``g`` (see :func:`~.orbits.permutation_bytes`)."""
-    return perm[g, 0, mask & 255] | perm[g, 1, (mask >> 8) & 255] | perm[g, 2, (mask >> 16) & 255]
+    return int(
+        perm[g, 0, mask & 255] | perm[g, 1, (mask >> 8) & 255] | perm[g, 2, (mask >> 16) & 255]
+    )
 
 
 @cached_njit()
 def canonical_other(image: int, stab: int, perm: Any) -> int:
     """The least image of ``image`` over the symmetries of the bitmask ``stab``."""
-    best = image
+    best: int = image
     h = 1
     while stab >> h:
         if stab >> h & 1:
@@ -74,7 +76,7 @@ def lookup_index(
     """The entry of the position (any entry of its class answers: see :func:`fill`)."""
     r = rank_among(mover, 0, binom)
     o = orbit[r]
-    return o * other_count + rank_among(apply(sym[r], other, perm), rep[o], binom)
+    return int(o * other_count + rank_among(apply(sym[r], other, perm), rep[o], binom))
 
 
 @cached_njit()
@@ -95,7 +97,7 @@ def canonical_index(
     image = apply(sym[r], other, perm)
     if stab[o]:
         image = canonical_other(image, stab[o], perm)
-    return o * other_count + rank_among(image, rep[o], binom)
+    return int(o * other_count + rank_among(image, rep[o], binom))
 
 
 @cached_njit()
@@ -293,9 +295,7 @@ def pass_level(
 
 
 @cached_njit()
-def fill(
-    n: int, binom: Any, perm: Any, others: Any, rep_x: Any, stab_x: Any, value: Any
-) -> None:
+def fill(n: int, binom: Any, perm: Any, others: Any, rep_x: Any, stab_x: Any, value: Any) -> None:
     """Step 4: every duplicate entry takes its canonical entry's value."""
     other_count = len(others)
     for ia in range(len(rep_x)):

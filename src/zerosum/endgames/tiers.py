@@ -1,4 +1,4 @@
-"""Endgame classes as a graph of tiers, built in dependency order on an executor, large tiers in parts.
+"""Endgame classes as a graph of tiers, built in order on an executor, large tiers in parts.
 
 A *tier* is a pair of classes ``x-y``/``y-x`` (``x <= y``), solved together because a move
 that removes nothing turns one into the other (:mod:`.retro`). A move that closes a mill leads
@@ -263,4 +263,3 @@ def build_tiers(
             executor.cancel(future)
     order = {key: i for i, key in enumerate(k for tier in graph for k in _classes(tier))}
     return sorted(infos, key=lambda info: order[(info.mover, info.other)])
-
