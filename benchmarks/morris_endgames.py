@@ -5,8 +5,9 @@ Builds every class up to ``--max-men`` (default four) men a side into a fresh st
 --max-men 6 --workers 2`` to check that one), prints each class's positions, symmetry classes,
 stored entries, wins, losses, draws, longest win and loss, build time, the building process's
 peak memory and the compressed size, then checks ``--sample`` random positions of every class
-by one-ply consistency against the morris game's legal moves (the stored value must be the
-best of its moves' values), and times the probe the search calls.
+(and a quarter as many positions it decides, half of them among its longest) by one-ply
+consistency against the morris game's legal moves (the stored value must be the best of its
+moves' values), and times the probe the search calls.
 
 Run from the repository root::
 
@@ -24,6 +25,9 @@ import tempfile
 import time
 from pathlib import Path
 
+import numpy as np
+
+from zerosum.endgames.board import NINE_MENS_MORRIS
 from zerosum.endgames.database import ClassInfo, Endgames
 from zerosum.games.morris import Morris
 from zerosum.games.morris_endgames import probe, solve_endgame
@@ -37,6 +41,30 @@ def random_game(rng: random.Random, mover: int, other: int) -> Morris:
     for p in points[mover:]:
         board[p] = "B"
     return Morris.from_position(f"{''.join(board)} w 0 0")
+
+
+def decided_games(
+    rng: random.Random, endgames: Endgames, mover: int, other: int, count: int
+) -> list[Morris]:
+    """``count`` positions the class decides (wins or losses), half of them among its longest,
+    read from the stored table (random positions of the larger classes are nearly all draws)."""
+    from zerosum.endgames.orbits import orbits
+    from zerosum.endgames.retro import spread, subsets
+
+    table = endgames.table(mover, other)
+    decided = np.flatnonzero(table)
+    longest = np.flatnonzero(table == table.max()) if len(decided) else decided
+    picks = [int(i) for i in rng.sample(list(longest[:10_000]), min(count // 2, len(longest)))]
+    picks += [int(decided[rng.randrange(len(decided))]) for _ in range(count - len(picks))]
+    others = subsets(24 - mover, other)
+    reps = orbits(NINE_MENS_MORRIS, mover).rep
+    games = []
+    for index in picks if len(decided) else []:
+        mine = int(reps[index // len(others)])
+        theirs = int(spread(int(others[index % len(others)]), mine, 24))
+        board = ["W" if mine >> p & 1 else "B" if theirs >> p & 1 else "." for p in range(24)]
+        games.append(Morris.from_position(f"{''.join(board)} w 0 0"))
+    return games
 
 
 def main() -> None:
@@ -79,20 +107,24 @@ def main() -> None:
         )
 
         rng = random.Random(1)
-        print(f"\none-ply consistency against Morris.legal_moves, {args.sample} positions a class")
+        print(
+            f"\none-ply consistency against Morris.legal_moves, {args.sample} random positions "
+            f"a class and {args.sample // 4} it decides (half among its longest)"
+        )
         for info in infos:
             bad = 0
             outcomes = {"win": 0, "loss": 0, "draw": 0}
             checked = time.perf_counter()
-            for _ in range(args.sample):
-                game = random_game(rng, info.mover, info.other)
+            games = [random_game(rng, info.mover, info.other) for _ in range(args.sample)]
+            games += decided_games(rng, endgames, info.mover, info.other, args.sample // 4)
+            for game in games:
                 solution = solve_endgame(game, endgames)
                 outcomes[solution.result.word] += 1
                 if not solution.consistent:
                     bad += 1
                     print(f"  inconsistent: {game.position()}")
             print(
-                f"  {info.name}: {bad} inconsistent; {outcomes} "
+                f"  {info.name}: {bad} of {len(games)} inconsistent; {outcomes} "
                 f"({time.perf_counter() - checked:.1f} s)",
                 flush=True,
             )
