@@ -15,8 +15,8 @@ from typing import Final
 MAX_MEN: Final = 6
 """The largest class the databases hold: six men a side."""
 DEFAULT_MEN: Final = 4
-"""What a build makes unless told otherwise (a minute), and the largest class ``solve``
-builds on first use (5-5 and 6-6 take hours: ``build-endgames --max-men 6``)."""
+"""What a build makes unless told otherwise (under a minute), and the largest class ``solve``
+builds on first use (through 6-6 is about 7 CPU minutes: ``build-endgames --max-men 6``)."""
 
 ENV_STORE: Final = "ZEROSUM_ENDGAMES"
 """The environment variable naming the store file (see :mod:`zerosum.endgames.database`)."""
