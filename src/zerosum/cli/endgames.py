@@ -43,7 +43,8 @@ def add_parser(commands: Subcommands) -> None:
         "--max-men",
         type=whole_number,
         default=DEFAULT_MEN,
-        help=f"men a side, 3..{MAX_MEN} (default {DEFAULT_MEN}; 6: about 7 CPU minutes, 1.1 GB a worker)",
+        help=f"men a side, 3..{MAX_MEN} (default {DEFAULT_MEN}; 6: about 7 CPU minutes, "
+        "1.1 GB a worker)",
     )
     endgames.add_argument(
         "--store", metavar="PATH", help="the SQLite file (default: $ZEROSUM_ENDGAMES or the cache)"
