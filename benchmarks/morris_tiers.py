@@ -108,7 +108,7 @@ def project(args: argparse.Namespace) -> None:
     )
     print(
         f"{'tier':>5} {'positions':>15} {'classes':>13} {'entries':>13} {'parts':>5} "
-        f"{'step 1 h':>8} {'levels h':>8} {'part GB':>7} {'levels GB':>9}"
+        f"{'step 1 min':>10} {'levels min':>10} {'part GB':>7} {'levels GB':>9}"
     )
     parts: dict[Tier, list[float]] = {}
     levels: dict[Tier, float] = {}
@@ -129,7 +129,7 @@ def project(args: argparse.Namespace) -> None:
         levels[tier] = size / args.levels_rate
         print(
             f"{tier[0]}-{tier[1]:<3} {positions:>15,} {unique:>13,} {size:>13,} "
-            f"{len(costs):>5} {sum(costs) / 3600:>8.2f} {levels[tier] / 3600:>8.2f} "
+            f"{len(costs):>5} {sum(costs) / 60:>10.1f} {levels[tier] / 60:>10.1f} "
             f"{part_gb:>7.2f} {4 * size / 1e9:>9.2f}"
         )
     total = sum(sum(c) for c in parts.values()) + sum(levels.values())
