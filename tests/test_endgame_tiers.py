@@ -58,21 +58,24 @@ def test_tiers_in_parts_equal_the_one_unit_build(
     store: Path,  # noqa: F811
     tmp_path: Path,
 ) -> None:
-    """A tiny part size splits 3-3 into 5 parts and 3-4/4-3 into 19 and 18; one part of 3-4
-    is built beforehand (as by an interrupted run) and is not built again."""
+    """Parts of 200,000 entries split 3-4 and 4-3 into 5 each, step 1 and every level's two
+    rounds; one part of 3-4 is built beforehand (as by an interrupted run) and is not built
+    again."""
     path = tmp_path / "parts.sqlite"
-    size = 50_000
+    size = 200_000
     with Endgames(path) as built, Recording(2) as pool:
         build_tiers(built, pool, 3)  # 3-3, the input of 3-4's parts
         folder = work_folder(path, (3, 4), size)
-        count_unit(str(path), str(folder), 3, 4, 100_000, 150_000)
+        count_unit(str(path), str(folder), 3, 4, 200_000, 400_000)
         infos = build_tiers(built, pool, 4, through=(4, 3), part_size=size)
         kinds = [name for name, _ in pool.units]
         assert kinds.count("build_tier") == 1  # 3-3, whole (no part size given)
         parts = [args for name, args in pool.units if name == "count_unit"]
-        assert len(parts) == 19 + 18 - 1
-        assert (str(path), str(folder), 3, 4, 100_000, 150_000) not in parts
-        assert kinds.count("levels_unit") == 1
+        assert len(parts) == 5 + 5 - 1
+        assert (str(path), str(folder), 3, 4, 200_000, 400_000) not in parts
+        levels = kinds.count("predecessors_unit")
+        assert levels == kinds.count("apply_unit") and levels % 10 == 0 and levels >= 10 * 33
+        assert kinds.count("finish_unit") == 1
         assert not folder.exists()  # removed once the tier is stored
         with Endgames(store, create=False) as serial:
             for info in infos:

@@ -41,13 +41,14 @@ import time
 import zlib
 from collections.abc import Callable
 from concurrent.futures import Future
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
 import numpy as np
 
 from zerosum.endgames import DEFAULT_MEN, MAX_MEN
+from zerosum.endgames.board import Board
 from zerosum.endgames.database import ClassInfo, EndgameError, Endgames, peak_mb
 from zerosum.runtime.executor import Executor
 
@@ -107,17 +108,17 @@ def _part_file(folder: Path, mover: int, other: int, lo: int) -> Path:
 
 def count_unit(
     path: str, folder: str, mover: int, other: int, lo: int, hi: int
-) -> tuple[float, float]:
+) -> tuple[float, float, int]:
     """A unit, run in a worker: step 1 of the class ``mover-other`` for the entries
     ``lo..hi-1``, written to ``folder`` (atomically: a part file is whole or absent); the
-    seconds it took and the worker's peak memory in MB."""
+    seconds it took, the worker's peak memory in MB and the top level step 1 scheduled."""
     from zerosum.endgames.reduced import count_part
 
     with Endgames(path, create=False) as endgames:
         down = (other - 1, mover)
         table = endgames.table(*down) if min(down) >= 3 else None
         started = time.perf_counter()
-        arrays, _ = count_part(endgames.board, mover, other, lo, hi, table)
+        arrays, top = count_part(endgames.board, mover, other, lo, hi, table)
     seconds = time.perf_counter() - started
     target = _part_file(Path(folder), mover, other, lo)
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -125,43 +126,57 @@ def count_unit(
     with open(temporary, "wb") as out:
         np.save(out, arrays)
     os.replace(temporary, target)
-    return seconds, peak_mb()
+    return seconds, peak_mb(), top
 
 
-def levels_unit(
-    path: str, folder: str, x: int, y: int, part_size: int
+def _top_of(part: Path) -> int:
+    """Step 1's top level in a part file: its slowest forced loss or soonest removal win."""
+    arrays = np.load(part, mmap_mode="r")
+    return max(int(arrays[2].max()), int(arrays[0].max()) - 1)
+
+
+def finish_unit(
+    board: Board, folder: str, x: int, y: int, part_size: int
 ) -> tuple[Packed, float, float]:
-    """A unit, run in a worker: the parts of the tier ``x-y`` in ``folder`` joined, the level
-    passes run; its tables, the seconds and the worker's peak memory in MB."""
-    from zerosum.endgames.reduced import Layout, solve_levels
+    """A unit, run in a worker: the tables of the tier ``x-y`` from its parts' state after the
+    level passes (:func:`zerosum.endgames.split_levels.finish`); its tables, seconds and the
+    worker's peak memory in MB."""
+    from zerosum.endgames.reduced import Layout
+    from zerosum.endgames.split_levels import finish
 
-    with Endgames(path, create=False) as endgames:
-        board = endgames.board
     started = time.perf_counter()
-    counted = {}
-    top = 0
-    for mover, other in _classes((x, y)):
-        size = Layout(board, mover, other).size
-        arrays = np.empty((4, size), dtype=np.uint8)
-        for lo in range(0, size, part_size):
-            part = np.load(_part_file(Path(folder), mover, other, lo))
-            arrays[:, lo : lo + part.shape[1]] = part
-        counted[(mover, other)] = arrays
-        # step 1's top level: its slowest forced loss or its soonest removal win
-        top = max(top, int(arrays[2].max()), int(arrays[0].max()) - 1)
-    tables = solve_levels(board, x, y, counted, top)
-    seconds = time.perf_counter() - started
-    return _pack(tables), seconds, peak_mb()
+    tables = {
+        key: finish(board, folder, *key, Layout(board, *key).size, part_size)
+        for key in _classes((x, y))
+    }
+    return _pack(tables), time.perf_counter() - started, peak_mb()
 
 
 @dataclass
 class _Progress:
-    """A tier being built in parts."""
+    """A tier being built in parts: step 1, then two rounds a level, then the finish."""
 
-    parts_left: int
+    sizes: dict[tuple[int, int], int]
+    folder: Path
+    pending: int = 0
+    """Units of the current round still out."""
+    phase: str = "count"
+    """``count``, ``predecessors``, ``apply`` or ``finish``."""
+    level: int = 0
+    top: int = 0
     seconds: float = 0.0
     peak: float = 0.0
-    futures: set[Future[Any]] = field(default_factory=set)
+
+    part_size: int = PART_SIZE
+
+    def ranges(self) -> list[tuple[int, int, int, int]]:
+        """``(mover, other, lo, hi)`` of every part."""
+        step = self.part_size
+        return [
+            (mover, other, lo, min(lo + step, size))
+            for (mover, other), size in self.sizes.items()
+            for lo in range(0, size, step)
+        ]
 
 
 def build_tiers(
@@ -216,6 +231,56 @@ def build_tiers(
     path = str(endgames.path)
     running: dict[Future[Any], tuple[Tier, str]] = {}
     in_parts: dict[Tier, _Progress] = {}
+    board = endgames.board
+
+    def submit_round(tier: Tier, progress: _Progress, phase: str) -> None:
+        from zerosum.endgames.split_levels import apply_unit, predecessors_unit
+
+        progress.phase = phase
+        folder = str(progress.folder)
+        for mover, other, lo, hi in progress.ranges():
+            if phase == "predecessors":
+                args: tuple[Any, ...] = (board, folder, mover, other, lo, progress.level)
+                running[executor.submit(predecessors_unit, *args)] = (tier, phase)
+            else:
+                args = (folder, mover, other, lo, hi, progress.level)
+                running[executor.submit(apply_unit, *args)] = (tier, phase)
+            progress.pending += 1
+
+    def start_levels(tier: Tier, progress: _Progress) -> None:
+        """Every part of step 1 is there: copy them to the passes' state, start level 0."""
+        from zerosum.endgames.split_levels import state_file
+
+        for stale in progress.folder.glob("level.*"):
+            shutil.rmtree(stale, ignore_errors=True)
+        for mover, other, lo, _ in progress.ranges():
+            shutil.copyfile(
+                _part_file(progress.folder, mover, other, lo),
+                state_file(progress.folder, mover, other, lo),
+            )
+        progress.level = 0
+        submit_round(tier, progress, "predecessors")
+
+    def next_round(tier: Tier, progress: _Progress) -> None:
+        from zerosum.endgames.retro import MAX_DISTANCE
+        from zerosum.endgames.split_levels import level_folder
+
+        if progress.phase == "count":
+            start_levels(tier, progress)
+        elif progress.phase == "predecessors":
+            submit_round(tier, progress, "apply")
+        else:
+            shutil.rmtree(level_folder(progress.folder, progress.level), ignore_errors=True)
+            if progress.top > MAX_DISTANCE:
+                raise OverflowError(f"distance {progress.top} does not fit the one-byte entries")
+            progress.level += 1
+            if progress.level <= progress.top:
+                submit_round(tier, progress, "predecessors")
+            else:
+                progress.phase = "finish"
+                unit = (board, str(progress.folder), *tier, progress.part_size)
+                running[executor.submit(finish_unit, *unit)] = (tier, "finish")
+
     try:
         while len(done) < len(graph):
             # Step 1. Start every tier whose dependencies are stored: whole, or its parts.
@@ -228,39 +293,46 @@ def build_tiers(
                     running[executor.submit(build_tier, path, *tier)] = (tier, "whole")
                     continue
                 folder = work_folder(path, tier, part_size)
-                progress = in_parts[tier] = _Progress(parts_left=0)
-                for (mover, other), size in sizes.items():
-                    for lo in range(0, size, part_size):
-                        if _part_file(folder, mover, other, lo).exists():
-                            continue  # built by an earlier, interrupted run
-                        hi = min(lo + part_size, size)
-                        unit = (path, str(folder), mover, other, lo, hi)
-                        running[executor.submit(count_unit, *unit)] = (tier, "part")
-                        progress.parts_left += 1
-                if progress.parts_left == 0:
-                    unit_args = (path, str(folder), *tier, part_size)
-                    running[executor.submit(levels_unit, *unit_args)] = (tier, "levels")
-            # Step 2. Collect what came back: commit a tier, or start its level passes.
+                progress = in_parts[tier] = _Progress(sizes, folder, part_size=part_size)
+                for mover, other, lo, hi in progress.ranges():
+                    part = _part_file(folder, mover, other, lo)
+                    if part.exists():  # built by an earlier, interrupted run
+                        progress.top = max(progress.top, _top_of(part))
+                        continue
+                    unit = (path, str(folder), mover, other, lo, hi)
+                    running[executor.submit(count_unit, *unit)] = (tier, "part")
+                    progress.pending += 1
+                if progress.pending == 0:
+                    start_levels(tier, progress)
+            # Step 2. Collect what came back: commit a tier, or start its next round.
             for future in executor.wait(list(running), _POLL_S):
                 tier, kind = running.pop(future)
-                if kind == "part":
+                if kind != "whole":
                     progress = in_parts[tier]
-                    seconds, peak = future.result()
+                    if kind == "finish":
+                        packed, seconds, peak = future.result()
+                        in_parts.pop(tier)
+                        seconds = (seconds + progress.seconds) / len(packed)
+                        store(packed, seconds, max(peak, progress.peak))
+                        shutil.rmtree(progress.folder, ignore_errors=True)
+                        done.add(tier)
+                        continue
+                    if kind == "part":
+                        seconds, peak, top = future.result()
+                        progress.peak = max(progress.peak, peak)
+                        progress.top = max(progress.top, top)
+                    elif kind == "apply":
+                        top, seconds = future.result()
+                        progress.top = max(progress.top, top)
+                    else:
+                        seconds = future.result()
                     progress.seconds += seconds
-                    progress.peak = max(progress.peak, peak)
-                    progress.parts_left -= 1
-                    if progress.parts_left == 0:
-                        folder = work_folder(path, tier, part_size)
-                        unit_args = (path, str(folder), *tier, part_size)
-                        running[executor.submit(levels_unit, *unit_args)] = (tier, "levels")
+                    progress.pending -= 1
+                    if progress.pending == 0:
+                        next_round(tier, progress)
                     continue
                 packed, seconds, peak = future.result()
-                if kind == "levels":
-                    progress = in_parts.pop(tier)
-                    seconds = (seconds + progress.seconds) / len(packed)
-                    peak = max(peak, progress.peak)
                 store(packed, seconds, peak)
-                shutil.rmtree(work_folder(path, tier, part_size), ignore_errors=True)
                 done.add(tier)
     finally:
         for future in running:
