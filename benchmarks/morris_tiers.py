@@ -8,12 +8,15 @@ built by ``build-endgames``.
 ``project`` takes those two rates (entries per CPU second and node) and schedules the 28 tiers
 up to 9-9 on 1, 8 and 32 nodes as :mod:`zerosum.endgames.tiers` does: a tier starts when its
 inputs are built; its step 1 is split into parts of ``--part-size`` entries, each a unit on any
-free node; its level passes are one more unit once its parts are done (list scheduling, the
-tiers in dependency order). Every figure comes from the exact table sizes of the symmetric
-layout (``orbits(x) * C(24 - x, y)``, the orbits counted exactly by
+free node; its level passes are split over the same parts once step 1 is done (each level is
+two rounds of units, one per part; the time a round waits for its slowest unit and the units'
+start-up are left out: a floor), or with ``--levels-whole`` are one unit per tier (list
+scheduling, the tiers in dependency order). Every figure comes from the exact table sizes of
+the symmetric layout (``orbits(x) * C(24 - x, y)``, the orbits counted exactly by
 :func:`zerosum.endgames.symmetry.class_count`); the memory of a unit is what it holds: four
-bytes an entry of its range (a part) or of its tier (the level passes), plus one byte an entry
-of the table its removals read (a part).
+bytes an entry of its range plus one byte an entry of the table its removals read (a part of
+step 1; a level's parts hold less), one byte an entry of the tier's larger class (the unit that
+finishes the tier), or four bytes an entry of the tier (``--levels-whole``).
 
 Run from the repository root::
 
@@ -80,23 +83,29 @@ def schedule(
     parts: dict[Tier, list[float]],
     levels: dict[Tier, float],
     nodes: int,
+    *,
+    levels_whole: bool = False,
 ) -> float:
     """The hours of the build on ``nodes`` nodes (see the module docstring)."""
     free = [0.0] * nodes
     finished: dict[Tier, float] = {}
     order = list(graph)
-    while len(finished) < len(graph):
-        # the next tier in dependency order: its parts go to the nodes that come free first
-        tier = next(t for t in order if t not in finished and graph[t] <= finished.keys())
-        ready = max((finished[need] for need in graph[tier]), default=0.0)
+
+    def run(costs: list[float], ready: float) -> float:
+        """The units ``costs`` on the nodes that come free first; when the last one ends."""
         last = ready
-        for cost in parts[tier]:
+        for cost in costs:
             start = max(heapq.heappop(free), ready)
             heapq.heappush(free, start + cost)
             last = max(last, start + cost)
-        start = max(heapq.heappop(free), last)
-        finished[tier] = start + levels[tier]
-        heapq.heappush(free, finished[tier])
+        return last
+
+    while len(finished) < len(graph):
+        tier = next(t for t in order if t not in finished and graph[t] <= finished.keys())
+        ready = max((finished[need] for need in graph[tier]), default=0.0)
+        counted = run(parts[tier], ready)
+        pieces = 1 if levels_whole else len(parts[tier])
+        finished[tier] = run([levels[tier] / pieces] * pieces, counted)
     return max(finished.values()) / 3600
 
 
@@ -108,7 +117,7 @@ def project(args: argparse.Namespace) -> None:
     )
     print(
         f"{'tier':>5} {'positions':>15} {'classes':>13} {'entries':>13} {'parts':>5} "
-        f"{'step 1 min':>10} {'levels min':>10} {'part GB':>7} {'levels GB':>9}"
+        f"{'step 1 min':>10} {'levels min':>10} {'part GB':>7} {'last GB':>7}"
     )
     parts: dict[Tier, list[float]] = {}
     levels: dict[Tier, float] = {}
@@ -126,19 +135,21 @@ def project(args: argparse.Namespace) -> None:
                 costs.append(width / args.count_rate)
                 part_gb = max(part_gb, (4 * width + down) / 1e9)
         parts[tier] = costs
+        last = 4 * size if args.levels_whole else max(entries(*c) for c in classes(tier))
         levels[tier] = size / args.levels_rate
         print(
             f"{tier[0]}-{tier[1]:<3} {positions:>15,} {unique:>13,} {size:>13,} "
             f"{len(costs):>5} {sum(costs) / 60:>10.1f} {levels[tier] / 60:>10.1f} "
-            f"{part_gb:>7.2f} {4 * size / 1e9:>9.2f}"
+            f"{part_gb:>7.2f} {last / 1e9:>7.2f}"
         )
     total = sum(sum(c) for c in parts.values()) + sum(levels.values())
     count = sum(len(classes(t)) for t in graph)
     print(f"\nall {len(graph)} tiers ({count} classes), CPU {total / 3600:.1f} h")
     print(f"{'nodes':>5} {'hours':>7} {'speed-up':>8}")
-    one = schedule(graph, parts, levels, 1)
+    whole = args.levels_whole
+    one = schedule(graph, parts, levels, 1, levels_whole=whole)
     for nodes in (1, 8, 32):
-        hours = schedule(graph, parts, levels, nodes)
+        hours = schedule(graph, parts, levels, nodes, levels_whole=whole)
         print(f"{nodes:>5} {hours:>7.2f} {one / hours:>8.2f}")
 
 
@@ -153,6 +164,9 @@ def main() -> None:
     projection.add_argument("--count-rate", type=float, required=True, help="entries/s a node")
     projection.add_argument("--levels-rate", type=float, required=True, help="entries/s a node")
     projection.add_argument("--part-size", type=int, default=PART_SIZE)
+    projection.add_argument(
+        "--levels-whole", action="store_true", help="the level passes one unit per tier"
+    )
     projection.set_defaults(run=project)
     args = parser.parse_args()
     print(f"$ {' '.join([os.path.basename(sys.executable), *sys.argv])}\n")

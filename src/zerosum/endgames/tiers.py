@@ -16,12 +16,11 @@ A tier is built in one of two ways:
   decide; 80% of the work at 5-5, 44% at 6-6) is split by a fixed index range of ``part_size``
   entries, each
   part its own unit (:func:`count_unit`), which writes its arrays to the tier's work folder
-  beside the store (``STORE.parts/x-y.SIZE/``); when every part is there, one more unit
-  (:func:`levels_unit`) joins them, runs the level passes and sends back the tables. A part
-  already in the folder is not built again, so an interrupted tier resumes from its parts.
-
-Not done: the level passes of one tier in parts (they are one unit, which bounds a build on
-many nodes: see the projection in ``docs/games/morris.md``).
+  beside the store (``STORE.parts/x-y.SIZE/``); when every part is there, the level passes
+  run on the same parts, each level two rounds of units (:mod:`.split_levels`), and one more
+  unit (:func:`finish_unit`) fills the duplicate entries and sends back the tables. A part of
+  step 1 already in the folder is not built again, so an interrupted tier resumes from its
+  parts (its level passes start again from them).
 
 This process commits each tier's classes in one transaction as they arrive (and then removes
 its work folder). An interrupted build therefore loses only the units in flight, and the next
