@@ -16,9 +16,9 @@ Trade-off: when ``rep`` has a nontrivial stabiliser (a symmetry ``h`` with ``h(r
 the positions ``(rep, O)`` and ``(rep, h(O))`` are the same up to symmetry but have two entries.
 The retrograde solve (:mod:`.reduced`) decides only the *canonical* one (the least ``O`` over
 the stabiliser, :func:`.reduced.canonical_other`) and then copies its value into the others,
-so a lookup needs only ``orbit(S)`` and ``g``. The cost is the duplicate entries: 6.2% more entries than
-symmetry classes over the classes up to 6-6 (24% for 3-y, where few sets of three are
-asymmetric; 4.3% at 6-6).
+so a lookup needs only ``orbit(S)`` and ``g``. The cost is the duplicate entries: 6.2% more
+entries than symmetry classes over the classes up to 6-6 (24% for 3-y, where few sets of three
+are asymmetric; 4.3% at 6-6).
 """
 
 from __future__ import annotations
