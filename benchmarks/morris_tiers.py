@@ -1,98 +1,176 @@
-"""What the morris endgame tiers up to 9-9 would take: memory and time on 1, 8 and 32 nodes.
+"""The morris endgame tiers: measured rates of the symmetric build, and what 9-9 would take.
 
-A projection, not a measurement: every tier's time is its positions over one measured rate
-(``--rate``, positions per second and node, as the builds of 3-3..4-4 measured it), and its
-memory is what :func:`zerosum.endgames.retro.solve_pair` holds while it runs (four bytes a
-position of the tier's classes: value, moves left, two removal notes; plus one byte a position
-of its input classes). Two schedules of the tier graph (:func:`zerosum.endgames.tiers.
-tier_graph`) on N nodes:
+``measure`` times the two phases of one tier in this process, in CPU seconds (so the machine's
+load hardly matters): step 1 (the moves and removals of every entry, split into parts on the
+executor) and the level passes (one unit per tier). It reads the tier's inputs from a store
+built by ``build-endgames``.
 
-* ``tiers``: each tier one unit (what ``build_tiers`` does today): a tier starts when its
-  inputs are built and a node is free;
-* ``parts``: each tier split by index range over every node (not built yet): the tiers one
-  after another, each in its time over N.
-
-``/sym`` is the same with a position stored once per board symmetry class (not built yet): the
-exact number of classes (:func:`zerosum.endgames.symmetry.class_count`, 15.87 times fewer
-than the positions at 3-3, 15.996 at 9-9), time and memory taken in proportion.
+``project`` takes those two rates (entries per CPU second and node) and schedules the 28 tiers
+up to 9-9 on 1, 8 and 32 nodes as :mod:`zerosum.endgames.tiers` does: a tier starts when its
+inputs are built; its step 1 is split into parts of ``--part-size`` entries, each a unit on any
+free node; its level passes are split over the same parts once step 1 is done (each level is
+two rounds of units, one per part; the time a round waits for its slowest unit and the units'
+start-up are left out: a floor), or with ``--levels-whole`` are one unit per tier (list
+scheduling, the tiers in dependency order). Every figure comes from the exact table sizes of
+the symmetric layout (``orbits(x) * C(24 - x, y)``, the orbits counted exactly by
+:func:`zerosum.endgames.symmetry.class_count`); the memory of a unit is what it holds: four
+bytes an entry of its range plus one byte an entry of the table its removals read (a part of
+step 1; a level's parts hold less), one byte an entry of the tier's larger class (the unit that
+finishes the tier), or four bytes an entry of the tier (``--levels-whole``).
 
 Run from the repository root::
 
-    .venv/bin/python benchmarks/morris_tiers.py [--rate 2000000] [--max-men 9]
+    .venv/bin/python benchmarks/morris_tiers.py measure --store S --tier 5-5
+    .venv/bin/python benchmarks/morris_tiers.py project --count-rate R1 --levels-rate R2
 """
 
 from __future__ import annotations
 
 import argparse
 import heapq
+import os
+import sys
+import time
 from math import comb
 
 from zerosum.endgames.symmetry import class_count
-from zerosum.endgames.tiers import tier_graph
+from zerosum.endgames.tiers import PART_SIZE, tier_graph
 
 POINTS = 24
-
-
-def size(x: int, y: int) -> int:
-    return comb(POINTS, x) * comb(POINTS - x, y)
-
-
 Tier = tuple[int, int]
 
 
-def schedule(graph: dict[Tier, frozenset[Tier]], cost: dict[Tier, float], nodes: int) -> float:
-    """The time of the tier graph on ``nodes`` nodes, each tier one unit, the cheapest first
-    among those ready (list scheduling)."""
-    done_at: dict[Tier, float] = {}
+def classes(tier: Tier) -> list[Tier]:
+    x, y = tier
+    return [(x, y)] if x == y else [(x, y), (y, x)]
+
+
+def entries(x: int, y: int) -> int:
+    """Entries of the class ``x-y`` in the symmetric layout (orbits of the mover's set)."""
+    return class_count(x, 0) * comb(POINTS - x, y)
+
+
+def measure(args: argparse.Namespace) -> None:
+    from zerosum.endgames.database import Endgames
+    from zerosum.endgames.reduced import Layout, count_part, solve_levels
+
+    x, y = (int(n) for n in args.tier.split("-"))
+    with Endgames(args.store, create=False) as store:
+        board = store.board
+        counted = {}
+        top = 0
+        spent = 0.0
+        size_all = 0
+        for mover, other in classes((x, y)):
+            down = (other - 1, mover)
+            table = store.table(*down) if min(down) >= 3 else None
+            size = Layout(board, mover, other).size
+            size_all += size
+            started = time.process_time()
+            counted[(mover, other)], part_top = count_part(board, mover, other, 0, size, table)
+            spent += time.process_time() - started
+            top = max(top, part_top)
+    started = time.process_time()
+    solve_levels(board, x, y, counted, top)
+    levels = time.process_time() - started
+    print(f"tier {x}-{y}: {size_all:,} entries")
+    print(f"step 1: {spent:.1f} CPU s, {size_all / spent:,.0f} entries/CPU s")
+    print(f"level passes: {levels:.1f} CPU s, {size_all / levels:,.0f} entries/CPU s")
+
+
+def schedule(
+    graph: dict[Tier, frozenset[Tier]],
+    parts: dict[Tier, list[float]],
+    levels: dict[Tier, float],
+    nodes: int,
+    *,
+    levels_whole: bool = False,
+) -> float:
+    """The hours of the build on ``nodes`` nodes (see the module docstring)."""
     free = [0.0] * nodes
-    left = dict(graph)
-    while left:
-        ready = [t for t, needs in left.items() if needs <= done_at.keys()]
-        tier = min(ready, key=lambda t: max((done_at[n] for n in left[t]), default=0.0))
-        start_after = max((done_at[n] for n in left[tier]), default=0.0)
-        node = heapq.heappop(free)
-        start = max(node, start_after)
-        done_at[tier] = start + cost[tier]
-        heapq.heappush(free, done_at[tier])
-        del left[tier]
-    return max(done_at.values())
+    finished: dict[Tier, float] = {}
+    order = list(graph)
+
+    def run(costs: list[float], ready: float) -> float:
+        """The units ``costs`` on the nodes that come free first; when the last one ends."""
+        last = ready
+        for cost in costs:
+            start = max(heapq.heappop(free), ready)
+            heapq.heappush(free, start + cost)
+            last = max(last, start + cost)
+        return last
+
+    while len(finished) < len(graph):
+        tier = next(t for t in order if t not in finished and graph[t] <= finished.keys())
+        ready = max((finished[need] for need in graph[tier]), default=0.0)
+        counted = run(parts[tier], ready)
+        pieces = 1 if levels_whole else len(parts[tier])
+        finished[tier] = run([levels[tier] / pieces] * pieces, counted)
+    return max(finished.values()) / 3600
+
+
+def project(args: argparse.Namespace) -> None:
+    graph = tier_graph(9)
+    print(
+        f"step 1 at {args.count_rate:,.0f} entries/s a node, level passes at "
+        f"{args.levels_rate:,.0f}; parts of {args.part_size:,} entries\n"
+    )
+    print(
+        f"{'tier':>5} {'positions':>15} {'classes':>13} {'entries':>13} {'parts':>5} "
+        f"{'step 1 min':>10} {'levels min':>10} {'part GB':>7} {'last GB':>7}"
+    )
+    parts: dict[Tier, list[float]] = {}
+    levels: dict[Tier, float] = {}
+    for tier in graph:
+        size = sum(entries(*c) for c in classes(tier))
+        positions = sum(comb(POINTS, a) * comb(POINTS - a, b) for a, b in classes(tier))
+        unique = sum(class_count(*c) for c in classes(tier))
+        costs = []
+        part_gb = 0.0
+        for a, b in classes(tier):
+            down = entries(b - 1, a) if b - 1 >= 3 else 0
+            n = entries(a, b)
+            for lo in range(0, n, args.part_size):
+                width = min(args.part_size, n - lo)
+                costs.append(width / args.count_rate)
+                part_gb = max(part_gb, (4 * width + down) / 1e9)
+        parts[tier] = costs
+        last = 4 * size if args.levels_whole else max(entries(*c) for c in classes(tier))
+        levels[tier] = size / args.levels_rate
+        print(
+            f"{tier[0]}-{tier[1]:<3} {positions:>15,} {unique:>13,} {size:>13,} "
+            f"{len(costs):>5} {sum(costs) / 60:>10.1f} {levels[tier] / 60:>10.1f} "
+            f"{part_gb:>7.2f} {last / 1e9:>7.2f}"
+        )
+    total = sum(sum(c) for c in parts.values()) + sum(levels.values())
+    count = sum(len(classes(t)) for t in graph)
+    print(f"\nall {len(graph)} tiers ({count} classes), CPU {total / 3600:.1f} h")
+    print(f"{'nodes':>5} {'hours':>7} {'speed-up':>8}")
+    whole = args.levels_whole
+    one = schedule(graph, parts, levels, 1, levels_whole=whole)
+    for nodes in (1, 8, 32):
+        hours = schedule(graph, parts, levels, nodes, levels_whole=whole)
+        print(f"{nodes:>5} {hours:>7.2f} {one / hours:>8.2f}")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rate", type=float, default=2_000_000.0, help="positions/s a node")
-    parser.add_argument("--max-men", type=int, default=9)
-    args = parser.parse_args()
-    graph = tier_graph(args.max_men)  # the graph alone: no tables, any number of men
-    print(f"rate {args.rate:,.0f} positions/s a node (assumed for every tier)")
-    print(
-        f"{'tier':>5} {'positions':>15} {'classes':>13} {'memory GB':>10} {'/sym GB':>8} "
-        f"{'1 node h':>9} {'/sym h':>7}"
+    commands = parser.add_subparsers(dest="command", required=True)
+    timing = commands.add_parser("measure", help="time one tier's two phases (CPU seconds)")
+    timing.add_argument("--store", required=True, help="a store holding the tier's inputs")
+    timing.add_argument("--tier", default="5-5", help="x-y with x <= y (default 5-5)")
+    timing.set_defaults(run=measure)
+    projection = commands.add_parser("project", help="the 28 tiers up to 9-9 on 1, 8, 32 nodes")
+    projection.add_argument("--count-rate", type=float, required=True, help="entries/s a node")
+    projection.add_argument("--levels-rate", type=float, required=True, help="entries/s a node")
+    projection.add_argument("--part-size", type=int, default=PART_SIZE)
+    projection.add_argument(
+        "--levels-whole", action="store_true", help="the level passes one unit per tier"
     )
-    cost: dict[Tier, float] = {}
-    reduced: dict[Tier, float] = {}
-    for x, y in graph:
-        classes = [(x, y)] if x == y else [(x, y), (y, x)]
-        positions = sum(size(*c) for c in classes)
-        unique = sum(class_count(*c) for c in classes)
-        inputs = sum(size(y - 1, x) if y - 1 >= 3 else 0 for x, y in classes)
-        memory = (4 * positions + inputs) / 1e9
-        cost[(x, y)] = positions / args.rate
-        reduced[(x, y)] = cost[(x, y)] * unique / positions
-        print(
-            f"{x}-{y:<3} {positions:>15,} {unique:>13,} {memory:>10.1f} "
-            f"{memory * unique / positions:>8.2f} {cost[(x, y)] / 3600:>9.2f} "
-            f"{reduced[(x, y)] / 3600:>7.2f}"
-        )
-    total = sum(cost.values())
-    print(f"\nall {len(graph)} tiers ({sum(2 - (x == y) for x, y in graph)} classes):")
-    print(f"{'nodes':>5} {'tiers h':>9} {'parts h':>9} {'parts /sym h':>13}")
-    for nodes in (1, 8, 32):
-        tiers = schedule(graph, cost, nodes) / 3600
-        parts = total / nodes / 3600
-        print(
-            f"{nodes:>5} {tiers:>9.1f} {parts:>9.1f} {sum(reduced.values()) / nodes / 3600:>13.2f}"
-        )
+    projection.set_defaults(run=project)
+    args = parser.parse_args()
+    print(f"$ {' '.join([os.path.basename(sys.executable), *sys.argv])}\n")
+    args.run(args)
 
 
 if __name__ == "__main__":

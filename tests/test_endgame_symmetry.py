@@ -50,3 +50,29 @@ def test_three_men_each() -> None:
     assert position_count(3, 3) == 2_691_920  # Gasser's and Malom's count of 3-3
     assert class_count(3, 3) == 169_626
     assert 15.8 < position_count(9, 9) / class_count(9, 9) < 16
+
+
+def test_the_board_has_exactly_these_symmetries() -> None:
+    """Searching every permutation that keeps the edges and mills finds the 16, no more."""
+    from zerosum.endgames.board import GRID, SQUARE
+    from zerosum.endgames.orbits import automorphisms
+
+    assert set(automorphisms(NINE_MENS_MORRIS)) == set(SYMMETRIES)
+    assert len(automorphisms(SQUARE)) == len(automorphisms(GRID)) == 8
+
+
+@pytest.mark.parametrize("k", [1, 2, 3, 4, 5])
+def test_the_orbits_of_the_sets_are_counted_exactly(k: int) -> None:
+    from zerosum.endgames.orbits import image_of, orbits, permutation_bytes
+
+    found = orbits(NINE_MENS_MORRIS, k)
+    assert found.count == class_count(k, 0)
+    table = permutation_bytes(NINE_MENS_MORRIS)
+    masks = sorted(sum(1 << p for p in c) for c in combinations(range(24), k))  # rank order
+    for rank in range(0, len(masks), 97):  # each set maps onto its orbit's representative
+        mask = masks[rank]
+        assert image_of(table, int(found.sym[rank]), mask) == found.rep[found.orbit[rank]]
+    for o in range(found.count):  # the stabiliser keeps the representative, and only it
+        rep = int(found.rep[o])
+        keeps = [g for g in range(1, 16) if image_of(table, g, rep) == rep]
+        assert int(found.stab[o]) == sum(1 << g for g in keeps)

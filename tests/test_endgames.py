@@ -69,12 +69,12 @@ def random_position(rng: random.Random, mover: int, other: int) -> Morris:
 
 
 def position_at(code_table: np.ndarray, index: int, mover: int, other: int) -> Morris:
-    """The position of the class ``mover-other`` at ``index`` (by brute force over the ranks)."""
+    """The position of the class ``mover-other`` at ``index`` of its stored (symmetric) table."""
+    from zerosum.endgames.orbits import orbits
     from zerosum.endgames.retro import spread, subsets
 
     others = subsets(24 - mover, other)
-    movers = subsets(24, mover)
-    mine = int(movers[index // len(others)])
+    mine = int(orbits(NINE_MENS_MORRIS, mover).rep[index // len(others)])
     theirs = int(spread(int(others[index % len(others)]), mine, 24))
     as_list = [p for p in range(24) if mine >> p & 1], [p for p in range(24) if theirs >> p & 1]
     return Morris.from_position(text_of(*as_list, "w"))
@@ -107,17 +107,70 @@ def test_retrograde_matches_the_level_by_level_solver(board: Board) -> None:
     assert any(c > 0 and c % 2 == 1 for c in codes)  # losses
 
 
+@pytest.mark.parametrize("board", [SQUARE, GRID], ids=lambda b: b.name)
+def test_the_symmetric_solve_matches_the_level_by_level_solver(board: Board) -> None:
+    from zerosum.endgames import reduced
+    from zerosum.endgames.orbits import orbits, permutation_bytes, table_size
+    from zerosum.endgames.retro import class_pairs
+
+    reference = solve_by_levels(board, 4)
+    tables: dict[tuple[int, int], np.ndarray] = {}
+    for x, y in class_pairs(4):
+        tables.update(reduced.solve_pair(board, x, y, tables))
+    binom = Geometry(board).binom
+    for (mover, other), code in reference.items():
+        x, y = mover.bit_count(), other.bit_count()
+        table = tables[x, y]
+        assert len(table) == table_size(board, x, y)
+        mine = orbits(board, x)
+        at = reduced.lookup_index(
+            mover,
+            other,
+            len(reduced.subsets(board.size - x, y)),
+            mine.orbit,
+            mine.sym,
+            mine.rep,
+            permutation_bytes(board),
+            binom,
+        )
+        assert table[at] == code, (board.name, mover, other)
+
+
+def test_symmetric_tables_equal_the_full_tables_through_four_men() -> None:
+    """Every position of every class up to 4-4: the symmetric solve (expanded) and the
+    full-table solve give the same byte."""
+    from zerosum.endgames import reduced, retro
+
+    full: dict[tuple[int, int], np.ndarray] = {}
+    symmetric: dict[tuple[int, int], np.ndarray] = {}
+    for x, y in retro.class_pairs(4):
+        full.update(retro.solve_pair(NINE_MENS_MORRIS, x, y, full))
+        symmetric.update(reduced.solve_pair(NINE_MENS_MORRIS, x, y, symmetric))
+    for key, table in full.items():
+        assert len(symmetric[key]) * 12 < len(table)  # 12.8 at 3-3, 14.0 at 4-4
+        assert np.array_equal(reduced.expand(NINE_MENS_MORRIS, *key, symmetric[key]), table), key
+
+
 def test_plain_python_index_matches_the_compiled_one(endgames: Endgames) -> None:
+    from zerosum.endgames.orbits import orbits, permutation_bytes, table_size
+    from zerosum.endgames.reduced import lookup_index
+
     geometry = Geometry(NINE_MENS_MORRIS)
+    perm = permutation_bytes(NINE_MENS_MORRIS)
     rng = random.Random(5)
     for _ in range(500):
-        x, y = rng.choice([(3, 3), (3, 4), (4, 3), (4, 4)])
+        x, y = rng.choice([(3, 3), (3, 4), (4, 3), (4, 4), (6, 5)])
         points = rng.sample(range(24), x + y)
         mover = sum(1 << p for p in points[:x])
         other = sum(1 << p for p in points[x:])
         index = endgames._index(mover, other)
-        assert index == geometry.index(mover, other)
-        assert 0 <= index < class_size(NINE_MENS_MORRIS, x, y)
+        mine = orbits(NINE_MENS_MORRIS, x)
+        count = class_size(NINE_MENS_MORRIS, x, y) // len(mine.orbit)
+        expected = lookup_index(
+            mover, other, count, mine.orbit, mine.sym, mine.rep, perm, geometry.binom
+        )
+        assert index == expected
+        assert 0 <= index < table_size(NINE_MENS_MORRIS, x, y)
 
 
 def test_three_men_each_reproduces_the_published_figures(endgames: Endgames) -> None:
@@ -125,7 +178,9 @@ def test_three_men_each_reproduces_the_published_figures(endgames: Endgames) -> 
     assert info.entries == 2_691_920
     assert (info.wins, info.losses, info.draws) == (2_232_160, 455_648, 4_112)
     assert (info.longest_win, info.longest_loss) == (25, 26)
-    table = endgames.table(3, 3)  # the stored blob, counted again
+    assert info.classes == 169_626  # symmetry.class_count(3, 3)
+    assert info.stored == len(endgames.table(3, 3)) == 158 * 1330
+    table = endgames.full_table(3, 3)  # the stored blob, every position counted again
     distance = table.astype(np.int64) - 1
     assert len(table) == 2_691_920
     assert int(((table > 0) & (distance % 2 == 1)).sum()) == 2_232_160
@@ -139,6 +194,7 @@ def test_three_against_four_figures(endgames: Endgames) -> None:
     info = {c.name: c for c in endgames.classes()}
     three, four = info["3-4"], info["4-3"]
     assert three.entries == four.entries == 2024 * 5985
+    assert three.classes == four.classes == 760_398
     assert (three.wins, three.losses, three.draws) == (1_629_336, 0, 10_484_304)
     assert (four.wins, four.losses, four.draws) == (1_201_560, 48_720, 10_863_360)
     assert (three.longest_win, four.longest_win, four.longest_loss) == (33, 1, 32)
@@ -229,7 +285,7 @@ def test_a_killed_build_keeps_the_classes_it_finished(tmp_path: Path) -> None:
         check.close()
     with Endgames(path) as endgames:
         assert [c.name for c in endgames.classes()] == ["3-3"]
-        assert len(endgames.table(3, 3)) == endgames.classes()[0].entries
+        assert len(endgames.table(3, 3)) == endgames.classes()[0].stored
         seen: list[ClassInfo] = []
         endgames.build(3, on_class=seen.append)
         assert [(c.name, c.built_now) for c in seen] == [("3-3", False)]  # found, not rebuilt
@@ -360,8 +416,8 @@ def test_solve_morris_json(store: Path, capsys: pytest.CaptureFixture[str]) -> N
 def test_build_endgames_command(store: Path, capsys: pytest.CaptureFixture[str]) -> None:
     data = run_json(capsys, "build-endgames", "morris", "--max-men", "3", "--store", str(store))
     assert [(c["name"], c["built_now"]) for c in data["classes"]] == [("3-3", False)]  # type: ignore[index, union-attr]
-    assert main(["build-endgames", "morris", "--max-men", "5", "--store", str(store)]) == 2
-    assert "3..4" in capsys.readouterr().err
+    assert main(["build-endgames", "morris", "--max-men", "7", "--store", str(store)]) == 2
+    assert "3..6" in capsys.readouterr().err
     assert main(["build-endgames", "connect4", "--store", str(store)]) == 2
     assert "'connect4' has no endgame databases: expected one of morris" in capsys.readouterr().err
 
@@ -394,12 +450,24 @@ def test_positions_outside_the_databases_fall_back_to_search(
         "solve",
         "morris",
         "--position",
-        "WWWWW.......BBBB........ b 0 0",
+        "WWWWWWW.....BBBB........ b 0 0",
         "--store",
         str(store),
     ]
     assert main(with_store) == 2
     assert "outside the endgame databases" in capsys.readouterr().err
+    # 5-4 is in the databases' reach, but solve builds on first use only up to 4-4
+    five = [
+        "solve",
+        "morris",
+        "--position",
+        "WWWWW.......BBBB........ b 0 0",
+        "--store",
+        str(store),
+    ]
+    assert main(five) == 2
+    err = capsys.readouterr().err
+    assert "class 4-5 is not in" in err and "build-endgames morris --max-men 5" in err
 
 
 def test_players_take_the_databases_best_moves_at_the_root(

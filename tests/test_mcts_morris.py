@@ -14,8 +14,10 @@ import pytest
 from zerosum.compiled import morris as kernel
 from zerosum.compiled.engine import NO_SCORE
 from zerosum.endgames import probe as probe_module
+from zerosum.endgames.board import NINE_MENS_MORRIS
 from zerosum.endgames.database import default_path
-from zerosum.endgames.retro import index_of
+from zerosum.endgames.orbits import orbits
+from zerosum.endgames.reduced import lookup_index
 from zerosum.engines import MCTS, MctsEngine, open_engine
 from zerosum.engines.mcts_compiled import CompiledMctsEngine
 from zerosum.game import WIN, Game, Outcome
@@ -174,7 +176,10 @@ class FakeEndgames:
     def code(self, mover: int, other: int) -> int | None:
         if (mover.bit_count(), other.bit_count()) != (3, 3):
             return None
-        index = index_of(mover, other, kernel.OTHER_COUNTS[self.kind], kernel.BINOM)
+        three = orbits(NINE_MENS_MORRIS, 3)
+        count = kernel.OTHER_COUNTS[self.kind]
+        perm, binom = kernel.PERM, kernel.BINOM
+        index = lookup_index(mover, other, count, three.orbit, three.sym, three.rep, perm, binom)
         self.hits += 1
         return int(self.table[index])
 

@@ -24,7 +24,7 @@ from zerosum.cli.parser import (
     worker_count,
 )
 from zerosum.cli.progress import Progress
-from zerosum.endgames import MAX_MEN
+from zerosum.endgames import DEFAULT_MEN, MAX_MEN
 from zerosum.formatting import move_names
 from zerosum.game import Game
 from zerosum.games import GAMES, GameSpec, get_game, resolve
@@ -42,8 +42,9 @@ def add_parser(commands: Subcommands) -> None:
     endgames.add_argument(
         "--max-men",
         type=whole_number,
-        default=MAX_MEN,
-        help=f"men a side, 3..{MAX_MEN} (default {MAX_MEN})",
+        default=DEFAULT_MEN,
+        help=f"men a side, 3..{MAX_MEN} (default {DEFAULT_MEN}; 6: about 7 CPU minutes, "
+        "1.1 GB a worker)",
     )
     endgames.add_argument(
         "--store", metavar="PATH", help="the SQLite file (default: $ZEROSUM_ENDGAMES or the cache)"
@@ -53,7 +54,16 @@ def add_parser(commands: Subcommands) -> None:
         type=worker_count,
         default=1,
         metavar="N",
-        help="build independent tiers at once in N local processes (0 or auto: one per core)",
+        help="build independent tiers and the parts of large ones at once in N local "
+        "processes (0 or auto: one per core)",
+    )
+    endgames.add_argument(
+        "--part-size",
+        type=whole_number,
+        default=None,
+        metavar="N",
+        help="with --workers or --cluster: split a class of more than N entries into parts "
+        "of N, each its own unit (default 16777216)",
     )
     cluster_option(endgames, "build the tiers")
     json_option(endgames)
@@ -75,17 +85,24 @@ def run(args: argparse.Namespace) -> int:
     # Ctrl-C loses only the class in progress
     with module.Endgames(args.store, on_wait=tell_waiting) as endgames, status:
         status.update(f"building up to {args.max_men} men a side")
-        if args.workers == 1 and args.cluster is None:
+        if not 3 <= args.max_men <= MAX_MEN:  # before any worker starts
+            raise UsageError(f"--max-men {args.max_men} is out of range: expected 3..{MAX_MEN}")
+        if args.part_size is not None and args.part_size < 1:
+            raise UsageError(f"--part-size {args.part_size}: expected 1 or more entries")
+        if args.workers == 1 and args.cluster is None and args.part_size is None:
             infos = endgames.build(args.max_men, on_class=_class_notes(status))
         else:  # tiers in dependency order on the executor (numba and Ray: only when asked)
-            from zerosum.endgames.tiers import build_tiers
+            from zerosum.endgames.tiers import PART_SIZE, build_tiers
             from zerosum.runtime.cluster import open_executor
 
-            if not 3 <= args.max_men <= MAX_MEN:  # before any worker starts
-                raise UsageError(f"--max-men {args.max_men} is out of range: expected 3..{MAX_MEN}")
-
             with open_executor(args.cluster, workers=args.workers) as executor:
-                infos = build_tiers(endgames, executor, args.max_men, on_class=_class_notes(status))
+                infos = build_tiers(
+                    endgames,
+                    executor,
+                    args.max_men,
+                    on_class=_class_notes(status),
+                    part_size=args.part_size or PART_SIZE,
+                )
     seconds = time.perf_counter() - started
     data = {
         "game": spec.name,
@@ -106,8 +123,16 @@ def _class_notes(status: Progress) -> Callable[[ClassInfo], None]:
     def note(info: ClassInfo) -> None:
         nonlocal classes
         classes += 1
-        how = f"built in {info.build_s:.1f} s" if info.built_now else "already stored"
-        text = f"endgames {info.name}: {info.entries:,} positions, {how}"
+        how = (
+            f"built in {info.build_s:.1f} s, peak {info.peak_mb:,.0f} MB"
+            if info.built_now
+            else "already stored"
+        )
+        text = (
+            f"endgames {info.name}: {info.entries:,} positions, {info.classes:,} up to "
+            f"symmetry; {info.wins:,} wins, {info.losses:,} losses, {info.draws:,} draws, "
+            f"longest win {info.longest_win}; {how}"
+        )
         status.echo(text, file=sys.stderr)
         status.update(f"{classes} classes ready (the last: {info.name})")
 
@@ -123,7 +148,14 @@ def run_endgame(args: argparse.Namespace, spec: GameSpec, game: Game[Any]) -> in
     status = Progress.for_command(args, "solve")
     with status, module.Endgames(args.store, on_wait=tell_waiting) as endgames:
         status.update("reading the endgame databases")
-        if not endgames.has(*needed_class(game)):
+        needed = needed_class(game)
+        if not endgames.has(*needed) and max(needed) > DEFAULT_MEN:
+            raise UsageError(
+                f"class {needed[0]}-{needed[1]} is not in {endgames.path}: build it first with "
+                f"'zerosum build-endgames morris --max-men {max(needed)} --store {endgames.path}' "
+                "(minutes)"
+            )
+        if not endgames.has(*needed):
             print(f"building the endgame databases in {endgames.path} (first use)", file=sys.stderr)
             status.update("building the endgame databases")
             endgames.build(through=needed_class(game), on_class=_class_notes(status))

@@ -32,6 +32,7 @@ from zerosum.cli.solve_book import solve_from_book
 from zerosum.cli.solve_cluster import DEFAULT_UNIT_NODES, cost_line, run_cluster
 from zerosum.cli.solve_positions import run_positions
 from zerosum.compiled import DEFAULT_HASH_MB
+from zerosum.endgames import MAX_MEN
 from zerosum.engines import open_engine
 from zerosum.formatting import (
     describe,
@@ -104,7 +105,8 @@ def run(args: argparse.Namespace) -> int:
         if args.store:
             raise UsageError(
                 "--store names the endgame store, and this position is outside the endgame "
-                "databases: expected nothing in hand and 3..4 men a side on the standard board"
+                f"databases: expected nothing in hand and 3..{MAX_MEN} men a side on the "
+                "standard board"
             )
     algorithm = check_algorithm(spec, algorithm, "solve")
     if args.cluster is not None:

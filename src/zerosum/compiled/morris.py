@@ -16,9 +16,10 @@ higher). Draws by repetition look back at most ``WINDOW`` moves: further back th
 already hold the positions of the current search line.
 
 Below the root the search probes the endgame databases of :mod:`zerosum.endgames` in the
-default store (:func:`endgame_tables` loads every stored class into one array, never building
-one), with the pure-Python probe's policy (:func:`zerosum.endgames.probe.probe_men`): nothing in
-hand, 3..4 men a side, the databases' rules, and under a move limit only a result whose end
+default store (:func:`endgame_tables` loads every stored class up to 4-4 into one array, never
+building one; the classes past 4-4, up to 163 MB each, are left to the pure-Python probe), with
+the pure-Python probe's policy (:func:`zerosum.endgames.probe.probe_men`): nothing in hand,
+3..4 men a side, the databases' rules, and under a move limit only a result whose end
 comes within it. A result ``d`` moves from game ply ``p`` ends at ply ``p + d`` and ranks as
 the kernel's own ends do.
 """
@@ -32,11 +33,12 @@ import numpy as np
 
 from zerosum.compiled.engine import INF, NO_SCORE, Kernel, popcount, score_of_rank
 from zerosum.compiled.kernels import CompiledGame
-from zerosum.endgames import MAX_MEN
 from zerosum.endgames.board import NINE_MENS_MORRIS
 from zerosum.endgames.database import EndgameError, Endgames, default_path
+from zerosum.endgames.orbits import orbits, permutation_bytes, table_size
 from zerosum.endgames.probe import MIN_MEN, solved_rules
-from zerosum.endgames.retro import binomials, class_size, index_of
+from zerosum.endgames.reduced import lookup_index
+from zerosum.endgames.retro import binomials
 from zerosum.game import WIN, Game, Score
 from zerosum.games import morris as game
 from zerosum.games.morris_rules import Rules
@@ -498,6 +500,8 @@ def over(st: Any) -> int:
 
 # -- the endgame databases -------------------------------------------------------------------
 
+MAX_MEN: Final = 4
+"""The largest class the compiled probe reads (the classes up to 4-4: 3.6 MB)."""
 ENDGAME_CLASSES: Final = [
     (x, y) for x in range(MIN_MEN, MAX_MEN + 1) for y in range(MIN_MEN, MAX_MEN + 1)
 ]
@@ -506,13 +510,19 @@ ENDGAME_HEADER: Final = 16
 """The first bytes of the array: one per class of ``ENDGAME_CLASSES``, 1 if it is there."""
 _SIDE_MEN: Final = MAX_MEN - MIN_MEN + 1
 CLASS_SIZES: Final = np.array(
-    [class_size(NINE_MENS_MORRIS, x, y) for x, y in ENDGAME_CLASSES], dtype=np.int64
+    [table_size(NINE_MENS_MORRIS, x, y) for x, y in ENDGAME_CLASSES], dtype=np.int64
 )
 OTHER_COUNTS: Final = np.array(
     [comb(NINE_MENS_MORRIS.size - x, y) for x, y in ENDGAME_CLASSES], dtype=np.int64
 )
-"""``C(n - x, y)``: the ways to place the opponent's men, as :func:`index_of` takes it."""
+"""``C(n - x, y)``: the ways to place the opponent's men, as :func:`lookup_index` takes it."""
 BINOM: Final = binomials(NINE_MENS_MORRIS.size)
+_ORBITS: Final = [orbits(NINE_MENS_MORRIS, k) for k in range(MIN_MEN, MAX_MEN + 1)]
+ORBIT: Final = tuple(o.orbit for o in _ORBITS)
+"""Per number of men from ``MIN_MEN``, the symmetric layout's arrays (:mod:`.orbits`)."""
+SYM: Final = tuple(o.sym for o in _ORBITS)
+REP: Final = tuple(o.rep for o in _ORBITS)
+PERM: Final = permutation_bytes(NINE_MENS_MORRIS)
 assert len(ENDGAME_CLASSES) <= ENDGAME_HEADER
 _TABLES: dict[str, np.ndarray[Any, Any]] = {}
 
@@ -563,7 +573,11 @@ def probe(st: Any, aux: Any) -> int:
     for earlier in range(kind):
         if aux[earlier] != 0:
             offset += CLASS_SIZES[earlier]
-    code = int(aux[offset + index_of(mine, theirs, OTHER_COUNTS[kind], BINOM)])
+    if x == MIN_MEN:
+        at = lookup_index(mine, theirs, OTHER_COUNTS[kind], ORBIT[0], SYM[0], REP[0], PERM, BINOM)
+    else:
+        at = lookup_index(mine, theirs, OTHER_COUNTS[kind], ORBIT[1], SYM[1], REP[1], PERM, BINOM)
+    code = int(aux[offset + at])
     if code == 0:
         return 0
     moves = code - 1

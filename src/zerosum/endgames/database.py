@@ -1,10 +1,13 @@
 """Morris endgame databases in the embedded store: build once, probe any time.
 
 Each class ``x-y`` (the side to move with ``x`` men, its opponent with ``y``, nothing in hand)
-is one row of the ``endgames`` table of an SQLite file: its byte table (see
-:mod:`zerosum.endgames.retro`) as a zlib-compressed blob, with its counts and build time (all
-four classes up to 4-4 take about 2 MB). The file may be the
-same one ``zerosum.store.Store`` keeps proven results in; the two tables do not meet.
+is one row of the ``endgame_tables`` table of an SQLite file: its byte table as a
+zlib-compressed blob, one byte a position up to the board's 16 symmetries (the layout of
+:mod:`zerosum.endgames.orbits`, the codes of :mod:`zerosum.endgames.retro`), with its counts
+(every position, as the published figures count them, and the symmetry classes), its build
+time and the building process's peak memory. The file may be the same one
+``zerosum.store.Store`` keeps proven results in; the tables do not meet. (Files of earlier
+versions kept full tables in a table ``endgames``: it is ignored, and the classes rebuilt.)
 
 Building is resumable: the classes are built in dependency order, a class already stored is
 skipped, and each pair ``x-y``/``y-x`` (solved together) is committed in one transaction, so a
@@ -38,17 +41,20 @@ from zerosum.sqlitefile import FileProblem, SqliteFile
 GAME: Final = "morris"
 
 _SCHEMA = """
-CREATE TABLE IF NOT EXISTS endgames (
+CREATE TABLE IF NOT EXISTS endgame_tables (
     game TEXT NOT NULL,
     mover INTEGER NOT NULL,
     other INTEGER NOT NULL,
     entries INTEGER NOT NULL,
+    classes INTEGER NOT NULL,
+    stored INTEGER NOT NULL,
     wins INTEGER NOT NULL,
     losses INTEGER NOT NULL,
     draws INTEGER NOT NULL,
     longest_win INTEGER NOT NULL,
     longest_loss INTEGER NOT NULL,
     build_s REAL NOT NULL,
+    peak_mb REAL NOT NULL,
     data BLOB NOT NULL,
     PRIMARY KEY (game, mover, other)
 )
@@ -101,12 +107,19 @@ class ClassInfo:
     mover: int
     other: int
     entries: int
+    """Positions of the class (every one, as the published figures count them)."""
+    classes: int
+    """Positions up to the board's symmetries (the canonical entries)."""
+    stored: int
+    """Entries of the stored table (the classes and their duplicates, see :mod:`.orbits`)."""
     wins: int
     losses: int
     draws: int
     longest_win: int
     longest_loss: int
     build_s: float
+    peak_mb: float
+    """The building process's peak resident memory (0 when unknown)."""
     built_now: bool = False
     """Built by this call rather than found in the store."""
 
@@ -175,22 +188,39 @@ def _rank(men: int, taken: int) -> int:
     return rank
 
 
-def _counts(table: np.ndarray[Any, Any]) -> tuple[int, int, int, int, int]:
-    distance = table.astype(np.int64) - 1
-    decided = table > 0
-    wins = decided & (distance % 2 == 1)
-    losses = decided & (distance % 2 == 0)
+def _counts(per_code: np.ndarray[Any, Any]) -> tuple[int, int, int, int, int, int, int]:
+    """``(positions, classes, wins, losses, draws, longest win, longest loss)`` from the
+    counts per code of :func:`zerosum.endgames.reduced.counts` (positions per code in row 0,
+    classes in row 1; the wins, losses and draws count positions)."""
+    positions = per_code[0]
+    codes = np.arange(len(positions))
+    wins = (codes > 0) & ((codes - 1) % 2 == 1) & (positions > 0)
+    losses = (codes > 0) & ((codes - 1) % 2 == 0) & (positions > 0)
     return (
-        int(wins.sum()),
-        int(losses.sum()),
-        int((~decided).sum()),
-        int(distance[wins].max()) if wins.any() else -1,
-        int(distance[losses].max()) if losses.any() else -1,
+        int(positions.sum()),
+        int(per_code[1].sum()),
+        int(positions[wins].sum()),
+        int(positions[losses].sum()),
+        int(positions[0]),
+        int(codes[wins].max()) - 1 if wins.any() else -1,
+        int(codes[losses].max()) - 1 if losses.any() else -1,
     )
 
 
+def peak_mb() -> float:
+    """This process's peak resident memory so far, in MB (0 where unknown)."""
+    try:
+        import resource
+    except ImportError:  # not on every platform
+        return 0.0
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
 def _insert(db: sqlite3.Connection, *, rows: list[tuple[Any, ...]]) -> None:
-    db.executemany("INSERT OR REPLACE INTO endgames VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+    db.executemany(
+        "INSERT OR REPLACE INTO endgame_tables VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        rows,
+    )
 
 
 class Endgames:
@@ -213,6 +243,7 @@ class Endgames:
         self.board = board
         self._tables: dict[tuple[int, int], np.ndarray[Any, Any]] = {}
         self._stored: set[tuple[int, int]] | None = None
+        self._orbits: dict[int, Any] = {}
         if not create and not self.path.exists():
             raise EndgameError(
                 f"no endgame store at {self.path}: build it with 'zerosum build-endgames morris'"
@@ -241,8 +272,9 @@ class Endgames:
         """The stored classes, smallest first."""
         rows = self._file.run(
             lambda db: db.execute(
-                "SELECT mover, other, entries, wins, losses, draws, longest_win, longest_loss, "
-                "build_s FROM endgames WHERE game = ? ORDER BY mover + other, mover",
+                "SELECT mover, other, entries, classes, stored, wins, losses, draws, "
+                "longest_win, longest_loss, build_s, peak_mb FROM endgame_tables "
+                "WHERE game = ? ORDER BY mover + other, mover",
                 (GAME,),
             ).fetchall()
         )
@@ -255,12 +287,13 @@ class Endgames:
         return (mover, other) in self._stored
 
     def table(self, mover: int, other: int) -> np.ndarray[Any, Any]:
-        """The byte table of the class ``mover-other`` (raises if it is not stored)."""
+        """The stored byte table of the class ``mover-other``, one entry a position up to
+        symmetry (:mod:`.orbits`; raises if it is not stored)."""
         key = (mover, other)
         if key not in self._tables:
             row = self._file.run(
                 lambda db: db.execute(
-                    "SELECT data FROM endgames WHERE game = ? AND mover = ? AND other = ?",
+                    "SELECT data FROM endgame_tables WHERE game = ? AND mover = ? AND other = ?",
                     (GAME, mover, other),
                 ).fetchone()
             )
@@ -271,6 +304,13 @@ class Endgames:
                 )
             self._tables[key] = np.frombuffer(zlib.decompress(row[0]), dtype=np.uint8)
         return self._tables[key]
+
+    def full_table(self, mover: int, other: int) -> np.ndarray[Any, Any]:
+        """The class ``mover-other`` with every position, in the layout of
+        :mod:`zerosum.endgames.retro` (its index :func:`~zerosum.endgames.retro.index_of`)."""
+        from zerosum.endgames.reduced import expand
+
+        return expand(self.board, mover, other, self.table(mover, other))
 
     # -- building -----------------------------------------------------------------------
 
@@ -284,7 +324,8 @@ class Endgames:
         """Build every class up to ``max_men`` a side that is not stored yet, in dependency
         order (with ``through``, only up to that class and what it needs); ``on_class`` hears
         of each class as soon as it is stored (or found in the store)."""
-        from zerosum.endgames.retro import class_pairs, solve_pair
+        from zerosum.endgames.reduced import solve_pair
+        from zerosum.endgames.retro import class_pairs
 
         if not 3 <= max_men <= MAX_MEN:
             raise EndgameError(f"{max_men} men a side is out of range: expected 3..{MAX_MEN}")
@@ -306,7 +347,7 @@ class Endgames:
             started = time.perf_counter()
             tables = solve_pair(self.board, x, y, inputs)
             seconds = (time.perf_counter() - started) / len(tables)
-            for info in self.commit(tables, seconds):
+            for info in self.commit(tables, seconds, peak_mb()):
                 stored[(info.mover, info.other)] = info
                 done.append(info)
                 if on_class is not None:
@@ -314,43 +355,83 @@ class Endgames:
         return done
 
     def commit(
-        self, tables: dict[tuple[int, int], np.ndarray[Any, Any]], seconds: float
+        self,
+        tables: dict[tuple[int, int], np.ndarray[Any, Any]],
+        seconds: float,
+        peak: float = 0.0,
     ) -> list[ClassInfo]:
-        """Store the classes of one pair (built in ``seconds`` each) in one transaction."""
-        infos = [
-            ClassInfo(key[0], key[1], len(table), *_counts(table), seconds, built_now=True)
-            for key, table in tables.items()
-        ]
+        """Store the classes of one pair (symmetric tables, built in ``seconds`` each by a
+        process that peaked at ``peak`` MB) in one transaction."""
+        from zerosum.endgames.reduced import counts
+
+        infos = []
+        for (mover, other), table in tables.items():
+            positions, classes, wins, losses, draws, win, loss = _counts(
+                counts(self.board, mover, other, table)
+            )
+            infos.append(
+                ClassInfo(
+                    mover,
+                    other,
+                    positions,
+                    classes,
+                    len(table),
+                    wins,
+                    losses,
+                    draws,
+                    win,
+                    loss,
+                    seconds,
+                    peak,
+                    built_now=True,
+                )
+            )
         rows = [
             (
                 GAME,
                 info.mover,
                 info.other,
                 info.entries,
+                info.classes,
+                info.stored,
                 info.wins,
                 info.losses,
                 info.draws,
                 info.longest_win,
                 info.longest_loss,
                 info.build_s,
+                info.peak_mb,
                 zlib.compress(table.tobytes()),
             )
             for info, table in zip(infos, tables.values(), strict=True)
         ]
         self._file.run(partial(_insert, rows=rows), write=True)  # the pair: one transaction
         self._stored = None
-        self._tables.update(tables)
         return infos
 
     # -- probing ------------------------------------------------------------------------
 
     def _index(self, mover: int, other: int) -> int:
-        """The table index of :func:`zerosum.endgames.retro.index_of`, in plain Python (so
-        probing needs no compiler)."""
-        n = self.board.size
-        return _rank(mover, 0) * _BINOM[n - mover.bit_count()][other.bit_count()] + _rank(
-            other, mover
-        )
+        """The table index of :func:`zerosum.endgames.reduced.lookup_index`, in plain Python
+        (so probing needs no compiler)."""
+        x = mover.bit_count()
+        found = self._orbits.get(x)
+        if found is None:
+            found = self._orbits[x] = self._load_orbits(x)
+        orbit, sym, rep, perm = found
+        r = _rank(mover, 0)
+        o = orbit[r]
+        g = perm[sym[r]]
+        image = g[0][other & 255] | g[1][other >> 8 & 255] | g[2][other >> 16 & 255]
+        return o * _BINOM[self.board.size - x][other.bit_count()] + _rank(image, rep[o])
+
+    def _load_orbits(self, x: int) -> tuple[list[int], list[int], list[int], list[list[list[int]]]]:
+        """The orbits of the ``x``-sets as plain lists (for :meth:`_index`)."""
+        from zerosum.endgames.orbits import orbits, permutation_bytes
+
+        mine = orbits(self.board, x)
+        perm = permutation_bytes(self.board).tolist()
+        return mine.orbit.tolist(), mine.sym.tolist(), mine.rep.tolist(), perm
 
     def code(self, mover: int, other: int) -> int | None:
         """The byte entry of a position (see :mod:`zerosum.endgames.retro`), or ``None`` when

@@ -1,38 +1,63 @@
-"""Endgame classes as a graph of tiers, built in dependency order on an executor.
+"""Endgame classes as a graph of tiers, built in order on an executor, large tiers in parts.
 
 A *tier* is a pair of classes ``x-y``/``y-x`` (``x <= y``), solved together because a move
 that removes nothing turns one into the other (:mod:`.retro`). A move that closes a mill leads
 into the pair of ``(y - 1)-x`` or of ``(x - 1)-y``: those tiers must be built first, and are
 the tier's dependencies (:func:`tier_graph`). Tiers whose dependencies are all stored do not
-depend on each other and are built at once, each a unit of an
-:class:`~zerosum.runtime.executor.Executor` (local processes or Ray): the worker reads its
-inputs from the database file, solves the pair and sends back the tables; this process commits
-each pair in one transaction as it arrives. An interrupted build therefore loses only the
-tiers in flight, and the next one resumes from the file. The result equals
-:meth:`~zerosum.endgames.database.Endgames.build`'s, one tier after another (its serial twin).
+depend on each other and are built at once, as units of an
+:class:`~zerosum.runtime.executor.Executor` (local processes or Ray). Every table is in the
+symmetric layout of :mod:`.orbits`, solved by :mod:`.reduced`.
 
-What this does not do yet: split one large tier into parts by index range (a tier is one
-unit, so 4-4, the largest tier up to four men, bounds the build's time), or store a position
-once per board symmetry.
+A tier is built in one of two ways:
+
+* **whole** (every class at most ``part_size`` entries): one unit reads its inputs from the
+  database file, solves the pair and sends back the tables (:func:`build_tier`);
+* **in parts**: step 1 of the solve (each position's moves, and what its removals already
+  decide; 80% of the work at 5-5, 44% at 6-6) is split by a fixed index range of ``part_size``
+  entries, each
+  part its own unit (:func:`count_unit`), which writes its arrays to the tier's work folder
+  beside the store (``STORE.parts/x-y.SIZE/``); when every part is there, the level passes
+  run on the same parts, each level two rounds of units (:mod:`.split_levels`), and one more
+  unit (:func:`finish_unit`) fills the duplicate entries and sends back the tables. A part of
+  step 1 already in the folder is not built again, so an interrupted tier resumes from its
+  parts (its level passes start again from them).
+
+This process commits each tier's classes in one transaction as they arrive (and then removes
+its work folder). An interrupted build therefore loses only the units in flight, and the next
+one resumes from the file. The result equals
+:meth:`~zerosum.endgames.database.Endgames.build`'s, one tier after another in one process (its
+serial twin), whatever the part size.
+
+The work folder must be readable by every worker: on a Ray cluster of several machines, the
+store must be on a shared file system (as for the inputs every unit reads from it).
 """
 
 from __future__ import annotations
 
+import os
+import shutil
 import time
 import zlib
 from collections.abc import Callable
 from concurrent.futures import Future
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Final
 
 import numpy as np
 
-from zerosum.endgames import MAX_MEN
-from zerosum.endgames.database import ClassInfo, EndgameError, Endgames
+from zerosum.endgames import DEFAULT_MEN, MAX_MEN
+from zerosum.endgames.board import Board
+from zerosum.endgames.database import ClassInfo, EndgameError, Endgames, peak_mb
 from zerosum.runtime.executor import Executor
 
 Tier = tuple[int, int]
 """A pair of classes ``(x, y)`` with ``x <= y``."""
+PART_SIZE: Final = 1 << 24
+"""Entries of a class per part (16.8 M: 6-6 is ten parts)."""
 _POLL_S: Final = 0.2
+Packed = list[tuple[int, int, bytes]]
+"""Tables sent back by a unit: (mover, other, zlib-compressed bytes)."""
 
 
 def tier_graph(max_men: int) -> dict[Tier, frozenset[Tier]]:
@@ -47,10 +72,19 @@ def tier_graph(max_men: int) -> dict[Tier, frozenset[Tier]]:
     return graph
 
 
-def build_tier(path: str, x: int, y: int) -> tuple[list[tuple[int, int, bytes]], float]:
-    """A unit, run in a worker: the tier ``x-y`` solved from its inputs in the file at
-    ``path``; its tables (mover, other, zlib-compressed bytes) and the seconds per class."""
-    from zerosum.endgames.retro import solve_pair
+def _classes(tier: Tier) -> list[tuple[int, int]]:
+    x, y = tier
+    return [(x, y)] if x == y else [(x, y), (y, x)]
+
+
+def _pack(tables: dict[tuple[int, int], np.ndarray[Any, Any]]) -> Packed:
+    return [(m, o, zlib.compress(table.tobytes(), 1)) for (m, o), table in tables.items()]
+
+
+def build_tier(path: str, x: int, y: int) -> tuple[Packed, float, float]:
+    """A unit, run in a worker: the tier ``x-y`` solved whole from its inputs in the file at
+    ``path``; its tables, the seconds per class and the worker's peak memory in MB."""
+    from zerosum.endgames.reduced import solve_pair
 
     with Endgames(path, create=False) as endgames:
         needed = {(y - 1, x), (x - 1, y)}
@@ -58,24 +92,111 @@ def build_tier(path: str, x: int, y: int) -> tuple[list[tuple[int, int, bytes]],
         started = time.perf_counter()
         tables = solve_pair(endgames.board, x, y, inputs)
     seconds = (time.perf_counter() - started) / len(tables)
-    packed = [(m, o, zlib.compress(table.tobytes(), 1)) for (m, o), table in tables.items()]
-    return packed, seconds
+    return _pack(tables), seconds, peak_mb()
+
+
+def work_folder(path: str | Path, tier: Tier, part_size: int) -> Path:
+    """Where the parts of ``tier`` wait for its level passes: ``STORE.parts/x-y.SIZE`` (a
+    run with another part size does not use them)."""
+    return Path(f"{path}.parts") / f"{tier[0]}-{tier[1]}.{part_size}"
+
+
+def _part_file(folder: Path, mover: int, other: int, lo: int) -> Path:
+    return folder / f"{mover}-{other}.{lo}.npy"
+
+
+def count_unit(
+    path: str, folder: str, mover: int, other: int, lo: int, hi: int
+) -> tuple[float, float, int]:
+    """A unit, run in a worker: step 1 of the class ``mover-other`` for the entries
+    ``lo..hi-1``, written to ``folder`` (atomically: a part file is whole or absent); the
+    seconds it took, the worker's peak memory in MB and the top level step 1 scheduled."""
+    from zerosum.endgames.reduced import count_part
+
+    with Endgames(path, create=False) as endgames:
+        down = (other - 1, mover)
+        table = endgames.table(*down) if min(down) >= 3 else None
+        started = time.perf_counter()
+        arrays, top = count_part(endgames.board, mover, other, lo, hi, table)
+    seconds = time.perf_counter() - started
+    target = _part_file(Path(folder), mover, other, lo)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    temporary = target.with_suffix(f".{os.getpid()}.tmp")
+    with open(temporary, "wb") as out:
+        np.save(out, arrays)
+    os.replace(temporary, target)
+    return seconds, peak_mb(), top
+
+
+def _top_of(part: Path) -> int:
+    """Step 1's top level in a part file: its slowest forced loss or soonest removal win."""
+    arrays = np.load(part, mmap_mode="r")
+    return max(int(arrays[2].max()), int(arrays[0].max()) - 1)
+
+
+def finish_unit(
+    board: Board, folder: str, x: int, y: int, part_size: int
+) -> tuple[Packed, float, float]:
+    """A unit, run in a worker: the tables of the tier ``x-y`` from its parts' state after the
+    level passes (:func:`zerosum.endgames.split_levels.finish`); its tables, seconds and the
+    worker's peak memory in MB."""
+    from zerosum.endgames.reduced import Layout
+    from zerosum.endgames.split_levels import finish
+
+    started = time.perf_counter()
+    tables = {
+        key: finish(board, folder, *key, Layout(board, *key).size, part_size)
+        for key in _classes((x, y))
+    }
+    return _pack(tables), time.perf_counter() - started, peak_mb()
+
+
+@dataclass
+class _Progress:
+    """A tier being built in parts: step 1, then two rounds a level, then the finish."""
+
+    sizes: dict[tuple[int, int], int]
+    folder: Path
+    pending: int = 0
+    """Units of the current round still out."""
+    phase: str = "count"
+    """``count``, ``predecessors``, ``apply`` or ``finish``."""
+    level: int = 0
+    top: int = 0
+    seconds: float = 0.0
+    peak: float = 0.0
+
+    part_size: int = PART_SIZE
+
+    def ranges(self) -> list[tuple[int, int, int, int]]:
+        """``(mover, other, lo, hi)`` of every part."""
+        step = self.part_size
+        return [
+            (mover, other, lo, min(lo + step, size))
+            for (mover, other), size in self.sizes.items()
+            for lo in range(0, size, step)
+        ]
 
 
 def build_tiers(
     endgames: Endgames,
     executor: Executor,
-    max_men: int = MAX_MEN,
+    max_men: int = DEFAULT_MEN,
     *,
     through: Tier | None = None,
     on_class: Callable[[ClassInfo], None] | None = None,
+    part_size: int = PART_SIZE,
 ) -> list[ClassInfo]:
     """Build every tier up to ``max_men`` that is not stored in ``endgames`` on ``executor``
-    (see the module docstring; with ``through``, only that tier and what it needs);
-    ``on_class`` hears of each class as it is stored (or found stored). Returns the classes
-    built or found, in dependency order."""
+    (see the module docstring; with ``through``, only that tier and what it needs; a class
+    of more than ``part_size`` entries in parts); ``on_class`` hears of each class as it is
+    stored (or found stored). Returns the classes built or found, in dependency order."""
+    from zerosum.endgames.reduced import Layout
+
     if not 3 <= max_men <= MAX_MEN:
         raise EndgameError(f"{max_men} men a side is out of range: expected 3..{MAX_MEN}")
+    if part_size < 1:
+        raise EndgameError(f"part size {part_size}: expected 1 or more entries")
     graph = tier_graph(max_men)
     if through is not None:
         wanted: set[Tier] = set()
@@ -90,41 +211,130 @@ def build_tiers(
     done: set[Tier] = set()
     infos: list[ClassInfo] = []
 
-    def classes(tier: Tier) -> list[tuple[int, int]]:
-        x, y = tier
-        return [(x, y)] if x == y else [(x, y), (y, x)]
+    def store(tables: Packed, seconds: float, peak: float) -> None:
+        arrays = {
+            (m, o): np.frombuffer(zlib.decompress(data), dtype=np.uint8) for m, o, data in tables
+        }
+        for info in endgames.commit(arrays, seconds, peak):
+            infos.append(info)
+            if on_class is not None:
+                on_class(info)
 
     for tier in graph:
-        if all(key in stored for key in classes(tier)):
+        if all(key in stored for key in _classes(tier)):
             done.add(tier)
-            for key in classes(tier):
+            for key in _classes(tier):
                 infos.append(stored[key])
                 if on_class is not None:
                     on_class(stored[key])
-    running: dict[Future[Any], Tier] = {}
     path = str(endgames.path)
+    running: dict[Future[Any], tuple[Tier, str]] = {}
+    in_parts: dict[Tier, _Progress] = {}
+    board = endgames.board
+
+    def submit_round(tier: Tier, progress: _Progress, phase: str) -> None:
+        from zerosum.endgames.split_levels import apply_unit, predecessors_unit
+
+        progress.phase = phase
+        folder = str(progress.folder)
+        for mover, other, lo, hi in progress.ranges():
+            if phase == "predecessors":
+                args: tuple[Any, ...] = (board, folder, mover, other, lo, progress.level)
+                running[executor.submit(predecessors_unit, *args)] = (tier, phase)
+            else:
+                args = (folder, mover, other, lo, hi, progress.level)
+                running[executor.submit(apply_unit, *args)] = (tier, phase)
+            progress.pending += 1
+
+    def start_levels(tier: Tier, progress: _Progress) -> None:
+        """Every part of step 1 is there: copy them to the passes' state, start level 0."""
+        from zerosum.endgames.split_levels import state_file
+
+        for stale in progress.folder.glob("level.*"):
+            shutil.rmtree(stale, ignore_errors=True)
+        for mover, other, lo, _ in progress.ranges():
+            shutil.copyfile(
+                _part_file(progress.folder, mover, other, lo),
+                state_file(progress.folder, mover, other, lo),
+            )
+        progress.level = 0
+        submit_round(tier, progress, "predecessors")
+
+    def next_round(tier: Tier, progress: _Progress) -> None:
+        from zerosum.endgames.retro import MAX_DISTANCE
+        from zerosum.endgames.split_levels import level_folder
+
+        if progress.phase == "count":
+            start_levels(tier, progress)
+        elif progress.phase == "predecessors":
+            submit_round(tier, progress, "apply")
+        else:
+            shutil.rmtree(level_folder(progress.folder, progress.level), ignore_errors=True)
+            if progress.top > MAX_DISTANCE:
+                raise OverflowError(f"distance {progress.top} does not fit the one-byte entries")
+            progress.level += 1
+            if progress.level <= progress.top:
+                submit_round(tier, progress, "predecessors")
+            else:
+                progress.phase = "finish"
+                unit = (board, str(progress.folder), *tier, progress.part_size)
+                running[executor.submit(finish_unit, *unit)] = (tier, "finish")
+
     try:
         while len(done) < len(graph):
-            # Step 1. Send every tier whose dependencies are stored.
-            busy = set(running.values())
+            # Step 1. Start every tier whose dependencies are stored: whole, or its parts.
+            started = {tier for tier, _ in running.values()}
             for tier, needs in graph.items():
-                if tier not in done and tier not in busy and needs <= done:
-                    running[executor.submit(build_tier, path, *tier)] = tier
-            # Step 2. Commit each tier as it comes back.
+                if tier in done or tier in started or tier in in_parts or not needs <= done:
+                    continue
+                sizes = {key: Layout(endgames.board, *key).size for key in _classes(tier)}
+                if max(sizes.values()) <= part_size:
+                    running[executor.submit(build_tier, path, *tier)] = (tier, "whole")
+                    continue
+                folder = work_folder(path, tier, part_size)
+                progress = in_parts[tier] = _Progress(sizes, folder, part_size=part_size)
+                for mover, other, lo, hi in progress.ranges():
+                    part = _part_file(folder, mover, other, lo)
+                    if part.exists():  # built by an earlier, interrupted run
+                        progress.top = max(progress.top, _top_of(part))
+                        continue
+                    unit = (path, str(folder), mover, other, lo, hi)
+                    running[executor.submit(count_unit, *unit)] = (tier, "part")
+                    progress.pending += 1
+                if progress.pending == 0:
+                    start_levels(tier, progress)
+            # Step 2. Collect what came back: commit a tier, or start its next round.
             for future in executor.wait(list(running), _POLL_S):
-                tier = running.pop(future)
-                packed, seconds = future.result()
-                tables = {
-                    (m, o): np.frombuffer(zlib.decompress(data), dtype=np.uint8)
-                    for m, o, data in packed
-                }
-                for info in endgames.commit(tables, seconds):
-                    infos.append(info)
-                    if on_class is not None:
-                        on_class(info)
+                tier, kind = running.pop(future)
+                if kind != "whole":
+                    progress = in_parts[tier]
+                    if kind == "finish":
+                        packed, seconds, peak = future.result()
+                        in_parts.pop(tier)
+                        seconds = (seconds + progress.seconds) / len(packed)
+                        store(packed, seconds, max(peak, progress.peak))
+                        shutil.rmtree(progress.folder, ignore_errors=True)
+                        done.add(tier)
+                        continue
+                    if kind == "part":
+                        seconds, peak, top = future.result()
+                        progress.peak = max(progress.peak, peak)
+                        progress.top = max(progress.top, top)
+                    elif kind == "apply":
+                        top, seconds = future.result()
+                        progress.top = max(progress.top, top)
+                    else:
+                        seconds = future.result()
+                    progress.seconds += seconds
+                    progress.pending -= 1
+                    if progress.pending == 0:
+                        next_round(tier, progress)
+                    continue
+                packed, seconds, peak = future.result()
+                store(packed, seconds, peak)
                 done.add(tier)
     finally:
         for future in running:
             executor.cancel(future)
-    order = {key: i for i, key in enumerate(k for tier in graph for k in classes(tier))}
+    order = {key: i for i, key in enumerate(k for tier in graph for k in _classes(tier))}
     return sorted(infos, key=lambda info: order[(info.mover, info.other)])

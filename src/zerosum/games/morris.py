@@ -33,6 +33,7 @@ import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Final, Self
 
+from zerosum.endgames import MAX_MEN
 from zerosum.endgames.probe import probe_men
 from zerosum.game import MoveError, Outcome, PositionError, Score
 from zerosum.games.boards import BoardState, draw_board
@@ -180,7 +181,8 @@ class Morris:
         """The endgame databases' exact result for the side to move and the moves to the end,
         if they decide the position (the :class:`~zerosum.game.Probing` capability: see
         :mod:`zerosum.endgames.probe`); from ``endgames``, else from the default store."""
-        if self._hand[0] or self._hand[1] or (self._men[0] | self._men[1]).bit_count() > 8:
+        men = self._men[0] | self._men[1]
+        if self._hand[0] or self._hand[1] or men.bit_count() > 2 * MAX_MEN:
             return None  # the usual case, answered at once
         side = self._side
         mine, theirs = self._men[side], self._men[side ^ 1]

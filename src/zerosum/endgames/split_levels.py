@@ -1,0 +1,252 @@
+"""The level passes of a large tier in parts: each level is two rounds of units, by index range.
+
+:func:`zerosum.endgames.reduced.solve_levels` runs step 2 over a whole tier in one process
+(its twin). Here the tier's arrays stay in the part files that step 1 wrote (copied first to
+*state* files, so that an interrupted run can start the passes again from step 1's output), and
+every level ``d`` is two rounds, each one unit per part of each class:
+
+1. **predecessors** (:func:`predecessors_unit`): the part marks its entries that a removal
+   wins at ``d``, then lists the distinct canonical predecessors (in the other class) of each
+   entry decided at ``d``, sorted, in a file of the level's folder;
+2. **apply** (:func:`apply_unit`): the part reads the slices of those lists that fall in its
+   range and applies them: after a loss, an undecided predecessor wins at ``d + 1``; after a
+   win, it has one successor fewer, and loses when none is left (and no removal wins or draws).
+
+A round's units touch disjoint files, and no level writes an entry of its own level (a pass
+at ``d`` decides entries at ``d + 1`` or later), so the rounds give what one process gives.
+:func:`finish_unit` then fills the duplicate entries and sends the tables back.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from math import comb
+from pathlib import Path
+from typing import Any, Final
+
+import numpy as np
+
+from zerosum.endgames.board import Board
+from zerosum.endgames.orbits import orbits, permutation_bytes
+from zerosum.endgames.reduced import _add, canonical_index, fill
+from zerosum.endgames.retro import (
+    _REMOVAL_DRAWS,
+    DRAW_BYTE,
+    FLYING_MEN,
+    Geometry,
+    closes_mill,
+    spread,
+    subsets,
+)
+from zerosum.jit import cached_njit
+
+_ROOM: Final = 64
+"""Room for one entry's predecessors (at most 3 * 21 when the opponent flies)."""
+_CHUNK: Final = 1 << 22
+"""Predecessors gathered per call of :func:`_gather`."""
+
+
+@cached_njit()
+def _gather(
+    level: int,
+    lo: int,
+    start: int,
+    x: int,
+    y: int,
+    n: int,
+    neighbours: Any,
+    point_mills: Any,
+    mill_count: Any,
+    binom: Any,
+    perm: Any,
+    others: Any,
+    rep_x: Any,
+    orbit_y: Any,
+    sym_y: Any,
+    rep_y: Any,
+    stab_y: Any,
+    back_count: int,
+    value: Any,
+    win_by_removal: Any,
+    out: Any,
+) -> tuple[int, int]:
+    """Round 1 from the part's entry ``start`` on (the part begins at the class's entry
+    ``lo``): the predecessors of the entries decided at ``level`` into ``out``; returns where
+    it stopped (``len(value)`` when done) and how many it wrote."""
+    full = (1 << n) - 1
+    other_count = len(others)
+    code = level + 1
+    filled = 0
+    buf = np.empty(_ROOM, dtype=np.int64)
+    i = start
+    while i < len(value):
+        if filled + _ROOM > len(out):
+            return i, filled
+        if value[i] == DRAW_BYTE and level > 0 and win_by_removal[i] == level:
+            value[i] = code
+        if value[i] != code:
+            i += 1
+            continue
+        at = lo + i
+        mover = rep_x[at // other_count]
+        other = spread(others[at % other_count], mover, n)
+        empty = full & ~(mover | other)
+        found = 0
+        for p in range(n):
+            if not other >> p & 1 or closes_mill(other, p, point_mills, mill_count):
+                continue
+            sources = empty if y == FLYING_MEN else neighbours[p] & empty
+            for q in range(n):
+                if sources >> q & 1:
+                    before = canonical_index(
+                        other ^ (1 << p) ^ (1 << q),
+                        mover,
+                        back_count,
+                        orbit_y,
+                        sym_y,
+                        rep_y,
+                        stab_y,
+                        perm,
+                        binom,
+                    )
+                    found = _add(buf, found, before)
+        for k in range(found):
+            out[filled + k] = buf[k]
+        filled += found
+        i += 1
+    return i, filled
+
+
+@cached_njit()
+def _apply(
+    level: int,
+    preds: Any,
+    lo: int,
+    value: Any,
+    moves_left: Any,
+    win_by_removal: Any,
+    loss_by_removal: Any,
+) -> int:
+    """Round 2: the predecessors ``preds`` (entries of this class, all in the part that
+    begins at ``lo``) hear of a decision at ``level``; returns the largest level scheduled."""
+    code = level + 1
+    top = 0
+    for k in range(len(preds)):
+        i = preds[k] - lo
+        if value[i] != DRAW_BYTE:
+            continue
+        if level % 2 == 0:
+            value[i] = code + 1
+            top = max(top, level + 1)
+            continue
+        moves_left[i] -= 1
+        if moves_left[i] == 0 and win_by_removal[i] == 0 and loss_by_removal[i] != _REMOVAL_DRAWS:
+            end = max(level + 1, int(loss_by_removal[i]))
+            value[i] = end + 1
+            top = max(top, end)
+    return top
+
+
+def state_file(folder: Path, mover: int, other: int, lo: int) -> Path:
+    """The part's arrays during the level passes (a copy of step 1's part file)."""
+    return folder / f"state.{mover}-{other}.{lo}.npy"
+
+
+def level_folder(folder: Path, level: int) -> Path:
+    """Where round 1 of ``level`` leaves its lists."""
+    return folder / f"level.{level}"
+
+
+def _save(target: Path, array: np.ndarray[Any, Any]) -> None:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    temporary = target.with_suffix(f".{os.getpid()}.tmp")
+    with open(temporary, "wb") as out:
+        np.save(out, array)
+    os.replace(temporary, target)
+
+
+def predecessors_unit(
+    board: Board, folder: str, mover: int, other: int, lo: int, level: int
+) -> float:
+    """A unit: round 1 of ``level`` for the part of ``mover-other`` that begins at ``lo``;
+    the seconds it took."""
+    started = time.perf_counter()
+    n = board.size
+    geo = Geometry(board)
+    mine, theirs = orbits(board, mover), orbits(board, other)
+    arrays = np.load(state_file(Path(folder), mover, other, lo), mmap_mode="r+")
+    value, win = arrays[0], arrays[2]
+    found = []
+    out = np.empty(_CHUNK, dtype=np.int64)
+    start = 0
+    while start < len(value):
+        start, filled = _gather(
+            level,
+            lo,
+            start,
+            mover,
+            other,
+            n,
+            geo.neighbours,
+            geo.point_mills,
+            geo.mill_count,
+            geo.binom,
+            permutation_bytes(board),
+            subsets(n - mover, other),
+            mine.rep,
+            theirs.orbit,
+            theirs.sym,
+            theirs.rep,
+            theirs.stab,
+            comb(n - other, mover),
+            value,
+            win,
+            out,
+        )
+        found.append(out[:filled].copy())
+    arrays.flush()
+    del arrays
+    preds = np.sort(np.concatenate(found)) if found else np.zeros(0, np.int64)
+    _save(level_folder(Path(folder), level) / f"{mover}-{other}.{lo}.npy", preds)
+    return time.perf_counter() - started
+
+
+def apply_unit(
+    folder: str, mover: int, other: int, lo: int, hi: int, level: int
+) -> tuple[int, float]:
+    """A unit: round 2 of ``level`` for the part ``lo..hi-1`` of ``mover-other``, from every
+    list the other class's parts left; the largest level it scheduled and its seconds."""
+    started = time.perf_counter()
+    arrays = np.load(state_file(Path(folder), mover, other, lo), mmap_mode="r+")
+    top = 0
+    for listing in sorted(level_folder(Path(folder), level).glob(f"{other}-{mover}.*.npy")):
+        preds = np.load(listing, mmap_mode="r")
+        a, b = np.searchsorted(preds, [lo, hi])
+        if b > a:
+            chunk = np.ascontiguousarray(preds[a:b])
+            found = _apply(level, chunk, lo, arrays[0], arrays[1], arrays[2], arrays[3])
+            top = max(top, int(found))
+    arrays.flush()
+    return top, time.perf_counter() - started
+
+
+def finish(
+    board: Board, folder: str, mover: int, other: int, size: int, part_size: int
+) -> np.ndarray[Any, Any]:
+    """The finished table of ``mover-other`` from its parts' state: values, duplicates filled."""
+    value = np.empty(size, dtype=np.uint8)
+    for lo in range(0, size, part_size):
+        part = np.load(state_file(Path(folder), mover, other, lo), mmap_mode="r")
+        value[lo : lo + part.shape[1]] = part[0]
+    mine = orbits(board, mover)
+    fill(
+        board.size,
+        Geometry(board).binom,
+        permutation_bytes(board),
+        subsets(board.size - mover, other),
+        mine.rep,
+        mine.stab,
+        value,
+    )
+    return value
