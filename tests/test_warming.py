@@ -447,3 +447,34 @@ def test_analyze_answers_with_the_twin_and_says_so(
     assert main([*argv, "--depth", "8"]) == 0
     out = capsys.readouterr().out
     assert "depth   8" in out and "the Python twin" in out
+
+
+# -- the web app ----------------------------------------------------------------------------------
+
+
+def test_a_web_think_answers_with_the_twin_while_the_engine_compiles(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from zerosum.engines import warming as warming_module
+    from zerosum.web import jobs
+
+    fake = SlowCompile()  # a compile that never ends in this test: nothing may wait for it
+    monkeypatch.setattr(warming_module, "Warmer", lambda spec, parts: fake)
+    events: list[dict[str, Any]] = []
+    request = {
+        "game": "connect4",
+        "start": None,
+        "moves": ["4", "4", "3"],
+        "depth": 6,
+        "time": 30.0,
+        "seed": 1,
+        "engine": "compiled",
+        "task": "analyze",
+    }
+    jobs.think(request, events.append, lambda: False)
+    kinds = [event["type"] for event in events]
+    assert kinds[:2] == ["loading", "searching"] and kinds[-1] == "done", kinds
+    assert fake.started == 1  # the compile was started, and the think did not wait for it
+    searching, done = events[1], events[-1]
+    assert searching["engine"] == done["engine"] == "python"  # the twin answered, and says so
+    assert done["depth"] == 6 and done["best_moves"], done

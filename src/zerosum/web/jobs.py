@@ -44,6 +44,7 @@ from zerosum.engines.mcts import MctsEngine
 from zerosum.engines.mcts import compare_row as mcts_row
 from zerosum.engines.python import PythonEngine
 from zerosum.engines.tactical import TacticalEngine
+from zerosum.engines.warming import WarmingEngine
 from zerosum.formatting import describe, line_labels, move_label, move_labels, result_figures
 from zerosum.game import Game, ZerosumError
 from zerosum.games import get_game
@@ -113,17 +114,17 @@ def think(request: dict[str, Any], send: Send, stop: Callable[[], bool]) -> None
     task = request.get("task", "analyze")
     send({"type": "loading", "engine": API_NAMES.get(request["engine"], request["engine"])})
     with open_engine(
-        spec, request["engine"], task=task, all_best=True, seed=seed, hash_mb=16
+        spec, request["engine"], task=task, all_best=True, seed=seed, hash_mb=16, instant=True
     ) as engine:
         _load(engine, game)
-        name = API_NAMES.get(engine.name, engine.name)
-        send({"type": "searching", "engine": name})
+        send({"type": "searching", "engine": _engine_name(engine)})
         limit = Limit(depth=depth, time=request["time"], stop=stop)
 
         def figures(result: SearchResult[Any]) -> dict[str, Any]:
-            extra: dict[str, Any] = {"engine": name}
-            if isinstance(engine, MctsEngine):
-                extra["visits"] = _visits(game, engine)
+            answering = _answering(engine)
+            extra: dict[str, Any] = {"engine": _engine_name(engine)}
+            if isinstance(answering, MctsEngine):
+                extra["visits"] = _visits(game, answering)
             return {**_figures(game, result), **extra}
 
         def report(result: SearchResult[Any]) -> None:
@@ -133,10 +134,29 @@ def think(request: dict[str, Any], send: Send, stop: Callable[[], bool]) -> None
         send({"type": "done", **figures(last)})
 
 
+def _answering(engine: Engine) -> Engine:
+    """The engine that answers for ``engine`` now: a :class:`WarmingEngine`'s pure-Python twin
+    until its compiled engine is loaded, then the compiled one; any other engine itself."""
+    return engine.current() if isinstance(engine, WarmingEngine) else engine
+
+
+def _engine_name(engine: Engine) -> str:
+    """The API's name of the engine that answers for ``engine`` now (see :func:`_answering`)."""
+    name = _answering(engine).name
+    return API_NAMES.get(name, name)
+
+
 def _load(engine: Engine, game: Game[Any]) -> None:
     """Load ``engine``'s compiled code before any clock runs: its ``warm_up``, then, for an
     engine that compiles on first use, a one-iteration search of a copy of ``game`` whose
-    traces are then forgotten (``reset``). Pure-Python engines have nothing to load."""
+    traces are then forgotten (``reset``). Pure-Python engines have nothing to load; a
+    :class:`WarmingEngine` (a compiled engine while its code compiles or loads) only starts
+    loading, and its pure-Python twin answers under the think's limit meanwhile, handing over
+    to the compiled engine once it is loaded (a cold cache costs a think no time, never a
+    503)."""
+    if isinstance(engine, WarmingEngine):
+        engine.start()
+        return
     if isinstance(engine, (PythonEngine, TacticalEngine)) or type(engine) is MctsEngine:
         return
     engine.warm_up()
