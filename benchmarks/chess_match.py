@@ -26,6 +26,10 @@ from the balanced book that stops as soon as it decides (``--games`` is then the
 plays); each counted pair prints the LLR, e.g. a change in ``../other/src`` against this one:
 ``--a zerosum:../other/src --b zerosum:src --sprt 0,5 --games 2000``.
 
+``--balanced`` takes the openings of a match without ``--sprt`` from the same balanced book,
+in an order drawn from ``--seed``, so that a match against Stockfish and a sequential test
+start from the same kind of positions (issue 26's Stockfish matches).
+
 Run from the repository root::
 
     .venv/bin/python benchmarks/chess_match.py --a zerosum --b sunfish --games 40 \\
@@ -42,7 +46,15 @@ import sys
 from pathlib import Path
 
 from zerosum.game import ZerosumError
-from zerosum.match import Match, MatchResult, SprtSettings, SprtState, TimeControl, parse_player
+from zerosum.match import (
+    Match,
+    MatchResult,
+    SprtSettings,
+    SprtState,
+    TimeControl,
+    balanced_openings,
+    parse_player,
+)
 from zerosum.match.players import PlayerSpec, UciSettings
 from zerosum.match.runner import GameRecord, settle
 
@@ -129,6 +141,11 @@ def main() -> None:
     parser.add_argument("--alpha", type=float, default=0.05)
     parser.add_argument("--beta", type=float, default=0.05)
     parser.add_argument("--pgn", default="chess_match.pgn", help="where the games go")
+    parser.add_argument(
+        "--balanced",
+        action="store_true",
+        help="openings from the balanced book in an order drawn from --seed (as --sprt's)",
+    )
     parser.add_argument("--sunfish", default=os.environ.get("SUNFISH_UCI", SUNFISH))
     for which in ("a", "b"):
         parser.add_argument(
@@ -153,6 +170,7 @@ def main() -> None:
             games=args.games,
             time_control=control,
             seed=args.seed,
+            openings=balanced_openings("chess", seed=args.seed) if args.balanced else None,
             sprt=None
             if args.sprt is None
             else SprtSettings.parse(args.sprt, alpha=args.alpha, beta=args.beta),

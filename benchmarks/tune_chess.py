@@ -56,7 +56,7 @@ import chess.engine
 import numpy as np
 
 from zerosum.games import chess_evaluation as ce
-from zerosum.games.chess import EG, FULL_PHASE, MG, PHASE_WEIGHT
+from zerosum.games.chess import FULL_PHASE, PHASE_WEIGHT
 
 STOCKFISH = "/usr/games/stockfish"
 STEP = 1000
@@ -195,43 +195,161 @@ def label(args: argparse.Namespace) -> None:
     print(f"{len(kept)} of {len(rows)} positions kept in {seconds:.0f} s -> {args.out}")
 
 
+# -- the tables module: material and piece-square tables ------------------------------------
+
+TABLES = Path("zerosum") / "games" / "chess_tables.py"
+"""Where the material and piece-square tables live, under a sources directory."""
+HAND_WRITTEN = (
+    "Hand-written shapes, as zerosum had them before any tuning: knights and bishops want the\n"
+    "centre, rooks the seventh rank and the centre files, the queen stays central, pawns gain as\n"
+    "they advance (much more in the endgame), the king hides on its back rank in the middlegame\n"
+    "and centralizes in the endgame. Rewritten by ``benchmarks/tune_chess.py apply``."
+)
+
+
+def render_tables(
+    material_mg: Sequence[int],
+    material_eg: Sequence[int],
+    pst_mg: Sequence[Sequence[int]],
+    pst_eg: Sequence[Sequence[int]],
+    source: str,
+) -> str:
+    """The text of ``chess_tables.py`` holding these tables; ``source`` says where they come
+    from (a paragraph of the module docstring)."""
+
+    def table(name: str, rows: Sequence[Sequence[int]], what: str) -> list[str]:
+        out = [f"{name}: Final[tuple[tuple[int, ...], ...]] = (", "    (0,) * 64,"]
+        for piece in chess.PIECE_TYPES:
+            out.append(f"    (  # {chess.piece_name(piece)}")
+            for rank in range(8):
+                cells = ", ".join(f"{int(v):4d}" for v in rows[piece][8 * rank : 8 * rank + 8])
+                out.append(f"        {cells},  # rank {rank + 1}")
+            out.append("    ),")
+        out += [")", f'"""{what}"""']
+        return out
+
+    def row(values: Sequence[int]) -> str:
+        return "(" + ", ".join(str(int(v)) for v in values) + ")"
+
+    lines = [
+        '"""The chess evaluation\'s material and piece-square tables, in centipawns.',
+        "",
+        *source.splitlines(),
+        "",
+        ":mod:`zerosum.games.chess` adds them up incrementally (a middlegame and an endgame sum,",
+        "tapered by the phase) and the compiled board (:mod:`zerosum.compiled.chess_board`) takes",
+        "its tables from there, so both twins use these numbers. ``MATERIAL_MG[piece]`` is indexed",
+        "by python-chess piece type (1 = pawn .. 6 = king; 0 unused). ``PST_MG[piece]`` lists the",
+        "bonus of a *white* piece on each square from a1, b1 .. h1 (rank 1, the first line) up to",
+        "h8; a black piece reads the square mirrored to White's side (``chess.square_mirror``).",
+        '"""',
+        "",
+        "from __future__ import annotations",
+        "",
+        "from typing import Final",
+        "",
+        f"MATERIAL_MG: Final = {row(material_mg)}",
+        '"""Middlegame worth of each piece type (index: python-chess piece type)."""',
+        f"MATERIAL_EG: Final = {row(material_eg)}",
+        '"""Endgame worth of each piece type."""',
+        "",
+        "# fmt: off",
+        *table("PST_MG", pst_mg, "Middlegame bonus of a white piece of each type on each square."),
+        *table("PST_EG", pst_eg, "Endgame bonus of a white piece of each type on each square."),
+        "# fmt: on",
+    ]
+    return "\n".join(lines) + "\n"
+
+
 # -- step 3: the fit --------------------------------------------------------------------------
 
-
-def _white_sums(board: chess.Board) -> tuple[int, int, int]:
-    """Material plus piece-square sums (middlegame, endgame) from White's side, and the phase,
-    as :class:`zerosum.games.chess.Chess` keeps them."""
-    mg = eg = phase = 0
-    for square, piece in board.piece_map().items():
-        code = piece.piece_type + 8 * int(piece.color)
-        mg += MG[code][square]
-        eg += EG[code][square]
-        phase += PHASE_WEIGHT[piece.piece_type]
-    return mg, eg, min(phase, FULL_PHASE)
+TABLE_PIECES = (chess.PAWN, chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN)
+"""The piece types whose material is tuned (a king's is 0, always)."""
 
 
-def features(boards: Sequence[chess.Board]) -> tuple[np.ndarray, np.ndarray]:
-    """``A`` (positions x weights, TEMPO last) and ``b`` with White's evaluation ``b + A @ w``
-    for the weights ``w`` (before the final rounding the engine does)."""
-    base_weights = [get() for _, get, _ in WEIGHTS]
-    a = np.zeros((len(boards), len(WEIGHTS) + 1))
+def column_names() -> list[str]:
+    """The tuned linear weights in column order: material, piece-square tables, the positional
+    weights of :data:`WEIGHTS`, and ``TEMPO`` last."""
+    names = [
+        f"MATERIAL_{part}[{chess.piece_name(piece)}]"
+        for piece in TABLE_PIECES
+        for part in ("MG", "EG")
+    ]
+    names += [
+        f"PST_{part}[{chess.piece_name(piece)}][{chess.square_name(square)}]"
+        for piece in chess.PIECE_TYPES
+        for square in chess.SQUARES
+        for part in ("MG", "EG")
+    ]
+    return [*names, *(name for name, _, _ in WEIGHTS), "TEMPO"]
+
+
+def current_weights() -> np.ndarray:
+    """The current values of the columns of :func:`column_names`."""
+    from zerosum.games import chess_tables as tables
+
+    values = [
+        float(table[piece])
+        for piece in TABLE_PIECES
+        for table in (tables.MATERIAL_MG, tables.MATERIAL_EG)
+    ]
+    values += [
+        float(table[piece][square])
+        for piece in chess.PIECE_TYPES
+        for square in chess.SQUARES
+        for table in (tables.PST_MG, tables.PST_EG)
+    ]
+    values += [float(get()) for _, get, _ in WEIGHTS]
+    return np.array([*values, float(ce.TEMPO)])
+
+
+def _phase(board: chess.Board) -> int:
+    return min(
+        sum(PHASE_WEIGHT[piece.piece_type] for piece in board.piece_map().values()), FULL_PHASE
+    )
+
+
+def features(boards: Sequence[chess.Board]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``A`` (positions x columns of :func:`column_names`), ``b`` and the phase of each
+    position, with White's evaluation ``b + A @ w`` for the weights ``w`` (before the integer
+    division the engine does). ``b`` holds what is not tuned linearly: the king attack.
+
+    Material and table columns are counted from the board (+1 for a white piece, -1 for a
+    black one on the mirrored square, times the middlegame or endgame share of the phase);
+    each positional weight's column is measured on the Python twin itself: ``positional_terms``
+    again with that weight raised by :data:`STEP`, the difference divided by it."""
+    base = current_weights()
+    positional = len(WEIGHTS)
+    tables = 10 + 2 * 6 * 64
+    a = np.zeros((len(boards), tables + positional + 1))
     b = np.zeros(len(boards))
+    phases = np.zeros(len(boards))
+    material_column = {piece: 2 * index for index, piece in enumerate(TABLE_PIECES)}
     for row, board in enumerate(boards):
-        mg, eg, phase = _white_sums(board)
+        phase = _phase(board)
+        phases[row] = phase
+        share = (phase / FULL_PHASE, (FULL_PHASE - phase) / FULL_PHASE)
+        for square, piece in board.piece_map().items():
+            sign = 1.0 if piece.color else -1.0
+            relative = square if piece.color else chess.square_mirror(square)
+            column = 10 + 2 * (64 * (piece.piece_type - 1) + relative)
+            a[row, column] += sign * share[0]
+            a[row, column + 1] += sign * share[1]
+            if piece.piece_type in material_column:
+                a[row, material_column[piece.piece_type]] += sign * share[0]
+                a[row, material_column[piece.piece_type] + 1] += sign * share[1]
         pos_mg, pos_eg = ce.positional_terms(board)
-        tapered = [0.0] * len(WEIGHTS)
-        for column, (_, get, put) in enumerate(WEIGHTS):
+        for index, (_, get, put) in enumerate(WEIGHTS):
             value = get()
             put(value + STEP)
             up_mg, up_eg = ce.positional_terms(board)
             put(value)
             c_mg, c_eg = (up_mg - pos_mg) / STEP, (up_eg - pos_eg) / STEP
-            tapered[column] = (c_mg * phase + c_eg * (FULL_PHASE - phase)) / FULL_PHASE
-        a[row, : len(WEIGHTS)] = tapered
+            a[row, tables + index] = c_mg * share[0] + c_eg * share[1]
         a[row, -1] = 1.0 if board.turn else -1.0
-        total = ((mg + pos_mg) * phase + (eg + pos_eg) * (FULL_PHASE - phase)) / FULL_PHASE
-        b[row] = total - float(np.dot(tapered, base_weights))
-    return a, b
+        total = pos_mg * share[0] + pos_eg * share[1]
+        b[row] = total - float(np.dot(a[row, tables:-1], base[tables:-1]))
+    return a, b, phases
 
 
 def sigmoid(x: np.ndarray, k: float = 1.0) -> np.ndarray:
@@ -255,52 +373,203 @@ def fit_k(pred_cp: np.ndarray, target: np.ndarray) -> float:
     return (low + high) / 2
 
 
+def adam(
+    a: np.ndarray,
+    b: np.ndarray,
+    target: np.ndarray,
+    w0: np.ndarray,
+    k: float,
+    *,
+    l2: float,
+    steps: int,
+    rate: float,
+) -> np.ndarray:
+    """The weights minimising the mean squared error of ``sigmoid(k (b + a @ w))`` against
+    ``target`` plus ``l2 * |w - w0|^2``, by Adam from ``w0`` (full batch, the step falling
+    linearly from ``rate`` to a tenth of it: the same data give the same weights)."""
+    w = w0.copy()
+    m = np.zeros_like(w)
+    v = np.zeros_like(w)
+    scale = k * math.log(10) / 400
+    for step in range(1, steps + 1):
+        p = sigmoid(b + a @ w, k)
+        gradient = (2 * (p - target) * p * (1 - p) * scale) @ a / len(target)
+        gradient += 2 * l2 * (w - w0)
+        m = 0.9 * m + 0.1 * gradient
+        v = 0.999 * v + 0.001 * gradient * gradient
+        step_size = rate * (1 - 0.9 * (step - 1) / max(steps - 1, 1))
+        w -= step_size * (m / (1 - 0.9**step)) / (np.sqrt(v / (1 - 0.999**step)) + 1e-12)
+    return w
+
+
+KING_ATTACK = [
+    *(f"KING_ATTACK_UNITS[{chess.piece_name(p)}]" for p in range(2, 6)),
+    "KING_ATTACK_CAP",
+]
+"""The king attack's weights, not linear (``min(units * units // 4, cap)``): tuned by a search
+of one weight at a time, as Texel's method does for every weight."""
+
+
+def _king_attack_get() -> list[int]:
+    return [*(int(ce.KING_ATTACK_UNITS[p]) for p in range(2, 6)), int(ce.KING_ATTACK_CAP)]
+
+
+def _king_attack_put(values: Sequence[int]) -> None:
+    ce.KING_ATTACK_UNITS = (0, 0, *(int(v) for v in values[:4]), 0)  # type: ignore[misc]
+    ce.KING_ATTACK_CAP = int(values[4])  # type: ignore[misc]
+
+
+def king_attack_search(
+    boards: Sequence[chess.Board],
+    b: np.ndarray,
+    phases: np.ndarray,
+    linear: np.ndarray,
+    target: np.ndarray,
+    k: float,
+    rounds: int,
+) -> tuple[list[int], np.ndarray]:
+    """The king attack's weights by a local search (each weight up and down by its step while
+    the loss falls, ``rounds`` times over), and ``b`` for them. ``linear`` is ``a @ w`` of the
+    positions; only the middlegame part of ``positional_terms`` changes with these weights."""
+    start = _king_attack_get()
+    base_mg = np.array([ce.positional_terms(board)[0] for board in boards], dtype=float)
+
+    def shifted(values: Sequence[int]) -> np.ndarray:
+        _king_attack_put(values)
+        mg = np.array([ce.positional_terms(board)[0] for board in boards], dtype=float)
+        _king_attack_put(start)
+        return b + (mg - base_mg) * phases / FULL_PHASE
+
+    best, best_b = list(start), b
+    best_loss = loss(best_b + linear, target, k)
+    steps = [1, 1, 1, 1, 25]
+    for _ in range(rounds):
+        improved = False
+        for index, size in enumerate(steps):
+            for direction in (1, -1):
+                trial = list(best)
+                trial[index] = max(trial[index] + direction * size, 0)
+                trial_b = shifted(trial)
+                trial_loss = loss(trial_b + linear, target, k)
+                if trial_loss < best_loss:
+                    best, best_b, best_loss, improved = trial, trial_b, trial_loss, True
+                    break
+        if not improved:
+            break
+    return best, best_b
+
+
+def read_labelled(paths: Sequence[str]) -> list[tuple[str, float, str, float]]:
+    """(FEN, result from White's side, game, Stockfish's centipawns) of each line of the
+    labelled files; a game is named by its file's position in ``paths`` and its number."""
+    rows = []
+    for index, path in enumerate(paths):
+        for line in Path(path).read_text(encoding="utf-8").splitlines():
+            if line:
+                fen, result, game, cp = line.split(";")
+                score = {"1": 1.0, "0": 0.0, "1/2": 0.5}[result]
+                rows.append((fen, score, f"{index}:{game}", float(cp)))
+    return rows
+
+
 def tune(args: argparse.Namespace) -> None:
-    rows = [line.split(";") for line in Path(args.labelled).read_text().splitlines() if line]
+    rows = read_labelled(args.labelled)
+    if args.limit:
+        rows = rows[: args.limit]
     boards = [chess.Board(fen) for fen, _, _, _ in rows]
-    results = np.array([{"1": 1.0, "0": 0.0, "1/2": 0.5}[r] for _, r, _, _ in rows])
-    games = [int(game) for _, _, game, _ in rows]
-    cps = np.array([float(cp) for _, _, _, cp in rows])
+    results = np.array([result for _, result, _, _ in rows])
+    games = [game for _, _, game, _ in rows]
+    cps = np.array([cp for _, _, _, cp in rows])
     target = args.result_weight * results + (1 - args.result_weight) * sigmoid(cps)
     started = time.perf_counter()
-    a, b = features(boards)
-    print(f"features of {len(rows)} positions in {time.perf_counter() - started:.0f} s")
-    w0 = np.array([get() for _, get, _ in WEIGHTS] + [ce.TEMPO], dtype=float)
+    a, b, phases = features(boards)
+    print(f"features of {len(rows)} positions in {time.perf_counter() - started:.0f} s", flush=True)
+    names = column_names()
+    w0 = current_weights()
     # The linear model must be the engine's evaluation (up to its rounding).
     from zerosum.games.chess import Chess
 
-    engine = np.array([Chess(board.fen()).evaluate() for board in boards[:200]], dtype=float)
-    sign = np.array([1.0 if board.turn else -1.0 for board in boards[:200]])
-    model = (b[:200] + a[:200] @ w0) * sign
-    print(f"largest gap model - Chess.evaluate() on 200 positions: {np.abs(model - engine).max()}")
+    sample = boards[:500]
+    engine = np.array([Chess(board.fen()).evaluate() for board in sample], dtype=float)
+    sign = np.array([1.0 if board.turn else -1.0 for board in sample])
+    gap = np.abs((b[: len(sample)] + a[: len(sample)] @ w0) * sign - engine).max()
+    print(f"largest gap model - Chess.evaluate() on {len(sample)} positions: {gap:.3f}")
+    if gap > 1.0:
+        sys.exit("tune_chess: the linear model is not the engine's evaluation")
     numbers = sorted(set(games))
     random.Random(f"split/{args.seed}").shuffle(numbers)
     training_games = set(numbers[: int(0.8 * len(numbers))])
     train = np.array([i for i, game in enumerate(games) if game in training_games])
     valid = np.array([i for i, game in enumerate(games) if game not in training_games])
     k = fit_k(b[train] + a[train] @ w0, target[train])
-    before = (loss(b[train] + a[train] @ w0, target[train], k), 0.0)
-    before = (before[0], loss(b[valid] + a[valid] @ w0, target[valid], k))
-    # Adam on the mean squared error plus the L2 pull towards the current weights.
-    w = w0.copy()
-    m = np.zeros_like(w)
-    v = np.zeros_like(w)
-    at, bt, tt = a[train], b[train], target[train]
-    scale = k * math.log(10) / 400
-    for step in range(1, args.steps + 1):
-        p = sigmoid(bt + at @ w, k)
-        gradient = (2 * (p - tt) * p * (1 - p) * scale) @ at / len(tt)
-        gradient += 2 * args.l2 * (w - w0)
-        m = 0.9 * m + 0.1 * gradient
-        v = 0.999 * v + 0.001 * gradient * gradient
-        w -= args.rate * (m / (1 - 0.9**step)) / (np.sqrt(v / (1 - 0.999**step)) + 1e-12)
-    tuned = np.round(w)
-    after = (
-        loss(bt + at @ tuned, tt, k),
-        loss(b[valid] + a[valid] @ tuned, target[valid], k),
+    before = (
+        loss(b[train] + a[train] @ w0, target[train], k),
+        loss(b[valid] + a[valid] @ w0, target[valid], k),
     )
-    names = [name for name, _, _ in WEIGHTS] + ["TEMPO"]
+    print(
+        f"K = {k:.4f}; {len(train)} training positions ({len(training_games)} games) and"
+        f" {len(valid)} validation positions ({len(numbers) - len(training_games)} games)"
+    )
+    print(f"loss before: train {before[0]:.6f}, validation {before[1]:.6f}", flush=True)
+    trials = []
+    for l2 in args.l2:
+        started = time.perf_counter()
+        w = adam(a[train], b[train], target[train], w0, k, l2=l2, steps=args.steps, rate=args.rate)
+        rounded = np.round(w)
+        scores = (
+            loss(b[train] + a[train] @ rounded, target[train], k),
+            loss(b[valid] + a[valid] @ rounded, target[valid], k),
+        )
+        seconds = time.perf_counter() - started
+        print(
+            f"l2 {l2:g}: train {scores[0]:.6f}, validation {scores[1]:.6f} ({seconds:.0f} s)",
+            flush=True,
+        )
+        trials.append((scores[1], l2, rounded, scores))
+    _, l2, tuned, linear_scores = min(trials, key=lambda trial: trial[0])
+    king_attack = _king_attack_get()
+    after = linear_scores
+    if args.king_attack_rounds:
+        train_boards = [boards[i] for i in train]
+        found, b_train = king_attack_search(
+            train_boards,
+            b[train],
+            phases[train],
+            a[train] @ tuned,
+            target[train],
+            k,
+            args.king_attack_rounds,
+        )
+        if found != king_attack:
+            _king_attack_put(found)
+            b = np.array(b)
+            new_mg = np.array([ce.positional_terms(board)[0] for board in boards], dtype=float)
+            _king_attack_put(king_attack)
+            old_mg = np.array([ce.positional_terms(board)[0] for board in boards], dtype=float)
+            b = b + (new_mg - old_mg) * phases / FULL_PHASE
+            del b_train
+            tuned = np.round(
+                adam(
+                    a[train],
+                    b[train],
+                    target[train],
+                    tuned,
+                    k,
+                    l2=l2,
+                    steps=args.steps // 3,
+                    rate=args.rate / 2,
+                )
+            )
+            after = (
+                loss(b[train] + a[train] @ tuned, target[train], k),
+                loss(b[valid] + a[valid] @ tuned, target[valid], k),
+            )
+        print(f"king attack {king_attack} -> {found}")
+        king_attack = found
+    print(f"loss after:  train {after[0]:.6f}, validation {after[1]:.6f} (l2 {l2:g})")
     report = {
+        "command": " ".join(sys.argv[1:]),
+        "files": list(args.labelled),
         "positions": len(rows),
         "games": len(numbers),
         "train": len(train),
@@ -308,63 +577,84 @@ def tune(args: argparse.Namespace) -> None:
         "seed": args.seed,
         "k": round(k, 4),
         "result_weight": args.result_weight,
-        "l2": args.l2,
+        "l2_tried": {
+            f"{trial[1]:g}": {"train": trial[3][0], "validation": trial[3][1]} for trial in trials
+        },
+        "l2": l2,
         "steps": args.steps,
         "rate": args.rate,
         "loss_before": {"train": before[0], "validation": before[1]},
         "loss_after": {"train": after[0], "validation": after[1]},
+        "king_attack": dict(zip(KING_ATTACK, king_attack, strict=True)),
         "weights": {
-            n: {"from": int(x), "to": int(y)} for n, x, y in zip(names, w0, tuned, strict=True)
+            name: {"from": int(old), "to": int(new)}
+            for name, old, new in zip(names, w0, tuned, strict=True)
         },
     }
     Path(args.out).write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
-    print(
-        f"K = {k:.4f}; {len(train)} training positions ({len(training_games)} games) and"
-        f" {len(valid)} validation positions ({len(numbers) - len(training_games)} games)"
-    )
-    print(f"loss before: train {before[0]:.6f}, validation {before[1]:.6f}")
-    print(f"loss after:  train {after[0]:.6f}, validation {after[1]:.6f}")
-    for name, old, new in zip(names, w0, tuned, strict=True):
-        if old != new:
-            print(f"  {name:<28} {int(old):>5} -> {int(new):>5}")
+    changed = [(n, o, t) for n, o, t in zip(names, w0, tuned, strict=True) if o != t]
+    print(f"{len(changed)} of {len(names)} weights changed; the largest changes:")
+    for name, old, new in sorted(changed, key=lambda c: -abs(c[2] - c[1]))[:25]:
+        print(f"  {name:<36} {int(old):>5} -> {int(new):>5}")
     print(f"-> {args.out}")
 
 
-# -- adopting: the weights written into a copy of the evaluation module -----------------------
+# -- adopting: the weights written into a copy of the sources ---------------------------------
 
 
 def apply(args: argparse.Namespace) -> None:
-    """Write the tuned weights of ``args.tuned`` into ``args.module`` (a
-    ``chess_evaluation.py``): each constant's line is rewritten with its new values."""
+    """Write the tuned weights of ``args.tuned`` into the sources under ``args.src``: the
+    tables module (:data:`TABLES`) is written anew, and each positional constant's line of
+    ``chess_evaluation.py`` is rewritten with its new values."""
     import re
 
-    weights = {
-        name: value["to"]
-        for name, value in json.loads(Path(args.tuned).read_text())["weights"].items()
-    }
-    for name, value in weights.items():  # through the setters, so shapes stay as they are
-        if name == "TEMPO":
-            ce.TEMPO = value
-        else:
-            next(put for n, _, put in WEIGHTS if n == name)(value)
-    text = Path(args.module).read_text(encoding="utf-8")
+    from zerosum.games import chess_tables as tables
+
+    report = json.loads(Path(args.tuned).read_text())
+    weights = {name: value["to"] for name, value in report["weights"].items()}
+    material_mg, material_eg = list(tables.MATERIAL_MG), list(tables.MATERIAL_EG)
+    pst_mg = [list(row) for row in tables.PST_MG]
+    pst_eg = [list(row) for row in tables.PST_EG]
+    for piece in TABLE_PIECES:
+        material_mg[piece] = weights[f"MATERIAL_MG[{chess.piece_name(piece)}]"]
+        material_eg[piece] = weights[f"MATERIAL_EG[{chess.piece_name(piece)}]"]
+    for piece in chess.PIECE_TYPES:
+        for square in chess.SQUARES:
+            where = f"[{chess.piece_name(piece)}][{chess.square_name(square)}]"
+            pst_mg[piece][square] = weights[f"PST_MG{where}"]
+            pst_eg[piece][square] = weights[f"PST_EG{where}"]
+    source = (
+        f"Tuned by ``benchmarks/tune_chess.py`` (Texel's method) from the hand-written tables,\n"
+        f"on {report['positions']:,} positions labelled by Stockfish (docs/chess-tuning.md):\n"
+        f"``tune {report['command']}``. Rewritten by ``benchmarks/tune_chess.py apply``."
+    )
+    root = Path(args.src)
+    (root / TABLES).write_text(
+        render_tables(material_mg, material_eg, pst_mg, pst_eg, source), encoding="utf-8"
+    )
+    for name, _, put in WEIGHTS:  # through the setters, so shapes stay as they are
+        put(weights[name])
+    ce.TEMPO = weights["TEMPO"]  # type: ignore[misc]
+    _king_attack_put([report["king_attack"][name] for name in KING_ATTACK])
+    module = root / "zerosum" / "games" / "chess_evaluation.py"
+    text = module.read_text(encoding="utf-8")
     names = ["PASSED_MG", "PASSED_EG", "PASSED_ENEMY_KING", "PASSED_OWN_KING", "DOUBLED"]
     names += ["ISOLATED", "SHIELD_NEAR", "SHIELD_FAR", "SHIELD_MISSING", "BISHOP_PAIR"]
-    names += ["ROOK_OPEN", "ROOK_HALF_OPEN", "TEMPO"]
+    names += ["ROOK_OPEN", "ROOK_HALF_OPEN", "TEMPO", "KING_ATTACK_UNITS", "KING_ATTACK_CAP"]
     for name in names:
         value = getattr(ce, name)
         pattern = rf"^{name}: Final = .*$"
         text, count = re.subn(pattern, f"{name}: Final = {value!r}", text, flags=re.M)
         if count != 1:
-            sys.exit(f"tune_chess: {name} not found once in {args.module}")
+            sys.exit(f"tune_chess: {name} not found once in {module}")
     for piece, row in ce.MOBILITY.items():
         pattern = rf"^    chess\.{chess.piece_name(piece).upper()}: \(.*\),$"
         line = f"    chess.{chess.piece_name(piece).upper()}: {tuple(row)!r},"
         text, count = re.subn(pattern, line, text, flags=re.M)
         if count != 1:
             sys.exit(f"tune_chess: MOBILITY of {chess.piece_name(piece)} not found once")
-    Path(args.module).write_text(text, encoding="utf-8")
-    print(f"{len(weights)} weights written into {args.module}")
+    module.write_text(text, encoding="utf-8")
+    print(f"{len(weights)} weights and the king attack written under {root}")
 
 
 def main() -> None:
@@ -387,17 +677,27 @@ def main() -> None:
     lab.add_argument("--out", default="labelled.txt")
     lab.set_defaults(run=label)
     t = steps.add_parser("tune", help="fit the weights")
-    t.add_argument("labelled")
+    t.add_argument("labelled", nargs="+", help="labelled files (games named per file)")
+    t.add_argument("--limit", type=int, default=0, help="only the first N positions")
     t.add_argument("--seed", type=int, default=1)
     t.add_argument("--steps", type=int, default=3000)
     t.add_argument("--rate", type=float, default=0.5, help="Adam's step in centipawns")
-    t.add_argument("--l2", type=float, default=1e-7, help="pull towards the current weights")
+    t.add_argument(
+        "--l2",
+        type=lambda text: [float(x) for x in text.split(",")],
+        default=[1e-7],
+        help="pull towards the current weights; several (comma-separated): the best on the"
+        " validation games is kept",
+    )
+    t.add_argument(
+        "--king-attack-rounds", type=int, default=3, help="rounds of the king attack's search"
+    )
     t.add_argument("--result-weight", type=float, default=0.0, help="0: Stockfish only")
     t.add_argument("--out", default="tuned.json")
     t.set_defaults(run=tune)
-    ap = steps.add_parser("apply", help="write tuned weights into a chess_evaluation.py")
+    ap = steps.add_parser("apply", help="write tuned weights into a copy of the sources")
     ap.add_argument("tuned", help="the JSON file of the tune step")
-    ap.add_argument("module", help="the chess_evaluation.py to rewrite (a copy, for a test)")
+    ap.add_argument("src", help="the sources directory to rewrite (holding zerosum/)")
     ap.set_defaults(run=apply)
     args = parser.parse_args()
     print(f"$ {' '.join([Path(sys.executable).name, *sys.argv])}", flush=True)
