@@ -122,6 +122,31 @@ it is added after the taper)."""
 # -- step 1: positions from self-play ---------------------------------------------------------
 
 
+def from_pgn(args: argparse.Namespace) -> None:
+    """Positions of the games of a PGN file (a match's, e.g. zerosum against Stockfish), as
+    ``collect`` keeps them: every ``--every``-th position after the first ``--skip`` plies, not
+    in check and not the end."""
+    import chess.pgn
+
+    rng = random.Random(f"pgn/{args.seed}")
+    lines = []
+    with open(args.pgn, encoding="utf-8") as handle:
+        number = 0
+        while (game := chess.pgn.read_game(handle)) is not None:
+            result = {"1-0": "1", "0-1": "0"}.get(game.headers.get("Result", ""), "1/2")
+            board = game.board()
+            offset = rng.randrange(args.every)
+            for ply, move in enumerate(game.mainline_moves(), start=1):
+                board.push(move)
+                if ply <= args.skip or (ply - args.skip) % args.every != offset:
+                    continue
+                if not board.is_check() and not board.is_game_over():
+                    lines.append(f"{board.fen()};{result};{number}")
+            number += 1
+    Path(args.out).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    print(f"{len(lines)} positions from {number} games -> {args.out}")
+
+
 def collect(args: argparse.Namespace) -> None:
     from zerosum.match import EngineSettings, Match, balanced_openings
 
@@ -193,6 +218,68 @@ def label(args: argparse.Namespace) -> None:
     Path(args.out).write_text("\n".join(kept) + "\n", encoding="utf-8")
     seconds = time.perf_counter() - started
     print(f"{len(kept)} of {len(rows)} positions kept in {seconds:.0f} s -> {args.out}")
+
+
+# -- steps 1 and 2 at once: the balanced openings played out by the labeller ------------------
+
+
+def playout(args: argparse.Namespace) -> None:
+    """Stockfish plays each opening of the balanced book out, both sides, at ``--depth``, and
+    labels every position on the way with its score. With probability ``--random`` a move is a
+    random legal one instead (seeded), so that the games reach the unbalanced positions that
+    the material weights are learned from. A position is kept when it is not in check, its best
+    move is quiet and its score no mate and within ``--max-cp``. A game stops at its end, after
+    ``--max-plies``, or once its score stays beyond ``--max-cp`` for four plies (then scored
+    as won); its result is the one reached (a draw at the ply limit)."""
+    from zerosum.match import balanced_openings
+
+    rng = random.Random(f"playout/{args.seed}")
+    openings = balanced_openings("chess", seed=args.seed)
+    if args.openings:
+        openings = openings[: args.openings]
+    lines: list[str] = []
+    started = time.perf_counter()
+    with chess.engine.SimpleEngine.popen_uci(args.engine) as engine:
+        engine.configure({"Threads": 1, "Hash": 16})
+        for number, opening in enumerate(openings):
+            board = chess.Board()
+            for text in opening.moves:
+                board.push_uci(text)
+            kept: list[tuple[str, int]] = []
+            decided = 0
+            result = "1/2"
+            while not board.is_game_over() and board.ply() < args.max_plies:
+                info = engine.analyse(board, chess.engine.Limit(depth=args.depth))
+                score, pv = info.get("score"), info.get("pv") or []
+                if score is None or not pv:
+                    break
+                white = score.white()
+                cp = white.score(mate_score=100_000)
+                assert cp is not None
+                if abs(cp) > args.max_cp:
+                    decided += 1
+                    if decided >= 4:
+                        result = "1" if cp > 0 else "0"
+                        break
+                else:
+                    decided = 0
+                    best = pv[0]
+                    quiet = not board.is_capture(best) and best.promotion is None
+                    if quiet and not board.is_check() and not white.is_mate():
+                        kept.append((board.fen(), cp))
+                move = rng.choice(list(board.legal_moves)) if rng.random() < args.random else pv[0]
+                board.push(move)
+            if board.is_game_over():
+                result = {"1-0": "1", "0-1": "0"}.get(board.result(claim_draw=True), "1/2")
+            lines += [f"{fen};{result};{number};{cp}" for fen, cp in kept]
+            seconds = time.perf_counter() - started
+            print(
+                f"game {number + 1}/{len(openings)}: {board.ply()} plies, {result},"
+                f" {len(kept)} kept; {len(lines)} in all, {seconds:.0f} s",
+                flush=True,
+            )
+            Path(args.out).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    print(f"{len(lines)} positions from {len(openings)} openings -> {args.out}")
 
 
 # -- the tables module: material and piece-square tables ------------------------------------
@@ -669,6 +756,13 @@ def main() -> None:
     c.add_argument("--seed", type=int, default=1)
     c.add_argument("--out", default="positions.txt")
     c.set_defaults(run=collect)
+    pg = steps.add_parser("pgn", help="positions from the games of a PGN file")
+    pg.add_argument("pgn")
+    pg.add_argument("--every", type=int, default=2, help="keep one position in this many plies")
+    pg.add_argument("--skip", type=int, default=8, help="plies not kept at the start")
+    pg.add_argument("--seed", type=int, default=1)
+    pg.add_argument("--out", default="positions.txt")
+    pg.set_defaults(run=from_pgn)
     lab = steps.add_parser("label", help="Stockfish's scores of the quiet positions")
     lab.add_argument("positions")
     lab.add_argument("--depth", type=int, default=10)
@@ -676,6 +770,16 @@ def main() -> None:
     lab.add_argument("--engine", default=STOCKFISH)
     lab.add_argument("--out", default="labelled.txt")
     lab.set_defaults(run=label)
+    po = steps.add_parser("playout", help="the balanced openings played out and labelled")
+    po.add_argument("--depth", type=int, default=8)
+    po.add_argument("--random", type=float, default=0.1, help="share of random moves")
+    po.add_argument("--max-cp", type=int, default=1500)
+    po.add_argument("--max-plies", type=int, default=300)
+    po.add_argument("--openings", type=int, default=0, help="only the first N (0: all)")
+    po.add_argument("--engine", default=STOCKFISH)
+    po.add_argument("--seed", type=int, default=1)
+    po.add_argument("--out", default="labelled.txt")
+    po.set_defaults(run=playout)
     t = steps.add_parser("tune", help="fit the weights")
     t.add_argument("labelled", nargs="+", help="labelled files (games named per file)")
     t.add_argument("--limit", type=int, default=0, help="only the first N positions")
