@@ -408,7 +408,7 @@ def features(boards: Sequence[chess.Board]) -> tuple[np.ndarray, np.ndarray, np.
     base = current_weights()
     positional = len(WEIGHTS)
     tables = 10 + 2 * 6 * 64
-    a = np.zeros((len(boards), tables + positional + 1))
+    a = np.zeros((len(boards), tables + positional + 1), dtype=np.float32)
     b = np.zeros(len(boards))
     phases = np.zeros(len(boards))
     material_column = {piece: 2 * index for index, piece in enumerate(TABLE_PIECES)}
@@ -435,7 +435,7 @@ def features(boards: Sequence[chess.Board]) -> tuple[np.ndarray, np.ndarray, np.
             a[row, tables + index] = c_mg * share[0] + c_eg * share[1]
         a[row, -1] = 1.0 if board.turn else -1.0
         total = pos_mg * share[0] + pos_eg * share[1]
-        b[row] = total - float(np.dot(a[row, tables:-1], base[tables:-1]))
+        b[row] = total - float(np.dot(a[row, tables:-1].astype(float), base[tables:-1]))
     return a, b, phases
 
 
@@ -479,8 +479,9 @@ def adam(
     v = np.zeros_like(w)
     scale = k * math.log(10) / 400
     for step in range(1, steps + 1):
-        p = sigmoid(b + a @ w, k)
-        gradient = (2 * (p - target) * p * (1 - p) * scale) @ a / len(target)
+        p = sigmoid(b + a @ w.astype(np.float32), k)
+        residual = (2 * (p - target) * p * (1 - p) * scale).astype(np.float32)
+        gradient = (residual @ a).astype(float) / len(target)
         gradient += 2 * l2 * (w - w0)
         m = 0.9 * m + 0.1 * gradient
         v = 0.999 * v + 0.001 * gradient * gradient
@@ -546,12 +547,22 @@ def king_attack_search(
     return best, best_b
 
 
+def _lines(path: str) -> list[str]:
+    """The non-empty lines of a text file, gzip-compressed when its name ends in ``.gz``."""
+    import gzip
+
+    data = Path(path).read_bytes()
+    if path.endswith(".gz"):
+        data = gzip.decompress(data)
+    return [line for line in data.decode("utf-8").splitlines() if line]
+
+
 def read_labelled(paths: Sequence[str]) -> list[tuple[str, float, str, float]]:
     """(FEN, result from White's side, game, Stockfish's centipawns) of each line of the
     labelled files; a game is named by its file's position in ``paths`` and its number."""
     rows = []
     for index, path in enumerate(paths):
-        for line in Path(path).read_text(encoding="utf-8").splitlines():
+        for line in _lines(path):
             if line:
                 fen, result, game, cp = line.split(";")
                 score = {"1": 1.0, "0": 0.0, "1/2": 0.5}[result]
@@ -559,17 +570,44 @@ def read_labelled(paths: Sequence[str]) -> list[tuple[str, float, str, float]]:
     return rows
 
 
+def cached_features(
+    path: str, boards: Sequence[chess.Board]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`features` of the positions of one labelled file, kept beside it in
+    ``PATH.features.npz`` and read from there while the file and the current weights are the
+    ones they were computed for."""
+    import hashlib
+
+    digest = hashlib.sha256(Path(path).read_bytes())
+    digest.update(current_weights().tobytes())
+    digest.update(repr(_king_attack_get()).encode())
+    cache = Path(f"{path}.features.npz")
+    if cache.is_file():
+        stored = np.load(cache)
+        if str(stored["digest"]) == digest.hexdigest():
+            return stored["a"], stored["b"], stored["phases"]
+    a, b, phases = features(boards)
+    np.savez(cache, a=a, b=b, phases=phases, digest=np.array(digest.hexdigest()))
+    return a, b, phases
+
+
 def tune(args: argparse.Namespace) -> None:
     rows = read_labelled(args.labelled)
-    if args.limit:
-        rows = rows[: args.limit]
     boards = [chess.Board(fen) for fen, _, _, _ in rows]
     results = np.array([result for _, result, _, _ in rows])
     games = [game for _, _, game, _ in rows]
     cps = np.array([cp for _, _, _, cp in rows])
     target = args.result_weight * results + (1 - args.result_weight) * sigmoid(cps)
     started = time.perf_counter()
-    a, b, phases = features(boards)
+    parts = []
+    first = 0
+    for path in args.labelled:
+        count = len(_lines(path))
+        parts.append(cached_features(path, boards[first : first + count]))
+        first += count
+    a = np.concatenate([part[0] for part in parts])
+    b = np.concatenate([part[1] for part in parts])
+    phases = np.concatenate([part[2] for part in parts])
     print(f"features of {len(rows)} positions in {time.perf_counter() - started:.0f} s", flush=True)
     names = column_names()
     w0 = current_weights()
@@ -782,7 +820,6 @@ def main() -> None:
     po.set_defaults(run=playout)
     t = steps.add_parser("tune", help="fit the weights")
     t.add_argument("labelled", nargs="+", help="labelled files (games named per file)")
-    t.add_argument("--limit", type=int, default=0, help="only the first N positions")
     t.add_argument("--seed", type=int, default=1)
     t.add_argument("--steps", type=int, default=3000)
     t.add_argument("--rate", type=float, default=0.5, help="Adam's step in centipawns")
