@@ -1,42 +1,50 @@
-"""Texel-style tuning of the chess evaluation's positional weights on labelled positions.
+"""Texel-style tuning of the chess evaluation's weights on labelled positions.
 
-Three steps, each reproducible from ``--seed``, each writing a file the next one reads:
+The steps, each reproducible from ``--seed``, each writing a file the next one reads:
 
-1. ``collect``: zerosum plays itself (the compiled engine at ``--nodes`` nodes a move, its
+1. Positions, either
+   ``collect``: zerosum plays itself (the compiled engine at ``--nodes`` nodes a move, its
    choices among equal moves seeded) from the balanced book's openings; every ``--every``-th
-   position after the book is kept if the side to move is not in check. One line per position:
-   FEN, the game's result from White's side (1, 1/2, 0) and the game's number.
+   position after the book is kept if the side to move is not in check (FEN, the game's result
+   from White's side, the game's number); or ``pgn``: the same from the games of a PGN file.
 2. ``label``: Stockfish (``/usr/games/stockfish``; a labeller only, never a dependency of
    zerosum) searches each position to ``--depth``; the position is kept when its best move is
    quiet (no capture or promotion: the static evaluation cannot see a pending exchange) and
    its score is no mate and within ``--max-cp``. Adds Stockfish's score from White's side.
-3. ``tune``: the evaluation of :class:`zerosum.games.chess.Chess` from White's side is linear
-   in the weights of :mod:`zerosum.games.chess_evaluation` listed in :data:`WEIGHTS` (the king
-   attack's squared units and cap are not linear and stay fixed, as do material and the
-   piece-square tables). Each weight's coefficient in a position is measured on the Python
-   twin itself: ``positional_terms`` again with that weight raised by :data:`STEP`, the
-   difference divided by it. The prediction ``sigmoid(K * eval)`` (``sigmoid(x) = 1 / (1 +
-   10^(-x/400))``) is fitted to Stockfish's ``sigmoid(cp)`` (or, with ``--result-weight``, a
-   blend with the game's result) by least squares: first the scale ``K`` with the weights as
-   they are, then the weights by Adam from the current values, with an L2 pull of
-   ``--l2`` towards them, on the positions of a training part of the games (a seeded 80%
-   split by game, since the positions of one game are alike); the other games' positions only
-   measure. The tuned weights (rounded) go to a JSON file, with the losses before and
-   after on both parts.
 
-Nothing here changes zerosum: adopting the weights means writing them into
-``chess_evaluation.py`` (both twins read them there) and accepting them only if a sequential
-test (``zerosum match --sprt``) says they gain (docs/benchmarks.md).
+   ``playout`` does both at once: Stockfish plays the balanced book's openings out at
+   ``--depth`` with a share ``--random`` of seeded random moves, and labels the quiet positions
+   on the way (docs/games/chess-tuning.md describes the files it made).
+3. ``tune``: the evaluation of :class:`zerosum.games.chess.Chess` from White's side is linear
+   in the material and piece-square tables (:mod:`zerosum.games.chess_tables`), the weights of
+   :mod:`zerosum.games.chess_evaluation` listed in :data:`WEIGHTS` and the tempo (the
+   columns of :func:`column_names`). Table and material columns are counted from the board;
+   each positional weight's column is measured on the Python twin itself: ``positional_terms``
+   again with that weight raised by :data:`STEP`, the difference divided by it. The prediction
+   ``sigmoid(K * eval)`` (``sigmoid(x) = 1 / (1 + 10^(-x/400))``) is fitted to Stockfish's
+   ``sigmoid(cp)`` (or, with ``--result-weight``, a blend with the game's result) by least
+   squares: first the scale ``K`` with the weights as they are, then all the weights by Adam
+   from the current values, with an L2 pull of ``--l2`` towards them (several: the one best on
+   the validation games is kept), on the positions of a training part of the games (a seeded
+   80% split by game, since the positions of one game are alike); the other games' positions
+   only measure. The king attack (:data:`KING_ATTACK`), not linear, is then searched one weight
+   at a time, and the linear weights fitted again. The tuned weights (rounded) go to a JSON
+   file, with the losses before and after on both parts.
+4. ``apply``: the weights of that file written into a copy of the sources (``chess_tables.py``
+   anew, the constants' lines of ``chess_evaluation.py``), to play it against the current
+   sources with ``zerosum match --sprt`` (both twins read the weights there).
+
+Nothing here changes zerosum by itself: a fit is adopted only if a sequential test says it
+gains (docs/benchmarks.md).
 
 Run from the repository root::
 
+    nice -n 10 .venv/bin/python benchmarks/tune_chess.py playout --seed 1 --out p1.txt
     nice -n 10 .venv/bin/python benchmarks/tune_chess.py collect --games 40 --out positions.txt
     nice -n 10 .venv/bin/python benchmarks/tune_chess.py label positions.txt --out labelled.txt
-    .venv/bin/python benchmarks/tune_chess.py tune labelled.txt --out tuned.json
-    .venv/bin/python benchmarks/tune_chess.py apply tuned.json SRC/zerosum/games/chess_evaluation.py
-
-``apply`` writes the tuned weights into a ``chess_evaluation.py`` (of a copy SRC of the sources, to
-play it against the current one with ``zerosum match --sprt``).
+    .venv/bin/python benchmarks/tune_chess.py tune p1.txt labelled.txt --l2 1e-8,1e-7 \\
+        --out tuned.json
+    .venv/bin/python benchmarks/tune_chess.py apply tuned.json COPY/src
 """
 
 from __future__ import annotations
@@ -571,17 +579,19 @@ def read_labelled(paths: Sequence[str]) -> list[tuple[str, float, str, float]]:
 
 
 def cached_features(
-    path: str, boards: Sequence[chess.Board]
+    path: str, boards: Sequence[chess.Board], cache_dir: str | None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """:func:`features` of the positions of one labelled file, kept beside it in
-    ``PATH.features.npz`` and read from there while the file and the current weights are the
-    ones they were computed for."""
+    """:func:`features` of the positions of one labelled file; with ``cache_dir``, kept there
+    in ``NAME.features.npz`` and read from there while the file and the current weights are
+    the ones they were computed for."""
     import hashlib
 
+    if cache_dir is None:
+        return features(boards)
     digest = hashlib.sha256(Path(path).read_bytes())
     digest.update(current_weights().tobytes())
     digest.update(repr(_king_attack_get()).encode())
-    cache = Path(f"{path}.features.npz")
+    cache = Path(cache_dir) / f"{Path(path).name}.features.npz"
     if cache.is_file():
         stored = np.load(cache)
         if str(stored["digest"]) == digest.hexdigest():
@@ -603,7 +613,7 @@ def tune(args: argparse.Namespace) -> None:
     first = 0
     for path in args.labelled:
         count = len(_lines(path))
-        parts.append(cached_features(path, boards[first : first + count]))
+        parts.append(cached_features(path, boards[first : first + count], args.cache))
         first += count
     a = np.concatenate([part[0] for part in parts])
     b = np.concatenate([part[1] for part in parts])
@@ -821,6 +831,7 @@ def main() -> None:
     t = steps.add_parser("tune", help="fit the weights")
     t.add_argument("labelled", nargs="+", help="labelled files (games named per file)")
     t.add_argument("--seed", type=int, default=1)
+    t.add_argument("--cache", help="a directory to keep each file's features in, for reruns")
     t.add_argument("--steps", type=int, default=3000)
     t.add_argument("--rate", type=float, default=0.5, help="Adam's step in centipawns")
     t.add_argument(
