@@ -758,10 +758,15 @@ def apply(args: argparse.Namespace) -> None:
             where = f"[{chess.piece_name(piece)}][{chess.square_name(square)}]"
             pst_mg[piece][square] = weights[f"PST_MG{where}"]
             pst_eg[piece][square] = weights[f"PST_EG{where}"]
-    source = (
-        f"Tuned by ``benchmarks/tune_chess.py`` (Texel's method) from the hand-written tables,\n"
-        f"on {report['positions']:,} positions labelled by Stockfish (docs/chess-tuning.md):\n"
-        f"``tune {report['command']}``. Rewritten by ``benchmarks/tune_chess.py apply``."
+    import textwrap
+
+    files = ", ".join(f"``{Path(name).name}``" for name in report["files"])
+    source = textwrap.fill(
+        f"Tuned by ``benchmarks/tune_chess.py tune`` (Texel's method) from the hand-written"
+        f" tables, on {report['positions']:,} positions labelled by Stockfish ({files};"
+        f" seed {report['seed']}, L2 {report['l2']:g}, {report['steps']} steps; the data and"
+        f" the fit: docs/games/chess-tuning.md). Written by ``benchmarks/tune_chess.py apply``.",
+        width=95,
     )
     root = Path(args.src)
     (root / TABLES).write_text(
