@@ -26,6 +26,10 @@ from the balanced book that stops as soon as it decides (``--games`` is then the
 plays); each counted pair prints the LLR, e.g. a change in ``../other/src`` against this one:
 ``--a zerosum:../other/src --b zerosum:src --sprt 0,5 --games 2000``.
 
+``--balanced`` takes the openings of a match without ``--sprt`` from the same balanced book,
+in an order drawn from ``--seed``, so that a match against Stockfish and a sequential test
+start from the same kind of positions (issue 26's Stockfish matches).
+
 Run from the repository root::
 
     .venv/bin/python benchmarks/chess_match.py --a zerosum --b sunfish --games 40 \\
@@ -42,7 +46,15 @@ import sys
 from pathlib import Path
 
 from zerosum.game import ZerosumError
-from zerosum.match import Match, MatchResult, SprtSettings, SprtState, TimeControl, parse_player
+from zerosum.match import (
+    Match,
+    MatchResult,
+    SprtSettings,
+    SprtState,
+    TimeControl,
+    balanced_openings,
+    parse_player,
+)
 from zerosum.match.players import PlayerSpec, UciSettings
 from zerosum.match.runner import GameRecord, settle
 
@@ -56,15 +68,23 @@ same for zerosum and Stockfish: Stockfish's default of 10 lost games on time on 
 2-core machine at 10+0.1, and zerosum's of 50 lost one of 20 (2026-11-23)."""
 
 
-def player(text: str, sunfish: str) -> PlayerSpec:
-    """A preset (see the module docstring) or a player as ``zerosum match`` reads it."""
+def player(text: str, sunfish: str, *, wait: bool = False) -> PlayerSpec:
+    """A preset (see the module docstring) or a player as ``zerosum match`` reads it; with
+    ``wait``, a zerosum preset loads its compiled search before it answers ``readyok``
+    (``ZEROSUM_COMPILE=wait``), so that no move of a node-budget game is played by the
+    pure-Python twin while it compiles."""
     if text == "zerosum":
-        return UciSettings((str(Path(sys.executable).with_name("zerosum")), "uci"), (OVERHEAD,))
+        command = (str(Path(sys.executable).with_name("zerosum")), "uci")
+        if wait:
+            command = ("env", "ZEROSUM_COMPILE=wait", *command)
+        return UciSettings(command, (OVERHEAD,))
     if text.startswith("zerosum:"):
         source = Path(text.split(":", 1)[1]).resolve()
         if not (source / "zerosum" / "__init__.py").is_file():
             sys.exit(f"chess_match: {text}: expected a directory holding the zerosum package")
         command = ("env", f"PYTHONPATH={source}", sys.executable, "-m", "zerosum", "uci")
+        if wait:
+            command = ("env", "ZEROSUM_COMPILE=wait", *command[1:])
         return UciSettings(command, (OVERHEAD,))
     if text == "sunfish":
         return UciSettings((sunfish,))
@@ -123,12 +143,23 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=40)
     parser.add_argument("--clock", default="10+0.1", help="BASE+INC seconds (default 10+0.1)")
     parser.add_argument("--time-per-move", type=float, help="seconds per move instead of a clock")
+    parser.add_argument(
+        "--nodes-per-move",
+        type=int,
+        help="nodes per move instead of a clock (the same games whatever the load); zerosum"
+        " players then wait for their compiled search (ZEROSUM_COMPILE=wait)",
+    )
     parser.add_argument("--workers", type=int, default=1, help="games at once (default 1)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--sprt", metavar="ELO0,ELO1", help="a sequential test (normalized Elo)")
     parser.add_argument("--alpha", type=float, default=0.05)
     parser.add_argument("--beta", type=float, default=0.05)
     parser.add_argument("--pgn", default="chess_match.pgn", help="where the games go")
+    parser.add_argument(
+        "--balanced",
+        action="store_true",
+        help="openings from the balanced book in an order drawn from --seed (as --sprt's)",
+    )
     parser.add_argument("--sunfish", default=os.environ.get("SUNFISH_UCI", SUNFISH))
     for which in ("a", "b"):
         parser.add_argument(
@@ -140,19 +171,22 @@ def main() -> None:
         )
     args = parser.parse_args()
     print(f"$ {' '.join([os.path.basename(sys.executable), *sys.argv])}")
+    wait = bool(args.nodes_per_move)
     try:
-        control = (
-            TimeControl(move_time=args.time_per_move)
-            if args.time_per_move
-            else TimeControl.clock(args.clock)
-        )
+        if args.nodes_per_move:
+            control = TimeControl(nodes=args.nodes_per_move)
+        elif args.time_per_move:
+            control = TimeControl(move_time=args.time_per_move)
+        else:
+            control = TimeControl.clock(args.clock)
         match = Match(
             "chess",
-            with_options(player(args.a, args.sunfish), args.a_option, "a"),
-            with_options(player(args.b, args.sunfish), args.b_option, "b"),
+            with_options(player(args.a, args.sunfish, wait=wait), args.a_option, "a"),
+            with_options(player(args.b, args.sunfish, wait=wait), args.b_option, "b"),
             games=args.games,
             time_control=control,
             seed=args.seed,
+            openings=balanced_openings("chess", seed=args.seed) if args.balanced else None,
             sprt=None
             if args.sprt is None
             else SprtSettings.parse(args.sprt, alpha=args.alpha, beta=args.beta),

@@ -5,6 +5,7 @@ search: equal values at fixed depths with nothing selective on, and the driver's
 from __future__ import annotations
 
 import dataclasses
+import random
 import threading
 
 import chess
@@ -37,11 +38,25 @@ def test_equal_values_at_fixed_depth_with_the_exact_options(fen: str) -> None:
         assert found.best_move in Chess(fen).legal_moves()
 
 
-@pytest.mark.parametrize("fen", POSITIONS[1:5])
+QGD = POSITIONS[3]
+ORDER_DEPENDENT = pytest.mark.xfail(
+    strict=True,
+    reason="with the tuned evaluation the twins' values differ here at depth 2 (56 and 48):"
+    " quiescence's delta pruning depends on alpha, so on the order of moves, where the twins"
+    " differ (equal MVV-LVA scores, table; not isolated further); with quiescence off they"
+    " agree",
+)
+
+
+@pytest.mark.parametrize(
+    "fen",
+    [fen if fen != QGD else pytest.param(fen, marks=ORDER_DEPENDENT) for fen in POSITIONS[1:5]],
+)
 def test_equal_values_with_every_option_but_reductions(fen: str) -> None:
-    # Quiescence, check extension, null move, futility and aspiration windows cut the same
-    # subtrees whatever the order of the moves; late-move reductions depend on which quiet
-    # moves come late, so they are off here.
+    # Check extension, null move, futility and aspiration windows cut the same subtrees
+    # whatever the order of the moves, and so does quiescence but for its delta pruning (see
+    # ORDER_DEPENDENT); late-move reductions depend on which quiet moves come late, so they
+    # are off here.
     options = dataclasses.replace(Options(), reductions=False)
     fast = CoreSearch(Chess(fen), options=options, hash_mb=1)
     slow = TacticalSearch(Chess(fen), options=options)
@@ -184,3 +199,21 @@ def test_cli_refuses_too_many_threads(capsys: pytest.CaptureFixture[str]) -> Non
 
     assert main(["analyze", "chess", "--workers", "100", "--depth", "1"]) == 2
     assert "100 threads is out of range: expected 1..64" in capsys.readouterr().err
+
+
+def test_equal_values_with_every_option_but_reductions_on_random_positions() -> None:
+    # The order dependence above is rare: 30 positions of random games agree at depth 2.
+    options = dataclasses.replace(Options(), reductions=False)
+    rng = random.Random(5)
+    for _ in range(6):
+        board = chess.Board()
+        for ply in range(40):
+            moves = list(board.legal_moves)
+            if not moves:
+                break
+            board.push(rng.choice(moves))
+            if ply % 8 == 7 and not board.is_game_over():
+                fen = board.fen()
+                fast = CoreSearch(Chess(fen), options=options, hash_mb=1).search(Limit(depth=2))
+                slow = TacticalSearch(Chess(fen), options=options).search(Limit(depth=2))
+                assert fast.value == slow.value, fen

@@ -10,7 +10,8 @@ import pytest
 
 from zerosum.compiled import chess_board as cb
 from zerosum.games import chess_evaluation as ce
-from zerosum.games.chess import Chess
+from zerosum.games.chess import EG, MG, Chess
+from zerosum.games.chess_tables import MATERIAL_EG, MATERIAL_MG, PST_EG, PST_MG
 
 
 def both_terms(fen: str) -> tuple[int, int]:
@@ -130,3 +131,35 @@ def test_mirrored_positions_evaluate_alike_from_the_side_to_move(seed: int) -> N
         mg, eg = both_terms(board.fen())
         assert both_terms(mirror.fen()) == (-mg, -eg)
         assert Chess(mirror.fen()).evaluate() == Chess(board.fen()).evaluate()
+
+
+def test_the_tables_hold_every_square_of_every_piece() -> None:
+    assert len(PST_MG) == len(PST_EG) == 7
+    assert all(len(row) == 64 for row in (*PST_MG, *PST_EG))
+    assert MATERIAL_MG[chess.KING] == MATERIAL_EG[chess.KING] == 0
+    # A white piece and its black mirror image score opposite amounts in both sums.
+    for piece in chess.PIECE_TYPES:
+        for square in (chess.A1, chess.E4, chess.G7):
+            white = MG[piece + 8][square], EG[piece + 8][square]
+            black = MG[piece][chess.square_mirror(square)], EG[piece][chess.square_mirror(square)]
+            assert white == (-black[0], -black[1])
+            assert white == (
+                MATERIAL_MG[piece] + PST_MG[piece][square],
+                MATERIAL_EG[piece] + PST_EG[piece][square],
+            )
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_both_twins_evaluate_random_positions_alike(seed: int) -> None:
+    # Each position is set up from its FEN (no incremental sums carried over), in both twins.
+    rng = random.Random(1000 + seed)
+    board = chess.Board()
+    for _ in range(150):
+        moves = list(board.legal_moves)
+        if not moves or board.is_game_over():
+            break
+        tactical = [m for m in moves if board.is_capture(m) or m.promotion]
+        board.push(rng.choice(tactical if tactical and rng.random() < 0.4 else moves))
+        game = Chess(board.fen())
+        value = game.evaluate()
+        assert value == game.compute_evaluation() == cb.evaluate(cb.state_of(board)), board.fen()

@@ -2,12 +2,12 @@
 
 The same negamax PVS from the side to move, step for step (the numbered steps match that
 module's), on the compiled board of :mod:`.chess_board`: quiescence with the same capture
-filter, check extension, null move, late-move reductions, futility, killers and history, the
-transposition table and mate-distance pruning, with the same options (an ``int64`` array,
-:data:`OPTION_FIELDS`). The pure-Python search stays the readable twin: with every selective
-option off both return the minimax value at a fixed depth, which the tests compare; they
-compare with every option on but late-move reductions too (those depend on which quiet moves
-come late, that is on move order).
+filter, check extension, null move, late-move reductions and pruning, futility, killers and
+history, the transposition table and mate-distance pruning, with the same options (an
+``int64`` array, :data:`OPTION_FIELDS`). The pure-Python search stays the readable twin:
+with every selective option off both return the minimax value at a fixed depth, which the
+tests compare; they compare with every option on but late-move reductions and pruning too
+(those depend on which quiet moves come late, that is on move order).
 
 Differences that change node counts but not the algorithm: the moves of a node are generated
 at once and picked best first (table move, tactical moves by MVV-LVA, killers, quiet moves by
@@ -61,6 +61,8 @@ from zerosum.jit import cached_njit
 from zerosum.search.tactical import (
     DELTA_MARGIN,
     FUTILITY_DEPTH,
+    LATE_MOVE_COUNT,
+    LATE_MOVE_DEPTH,
     NULL_MOVE_DEPTH,
     QUIESCENCE_EVASION_PLY,
 )
@@ -70,6 +72,9 @@ from zerosum.search.tactical import (
 
 FUTILITY = np.array([0, 150, 300, 450], np.int64)
 """``tactical.FUTILITY_MARGIN`` by remaining depth."""
+LATE_COUNT = np.array(LATE_MOVE_COUNT, np.int64)
+"""``tactical.LATE_MOVE_COUNT``."""
+
 
 # Option fields (1 on, 0 off), as tactical.Options.
 QUIESCENCE: Final = 0
@@ -437,6 +442,8 @@ def node(ctx: Any, depth: int, alpha: int, beta: int, ply: int, allow_null: bool
     best, best_move = -INFINITY, -2
     searched = 0
     reduce = opt[REDUCTIONS] != 0 and not in_check and depth >= 3
+    late = opt[REDUCTIONS] != 0 and not pv_node and not in_check and depth <= LATE_MOVE_DEPTH
+    quiets = 0
     pv, pvlen = ctx[_PV], ctx[_PVLEN]
     for index in range(count):
         move = _pick(moves, scores, index, count)
@@ -445,10 +452,17 @@ def node(ctx: Any, depth: int, alpha: int, beta: int, ply: int, allow_null: bool
         if not _legal_after_make(st, white):
             cb.unmake(st)
             continue
-        # Whether the move checks matters only to futility and reductions: asked only then.
-        if futile and quiet and searched > 0 and not cb.in_check(st):
+        # Whether the move checks matters only to the pruning and reductions: asked only then.
+        if (
+            quiet
+            and searched > 0
+            and (futile or (late and quiets >= LATE_COUNT[depth] and best > -HEURISTIC_LIMIT))
+            and not cb.in_check(st)
+        ):
             cb.unmake(st)
             continue
+        if quiet:
+            quiets += 1
         if searched == 0:
             value = -node(ctx, depth - 1, -beta, -alpha, ply + 1, yes)
         else:

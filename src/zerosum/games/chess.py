@@ -37,6 +37,7 @@ import chess.polyglot
 from zerosum.game import MoveError, Outcome, PositionError, Score
 from zerosum.games.boards import BoardState, draw_board
 from zerosum.games.chess_evaluation import TEMPO, positional_terms
+from zerosum.games.chess_tables import MATERIAL_EG, MATERIAL_MG, PST_EG, PST_MG
 
 if TYPE_CHECKING:
     from zerosum.capabilities import (
@@ -111,55 +112,12 @@ PIECE_SYMBOLS: Final = {
 
 # -- evaluation tables ----------------------------------------------------------------------
 
-MATERIAL_MG: Final = (0, 90, 320, 335, 480, 960, 0)
-"""Middlegame worth of each piece type (index: python-chess piece type, 1 = pawn .. 6 = king)."""
-MATERIAL_EG: Final = (0, 110, 290, 310, 530, 950, 0)
-"""Endgame worth of each piece type."""
 PHASE_WEIGHT: Final = (0, 0, 1, 1, 2, 4, 0)
 """How much each piece type counts towards the middlegame phase."""
 GAIN_CEILING: Final = MATERIAL_MG[chess.QUEEN] * 2 - MATERIAL_MG[chess.PAWN]
 """No single move gains more than a queen captured by a pawn promoting to a queen."""
 FULL_PHASE: Final = 24
 """The phase of the starting material; more (after promotions) counts as this."""
-
-
-def _closeness(square: int) -> int:
-    """0 on the corners' rims up to 6 on the four centre squares."""
-    file, rank = square & 7, square >> 3
-    return 7 - int(abs(file - 3.5) + abs(rank - 3.5))
-
-
-def _pst(piece: int, square: int) -> tuple[int, int]:
-    """The (middlegame, endgame) square bonus of a white ``piece`` on ``square``.
-
-    Hand-written shapes: knights and bishops want the centre, rooks the seventh rank and the
-    centre files, the queen stays central, pawns gain as they advance (much more in the
-    endgame), the king hides on its back rank in the middlegame and centralizes in the endgame.
-    """
-    file, rank = square & 7, square >> 3
-    centre = _closeness(square)
-    if piece == chess.PAWN:
-        central = 12 if file in (3, 4) and rank in (3, 4) else 4 if file in (2, 5) else 0
-        return rank * 4 + central - (10 if file in (3, 4) and rank == 1 else 0), (
-            0,
-            0,
-            5,
-            12,
-            24,
-            42,
-            70,
-            0,
-        )[rank]
-    if piece == chess.KNIGHT:
-        return centre * 7 - 24 - (8 if rank == 0 else 0), centre * 5 - 16
-    if piece == chess.BISHOP:
-        return centre * 4 - 10 - (6 if rank == 0 else 0), centre * 3 - 9
-    if piece == chess.ROOK:
-        return (20 if rank == 6 else 0) + (6 if file in (3, 4) else 0), 10 if rank == 6 else 0
-    if piece == chess.QUEEN:
-        return centre * 2 - 6, centre * 4 - 12
-    shelter = (18, 24, 8, -6, -6, 4, 28, 14)[file] if rank == 0 else -14 * min(rank, 4) - 10
-    return shelter, centre * 9 - 30
 
 
 def _signed_tables() -> tuple[list[list[int]], list[list[int]]]:
@@ -169,8 +127,9 @@ def _signed_tables() -> tuple[list[list[int]], list[list[int]]]:
     eg = [[0] * 64 for _ in range(16)]
     for piece in chess.PIECE_TYPES:
         for square in chess.SQUARES:
-            white_mg, white_eg = _pst(piece, square)
-            black_mg, black_eg = _pst(piece, chess.square_mirror(square))
+            white_mg, white_eg = PST_MG[piece][square], PST_EG[piece][square]
+            mirror = chess.square_mirror(square)
+            black_mg, black_eg = PST_MG[piece][mirror], PST_EG[piece][mirror]
             mg[piece + 8][square] = MATERIAL_MG[piece] + white_mg
             eg[piece + 8][square] = MATERIAL_EG[piece] + white_eg
             mg[piece][square] = -(MATERIAL_MG[piece] + black_mg)

@@ -30,38 +30,38 @@ from typing import Final
 
 import chess
 
-PASSED_MG: Final = (0, 0, 5, 10, 20, 35, 55, 0)
+PASSED_MG: Final = (0, -2, -5, 8, 17, 39, 56, 0)
 """Middlegame bonus of a passed pawn by its rank counted from its own side (0 = first)."""
-PASSED_EG: Final = (0, 5, 10, 20, 40, 65, 100, 0)
+PASSED_EG: Final = (0, 5, 19, 22, 34, 63, 114, 0)
 """Endgame bonus of a passed pawn by its relative rank."""
-PASSED_ENEMY_KING: Final = 4
-PASSED_OWN_KING: Final = 2
+PASSED_ENEMY_KING: Final = 6
+PASSED_OWN_KING: Final = 4
 """Endgame bonus per square of the enemy king's distance to the passed pawn's next square,
 and penalty per square of its own king's, each times the pawn's relative rank less two."""
-DOUBLED: Final = (10, 20)
-ISOLATED: Final = (10, 15)
+DOUBLED: Final = (11, 21)
+ISOLATED: Final = (14, 4)
 """(middlegame, endgame) penalties per doubled and per isolated pawn."""
 MOBILITY: Final = {
     chess.KNIGHT: (4, 4, 4),
-    chess.BISHOP: (5, 5, 6),
-    chess.ROOK: (2, 4, 6),
-    chess.QUEEN: (1, 2, 12),
+    chess.BISHOP: (4, -4, 6),
+    chess.ROOK: (3, 3, 6),
+    chess.QUEEN: (1, 8, 12),
 }
 """Per piece type: (middlegame, endgame) worth of each safe square it attacks, and the count
 that is worth nothing (fewer cost, more gain)."""
-KING_ATTACK_UNITS: Final = (0, 0, 2, 2, 3, 5, 0)
+KING_ATTACK_UNITS: Final = (0, 0, 4, 3, 3, 5, 0)
 """Units per enemy king-zone square attacked, by piece type (index: python-chess type)."""
 KING_ATTACK_CAP: Final = 500
-SHIELD_NEAR: Final = 12
-SHIELD_FAR: Final = 6
-SHIELD_MISSING: Final = 15
+SHIELD_NEAR: Final = 8
+SHIELD_FAR: Final = 2
+SHIELD_MISSING: Final = 16
 """Middlegame bonus of an own pawn one and two squares ahead of the king's file or a file
 beside it, and penalty for such a file without an own pawn, for a king on its first two
 ranks."""
-BISHOP_PAIR: Final = (30, 50)
-ROOK_OPEN: Final = (25, 10)
-ROOK_HALF_OPEN: Final = (12, 5)
-TEMPO: Final = 10
+BISHOP_PAIR: Final = (30, 58)
+ROOK_OPEN: Final = (23, 2)
+ROOK_HALF_OPEN: Final = (17, 22)
+TEMPO: Final = 11
 """What having the move is worth, added to the side to move's evaluation."""
 
 

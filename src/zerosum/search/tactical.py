@@ -13,6 +13,9 @@ like chess needs to see far enough in a second of Python:
   is a fair probe: zugzwang makes it unsound with only king and pawns in chess);
 * late-move reductions: quiet moves late in the order, not in or giving check, are searched
   one or two plies shallower first, and again at full depth if they beat alpha;
+* late-move pruning (with the reductions): within three plies of the horizon, away from the
+  principal variation and out of check, the quiet moves that do not give check are skipped
+  once :data:`LATE_MOVE_COUNT` quiet moves have been searched;
 * futility pruning within three plies of the horizon, away from the principal variation and
   out of check: a static evaluation a margin above beta fails high at once, one a margin below
   alpha skips the quiet moves that do not give check once one move has been searched;
@@ -80,6 +83,12 @@ QUIESCENCE_EVASION_PLY: Final = MAX_SEARCH_PLY - 8
 """Quiescence answers a check with every evasion (no standing pat) below this ply."""
 DELTA_MARGIN: Final = 150
 """Quiescence asks only for moves that may gain what it needs to reach alpha less this."""
+LATE_MOVE_DEPTH: Final = 3
+LATE_MOVE_COUNT: Final = (0, 4, 7, 12)
+"""By remaining depth up to :data:`LATE_MOVE_DEPTH`: how many quiet moves a node searches
+before it skips the rest of its quiet moves that do not give check (late-move pruning).
+Only quiet moves count: captures come first in the order, good or bad, and would otherwise
+use up the count before the best quiet moves (killers, history) are tried."""
 
 
 @dataclass(frozen=True)
@@ -93,7 +102,7 @@ class Options:
     null_move: bool = True
     """Null-move pruning at non-PV nodes (where the game allows a pass)."""
     reductions: bool = True
-    """Late-move reductions of quiet moves."""
+    """Late-move reductions of quiet moves, and late-move pruning near the horizon."""
     aspiration: bool = True
     """Search each iteration first in a narrow window around the last score."""
     futility: bool = True
@@ -616,9 +625,26 @@ class TacticalSearch(SearchDriver[M]):
         best, best_move = -INFINITY, None
         searched = 0
         reduce = options.reductions and caps.knows_quiet and not in_check and depth >= 3
+        late = (
+            options.reductions
+            and caps.knows_quiet
+            and not pv_node
+            and not in_check
+            and depth <= LATE_MOVE_DEPTH
+        )
+        quiets = 0
         for move, quiet in self._ordered(table_move, ply):
-            if futile and quiet and searched and not caps.gives_check(move):
+            if (
+                quiet
+                and searched
+                and (
+                    futile
+                    or (late and quiets >= LATE_MOVE_COUNT[depth] and best > -HEURISTIC_LIMIT)
+                )
+                and not caps.gives_check(move)
+            ):
                 continue
+            quiets += quiet
             game.make(move)
             if searched == 0:
                 value = -self._node(depth - 1, -beta, -alpha, ply + 1, True)
