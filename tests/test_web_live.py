@@ -12,6 +12,7 @@ a generous bound: never a fixed sleep.
 
 from __future__ import annotations
 
+import asyncio
 import socket
 import threading
 import time
@@ -207,6 +208,59 @@ def test_a_flooding_socket_is_refused_then_closed_with_1008() -> None:
             assert refusals == FLOOD_REFUSALS
             assert closed.value.code == POLICY_VIOLATION
         assert client.get("/api/health").status_code == 200
+
+
+def test_a_burst_of_queued_messages_lets_other_connections_in() -> None:
+    """A server's receive from a full queue does not suspend: the app yields after each
+    message, so a burst on one socket (a flood the server has already read) does not hold up
+    the other connections until it has all been handled. Driven at the ASGI level with a
+    receive that, like uvicorn's, returns at once while messages wait."""
+    app = create_app(clock=lambda: 0.0)
+    with TestClient(app) as client:
+        sid = new(client, "tictactoe")
+        burst = MESSAGE_BURST // 2  # all taken: no refusal, no close, no search
+        waiting: list[Message] = [
+            {"type": "websocket.connect"},
+            *({"type": "websocket.receive", "text": '{"action": "stop"}'} for _ in range(burst)),
+            {"type": "websocket.disconnect", "code": 1000},
+        ]
+        scope = {
+            "type": "websocket",
+            "asgi": {"version": "3.0"},
+            "scheme": "ws",
+            "http_version": "1.1",
+            "path": f"/api/sessions/{sid}/live",
+            "raw_path": f"/api/sessions/{sid}/live".encode(),
+            "query_string": b"",
+            "root_path": "",
+            "headers": [(b"host", b"testserver")],
+            "client": ("127.0.0.1", 50000),
+            "server": ("testserver", 80),
+            "subprotocols": [],
+            "state": {},
+        }
+        handed: list[int] = []
+        seen_by_other: list[int] = []
+
+        async def receive() -> Message:
+            handed.append(1)
+            return waiting.pop(0)
+
+        async def send(message: Message) -> None:
+            pass
+
+        async def other_connection() -> None:
+            seen_by_other.append(len(handed))
+
+        async def scenario() -> None:
+            other = asyncio.create_task(other_connection())
+            await app(scope, receive, send)
+            await other
+
+        asyncio.run(scenario())
+        assert not waiting, "the app read every message"
+        # the other connection got its turn after the first messages, not after the burst
+        assert seen_by_other and seen_by_other[0] <= 3, (seen_by_other, burst)
 
 
 def test_searches_started_past_the_budget_are_refused() -> None:
