@@ -70,13 +70,14 @@ def run(argv: list[str], **options: Any) -> subprocess.CompletedProcess[str]:
 def one_line(
     done: subprocess.CompletedProcess[str], *words: str, status: int = 2
 ) -> tuple[bool, str]:
-    """Whether a command failed as bad input should: ``status``, one ``zerosum: error:`` line
-    on stderr naming ``words``, no traceback; and what it said."""
+    """Whether a command failed as bad input should: ``status``, one line on stderr, a
+    ``zerosum: error:`` naming ``words``, no traceback; and what it said."""
     lines = done.stderr.strip().splitlines()
     last = lines[-1] if lines else ""
     good = (
         done.returncode == status
         and "Traceback" not in done.stderr
+        and len(lines) == 1
         and last.startswith("zerosum: error: ")
         and all(word in last for word in words)
     )
