@@ -17,6 +17,7 @@ import socket
 import threading
 import time
 from collections.abc import Awaitable, Callable, Iterator, MutableMapping
+from multiprocessing.context import ForkServerProcess
 from typing import Any
 
 import httpx
@@ -142,6 +143,59 @@ def test_a_think_cancelled_before_its_task_ran_frees_its_slot() -> None:
                 live.send_json({"action": "think", "time": 1})
         wait_for(lambda: searches(client) == 0, "searches of clients that went away")
         assert client.post(f"/api/sessions/{sid}/think", json={"depth": 1}).status_code == 200
+    wait_for(no_processes, "every search process reaped")
+
+
+def hold_starts(monkeypatch: pytest.MonkeyPatch) -> threading.Event:
+    """Search processes started from now on wait, inside their start, until the returned
+    event is set (by the test, or after ``BOUND`` seconds: then the start sets it): a fork
+    server slow to fork on a busy machine. Called once the app's warm-up has started the
+    fork server."""
+    gate = threading.Event()
+    start = ForkServerProcess.start
+
+    def held(process: Any) -> None:
+        gate.wait(BOUND)
+        gate.set()  # released, by the test or by the bound
+        start(process)
+
+    monkeypatch.setattr(ForkServerProcess, "start", held)
+    return gate
+
+
+def test_a_search_process_starts_off_the_event_loop(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A start blocked the loop for as long as the fork server took (up to 140 ms a start on
+    # a loaded machine, five at once in a flood): the server now answers meanwhile.
+    with TestClient(create_app()) as client:  # its warm-up job has started the fork server
+        sid = new(client, "tictactoe")
+        gate = hold_starts(monkeypatch)
+        with client.websocket_connect(f"/api/sessions/{sid}/live") as live:
+            live.send_json({"action": "think", "depth": 1, "time": 5})
+            assert live.receive_json()["type"] == "started"
+            health = client.get("/api/health").json()  # while the start is held
+            answered_first = not gate.is_set()
+            gate.set()
+            assert events_until_final(live)[-1]["type"] == "done"
+        assert answered_first, "the health check waited for the search process's start"
+        assert health["searches"] == 1  # a starting search holds its slot
+    wait_for(no_processes, "every search process reaped")
+
+
+def test_a_client_gone_while_its_search_starts_frees_the_slot(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    app = create_app(max_searches=1, session_searches=1)
+    with TestClient(app) as client:
+        sid = new(client)
+        gate = hold_starts(monkeypatch)
+        with client.websocket_connect(f"/api/sessions/{sid}/live") as live:
+            live.send_json({"action": "think", "depth": 0, "time": 60})
+            assert live.receive_json()["type"] == "started"
+        wait_for(lambda: searches(client) == 0, "the slot of a client gone during the start")
+        gate.set()  # the start ends: its child is killed and reaped
+        wait_for(no_processes, "the child started after its client had gone")
+        answer = client.post(f"/api/sessions/{new(client)}/think", json={"depth": 2})
+        assert answer.status_code == 200, answer.text
     wait_for(no_processes, "every search process reaped")
 
 
