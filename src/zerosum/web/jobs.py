@@ -21,9 +21,11 @@ a moment later it is killed), and an app starts jobs only through :class:`Search
 refuses one past its limits in all and per session with a :class:`BusyError` that says when
 a slot is expected to be free. A job *is* its slot: it counts against the limits from
 :meth:`Searches.start` until :meth:`Job.end` (idempotent; ``with job:`` calls it on every
-path) has killed its child if need be and the child has been reaped. Reaping never blocks the
-event loop: a child still alive when its job ends is killed and reaped when its sentinel says
-it has gone.
+path) has killed its child if need be and the child has been reaped. Neither starting nor
+reaping blocks the event loop: a job from :meth:`Searches.start` starts its child in a thread
+when its events are first read (the fork server's fork took up to 140 ms on a loaded machine),
+and a child still alive when its job ends is killed and reaped when its sentinel says it has
+gone (a job ended while its child starts has it killed once started).
 """
 
 from __future__ import annotations
