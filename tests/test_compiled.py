@@ -148,7 +148,7 @@ def test_a_time_limit_stops_a_long_solve() -> None:
     solver = Solver("connect4", hash_mb=8, book=False)  # the opening book may know "4"
     exact = solver.solve(Connect4.from_position("4"), limit=Limit(time=0.2))
     assert not exact.complete
-    assert exact.stats.time_s < 2
+    assert exact.stats.time_s < 30  # hours without the limit; the margin is a loaded machine's
 
 
 def test_a_node_limit_stops_a_long_solve() -> None:

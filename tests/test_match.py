@@ -35,6 +35,7 @@ from zerosum.match import (
     score_from_elo,
 )
 from zerosum.match.openings import openings_for, random_openings
+from zerosum.match.players import time_budget
 from zerosum.match.referee import check_moves
 
 FAKE = str(Path(__file__).with_name("fake_uci.py"))
@@ -303,29 +304,54 @@ def test_a_crashing_engine_loses_and_is_restarted() -> None:
 
 
 def test_a_slow_engine_loses_on_time() -> None:
+    # A sleeps 1.8 s a move on a 1.5 s clock: it oversteps it whatever the load. B answers at
+    # once and has the whole 1.5 s for its one move (game 2): a loaded machine's delays stay
+    # far inside that, and a referee that did not keep clocks would let A play on.
     result = Match(
         "chess",
-        fake("Sleep=400"),
+        fake("Sleep=1800"),
         fake(),
         games=2,
-        time_control=TimeControl(base=0.3, increment=0.01),
+        time_control=TimeControl(base=1.5, increment=0.01),
     ).play()
     assert [record.winner for record in result.games] == ["B", "B"]
     assert all(record.ending.reason == "time forfeit" for record in result.games)
+    # A flagged on its first move, as white and as black
+    assert [len(record.moves) - len(record.opening.moves) for record in result.games] == [0, 1]
     assert result.games[0].pgn is not None and '[Termination "time forfeit"]' in result.games[0].pgn
 
 
-def test_zerosum_players_keep_a_clock() -> None:
+CLOCK_OPENING = Opening("late middle game", tuple("352331443376367466661751415427"))
+"""A connect four position 30 plies in, not decided: at most six moves a side remain."""
+
+
+def test_zerosum_players_keep_a_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Every move of a zerosum player without limits of its own gets a share of its clock (the
+    # behaviour under test, checked on the budgets it asked for); the clock is long enough that
+    # a loaded machine's delays on the few remaining moves cannot spend it, short enough that
+    # a player ignoring it would (its default level searches for much longer).
+    budgets: list[tuple[float, float]] = []
+
+    def spy(turn: players.Turn) -> float | None:
+        seconds = time_budget(turn)
+        assert turn.clocks is not None and seconds is not None
+        budgets.append((seconds, turn.clocks[turn.side]))
+        return seconds
+
+    monkeypatch.setattr(players, "time_budget", spy)
     result = Match(
         "connect4",
         parse_player("algorithm=engine"),
         parse_player("algorithm=alphabeta"),
         games=2,
-        time_control=TimeControl(base=1, increment=0.02),
+        time_control=TimeControl(base=2, increment=0.05),
+        openings=[CLOCK_OPENING],
     ).play()
+    played = sum(len(record.moves) - len(CLOCK_OPENING.moves) for record in result.games)
+    assert len(budgets) == played > 0  # every move was planned on the clock
+    assert all(0 < seconds <= left / 2 for seconds, left in budgets)
     for record in result.games:
         assert record.ending.reason != "time forfeit"
-        assert sum(record.seconds) < 2 * (1 + 0.02 * len(record.moves))
 
 
 def test_bad_players_fail_before_any_game() -> None:

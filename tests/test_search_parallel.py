@@ -151,9 +151,14 @@ def test_a_time_limit_stops_every_worker_and_the_pool_is_reused(pool: SearchPool
 
 
 def test_a_node_limit_is_shared_by_the_workers(pool: SearchPool) -> None:
-    result = search(Connect4(), limit=Limit(nodes=20_000), pool=pool)
+    # A task gets what the finished tasks left, split between the workers (each polls every
+    # 1,024 nodes): a running task is not counted, so the total stays under the limit and one
+    # worker's share of it, however the two workers interleave on a loaded machine (the same
+    # rule as the compiled solver's: see tests/test_parallel.py).
+    limit = 20_000
+    result = search(Connect4(), limit=Limit(nodes=limit), pool=pool)
     assert not result.complete
-    assert result.stats.nodes < 20_000 + 2 * 1024 + 10
+    assert result.stats.nodes < limit + limit // 2 + 2 * 1024 + 10, result.stats.nodes
 
 
 def test_closing_leaves_no_process_behind() -> None:

@@ -440,7 +440,8 @@ def test_analyze_answers_with_the_twin_and_says_so(
 
     fake = SlowCompile()  # a compile that never ends in this test
     monkeypatch.setattr(warming_module, "Warmer", lambda spec, parts: fake)
-    argv = ["analyze", "tictactoe", "--moves", "b2", "--algorithm", "compiled", "--time", "5"]
+    # a limit lets the twin answer; 60 s only caps it (depth 8 takes a moment, even when loaded)
+    argv = ["analyze", "tictactoe", "--moves", "b2", "--algorithm", "compiled", "--time", "60"]
     assert main([*argv, "--depth", "8", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["answered_by"] == "python engine" and data["value"] == 0

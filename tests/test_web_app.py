@@ -33,7 +33,9 @@ def new(client: TestClient, game: str = "tictactoe", **body: Any) -> dict[str, A
     return data
 
 
-def wait_until_no_searches(timeout: float = 10.0) -> None:
+def wait_until_no_searches(timeout: float = 30.0) -> None:
+    """Wait until every search process has ended; ``timeout`` bounds the teardown on a loaded
+    machine and stays under the 60 s searches the tests start, so a left search still fails."""
     deadline = time.monotonic() + timeout
     while Job.running and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -326,9 +328,11 @@ def test_closing_the_socket_stops_its_search_and_the_server_stays_responsive(
         started = time.perf_counter()
         for _ in range(5):
             assert client.get("/api/games").status_code == 200
-        assert time.perf_counter() - started < 2.0
-    # the tabs are closed: both searches end within moments, not after their 60 s
-    wait_until_no_searches(timeout=5.0)
+        # a bound a loaded machine meets; a loop blocked by the 60 s searches would miss it
+        assert time.perf_counter() - started < 20.0
+    # the tabs are closed: both searches end well before their 60 s (the bound allows for the
+    # teardown of their processes on a loaded machine)
+    wait_until_no_searches(timeout=30.0)
     assert not any(process.is_alive() for process in processes)
     assert client.get("/api/health").json()["searches"] == 0
 

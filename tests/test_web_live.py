@@ -12,10 +12,12 @@ a generous bound: never a fixed sleep.
 
 from __future__ import annotations
 
+import asyncio
 import socket
 import threading
 import time
 from collections.abc import Awaitable, Callable, Iterator, MutableMapping
+from multiprocessing.context import ForkServerProcess
 from typing import Any
 
 import httpx
@@ -144,6 +146,59 @@ def test_a_think_cancelled_before_its_task_ran_frees_its_slot() -> None:
     wait_for(no_processes, "every search process reaped")
 
 
+def hold_starts(monkeypatch: pytest.MonkeyPatch) -> threading.Event:
+    """Search processes started from now on wait, inside their start, until the returned
+    event is set (by the test, or after ``BOUND`` seconds: then the start sets it): a fork
+    server slow to fork on a busy machine. Called once the app's warm-up has started the
+    fork server."""
+    gate = threading.Event()
+    start = ForkServerProcess.start
+
+    def held(process: Any) -> None:
+        gate.wait(BOUND)
+        gate.set()  # released, by the test or by the bound
+        start(process)
+
+    monkeypatch.setattr(ForkServerProcess, "start", held)
+    return gate
+
+
+def test_a_search_process_starts_off_the_event_loop(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A start blocked the loop for as long as the fork server took (up to 140 ms a start on
+    # a loaded machine, five at once in a flood): the server now answers meanwhile.
+    with TestClient(create_app()) as client:  # its warm-up job has started the fork server
+        sid = new(client, "tictactoe")
+        gate = hold_starts(monkeypatch)
+        with client.websocket_connect(f"/api/sessions/{sid}/live") as live:
+            live.send_json({"action": "think", "depth": 1, "time": 5})
+            assert live.receive_json()["type"] == "started"
+            health = client.get("/api/health").json()  # while the start is held
+            answered_first = not gate.is_set()
+            gate.set()
+            assert events_until_final(live)[-1]["type"] == "done"
+        assert answered_first, "the health check waited for the search process's start"
+        assert health["searches"] == 1  # a starting search holds its slot
+    wait_for(no_processes, "every search process reaped")
+
+
+def test_a_client_gone_while_its_search_starts_frees_the_slot(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    app = create_app(max_searches=1, session_searches=1)
+    with TestClient(app) as client:
+        sid = new(client)
+        gate = hold_starts(monkeypatch)
+        with client.websocket_connect(f"/api/sessions/{sid}/live") as live:
+            live.send_json({"action": "think", "depth": 0, "time": 60})
+            assert live.receive_json()["type"] == "started"
+        wait_for(lambda: searches(client) == 0, "the slot of a client gone during the start")
+        gate.set()  # the start ends: its child is killed and reaped
+        wait_for(no_processes, "the child started after its client had gone")
+        answer = client.post(f"/api/sessions/{new(client)}/think", json={"depth": 2})
+        assert answer.status_code == 200, answer.text
+    wait_for(no_processes, "every search process reaped")
+
+
 @pytest.fixture
 def served() -> Iterator[str]:
     """The app as ``zerosum serve`` runs it (:func:`server_config`), on a real socket in a
@@ -207,6 +262,59 @@ def test_a_flooding_socket_is_refused_then_closed_with_1008() -> None:
             assert refusals == FLOOD_REFUSALS
             assert closed.value.code == POLICY_VIOLATION
         assert client.get("/api/health").status_code == 200
+
+
+def test_a_burst_of_queued_messages_lets_other_connections_in() -> None:
+    """A server's receive from a full queue does not suspend: the app yields after each
+    message, so a burst on one socket (a flood the server has already read) does not hold up
+    the other connections until it has all been handled. Driven at the ASGI level with a
+    receive that, like uvicorn's, returns at once while messages wait."""
+    app = create_app(clock=lambda: 0.0)
+    with TestClient(app) as client:
+        sid = new(client, "tictactoe")
+        burst = MESSAGE_BURST // 2  # all taken: no refusal, no close, no search
+        waiting: list[Message] = [
+            {"type": "websocket.connect"},
+            *({"type": "websocket.receive", "text": '{"action": "stop"}'} for _ in range(burst)),
+            {"type": "websocket.disconnect", "code": 1000},
+        ]
+        scope = {
+            "type": "websocket",
+            "asgi": {"version": "3.0"},
+            "scheme": "ws",
+            "http_version": "1.1",
+            "path": f"/api/sessions/{sid}/live",
+            "raw_path": f"/api/sessions/{sid}/live".encode(),
+            "query_string": b"",
+            "root_path": "",
+            "headers": [(b"host", b"testserver")],
+            "client": ("127.0.0.1", 50000),
+            "server": ("testserver", 80),
+            "subprotocols": [],
+            "state": {},
+        }
+        handed: list[int] = []
+        seen_by_other: list[int] = []
+
+        async def receive() -> Message:
+            handed.append(1)
+            return waiting.pop(0)
+
+        async def send(message: Message) -> None:
+            pass
+
+        async def other_connection() -> None:
+            seen_by_other.append(len(handed))
+
+        async def scenario() -> None:
+            other = asyncio.create_task(other_connection())
+            await app(scope, receive, send)
+            await other
+
+        asyncio.run(scenario())
+        assert not waiting, "the app read every message"
+        # the other connection got its turn after the first messages, not after the burst
+        assert seen_by_other and seen_by_other[0] <= 3, (seen_by_other, burst)
 
 
 def test_searches_started_past_the_budget_are_refused() -> None:

@@ -15,8 +15,9 @@ pentanomial counts and the Elo with its interval; ``--json`` reports them under 
 from __future__ import annotations
 
 import argparse
+import logging
 import os
-from typing import Any
+from typing import Any, Final
 
 from zerosum.cli.common import EXIT_INTERRUPTED, UsageError, emit, terminate_as_interrupt
 from zerosum.cli.parser import (
@@ -167,9 +168,23 @@ def _sprt_status(state: Any, games: int, pair_elo: Any) -> str:
     )
 
 
+class _ReapedAfterItsLoop(logging.Filter):
+    """Drops asyncio's warning that a process ended after the event loop watching it closed:
+    python-chess closes an engine's loop as soon as the engine fails to start (``uci:cat``),
+    the process is reaped all the same, and the warning only put a second line (``Loop ...
+    that handles pid ... is closed``) above the one-line error."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.msg != "Loop %r that handles pid %r is closed"
+
+
+REAPED_AFTER_ITS_LOOP: Final = _ReapedAfterItsLoop()
+
+
 def run(args: argparse.Namespace) -> int:
     """Play the match, one line per game as it ends, then the score and the Elo difference;
     exits 130 when stopped, after reporting the games finished."""
+    logging.getLogger("asyncio").addFilter(REAPED_AFTER_ITS_LOOP)  # once: the same object
     from zerosum.match import (
         Match,
         MatchResult,

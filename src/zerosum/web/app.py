@@ -530,6 +530,10 @@ def create_app(
                 received = await socket.receive()
                 if received["type"] == "websocket.disconnect":
                     break
+                # A receive from a full queue returns without giving the loop a turn: without
+                # this, a socket's burst of queued messages (a flood) is handled in one go and
+                # every other connection, the health check included, waits for all of it.
+                await asyncio.sleep(0)
                 verdict = budget.take()
                 if verdict is Verdict.CLOSE:
                     await socket.close(code=POLICY_VIOLATION, reason=budget.reason())

@@ -21,9 +21,11 @@ a moment later it is killed), and an app starts jobs only through :class:`Search
 refuses one past its limits in all and per session with a :class:`BusyError` that says when
 a slot is expected to be free. A job *is* its slot: it counts against the limits from
 :meth:`Searches.start` until :meth:`Job.end` (idempotent; ``with job:`` calls it on every
-path) has killed its child if need be and the child has been reaped. Reaping never blocks the
-event loop: a child still alive when its job ends is killed and reaped when its sentinel says
-it has gone.
+path) has killed its child if need be and the child has been reaped. Neither starting nor
+reaping blocks the event loop: a job from :meth:`Searches.start` starts its child in a thread
+when its events are first read (the fork server's fork took up to 140 ms on a loaded machine),
+and a child still alive when its job ends is killed and reaped when its sentinel says it has
+gone (a job ended while its child starts has it killed once started).
 """
 
 from __future__ import annotations
@@ -351,8 +353,16 @@ class Job:
     """Every job whose process has not been reaped yet (for the health figures and shutdown)."""
 
     def __init__(
-        self, kind: str, request: dict[str, Any], *, time_limit: float, session: str = ""
+        self,
+        kind: str,
+        request: dict[str, Any],
+        *,
+        time_limit: float,
+        session: str = "",
+        started: bool = True,
     ) -> None:
+        """A job of ``kind``; its child starts now (``started``), or in a thread when its
+        events are first read (:meth:`events`), never blocking an event loop meanwhile."""
         if kind not in KINDS:
             raise ValueError(f"unknown job kind {kind!r}")
         self.session = session
@@ -367,24 +377,44 @@ class Job:
         if self._loading:
             self.deadline = time.monotonic() + LOAD_TIME
         self._ended = False
+        self._started = False
+        """Whether the child has been started (its start returned)."""
+        self._starting: asyncio.Future[None] | None = None
+        """The start in a thread (:meth:`_launch`), once begun."""
         self._reader: tuple[asyncio.AbstractEventLoop, int, asyncio.Queue[Any]] | None = None
         context = _context()
-        self._receive, send = context.Pipe(duplex=False)
+        self._receive, self._send = context.Pipe(duplex=False)
         self._stop = context.Event()
         self.process = context.Process(  # type: ignore[attr-defined]
             target=_run,
-            args=(kind, request, send, self._stop, worker_imports()),
+            args=(kind, request, self._send, self._stop, worker_imports()),
             daemon=True,
         )
         Job.running.add(self)  # before the start: a start that fails still ends in end()
+        if started:
+            self._start()
+
+    def _start(self) -> None:
+        """Start the child: as long as the fork server takes to fork (milliseconds idle; on a
+        loaded machine up to 140 ms were seen, hence :meth:`_launch` on an event loop)."""
         try:
             self.process.start()
+            self._started = True
         except BaseException:
             self._receive.close()
             Job.running.discard(self)
             raise
         finally:
-            send.close()
+            self._send.close()
+
+    async def _launch(self) -> None:
+        """Start the child in a thread while the event loop serves everyone else. A cancel
+        meanwhile lets the start finish, and :meth:`end` (which the cancelled path runs)
+        takes effect once it has."""
+        if self._started or self._starting is not None or self._ended:
+            return
+        self._starting = asyncio.get_running_loop().run_in_executor(None, self._start)
+        await asyncio.shield(self._starting)
 
     def __enter__(self) -> Job:
         return self
@@ -395,6 +425,15 @@ class Job:
     async def events(self) -> AsyncIterator[dict[str, Any]]:
         """The job's events as they come, ending after the final one (or if the child died);
         the job has ended when they end."""
+        try:
+            await self._launch()
+        except Exception as error:  # the machine could not start a process (EAGAIN, ...)
+            yield {
+                "type": "error",
+                "message": f"the search could not start ({error}): expected a retry",
+                "retry_after": LOAD_RETRY,
+            }
+            return
         if self._ended:
             return
         loop = asyncio.get_running_loop()
@@ -479,8 +518,25 @@ class Job:
         if self._ended:
             return
         self._ended = True
+        starting = self._starting
+        if starting is not None and not starting.done():
+            starting.add_done_callback(self._release_once_started)
+            return
+        self._release()
+
+    def _release_once_started(self, start: asyncio.Future[None]) -> None:
+        if not start.cancelled():
+            start.exception()  # a failed start: retrieved here, the path that awaited it raised
+        self._release()
+
+    def _release(self) -> None:
+        """What :meth:`end` does once no start is under way."""
         self._unread()
         self._receive.close()
+        if not self._started:  # never started, or its start failed: no child to reap
+            self._send.close()
+            Job.running.discard(self)
+            return
         if self.process.is_alive():
             self.process.kill()
         self._reap()
@@ -568,7 +624,9 @@ class Searches:
                 "retry when one ends (or a stop)",
                 _retry_after(mine),
             )
-        job = Job(kind, request, time_limit=time_limit, session=session)
+        # started by its first read of events: in a thread, so that a burst of starts (a
+        # flood on a socket) never holds up the event loop
+        job = Job(kind, request, time_limit=time_limit, session=session, started=False)
         self._jobs.add(job)
         return job
 
