@@ -34,7 +34,8 @@ import chess.polyglot
 import numpy as np
 
 from zerosum.games import chess_evaluation as ce
-from zerosum.games.chess import EG, FULL_PHASE, MATERIAL_MG, MG, PHASE_WEIGHT, Chess
+from zerosum.games.chess import EG, FULL_PHASE, MG, PHASE_WEIGHT, Chess
+from zerosum.games.chess_tables import MATERIAL_MG
 from zerosum.jit import cached_njit
 
 PAWN: Final = 1
