@@ -40,7 +40,8 @@ def test_equal_values_at_fixed_depth_with_the_exact_options(fen: str) -> None:
 
 def assert_same_search(fen: str, options: Options, depths: tuple[int, ...]) -> None:
     """Both twins search the same tree: equal values and, as they order the moves alike (ties
-    by move code), equal node counts."""
+    by move code), equal node counts. (Their tables replace entries differently, one slot
+    against a bucket of two: in searches that fill them the counts may part, not the values.)"""
     fast = CoreSearch(Chess(fen), options=options, hash_mb=1)
     slow = TacticalSearch(Chess(fen), options=options)
     for depth in depths:
