@@ -164,7 +164,8 @@ class CoreSearch(SearchDriver[chess.Move]):
         contract of :meth:`TacticalSearch.iterate` (the game is left as it was)."""
         game = self.game
         state = cb.state_of_game(game)
-        moves = cb.moves_of(state, 1) + cb.moves_of(state, 2)
+        # The Python twin's root order (MVV-LVA, then by code; the quiet moves by code).
+        moves = game.tactical_moves() + game.quiet_moves()
         if root_moves:
             moves = [move for move in moves if move in root_moves] or moves
         if not moves:

@@ -168,10 +168,13 @@ def _poll(io: Any) -> bool:
 
 @cached_njit(nogil=True)
 def _pick(moves: Any, scores: Any, start: int, count: int) -> int:
-    """Swap the best-scored move of ``start..count`` to ``start`` and return it."""
+    """Swap the best-scored move of ``start..count`` to ``start`` and return it; among equal
+    scores the lowest code (``Chess.move_code``, as the Python twin sorts them)."""
     best = start
     for i in range(start + 1, count):
-        if scores[i] > scores[best]:
+        if scores[i] > scores[best] or (
+            scores[i] == scores[best] and moves[i] & 0x7FFF < moves[best] & 0x7FFF
+        ):
             best = i
     if best != start:
         moves[start], moves[best] = moves[best], moves[start]
@@ -445,8 +448,17 @@ def node(ctx: Any, depth: int, alpha: int, beta: int, ply: int, allow_null: bool
     late = opt[REDUCTIONS] != 0 and not pv_node and not in_check and depth <= LATE_MOVE_DEPTH
     quiets = 0
     pv, pvlen = ctx[_PV], ctx[_PVLEN]
+    history, staged = ctx[_HIST], False
     for index in range(count):
         move = _pick(moves, scores, index, count)
+        if not staged and scores[index] < _KILLER:
+            # The plain quiet moves come last, ordered by the history as it is once the
+            # moves before them are searched (their subtrees update it), as the Python twin
+            # generates them only then.
+            staged = True
+            for i in range(index, count):
+                scores[i] = min(history[moves[i] & 0x7FFF], _HISTORY_CAP)
+            move = _pick(moves, scores, index, count)
         quiet = _is_quiet(st, move)
         cb.make(st, move)
         if not _legal_after_make(st, white):

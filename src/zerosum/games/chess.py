@@ -411,7 +411,7 @@ class Chess:
 
     def tactical_moves(self) -> list[Move]:
         """The legal captures and queen promotions, most valuable victim first and, among
-        equal victims, least valuable attacker first (MVV-LVA)."""
+        equal victims, least valuable attacker first (MVV-LVA), then by :func:`move_code`."""
         board = self.board
         theirs = board.occupied_co[not board.turn]
         piece_at = board.piece_type_at
@@ -431,14 +431,14 @@ class Chess:
             for move in board.generate_legal_moves(pawns, ~board.occupied):
                 if move.promotion == chess.QUEEN:
                     scored.append((36, move))
-        scored.sort(key=_first, reverse=True)
+        scored.sort(key=_mvv_lva_then_code)
         return [move for _, move in scored]
 
     def quiescence_moves(self, margin: int) -> list[Move]:
         """The tactical moves worth a look when the side to move must gain at least
         ``margin`` over its evaluation: captures of a piece worth at least ``margin`` (and
         queen promotions), except those that give a more valuable piece for a defended one;
-        MVV-LVA order."""
+        MVV-LVA order, then by :func:`move_code`."""
         if margin > GAIN_CEILING:
             return []
         board = self.board
@@ -469,11 +469,13 @@ class Chess:
             for move in board.generate_legal_moves(pawns, ~board.occupied):
                 if move.promotion == chess.QUEEN:
                     scored.append((36, move))
-        scored.sort(key=_first, reverse=True)
+        scored.sort(key=_mvv_lva_then_code)
         return [move for _, move in scored]
 
     def quiet_moves(self) -> list[Move]:
-        """The legal moves that :meth:`tactical_moves` leaves out, in generation order."""
+        """The legal moves that :meth:`tactical_moves` leaves out, by increasing
+        :func:`move_code` (the compiled twin's tie-break: both twins search them in this
+        order)."""
         board = self.board
         ep = board.ep_square
         pawns = board.pawns
@@ -484,6 +486,7 @@ class Chess:
             ):
                 continue
             moves.append(move)
+        moves.sort(key=move_code)
         return moves
 
     def is_legal(self, move: Move) -> bool:
@@ -668,8 +671,16 @@ def _slides_to(piece: int, square: int, king: int, occupied: int) -> bool:
     return aligned and not chess.between(square, king) & occupied
 
 
-def _first(pair: tuple[int, Move]) -> int:
-    return pair[0]
+def move_code(move: Move) -> int:
+    """The compiled board's code of ``move``: ``from | to << 6 | promotion << 12``. Among
+    moves of equal order score both twins search the lowest code first, so that they visit
+    the same tree (the pruning below alpha depends on the window, so on the order)."""
+    return move.from_square | (move.to_square << 6) | ((move.promotion or 0) << 12)
+
+
+def _mvv_lva_then_code(pair: tuple[int, Move]) -> tuple[int, int]:
+    """Sort key: the highest MVV-LVA score first, then the lowest :func:`move_code`."""
+    return -pair[0], move_code(pair[1])
 
 
 if TYPE_CHECKING:  # mypy checks that Chess implements its capabilities with their types
