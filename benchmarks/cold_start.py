@@ -47,6 +47,9 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from uci_first_go import one_run  # a sibling script: one UCI session timed
+
 GAMES = ("tictactoe", "connect4", "morris", "chess", "othello")
 COMMANDS: tuple[tuple[str, ...], ...] = (
     # The README, in its order.
@@ -203,58 +206,11 @@ def _first_line(
 
 
 def _uci(cache: Path) -> dict[str, float]:
-    """Seconds from sending each command to its answer."""
-    process = subprocess.Popen(
-        [sys.executable, "-m", "zerosum", "uci"],
-        env=_env(cache),
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-        bufsize=1,
-        start_new_session=True,
-    )
-    assert process.stdout is not None and process.stdin is not None
-    lines: list[tuple[float, str]] = []
-    arrived = threading.Condition()
-
-    def read() -> None:
-        assert process.stdout is not None
-        for line in process.stdout:
-            with arrived:
-                lines.append((time.perf_counter(), line.strip()))
-                arrived.notify_all()
-
-    threading.Thread(target=read, daemon=True).start()
-
-    def ask(command: str, answer: str) -> float:
-        assert process.stdin is not None
-        with arrived:
-            seen = len(lines)
-        sent = time.perf_counter()
-        process.stdin.write(command + "\n")
-        process.stdin.flush()
-        with arrived:
-            while True:
-                for at, line in lines[seen:]:
-                    if line.startswith(answer):
-                        return at - sent
-                seen = len(lines)
-                arrived.wait(120)
-
+    """Seconds from sending each command to its answer (``uci_first_go``'s run, with
+    ``isready``), and the process's whole life."""
     started = time.perf_counter()
-    try:
-        figures = {"uciok": ask("uci", "uciok")}
-        figures["readyok"] = ask("isready", "readyok")
-        process.stdin.write("position startpos\n")
-        figures["go movetime 500"] = ask("go movetime 500", "bestmove")
-        figures["second go 500"] = ask("go movetime 500", "bestmove")
-        process.stdin.write("quit\n")
-        process.stdin.close()
-        process.wait(60)
-        figures["total"] = time.perf_counter() - started
-    finally:
-        _end_group(process)
+    figures = one_run(cache, isready=True, gap=0.0)
+    figures["total"] = time.perf_counter() - started
     return figures
 
 
