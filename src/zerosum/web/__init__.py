@@ -85,7 +85,8 @@ def server_config(app: Any, **options: Any) -> uvicorn.Config:
     """The uvicorn configuration ``serve`` runs ``app`` with (``options`` override it): h11
     and the websockets protocol with the security headers on the server's own refusals (a
     malformed request or websocket handshake never reaches the app, whose ``Guard`` adds them
-    to everything else), websocket messages bounded to the app's largest body."""
+    to everything else), websocket messages bounded to the app's largest body and read no
+    faster than the app takes them (:mod:`zerosum.web.socket_protocol`)."""
     import uvicorn
 
     settings: dict[str, Any] = {
@@ -122,27 +123,11 @@ def _protocol() -> type[Any]:
 
 
 def _websocket_protocol() -> type[Any] | str:
-    """uvicorn's websockets protocol whose own refusals of a handshake (a missing key, a bad
-    version: 400; a 500) carry the security headers; uvicorn's choice if it has no such
-    protocol."""
+    """uvicorn's websockets protocol, bounded as :mod:`zerosum.web.socket_protocol` says (it
+    reads no faster than the app handles messages, and its own refusals of a handshake carry
+    the security headers); uvicorn's choice if it has no such protocol."""
     try:
-        from uvicorn.protocols.websockets.websockets_sansio_impl import (
-            WebSocketsSansIOProtocol,
-        )
+        from zerosum.web.socket_protocol import GuardedWebSocketsProtocol
     except ImportError:  # no websockets library: uvicorn picks what it has
         return "auto"
-
-    def guarded(response: Any) -> Any:
-        if response.status_code != 101:
-            for key, value in HEADERS:
-                response.headers[key.decode()] = value.decode()
-        return response
-
-    class GuardedWebSocketsProtocol(WebSocketsSansIOProtocol):
-        def __init__(self, *args: Any, **kwargs: Any) -> None:
-            super().__init__(*args, **kwargs)
-            accept, reject = self.conn.accept, self.conn.reject
-            self.conn.accept = lambda request: guarded(accept(request))  # type: ignore[method-assign]
-            self.conn.reject = lambda status, text: guarded(reject(status, text))  # type: ignore[method-assign]
-
     return GuardedWebSocketsProtocol

@@ -23,8 +23,7 @@ from typing import Annotated, Any, Final, Literal
 
 from fastapi import FastAPI, Query, Request, WebSocket, WebSocketDisconnect
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, JSONResponse
-from fastapi.staticfiles import StaticFiles
+from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 
 from zerosum import __version__
@@ -33,6 +32,8 @@ from zerosum.engines.mcts import FIRST_ITERATION
 from zerosum.game import Game, ZerosumError
 from zerosum.games import GAMES, GameSpec, UnknownGameError, get_game
 from zerosum.search.explain import MAX_TREE_NODES
+from zerosum.web.assets import Assets
+from zerosum.web.assets import load as load_assets
 from zerosum.web.guard import MAX_BODY, POLICY_VIOLATION, Budget, Guard, Verdict
 from zerosum.web.jobs import (
     API_NAMES,
@@ -606,11 +607,16 @@ def create_app(
 
     # -- the page ------------------------------------------------------------------------
 
-    @app.get("/", include_in_schema=False)
-    def index() -> FileResponse:
-        return FileResponse(str(STATIC / "index.html"))
+    # From memory, in coroutines: no thread hand-over a loaded machine would delay (assets).
+    page = load_assets(STATIC)
 
-    app.mount("/static", StaticFiles(directory=str(STATIC)), name="static")
+    @app.get("/", include_in_schema=False)
+    async def index() -> Response:
+        asset = page["index.html"]
+        headers = {"etag": asset.etag, "cache-control": "no-cache"}
+        return Response(asset.body, media_type=asset.media_type, headers=headers)
+
+    app.mount("/static", Assets(page), name="static")
     return app
 
 
