@@ -13,9 +13,10 @@ and page (the page items, in Debian's Chromium through Playwright).
     PYTHONPATH=src python benchmarks/hardening_probe.py --parts web library
 
 The floods reuse ``benchmarks/web_load.py``'s flood and prober (a process of its own timing
-``GET /api/health`` and ``GET /`` every 20 ms). "Within 100 ms" is judged on the 99th
-percentile and the maximum of those latencies, printed next to the same figures with no flood
-(the machine's own delays).
+``GET /api/health`` and ``GET /`` every 20 ms). "Within 100 ms" is judged on the maximum of
+those latencies, printed next to the same figures over as long a window with no flood just
+before (the machine's own delays at that moment: on a loaded machine a request may wait for
+a core whatever the server does).
 """
 
 from __future__ import annotations
@@ -156,18 +157,18 @@ def probe_web() -> None:
             f"the next think answers {think.status_code}",
         )
 
-        # 2. floods, each timed by a prober process of its own
-        idle = web_load.Prober(f"http://{address}")
-        idle.start()
-        time.sleep(3.0)
-        idle.finish()
-        print(f"        no flood: health {latency(idle.health)}; page {latency(idle.page)}")
+        # 2. floods, each timed by a prober process of its own, each after a window as long
+        # with no flood (the machine's own delays at that moment)
         cases: list[tuple[str, list[tuple[int, float | None]]]] = [
             ("flood: 5,000 thinks at once on one socket", [(5000, None)]),
             ("flood: 1,000 thinks a second for 5 s on one socket", [(5000, 1000.0)]),
             ("flood: two sockets at 500 thinks a second for 5 s", [(2500, 500.0), (2500, 500.0)]),
         ]
         for name, sockets in cases:
+            control = web_load.Prober(f"http://{address}")
+            control.start()
+            time.sleep(web_load.WINDOW)
+            control.finish()
             url = f"ws://{address}/api/sessions/{session(c)}/live"
             prober = web_load.Prober(f"http://{address}")
             prober.start()
@@ -180,7 +181,7 @@ def probe_web() -> None:
             recovered = wait_searches_zero(c)
             time.sleep(max(0.0, web_load.WINDOW - (time.perf_counter() - started)))
             prober.finish()
-            worst = max(percentile(prober.health, 0.99), percentile(prober.page, 0.99))
+            worst = max(prober.health + prober.page, default=0.0)
             closes = ", ".join(
                 f"{r['sent']} sent, close {r['code']}, {r['errors']} errors" for r in results
             )
@@ -189,7 +190,9 @@ def probe_web() -> None:
                 worst <= 100 and recovered is not None,
                 f"health {latency(prober.health)}; page {latency(prober.page)}; "
                 f"searches 0 again {recovered if recovered is None else round(recovered, 2)} s "
-                f"after the flood began; sockets: {closes}",
+                f"after the flood began; sockets: {closes}; load {os.getloadavg()[0]:.1f}; "
+                f"the {web_load.WINDOW:g} s before it, no flood: health "
+                f"{latency(control.health)}; page {latency(control.page)}",
             )
 
         # 3. a binary frame

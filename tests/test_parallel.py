@@ -3,22 +3,35 @@
 from __future__ import annotations
 
 import json
+import multiprocessing
 import time
 from collections.abc import Iterator
+from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from pathlib import Path
+from typing import Any
 
 import pytest
 from test_compiled import read_set
 
 from zerosum.cli import main
 from zerosum.compiled import parallel as parallel_module
-from zerosum.compiled.engine import INF, new_io, new_stack, new_table, score_of_rank
+from zerosum.compiled.engine import (
+    ABORTED,
+    INF,
+    NODE_LIMIT,
+    NODES,
+    new_io,
+    new_stack,
+    new_table,
+    score_of_rank,
+)
 from zerosum.compiled.kernels import compiled_game
 from zerosum.compiled.parallel import ParallelEngine
 from zerosum.compiled.runner import compiled
 from zerosum.compiled.solver import Solver
 from zerosum.games.connect4 import Connect4
+from zerosum.runtime.scheduler import Split
 from zerosum.search import Limit
 
 HANG_S = 120
@@ -101,16 +114,82 @@ def test_the_command_line_takes_workers(capsys: pytest.CaptureFixture[str]) -> N
 
 
 def test_a_node_limit_is_shared_by_the_workers(parallel: Solver) -> None:
-    # Each child's search gets what the finished searches left, split between the workers
-    # (plus a poll of 2,048 nodes each): a search still running is not counted, so while one
-    # worker runs its share the other may spend up to that share again (209,057 nodes were
-    # seen at load 20, where the two threads' order differs). That bounds the total by the
-    # limit and one worker's share of it, however the threads interleave; without the shared
-    # limit the solve of "4" runs for hours.
+    # Each search gets a share of what the searches that ended left and the running ones do
+    # not hold (without the shared limit the solve of "4" runs for hours); the sum is a hard
+    # bound however the threads interleave (the next test plays the worst order).
     limit = 200_000
-    exact = parallel.solve(Connect4.from_position("4"), limit=Limit(nodes=limit))
-    assert not exact.complete
-    assert exact.stats.nodes < limit + limit // 2 + 2 * 2048, exact.stats.nodes
+    for _ in range(3):
+        exact = parallel.solve(Connect4.from_position("4"), limit=Limit(nodes=limit))
+        assert not exact.complete
+        assert 0 < exact.stats.nodes <= limit, exact.stats.nodes
+    found = parallel.exact.search(  # type: ignore[union-attr]
+        parallel.state(Connect4.from_position("4")), 30, limit=Limit(nodes=limit)
+    )
+    assert not found.complete and found.stats.nodes <= limit, found.stats.nodes
+    tiny = parallel.solve(Connect4.from_position("4"), limit=Limit(nodes=1_000))
+    assert not tiny.complete and tiny.stats.nodes <= 1_000, tiny.stats.nodes
+
+
+class ScriptedWorkers:
+    """Two workers whose searches end in a scripted order, for :class:`Split` (a ``Link``):
+    worker 0's first search ends after ``EARLY`` nodes while worker 1's runs on; when worker 0
+    takes its next search, both run out of budget, each spending all it was granted (the
+    most the compiled search spends: it stops at its budget's first poll)."""
+
+    EARLY = 1_000
+
+    def __init__(self, engine: ParallelEngine) -> None:
+        self.engine = engine
+        self.pipes = [multiprocessing.Pipe(duplex=False) for _ in range(2)]
+        self.sent: list[int] = []
+        self.granted: list[int] = []
+
+    @property
+    def workers(self) -> int:
+        return 2
+
+    def answer(self, worker: int, nodes: int, aborted: bool, score: int) -> None:
+        io = self.engine.ios[worker]
+        io[NODES], io[ABORTED] = nodes, int(aborted)
+        self.pipes[worker][1].send(score)
+
+    def send(self, worker: int, message: Any) -> None:
+        granted = int(self.engine.ios[worker, NODE_LIMIT])
+        self.sent.append(worker)
+        self.granted.append(granted)
+        score = message[3]  # the child fails high: the root's window stays open
+        if len(self.sent) == 1:  # worker 0's first search ends early
+            self.answer(worker, self.EARLY, False, score)
+        elif len(self.sent) == 3:  # worker 0's second search: both spend their budgets
+            self.answer(1, self.granted[1], True, 0)
+            self.answer(0, granted, True, 0)
+
+    def connection(self, worker: int) -> Connection:
+        return self.pipes[worker][0]
+
+    def halt(self, workers: Any) -> None:
+        pass
+
+    def lost(self) -> None:
+        pass
+
+
+def test_a_node_limit_holds_whichever_search_ends_first(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(parallel_module, "SERIAL_NODES", 1_000)  # the first try: 1,024 nodes
+    kernel = compiled_game("connect4").kernel
+    limit = 100_000
+    with ParallelEngine("connect4", kernel, workers=2, hash_mb=4) as engine:
+        scripted = ScriptedWorkers(engine)
+        engine._scheduler = Split(scripted, activity=engine.activity)
+        root = Solver("connect4").state(Connect4.from_position("4"))
+        exact = engine.solve(root, limit=Limit(nodes=limit))
+        assert scripted.sent == [0, 1, 0]  # the script ran as written
+        assert not exact.complete
+        # first try + worker 0's early end + both searches' whole budgets
+        assert exact.stats.nodes == 1_024 + ScriptedWorkers.EARLY + sum(scripted.granted[1:])
+        assert exact.stats.nodes <= limit, (exact.stats.nodes, scripted.granted)
 
 
 def test_depth_limited_searches_equal_the_serial_ones(parallel: Solver, data_dir: Path) -> None:

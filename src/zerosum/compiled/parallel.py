@@ -102,6 +102,8 @@ _CHUNK_S: Final = 0.01
 _CHUNK_MAX: Final = 32
 """A chunk holds about ``_CHUNK_S`` seconds of solves (by the mean so far), at most
 ``_CHUNK_MAX``: fewer messages, and results still come back every few milliseconds."""
+_HERE: Final = -1
+"""The node budget's holder for a search in this process (the first try of a solve)."""
 SERIAL_NODES: Final = 200_000
 """A solve is first tried in the calling process with this many nodes (tens of milliseconds):
 handing a small solve to the workers costs more than it saves."""
@@ -233,11 +235,60 @@ class _BatchPlan:
         return _limit_says_stop(self.deadline, self.limit)
 
 
+def _stopped(verdict: Verdict, left: list[Any]) -> bool:
+    """Whether a split whose run ended with ``verdict`` and ``left`` pieces never sent is
+    incomplete: stopped by a limit, or run to its end with pieces the node budget could not
+    fund."""
+    return verdict is Verdict.STOP or (verdict is Verdict.GO_ON and bool(left))
+
+
 def _limit_says_stop(deadline: float | None, limit: Limit | None) -> bool:
     """Whether the clock passed ``deadline`` or the stop callback of ``limit`` says stop."""
     return (deadline is not None and time.perf_counter() >= deadline) or (
         limit is not None and limit.stop is not None and limit.stop()
     )
+
+
+POLL_NODES: Final = 1024
+"""The compiled search looks at its node budget when its node count is a multiple of this,
+and stops at the first look at or past the budget (see :mod:`.engine`)."""
+
+
+class _NodeBudget:
+    """A node limit shared by the searches of one solve or search: a hard bound on the nodes
+    they spend together, however they interleave.
+
+    A search is granted its share before it starts (:meth:`grant`): the budget that neither
+    the searches that ended spent nor the searches still running hold, split between the
+    workers that hold no share, rounded down to a multiple of :data:`POLL_NODES` (at least
+    that many). The compiled search stops at the first multiple of ``POLL_NODES`` at or past
+    its budget, so it never spends more than such a share; its share is given back when it
+    ends (:meth:`settle`), its nodes counted instead. So the nodes spent and held never exceed
+    the limit. When less than ``POLL_NODES`` is free, no search starts: the solve or search
+    ends incomplete."""
+
+    def __init__(self, limit: int | None, workers: int) -> None:
+        self.limit, self.workers = limit, workers
+        self.held: dict[int, int] = {}
+        """Each running search's share, by holder (a worker, or -1 for this process)."""
+
+    def grant(self, holder: int, spent: int) -> int | None:
+        """The node budget of a search that ``holder`` starts now, when the searches that
+        ended spent ``spent`` nodes (``None``: not enough is left; no limit: the largest
+        budget)."""
+        if self.limit is None:
+            return NO_NODE_LIMIT
+        free = self.limit - spent - sum(self.held.values())
+        sharing = max(1, self.workers - len(self.held))
+        share = max(free // sharing // POLL_NODES, 1) * POLL_NODES
+        if share > free:
+            return None
+        self.held[holder] = share
+        return share
+
+    def settle(self, holder: int) -> None:
+        """``holder``'s search has ended (its nodes are counted): its share is free again."""
+        self.held.pop(holder, None)
 
 
 class _SearchPlan:
@@ -265,17 +316,17 @@ class _SearchPlan:
         engine = self.engine
         if not self.queue or (self.best_at < 0 and engine._scheduler.busy):
             return None  # young brothers wait for the first move
+        if not engine._grant(worker):
+            return None  # the node budget is spent: the search ends incomplete
         index, full = self.queue.pop(0)
         alpha = max(self.best, self.floor)
         top = self.beta if full or self.best_at < 0 else alpha + 1
-        engine.ios[worker] = engine._fresh()
         message = (_SEARCH, self.moves[index][1], -top, -alpha, self.depth - 1)
         return (index, alpha, full or self.best_at < 0), message
 
     def count(self, worker: int, tag: Any, score: Any) -> int:
         engine = self.engine
-        nodes = int(engine.ios[worker, NODES])
-        engine._nodes += nodes
+        nodes = engine._settle(worker)
         for slot in range(EVALUATIONS + 1):
             engine._counts[slot] += int(engine.ios[worker, slot])
         engine._stale += int(engine.ios[worker, STALE])
@@ -325,19 +376,20 @@ class _TestPlan:
         engine = self.engine
         busy = engine._scheduler.tags()
         if self.queue:
-            child, variant = self.queue.pop(0), 0
+            child, variant = self.queue[0], 0
         elif busy:  # lazy SMP: join a child still being searched, in another move order
             child, variant = min(busy.values()), worker + 1
         else:
             return None
-        engine.ios[worker] = engine._fresh()
+        if not engine._grant(worker):
+            return None  # the node budget is spent: the test ends incomplete
+        if variant == 0:
+            self.queue.pop(0)
         engine.ios[worker, VARIANT] = variant
         return child, (_SEARCH, self.children[child], -self.beta, -self.alpha, DEPTH_INF - 1)
 
     def count(self, worker: int, child: int, score: Any) -> int:
-        nodes = int(self.engine.ios[worker, NODES])
-        self.engine._nodes += nodes
-        return nodes
+        return self.engine._settle(worker)
 
     def take(self, worker: int, child: int, score: Any) -> Verdict:
         engine = self.engine
@@ -400,7 +452,7 @@ class ParallelEngine:
         self._stale = 0
         self._epoch = -1
         """``io[EPOCH]`` of the workers' searches: -1 in exact solves."""
-        self._node_limit: int | None = None
+        self._budget = _NodeBudget(None, workers)
         self.activity = Activity(workers)
         """Busy time and nodes per worker since the last solve or search started."""
         self.game = game
@@ -480,14 +532,18 @@ class ParallelEngine:
         self.generation += 1
         self._epoch = -1
         self._nodes = 0
-        self._node_limit = None if limit is None else limit.nodes
+        self._budget = _NodeBudget(None if limit is None else limit.nodes, self.workers)
         self.activity.reset()
         # Most solves are small: try here first, on the shared table, with a small budget.
         io = self._fresh()
-        io[NODE_LIMIT] = min(int(io[NODE_LIMIT]), SERIAL_NODES)
+        first = self._budget.grant(_HERE, 0)
+        if first is None:  # a node limit too small for any search
+            return Solution(0, Stats(time_s=time.perf_counter() - started), False)
+        io[NODE_LIMIT] = min(first, SERIAL_NODES)
         search = compiled(kernel)
         rank = search.solve(root, lo, hi, self.table[0], self.table[1], io, self._stack, self._aux)
         self._nodes = int(io[NODES])
+        self._budget.settle(_HERE)
         if io[ABORTED] == 0:
             return Solution(
                 int(rank), Stats(nodes=self._nodes, time_s=time.perf_counter() - started)
@@ -600,7 +656,9 @@ class ParallelEngine:
         self._counts = [0] * (EVALUATIONS + 1)
         self._stale = 0
         self._epoch = (self.generation if epoch is None else epoch) & 255
-        self._node_limit = None if limit is None or limit.nodes is None else limit.nodes
+        # The root counts as one node of the search's (its ``Stats``).
+        nodes = None if limit is None or limit.nodes is None else limit.nodes - 1
+        self._budget = _NodeBudget(nodes, self.workers)
         self.activity.reset()
         decided = int(kernel.decided(root))
         if decided != NO_SCORE:
@@ -649,7 +707,7 @@ class ParallelEngine:
         ``moves``, searched to ``depth`` (see :meth:`search`); ``None`` if a limit stopped
         it."""
         plan = _SearchPlan(self, moves, depth, window, deadline, limit)
-        if self._scheduler.run(plan) is Verdict.STOP:
+        if _stopped(self._scheduler.run(plan), plan.queue):
             return None
         return plan.best, moves[plan.best_at][0]
 
@@ -676,7 +734,7 @@ class ParallelEngine:
         the first tests were searched again).
         """
         plan = _TestPlan(self, children, (alpha, beta), deadline, limit)
-        if self._scheduler.run(plan) is Verdict.STOP:
+        if _stopped(self._scheduler.run(plan), plan.queue):
             return None
         return plan.best
 
@@ -685,13 +743,28 @@ class ParallelEngine:
         self._group.halt(workers)
 
     def _fresh(self) -> np.ndarray[Any, Any]:
+        """A search's ``io`` row of this solve or search (no node limit)."""
         fresh = new_io()
         fresh[GENERATION] = self.generation & 255
         fresh[EPOCH] = self._epoch
-        if self._node_limit is not None:
-            left = (self._node_limit - self._nodes) // self.workers
-            fresh[NODE_LIMIT] = min(max(left, 1), NO_NODE_LIMIT)
         return fresh
+
+    def _grant(self, worker: int) -> bool:
+        """Give ``worker``'s next search a fresh ``io`` row with its share of the node limit
+        (:class:`_NodeBudget`); ``False`` if the budget cannot fund a search."""
+        share = self._budget.grant(worker, self._nodes)
+        if share is None:
+            return False
+        self.ios[worker] = self._fresh()
+        self.ios[worker, NODE_LIMIT] = share
+        return True
+
+    def _settle(self, worker: int) -> int:
+        """Count the nodes of ``worker``'s search, which has ended, and free its share."""
+        nodes = int(self.ios[worker, NODES])
+        self._nodes += nodes
+        self._budget.settle(worker)
+        return nodes
 
     def close(self, *, kill: bool = False) -> None:
         """Stop the workers (``kill``: at once, without letting them finish; threads are told to
