@@ -261,34 +261,46 @@ class _NodeBudget:
     A search is granted its share before it starts (:meth:`grant`): the budget that neither
     the searches that ended spent nor the searches still running hold, split between the
     workers that hold no share, rounded down to a multiple of :data:`POLL_NODES` (at least
-    that many). The compiled search stops at the first multiple of ``POLL_NODES`` at or past
-    its budget, so it never spends more than such a share; its share is given back when it
-    ends (:meth:`settle`), its nodes counted instead. So the nodes spent and held never exceed
-    the limit. When less than ``POLL_NODES`` is free, no search starts: the solve or search
+    that many while that many are free). The compiled search stops at the first multiple of
+    ``POLL_NODES`` at or past its budget, so it never spends more than such a share; its
+    share is given back when it ends (:meth:`settle`), its nodes counted instead. So the nodes
+    spent and held never pass the limit, but for the last few: when fewer than ``POLL_NODES``
+    are free, one search at a time (the tail) is granted them and may spend up to
+    ``POLL_NODES``. The nodes of a solve or search therefore never pass the limit by more than
+    ``POLL_NODES - 1``, the serial engine's bound (and not at all while no search is granted
+    fewer than ``POLL_NODES``). When nothing is free, no search starts: the solve or search
     ends incomplete."""
 
     def __init__(self, limit: int | None, workers: int) -> None:
         self.limit, self.workers = limit, workers
         self.held: dict[int, int] = {}
         """Each running search's share, by holder (a worker, or -1 for this process)."""
+        self.tail: int | None = None
+        """The holder of a share under ``POLL_NODES``, if one runs."""
 
     def grant(self, holder: int, spent: int) -> int | None:
         """The node budget of a search that ``holder`` starts now, when the searches that
-        ended spent ``spent`` nodes (``None``: not enough is left; no limit: the largest
+        ended spent ``spent`` nodes (``None``: nothing is left to grant; no limit: the largest
         budget)."""
         if self.limit is None:
             return NO_NODE_LIMIT
         free = self.limit - spent - sum(self.held.values())
         sharing = max(1, self.workers - len(self.held))
-        share = max(free // sharing // POLL_NODES, 1) * POLL_NODES
-        if share > free:
-            return None
+        share = free // sharing // POLL_NODES * POLL_NODES
+        if share == 0 and free >= POLL_NODES:
+            share = POLL_NODES
+        elif share == 0:  # the last few nodes, to one search at a time
+            if free <= 0 or self.tail is not None:
+                return None
+            share, self.tail = free, holder
         self.held[holder] = share
         return share
 
     def settle(self, holder: int) -> None:
         """``holder``'s search has ended (its nodes are counted): its share is free again."""
         self.held.pop(holder, None)
+        if self.tail == holder:
+            self.tail = None
 
 
 class _SearchPlan:
@@ -537,7 +549,7 @@ class ParallelEngine:
         # Most solves are small: try here first, on the shared table, with a small budget.
         io = self._fresh()
         first = self._budget.grant(_HERE, 0)
-        if first is None:  # a node limit too small for any search
+        if first is None:  # a node limit of 0
             return Solution(0, Stats(time_s=time.perf_counter() - started), False)
         io[NODE_LIMIT] = min(first, SERIAL_NODES)
         search = compiled(kernel)
