@@ -13,6 +13,7 @@ a generous bound: never a fixed sleep.
 from __future__ import annotations
 
 import asyncio
+import json
 import socket
 import threading
 import time
@@ -264,6 +265,25 @@ def test_a_flooding_socket_is_refused_then_closed_with_1008() -> None:
         assert client.get("/api/health").status_code == 200
 
 
+def socket_scope(sid: str) -> Message:
+    """The ASGI scope of session ``sid``'s live websocket, as a server passes it."""
+    return {
+        "type": "websocket",
+        "asgi": {"version": "3.0"},
+        "scheme": "ws",
+        "http_version": "1.1",
+        "path": f"/api/sessions/{sid}/live",
+        "raw_path": f"/api/sessions/{sid}/live".encode(),
+        "query_string": b"",
+        "root_path": "",
+        "headers": [(b"host", b"testserver")],
+        "client": ("127.0.0.1", 50000),
+        "server": ("testserver", 80),
+        "subprotocols": [],
+        "state": {},
+    }
+
+
 def test_a_burst_of_queued_messages_lets_other_connections_in() -> None:
     """A server's receive from a full queue does not suspend: the app yields after each
     message, so a burst on one socket (a flood the server has already read) does not hold up
@@ -278,21 +298,7 @@ def test_a_burst_of_queued_messages_lets_other_connections_in() -> None:
             *({"type": "websocket.receive", "text": '{"action": "stop"}'} for _ in range(burst)),
             {"type": "websocket.disconnect", "code": 1000},
         ]
-        scope = {
-            "type": "websocket",
-            "asgi": {"version": "3.0"},
-            "scheme": "ws",
-            "http_version": "1.1",
-            "path": f"/api/sessions/{sid}/live",
-            "raw_path": f"/api/sessions/{sid}/live".encode(),
-            "query_string": b"",
-            "root_path": "",
-            "headers": [(b"host", b"testserver")],
-            "client": ("127.0.0.1", 50000),
-            "server": ("testserver", 80),
-            "subprotocols": [],
-            "state": {},
-        }
+        scope = socket_scope(sid)
         handed: list[int] = []
         seen_by_other: list[int] = []
 
@@ -315,6 +321,46 @@ def test_a_burst_of_queued_messages_lets_other_connections_in() -> None:
         assert not waiting, "the app read every message"
         # the other connection got its turn after the first messages, not after the burst
         assert seen_by_other and seen_by_other[0] <= 3, (seen_by_other, burst)
+
+
+def test_a_burst_of_thinks_starts_one_search_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each think replaces the one before; one already received replaces it before its
+    process starts, so a burst (a flood's first messages) starts one process, not one a
+    think. Driven at the ASGI level, the burst waiting in the socket's queue as uvicorn's."""
+    starts: list[Job] = []
+    start = Job._start
+
+    def counted(job: Job) -> None:
+        starts.append(job)
+        start(job)
+
+    monkeypatch.setattr(Job, "_start", counted)
+    app = create_app(clock=lambda: 0.0)
+    with TestClient(app) as client:
+        sid = new(client, "tictactoe")
+        starts.clear()  # the app's start-up ping
+        think = '{"action": "think", "depth": 1, "time": 60}'
+        burst: list[Message] = [
+            {"type": "websocket.connect"},
+            *({"type": "websocket.receive", "text": think} for _ in range(SEARCH_BURST)),
+        ]
+        events: list[dict[str, Any]] = []
+
+        async def receive() -> Message:
+            if burst:
+                return burst.pop(0)
+            while not any(event["type"] == "done" for event in events):
+                await asyncio.sleep(0.01)  # the last think's search answers
+            return {"type": "websocket.disconnect", "code": 1000}
+
+        async def send(message: Message) -> None:
+            if message["type"] == "websocket.send":
+                events.append(json.loads(message["text"]))
+
+        asyncio.run(app(socket_scope(sid), receive, send))
+    wait_for(no_processes, "every search process reaped")
+    assert [event["type"] for event in events].count("started") == SEARCH_BURST
+    assert len(starts) == 1, f"{len(starts)} processes started for a burst of {SEARCH_BURST}"
 
 
 def test_searches_started_past_the_budget_are_refused() -> None:

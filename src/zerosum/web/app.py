@@ -514,6 +514,10 @@ def create_app(
             with job:
                 try:
                     await socket.send_json({"type": "started", "action": action})
+                    # One turn of the loop before the process starts: a newer search the
+                    # socket has already received replaces this one first (a burst of
+                    # thinks, a flood) and no process is started for it.
+                    await asyncio.sleep(0)
                     async for event in job.events():
                         if event["type"] == "done" and think is not None:
                             _apply(session, think, event, snapshot)
