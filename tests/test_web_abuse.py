@@ -32,6 +32,10 @@ BASE = "http://127.0.0.1:8000"
 HOST = {"host": "127.0.0.1:8000"}
 """The TestClient's websockets name ``testserver`` whatever the base URL: name this one."""
 
+HANG_S = 300.0
+"""A bound that only ends a hang (a state that never comes), far above a loaded machine's
+delays."""
+
 
 @pytest.fixture(scope="module")
 def client() -> Iterator[TestClient]:
@@ -249,13 +253,12 @@ def test_one_session_cannot_take_every_slot() -> None:
 
 def test_compare_keeps_its_time_limit(client: TestClient) -> None:
     sid = new(client, "connect4")
-    started = time.perf_counter()
     with client.websocket_connect(f"/api/sessions/{sid}/live", headers=HOST) as live:
         live.send_json({"action": "compare", "depth": 12, "time": 0.5})
         events = events_until_done(live)
-    # asked to stop at 0.5 s, it reports the rows it has and ends (well before its 12 plies)
+    # asked to stop at 0.5 s, it reports the rows it has and ends (well before its 12 plies,
+    # which take hours: an incomplete end is the time limit's, however slow the machine)
     assert events[-1] == {"type": "done", "complete": False}
-    assert time.perf_counter() - started < 30
     wait_until_no_searches()
 
 
@@ -299,26 +302,40 @@ def server() -> Iterator[str]:
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, daemon=True)
     thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started and time.monotonic() < deadline:
+    deadline = time.monotonic() + HANG_S
+    while not server.started:
+        assert time.monotonic() < deadline and thread.is_alive(), "the server did not start"
         time.sleep(0.05)
     try:
         yield f"http://127.0.0.1:{listener.getsockname()[1]}"
     finally:
         server.should_exit = True
-        thread.join(timeout=10)
+        thread.join(timeout=HANG_S)
         listener.close()
 
 
 def test_a_search_ends_when_its_http_client_leaves(server: str) -> None:
     with httpx.Client(base_url=server) as client:
         sid = client.post("/api/sessions", json={"game": "connect4"}).json()["id"]
-        with pytest.raises(httpx.ReadTimeout):  # the client gives up and closes the connection
+        started: list[Job] = []
+        job_start = Job._start
+
+        def remembered(job: Job) -> None:
+            started.append(job)
+            job_start(job)
+
+        with (
+            pytest.MonkeyPatch.context() as patch,
+            pytest.raises(httpx.ReadTimeout),  # the client gives up and closes the connection
+        ):
+            patch.setattr(Job, "_start", remembered)
             client.post(f"/api/sessions/{sid}/think", json={"depth": 0, "time": 60}, timeout=1.5)
-        deadline = time.monotonic() + 40  # under the search's 60 s: a left search still fails
-        while client.get("/api/health").json()["searches"] and time.monotonic() < deadline:
+        deadline = time.monotonic() + HANG_S
+        while client.get("/api/health").json()["searches"]:
+            assert time.monotonic() < deadline, "the search outlived its client"
             time.sleep(0.1)
-        assert client.get("/api/health").json()["searches"] == 0, "the search outlived its client"
+        # ended because its client left: killed, never asked to stop by its time limit
+        assert not any(job._stop.is_set() for job in started)
         assert client.get("/", headers={"host": "evil.example"}).status_code == 400
     wait_until_no_searches()
 

@@ -183,8 +183,9 @@ def server_with_a_boardless_game() -> Iterator[str]:
     server = uvicorn.Server(uvicorn.Config(create_app(), log_level="warning"))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, daemon=True)
     thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started and time.monotonic() < deadline:
+    deadline = time.monotonic() + 300  # ends a hang only
+    while not server.started:
+        assert time.monotonic() < deadline and thread.is_alive(), "the server did not start"
         time.sleep(0.05)
     try:
         yield f"http://127.0.0.1:{listener.getsockname()[1]}"

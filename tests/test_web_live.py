@@ -41,7 +41,7 @@ from zerosum.web.guard import (
     Budget,
     Verdict,
 )
-from zerosum.web.jobs import Job
+from zerosum.web.jobs import FINAL, Job
 
 Message = MutableMapping[str, Any]
 BOUND = 60.0
@@ -349,8 +349,8 @@ def test_a_burst_of_thinks_starts_one_search_process(monkeypatch: pytest.MonkeyP
         async def receive() -> Message:
             if burst:
                 return burst.pop(0)
-            while not any(event["type"] == "done" for event in events):
-                await asyncio.sleep(0.01)  # the last think's search answers
+            while not any(event["type"] in FINAL for event in events):
+                await asyncio.sleep(0.01)  # the last think's search answers (or fails)
             return {"type": "websocket.disconnect", "code": 1000}
 
         async def send(message: Message) -> None:
