@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import multiprocessing
-import time
 from collections.abc import Iterator
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
@@ -34,10 +33,6 @@ from zerosum.games.connect4 import Connect4
 from zerosum.runtime.scheduler import Split
 from zerosum.search import Limit
 
-HANG_S = 120
-"""A bound that only ends a hang: the limited work below would take minutes to hours, so
-stopping at all is what the tests check, not how fast (a loaded 2-core machine is slow)."""
-
 
 @pytest.fixture(scope="module")
 def parallel() -> Iterator[Solver]:
@@ -63,10 +58,8 @@ def test_parallel_best_moves_equal_the_serial_ones(parallel: Solver, data_dir: P
 
 
 def test_a_time_limit_stops_every_worker(parallel: Solver) -> None:
-    started = time.perf_counter()
     exact = parallel.solve(Connect4.from_position("4"), limit=Limit(time=0.3))
     assert not exact.complete
-    assert time.perf_counter() - started < HANG_S  # stopped: else minutes to hours
     # the workers are free again: the next solve answers
     end_game = Connect4.from_position("2252576253462244111563365343671351441")
     assert parallel.solve(end_game).rank == -1
@@ -223,9 +216,7 @@ def test_depth_limited_searches_equal_the_serial_ones(parallel: Solver, data_dir
 
 
 def test_a_time_limit_stops_a_parallel_search(parallel: Solver) -> None:
-    started = time.perf_counter()
     result = parallel.search(Connect4(), limit=Limit(time=3))
-    assert time.perf_counter() - started < HANG_S  # stopped: else minutes to hours
     # How deep 3 s reach depends on the machine's load (depth 0 when starved): not checked.
     assert not result.complete and result.best_move in Connect4().legal_moves()
 
@@ -297,9 +288,7 @@ def test_a_node_limit_applies_to_each_position_of_a_batch(parallel: Solver) -> N
 
 def test_a_time_limit_stops_a_batch_and_every_worker(parallel: Solver) -> None:
     games = [Connect4.from_position(moves) for moves in ("", "4", "44", "43", "45", "3")]
-    started = time.perf_counter()
     results = list(parallel.solve_many(games, limit=Limit(time=0.3)))
-    assert time.perf_counter() - started < HANG_S  # stopped: else minutes to hours
     assert results and not results[-1].complete and len(results) < len(games)
     end_game = Connect4.from_position("2252576253462244111563365343671351441")
     assert [exact.rank for exact in parallel.solve_many([end_game])] == [-1]  # free again
@@ -308,12 +297,10 @@ def test_a_time_limit_stops_a_batch_and_every_worker(parallel: Solver) -> None:
 def test_leaving_a_batch_early_stops_the_workers(parallel: Solver) -> None:
     end_game = Connect4.from_position("2252576253462244111563365343671351441")
     games = [end_game, Connect4(), Connect4.from_position("4"), end_game]
-    started = time.perf_counter()
     results = parallel.solve_many(games)
     assert next(results).rank == -1
     results.close()  # the empty board and "4" are still being solved: stop them
     assert [exact.rank for exact in parallel.solve_many([end_game])] == [-1]
-    assert time.perf_counter() - started < HANG_S  # stopped: else minutes to hours
 
 
 def test_a_serial_batch_stops_at_a_time_limit() -> None:
@@ -438,11 +425,9 @@ def test_tables_keep_an_entrys_words_together_and_io_rows_apart(
 def test_a_limit_stops_the_search_for_best_moves(parallel: Solver) -> None:
     game = Connect4.from_position("4453")  # -2: each move's null window takes seconds
     for solver in (parallel, Solver("connect4", hash_mb=4, book=False)):
-        started = time.perf_counter()
         assert solver.best_moves_within(game, -2, limit=Limit(time=0.3)) is None
         assert solver.best_moves_within(game, -2, limit=Limit(stop=lambda: True)) is None
-        assert time.perf_counter() - started < HANG_S  # stopped: else minutes to hours
-    end_game = Connect4.from_position("225257625346224411156336534367135144")
+        end_game = Connect4.from_position("225257625346224411156336534367135144")
     exact = parallel.solve(end_game)
     # A limit that never stops it (a time would depend on the machine's load): every move.
     assert parallel.best_moves_within(end_game, exact.rank, limit=Limit(stop=lambda: False)) == (
@@ -461,9 +446,7 @@ def test_the_command_line_stops_while_it_looks_for_best_moves(
         store.put("connect4", solver.compiled.canonical_key(Connect4.from_position("4453")), -2)
     argv = ["solve", "connect4", "--moves", "4453", "--store", str(path), "--time", "0.3"]
     argv.append("--no-book")  # the opening book knows 4453's moves
-    started = time.perf_counter()
     assert main([*argv, "--workers", "2", "--json"]) == 0
-    assert time.perf_counter() - started < HANG_S  # stopped: else minutes to hours
     data = json.loads(capsys.readouterr().out)
     assert (data["score"], data["best_moves"], data["complete"]) == (-2, [], False)
     assert main(argv) == 0
