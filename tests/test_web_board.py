@@ -8,8 +8,9 @@ other searches.
 
 from __future__ import annotations
 
+import json
 import re
-import threading
+import socket
 import time
 
 import httpx
@@ -262,31 +263,37 @@ def test_a_busy_server_is_asked_again_when_it_names(page: Page) -> None:
     try:
         client = httpx.Client(base_url=served.url, timeout=60)
         other = client.post("/api/sessions", json={"game": "connect4"}).json()["id"]
-        body = {"depth": 0, "time": 3}  # another tab's search holds the only slot for 3 s
-        holder = threading.Thread(
-            target=client.post,
-            args=(f"/api/sessions/{other}/think",),
-            kwargs={"json": body},
-            daemon=True,
+        # Another tab's search holds the only slot until its connection closes (the server
+        # ends a think whose client leaves), however long the page takes to open.
+        body = json.dumps({"depth": 0, "time": 60}).encode()
+        holder = socket.create_connection(("127.0.0.1", served.port))
+        holder.sendall(
+            f"POST /api/sessions/{other}/think HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n".encode()
+            + body
         )
-        holder.start()
-        deadline = time.monotonic() + 20
+        deadline = time.monotonic() + 60  # only ends a hang
         while client.get("/api/health").json()["searches"] < 1:
-            assert time.monotonic() < deadline and holder.is_alive(), "the search never ran"
+            assert time.monotonic() < deadline, "the other tab's search never ran"
             time.sleep(0.05)
 
+        page.clock.install()  # the page's wait before asking again is run forward below
         open_game(page, served.url, "connect4")
         page.click("#analyze")
         expect(page.locator("#notice")).to_contain_text("busy with other searches")
         expect(page.locator("#error")).to_be_empty()
+        holder.close()  # the other tab leaves: its search ends and frees the slot
+        while client.get("/api/health").json()["searches"] > 0:
+            assert time.monotonic() < deadline + 60, "the other tab's search never ended"
+            time.sleep(0.05)
+        page.clock.fast_forward(61_000)  # past the longest wait a busy server names
         # once the other search has ended the page's own runs, without a click
         page.wait_for_function(
-            "() => document.querySelectorAll('#iterations tbody tr').length > 0", timeout=30_000
+            "() => document.querySelectorAll('#iterations tbody tr').length > 0", timeout=60_000
         )
         page.click("#stop")
         expect(page.locator("#thinking")).to_be_hidden()
         expect(page.locator("#error")).to_be_empty()
-        holder.join(timeout=30)
         client.close()
     finally:
         served.stop()
