@@ -114,7 +114,7 @@ def test_a_build_interrupted_in_its_level_passes_resumes_there(
     The rerun builds no part of step 1 again, resumes at the level recorded or later, and its
     tables equal the serial build's."""
     path = tmp_path / "levels.sqlite"
-    size = 200_000
+    size = 500_000  # two parts a class
     folder = work_folder(path, (3, 4), size)
     command = [sys.executable, "-m", "zerosum", "build-endgames", "morris", "--max-men", "4"]
     command += ["--workers", "2", "--part-size", str(size), "--store", str(path)]
