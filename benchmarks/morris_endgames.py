@@ -7,7 +7,8 @@ stored entries, wins, losses, draws, longest win and loss, build time, the build
 peak memory and the compressed size, then checks ``--sample`` random positions of every class
 (and a quarter as many positions it decides, half of them among its longest) by one-ply
 consistency against the morris game's legal moves (the stored value must be the best of its
-moves' values), and times the probe the search calls.
+moves' values), checks the compiled engine's probe against the pure-Python probe on as many
+positions of every class, and times the probe the search calls.
 
 Run from the repository root::
 
@@ -65,6 +66,52 @@ def decided_games(
         board = ["W" if mine >> p & 1 else "B" if theirs >> p & 1 else "." for p in range(24)]
         games.append(Morris.from_position(f"{''.join(board)} w 0 0"))
     return games
+
+
+def check_compiled_probe(
+    rng: random.Random, endgames: Endgames, infos: list[ClassInfo], sample: int
+) -> None:
+    """The compiled engine's probe (``zerosum.compiled.morris.probe``, reading the mapped
+    probe file of the default store) against the pure-Python probe, on ``sample`` random
+    positions of every class and a quarter as many it decides."""
+    from zerosum.compiled import morris as kernel
+    from zerosum.compiled.engine import NO_SCORE
+    from zerosum.compiled.solver import rank_of
+    from zerosum.endgames.mapped import probe_path
+
+    fresh = not probe_path(endgames.path).exists()
+    timed = time.perf_counter()
+    aux = kernel.endgame_tables()
+    loaded = time.perf_counter() - timed
+    how = "written, then mapped" if fresh else "mapped"
+    print(f"\ncompiled probe: {len(aux):,} bytes {how} in {loaded:.2f} s")
+    for info in infos:
+        games = [random_game(rng, info.mover, info.other) for _ in range(sample)]
+        games += decided_games(rng, endgames, info.mover, info.other, sample // 4)
+        states = [np.array(kernel.state_of(game), np.int64) for game in games]
+        kernel.probe(states[0], aux)  # compiled (or loaded from the cache) before the clock
+        timed = time.perf_counter()
+        found = [kernel.probe(state, aux) for state in states]
+        first = (time.perf_counter() - timed) / len(states)
+        timed = time.perf_counter()
+        again = [kernel.probe(state, aux) for state in states]
+        each = (time.perf_counter() - timed) / len(states)
+        assert again == found
+        bad = 0
+        for game, score in zip(games, found, strict=True):
+            exact = probe(game, endgames)
+            if exact is None:
+                bad += score != NO_SCORE
+                continue
+            rank = rank_of(score)
+            moves = kernel.RANK_BASE - abs(rank) if rank else 0
+            bad += (int(np.sign(rank)), moves) != (int(exact[0]), exact[1])
+        print(
+            f"  {info.name}: {bad} of {len(games)} differ from the pure-Python probe; "
+            f"{first * 1e6:.1f} us a call from Python, {each * 1e6:.1f} us again (the pages "
+            "read)",
+            flush=True,
+        )
 
 
 def main() -> None:
@@ -130,6 +177,7 @@ def main() -> None:
             )
 
         os.environ["ZEROSUM_ENDGAMES"] = str(path)
+        check_compiled_probe(rng, endgames, infos, args.sample)
         games = [random_game(rng, 3, 3) for _ in range(2000)]
         for game in games:
             game.probe()  # load the table

@@ -18,20 +18,39 @@ bytes an entry of its range plus one byte an entry of the table its removals rea
 step 1; a level's parts hold less), one byte an entry of the tier's larger class (the unit that
 finishes the tier), or four bytes an entry of the tier (``--levels-whole``).
 
+``cluster`` builds one tier in parts for real, with ``zerosum build-endgames`` from a copy of
+a store without it, in rounds of four ways one after the other: on a two-node Ray cluster
+(``--cluster``), on a one-node cluster, on two local worker processes (``--workers 2``) and in
+one process (the serial build). The clusters run on this machine as ``tests/ray_nodes.py``
+starts them (``ray start``, one CPU each, token authentication), so the nodes share the file
+system the parts need. Each command runs in a session of its own (one scheduling group, as a
+node is) and is timed by its ``time_s`` less its ``probe_file_s``, with the load average
+before it; every way's tables must equal the source store's, byte for byte.
+
 Run from the repository root::
 
     .venv/bin/python benchmarks/morris_tiers.py measure --store S --tier 5-5
     .venv/bin/python benchmarks/morris_tiers.py project --count-rate R1 --levels-rate R2
+    .venv/bin/python benchmarks/morris_tiers.py cluster --store S --tier 5-5 [--part-size N]
 """
 
 from __future__ import annotations
 
 import argparse
 import heapq
+import json
 import os
+import shutil
+import sqlite3
+import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from math import comb
+from typing import Any
+
+import numpy as np
 
 from zerosum.endgames.symmetry import class_count
 from zerosum.endgames.tiers import PART_SIZE, tier_graph
@@ -153,6 +172,71 @@ def project(args: argparse.Namespace) -> None:
         print(f"{nodes:>5} {hours:>7.2f} {one / hours:>8.2f}")
 
 
+def _build(store: str, tier: Tier, extra: list[str], env: dict[str, str]) -> dict[str, Any]:
+    """``build-endgames`` of ``tier`` into ``store`` (which lacks only it), in a session of
+    its own: its JSON answer."""
+    command = [sys.executable, "-m", "zerosum", "build-endgames", "morris"]
+    command += ["--max-men", str(max(tier)), "--store", store, *extra, "--json"]
+    done = subprocess.run(
+        command, capture_output=True, text=True, env=env, start_new_session=True, check=False
+    )
+    if done.returncode != 0:
+        raise SystemExit(f"{' '.join(command)} failed:\n{done.stderr}")
+    answer: dict[str, Any] = json.loads(done.stdout)
+    return answer
+
+
+def cluster(args: argparse.Namespace) -> None:
+    from ray_two_nodes import OneNode, TwoNodes  # the tests' clusters (ray_two_nodes' path)
+
+    from zerosum.endgames.database import Endgames
+
+    x, y = (int(n) for n in args.tier.split("-"))
+    keys = classes((x, y))
+    with Endgames(args.store, create=False) as source:
+        expected = {key: source.table(*key).copy() for key in keys}
+    part = ["--part-size", str(args.part_size)]
+    clusters = {"two nodes": TwoNodes(), "one node": OneNode()}
+    try:
+        ways = {
+            name: ([*part, "--cluster", nodes.address], nodes.env)
+            for name, nodes in clusters.items()
+        }
+        ways["2 local processes"] = ([*part, "--workers", "2"], dict(os.environ))
+        ways["1 process"] = ([], dict(os.environ))
+        times: dict[str, list[float]] = {name: [] for name in ways}
+        print(f"tier {x}-{y}, parts of {args.part_size:,} entries")
+        print(f"{'round':>5} {'way':<18} {'load':>5} {'time_s':>8}")
+        with tempfile.TemporaryDirectory(prefix="tiers") as folder:
+            for round_ in range(1, args.rounds + 1):
+                for name, (extra, env) in ways.items():
+                    copy = os.path.join(folder, f"{round_}.{name.replace(' ', '_')}.sqlite")
+                    shutil.copyfile(args.store, copy)
+                    db = sqlite3.connect(copy)
+                    with db:
+                        for m, o in keys:
+                            db.execute(
+                                "DELETE FROM endgame_tables WHERE mover = ? AND other = ?", (m, o)
+                            )
+                    db.close()
+                    load = os.getloadavg()[0]
+                    answer = _build(copy, (x, y), extra, env)
+                    with Endgames(copy, create=False) as built:
+                        for key in keys:
+                            if not np.array_equal(built.table(*key), expected[key]):
+                                raise SystemExit(f"{name}: class {key} differs from the store's")
+                    seconds = answer["time_s"] - answer.get("probe_file_s", 0.0)
+                    times[name].append(seconds)
+                    print(f"{round_:>5} {name:<18} {load:>5.1f} {seconds:>8.1f}")
+                    os.remove(copy)
+    finally:
+        for nodes in clusters.values():
+            nodes.close()
+    print("\nmedians (every way's tables equal the store's):")
+    for name, seconds in times.items():
+        print(f"  {name:<18} {statistics.median(seconds):>8.1f} s")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)
@@ -168,6 +252,12 @@ def main() -> None:
         "--levels-whole", action="store_true", help="the level passes one unit per tier"
     )
     projection.set_defaults(run=project)
+    real = commands.add_parser("cluster", help="one tier on two Ray nodes, one, and locally")
+    real.add_argument("--store", required=True, help="a store holding the tier and its inputs")
+    real.add_argument("--tier", default="5-5", help="x-y with x <= y (default 5-5)")
+    real.add_argument("--part-size", type=int, default=1 << 22, help="entries a part")
+    real.add_argument("--rounds", type=int, default=1)
+    real.set_defaults(run=cluster)
     args = parser.parse_args()
     print(f"$ {' '.join([os.path.basename(sys.executable), *sys.argv])}\n")
     args.run(args)

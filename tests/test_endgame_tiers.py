@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import numpy as np
 import pytest
+from test_cli_crash import ENV
 from test_endgames import store  # noqa: F401  (the session's serially built classes)
 
 from zerosum.endgames.database import Endgames
@@ -87,3 +92,106 @@ def test_tiers_in_parts_equal_the_one_unit_build(
                 counted = ("entries", "classes", "stored", "wins", "losses", "draws")
                 assert [getattr(info, f) for f in counted] == [getattr(same, f) for f in counted]
     assert [i.name for i in infos] == ["3-3", "3-4", "4-3"]
+
+
+def _levels_reached(folder: Path) -> int:
+    """The next level the tier's passes will run, as the build recorded it (-1 before)."""
+    from zerosum.endgames.split_levels import load_levels
+
+    found = load_levels(folder)
+    return -1 if found is None else found[0]
+
+
+@pytest.mark.slow  # the 3-4 tier in parts, interrupted in its level passes, then resumed
+@pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGINT], ids=["kill -9", "ctrl-c"])
+def test_a_build_interrupted_in_its_level_passes_resumes_there(
+    store: Path,  # noqa: F811
+    tmp_path: Path,
+    how: signal.Signals,
+) -> None:
+    """``build-endgames`` is stopped while it runs the level passes of the 3-4 tier in parts
+    (once it has recorded level 5: a state the test sees in the work folder, never a time).
+    The rerun builds no part of step 1 again, resumes at the level recorded or later, and its
+    tables equal the serial build's."""
+    path = tmp_path / "levels.sqlite"
+    size = 500_000  # two parts a class
+    folder = work_folder(path, (3, 4), size)
+    command = [sys.executable, "-m", "zerosum", "build-endgames", "morris", "--max-men", "4"]
+    command += ["--workers", "2", "--part-size", str(size), "--store", str(path)]
+    process = subprocess.Popen(command, env=ENV, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 600
+        while _levels_reached(folder) < 5:
+            assert process.poll() is None, "the build ended before its level passes"
+            assert time.monotonic() < deadline, "no level 5 recorded"
+            time.sleep(0.02)  # polling an observable state, not waiting a fixed time
+        process.send_signal(how)
+        code = process.wait(timeout=120)
+        assert code == (-signal.SIGKILL if how is signal.SIGKILL else 130), code
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    reached = _levels_reached(folder)
+    assert reached >= 5  # the record survives the signal
+    with Endgames(path) as built, Recording(2) as pool:
+        infos = build_tiers(built, pool, 4, through=(4, 3), part_size=size)
+        kinds = [name for name, _ in pool.units]
+        assert "count_unit" not in kinds  # step 1's parts were kept
+        levels = [args[-1] for name, args in pool.units if name == "predecessors_unit"]
+        assert levels and min(levels) == reached  # resumed at the level recorded
+        assert not folder.exists()
+        with Endgames(store, create=False) as serial:
+            for key in [(3, 4), (4, 3)]:
+                assert np.array_equal(built.table(*key), serial.table(*key)), key
+    assert [i.name for i in infos] == ["3-3", "3-4", "4-3"]
+
+
+def test_an_apply_unit_run_again_after_an_interruption_applies_once(tmp_path: Path) -> None:
+    """A level's apply unit counts moves down, so it must not run twice on one part: run
+    again after it stopped (its marker gone, its entries in any state), it puts its entries
+    back from its journal and applies once; with its marker there, it does nothing."""
+    import shutil
+
+    from zerosum.endgames.board import NINE_MENS_MORRIS
+    from zerosum.endgames.orbits import table_size
+    from zerosum.endgames.split_levels import (
+        apply_unit,
+        level_folder,
+        predecessors_unit,
+        state_file,
+    )
+
+    path = tmp_path / "three.sqlite"
+    with Endgames(path) as endgames:
+        endgames.build(3)  # 3-3: the input of 3-4's step 1
+    folder, size = tmp_path / "work", 200_000
+    parts = [
+        (m, o, lo, min(lo + size, table_size(NINE_MENS_MORRIS, m, o)))
+        for m, o in [(3, 4), (4, 3)]
+        for lo in range(0, table_size(NINE_MENS_MORRIS, m, o), size)
+    ]
+    for m, o, lo, hi in parts:
+        count_unit(str(path), str(folder), m, o, lo, hi)
+        shutil.copyfile(folder / f"{m}-{o}.{lo}.npy", state_file(folder, m, o, lo))
+    for level in (0, 1):  # level 1: the decided wins count their predecessors' moves down
+        for m, o, lo, _ in parts:
+            predecessors_unit(NINE_MENS_MORRIS, str(folder), m, o, lo, level)
+        for m, o, lo, hi in parts[1:]:
+            apply_unit(str(folder), m, o, lo, hi, level)
+        m, o, lo, hi = parts[0]
+        top, _ = apply_unit(str(folder), m, o, lo, hi, level)
+        state = state_file(folder, m, o, lo)
+        once = np.load(state).copy()
+        marker = level_folder(folder, level) / f"applied.{m}-{o}.{lo}.npy"
+        assert apply_unit(str(folder), m, o, lo, hi, level)[0] == top  # marked: not again
+        assert np.array_equal(np.load(state), once)
+        marker.unlink()  # as if stopped between its last change and its marker
+        journal = np.load(level_folder(folder, level) / f"undo.{m}-{o}.{lo}.npy")
+        assert level == 0 or len(journal[0]) > 0
+        arrays = np.load(state, mmap_mode="r+")
+        arrays[1][journal[0]] = 7  # whatever an interrupted run left in its entries
+        arrays.flush()
+        del arrays
+        assert apply_unit(str(folder), m, o, lo, hi, level)[0] == top
+        assert np.array_equal(np.load(state), once)

@@ -13,10 +13,11 @@ import pytest
 
 from zerosum.compiled import morris as kernel
 from zerosum.compiled.engine import NO_SCORE
+from zerosum.endgames import mapped
 from zerosum.endgames import probe as probe_module
 from zerosum.endgames.board import NINE_MENS_MORRIS
 from zerosum.endgames.database import default_path
-from zerosum.endgames.orbits import orbits
+from zerosum.endgames.orbits import orbits, table_size
 from zerosum.endgames.reduced import lookup_index
 from zerosum.engines import MCTS, MctsEngine, open_engine
 from zerosum.engines.mcts_compiled import CompiledMctsEngine
@@ -168,8 +169,8 @@ class FakeEndgames:
     game's probe as :meth:`zerosum.endgames.database.Endgames.code` reads a real one."""
 
     def __init__(self) -> None:
-        self.kind = kernel.ENDGAME_CLASSES.index((3, 3))
-        size = int(kernel.CLASS_SIZES[self.kind])
+        self.kind = mapped.class_index(3, 3)
+        size = table_size(NINE_MENS_MORRIS, 3, 3)
         self.hits = 0
         self.table = np.random.default_rng(1).integers(0, 12, size).astype(np.uint8)
 
@@ -186,10 +187,7 @@ class FakeEndgames:
 
 def test_both_twins_take_a_probed_position_as_exact(monkeypatch: pytest.MonkeyPatch) -> None:
     fake = FakeEndgames()
-    header = np.zeros(kernel.ENDGAME_HEADER, np.uint8)
-    header[fake.kind] = 1
-    aux = np.concatenate([header, fake.table])
-    aux.flags.writeable = False
+    aux = mapped.array_of({(3, 3): fake.table})
     monkeypatch.setitem(kernel._TABLES, str(default_path()), aux)  # the compiled probe's array
     monkeypatch.setitem(probe_module._OPENED, os.environ["ZEROSUM_ENDGAMES"], fake)
 

@@ -103,16 +103,34 @@ def run(args: argparse.Namespace) -> int:
                     on_class=_class_notes(status),
                     part_size=args.part_size or PART_SIZE,
                 )
+        status.update("writing the compiled engine's probe file")
+        built = time.perf_counter()
+        probe_file = _write_probe_file(module, endgames)
     seconds = time.perf_counter() - started
     data = {
         "game": spec.name,
         "store": str(endgames.path),
+        "probe_file": probe_file,
+        "probe_file_s": round(time.perf_counter() - built, 3),
         "classes": [{**info.__dict__, "name": info.name} for info in infos],
         "time_s": round(seconds, 3),
     }
     text = f"{len(infos)} classes in {endgames.path}; {seconds:.1f} s"
     emit(args, data, text)
     return 0
+
+
+def _write_probe_file(module: Any, endgames: Any) -> str | None:
+    """The compiled engine's probe file beside the store, brought up to date now rather than
+    by the first engine (:mod:`zerosum.endgames.mapped`); ``None`` when the game has none or
+    the folder cannot be written (the engine then holds the tables in memory)."""
+    write = getattr(module, "write_probe_file", None)
+    if write is None:
+        return None
+    try:
+        return str(write(endgames))
+    except OSError:
+        return None
 
 
 def _class_notes(status: Progress) -> Callable[[ClassInfo], None]:

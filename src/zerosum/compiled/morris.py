@@ -16,29 +16,30 @@ higher). Draws by repetition look back at most ``WINDOW`` moves: further back th
 already hold the positions of the current search line.
 
 Below the root the search probes the endgame databases of :mod:`zerosum.endgames` in the
-default store (:func:`endgame_tables` loads every stored class up to 4-4 into one array, never
-building one; the classes past 4-4, up to 163 MB each, are left to the pure-Python probe), with
-the pure-Python probe's policy (:func:`zerosum.endgames.probe.probe_men`): nothing in hand,
-3..4 men a side, the databases' rules, and under a move limit only a result whose end
+default store (:func:`endgame_tables` maps every stored class, through 6-6, as one read-only
+array: :mod:`zerosum.endgames.mapped`; never building one), with the pure-Python probe's
+policy (:func:`zerosum.endgames.probe.probe_men`): nothing in hand, 3..6 men a side, the
+databases' rules, and under a move limit only a result whose end
 comes within it. A result ``d`` moves from game ply ``p`` ends at ply ``p + d`` and ranks as
 the kernel's own ends do.
 """
 
 from __future__ import annotations
 
-from math import comb
 from typing import Any, Final
 
 import numpy as np
 
 from zerosum.compiled.engine import INF, NO_SCORE, Kernel, popcount, score_of_rank
 from zerosum.compiled.kernels import CompiledGame
+from zerosum.endgames import MAX_MEN as ENDGAMES_MAX_MEN
+from zerosum.endgames import mapped
 from zerosum.endgames.board import NINE_MENS_MORRIS
-from zerosum.endgames.database import EndgameError, Endgames, default_path
-from zerosum.endgames.orbits import orbits, permutation_bytes, table_size
+from zerosum.endgames.database import default_path
+from zerosum.endgames.orbits import permutation_bytes
 from zerosum.endgames.probe import MIN_MEN, solved_rules
-from zerosum.endgames.reduced import lookup_index
-from zerosum.endgames.retro import binomials
+from zerosum.endgames.reduced import apply
+from zerosum.endgames.retro import binomials, rank_among
 from zerosum.game import WIN, Game, Score
 from zerosum.games import morris as game
 from zerosum.games.morris_rules import Rules
@@ -500,59 +501,38 @@ def over(st: Any) -> int:
 
 # -- the endgame databases -------------------------------------------------------------------
 
-MAX_MEN: Final = 4
-"""The largest class the compiled probe reads (the classes up to 4-4: 3.6 MB)."""
-ENDGAME_CLASSES: Final = [
-    (x, y) for x in range(MIN_MEN, MAX_MEN + 1) for y in range(MIN_MEN, MAX_MEN + 1)
-]
-"""The classes in the order :func:`endgame_tables` lays them out."""
-ENDGAME_HEADER: Final = 16
-"""The first bytes of the array: one per class of ``ENDGAME_CLASSES``, 1 if it is there."""
-_SIDE_MEN: Final = MAX_MEN - MIN_MEN + 1
-CLASS_SIZES: Final = np.array(
-    [table_size(NINE_MENS_MORRIS, x, y) for x, y in ENDGAME_CLASSES], dtype=np.int64
-)
-OTHER_COUNTS: Final = np.array(
-    [comb(NINE_MENS_MORRIS.size - x, y) for x, y in ENDGAME_CLASSES], dtype=np.int64
-)
-"""``C(n - x, y)``: the ways to place the opponent's men, as :func:`lookup_index` takes it."""
+MAX_MEN: Final = ENDGAMES_MAX_MEN
+"""The largest class the compiled probe reads: every class the databases hold."""
+OTHER_COUNTS: Final = mapped.other_counts()
+"""``C(n - x, y)`` per class in the order of :data:`zerosum.endgames.mapped.CLASSES`: the
+ways to place the opponent's men."""
 BINOM: Final = binomials(NINE_MENS_MORRIS.size)
-_ORBITS: Final = [orbits(NINE_MENS_MORRIS, k) for k in range(MIN_MEN, MAX_MEN + 1)]
-ORBIT: Final = tuple(o.orbit for o in _ORBITS)
-"""Per number of men from ``MIN_MEN``, the symmetric layout's arrays (:mod:`.orbits`)."""
-SYM: Final = tuple(o.sym for o in _ORBITS)
-REP: Final = tuple(o.rep for o in _ORBITS)
 PERM: Final = permutation_bytes(NINE_MENS_MORRIS)
-assert len(ENDGAME_CLASSES) <= ENDGAME_HEADER
+_SIDE_MEN: Final = mapped.SIDE_MEN
+_TABLE_AT: Final = mapped.TABLE_AT
+_RECORDS_AT: Final = mapped.RECORDS_AT
+_REPS_AT: Final = mapped.REPS_AT
 _TABLES: dict[str, np.ndarray[Any, Any]] = {}
 
 
 def endgame_tables() -> np.ndarray[Any, Any]:
     """Every class stored in the default store (:func:`zerosum.endgames.database.default_path`)
-    in one read-only ``uint8`` array: ``ENDGAME_HEADER`` presence bytes, then the byte tables of
-    the classes there, in the order of ``ENDGAME_CLASSES``. Empty when there is no store or it
-    holds no class. Loaded once per process and store path; nothing is ever built."""
+    in one read-only ``uint8`` array, the layout of :mod:`zerosum.endgames.mapped` (its probe
+    file mapped, written first if needed). Empty when there is no store or it holds no class.
+    Loaded once per process and store path; nothing is ever built."""
     path = str(default_path())
     if path not in _TABLES:
-        try:
-            with Endgames(path, create=False) as endgames:
-                present = [endgames.has(x, y) for x, y in ENDGAME_CLASSES]
-                tables = [
-                    endgames.table(*c)
-                    for c, there in zip(ENDGAME_CLASSES, present, strict=True)
-                    if there
-                ]
-        except EndgameError:
-            present, tables = [], []
-        if tables:
-            header = np.zeros(ENDGAME_HEADER, np.uint8)
-            header[: len(present)] = present
-            joined = np.concatenate([header, *tables])
-        else:
-            joined = np.zeros(0, np.uint8)
-        joined.flags.writeable = False
-        _TABLES[path] = joined
+        _TABLES[path] = mapped.probe_array(path)
     return _TABLES[path]
+
+
+@cached_njit(nogil=True)
+def _number(aux: Any, at: int, width: int) -> int:
+    """The little-endian number of ``width`` bytes at ``aux[at]``."""
+    value = 0
+    for i in range(width):
+        value |= int(aux[at + i]) << (8 * i)
+    return value
 
 
 @cached_njit(nogil=True)
@@ -569,15 +549,13 @@ def probe(st: Any, aux: Any) -> int:
     kind = (x - MIN_MEN) * _SIDE_MEN + y - MIN_MEN
     if aux[kind] == 0:
         return NO_SCORE
-    offset = ENDGAME_HEADER
-    for earlier in range(kind):
-        if aux[earlier] != 0:
-            offset += CLASS_SIZES[earlier]
-    if x == MIN_MEN:
-        at = lookup_index(mine, theirs, OTHER_COUNTS[kind], ORBIT[0], SYM[0], REP[0], PERM, BINOM)
-    else:
-        at = lookup_index(mine, theirs, OTHER_COUNTS[kind], ORBIT[1], SYM[1], REP[1], PERM, BINOM)
-    code = int(aux[offset + at])
+    # The index of zerosum.endgames.reduced.lookup_index, its arrays read from aux.
+    record = _number(aux, _RECORDS_AT + 8 * (x - MIN_MEN), 8) + 3 * rank_among(mine, 0, BINOM)
+    orbit = _number(aux, record, 2)
+    image = apply(int(aux[record + 2]), theirs, PERM)
+    rep = _number(aux, _number(aux, _REPS_AT + 8 * (x - MIN_MEN), 8) + 3 * orbit, 3)
+    at = orbit * OTHER_COUNTS[kind] + rank_among(image, rep, BINOM)
+    code = int(aux[_number(aux, _TABLE_AT + 8 * kind, 8) + at])
     if code == 0:
         return 0
     moves = code - 1

@@ -5,8 +5,9 @@ the board's symmetries (:mod:`.orbits`); :mod:`.retro` is the same solve on full
 twin), :mod:`.reference` the plain-Python twin of both on small boards; :mod:`.tiers` builds
 the classes in dependency order on an executor; :mod:`.database` keeps the tables in the
 embedded store and probes them,
-:mod:`.probe` is the search's probe that the game asks at every node, and :mod:`.morris`
-answers for a morris game (exact results, best moves). Importing this package (or
+:mod:`.probe` is the search's probe that the game asks at every node, :mod:`.mapped` lays
+every stored class out in one memory-mapped array for the compiled engine's probe, and
+:mod:`.split_levels` runs the level passes of a large tier in parts. Importing this package (or
 :mod:`.probe`) imports neither numpy nor numba.
 """
 

@@ -286,9 +286,10 @@ class Endgames:
             self._stored = {(info.mover, info.other) for info in self.classes()}
         return (mover, other) in self._stored
 
-    def table(self, mover: int, other: int) -> np.ndarray[Any, Any]:
+    def table(self, mover: int, other: int, *, keep: bool = True) -> np.ndarray[Any, Any]:
         """The stored byte table of the class ``mover-other``, one entry a position up to
-        symmetry (:mod:`.orbits`; raises if it is not stored)."""
+        symmetry (:mod:`.orbits`; raises if it is not stored); kept in memory for the next
+        call unless ``keep`` is false."""
         key = (mover, other)
         if key not in self._tables:
             row = self._file.run(
@@ -302,7 +303,10 @@ class Endgames:
                     f"class {mover}-{other} is not in {self.path}: build it with "
                     f"'zerosum build-endgames morris --store {self.path}'"
                 )
-            self._tables[key] = np.frombuffer(zlib.decompress(row[0]), dtype=np.uint8)
+            table = np.frombuffer(zlib.decompress(row[0]), dtype=np.uint8)
+            if not keep:
+                return table
+            self._tables[key] = table
         return self._tables[key]
 
     def full_table(self, mover: int, other: int) -> np.ndarray[Any, Any]:

@@ -15,12 +15,32 @@ every level ``d`` is two rounds, each one unit per part of each class:
 A round's units touch disjoint files, and no level writes an entry of its own level (a pass
 at ``d`` decides entries at ``d + 1`` or later), so the rounds give what one process gives.
 :func:`finish_unit` then fills the duplicate entries and sends the tables back.
+
+Nothing done is lost when a run is interrupted (Ctrl-C, kill -9, a lost node), and nothing is
+done twice. The driver records the next level to run in the folder (:func:`save_levels`) once
+a level's last unit is back, before it removes the level's lists; a new run resumes there.
+Within a level:
+
+* a predecessors unit writes its list (atomically) after its marks, which are idempotent (it
+  marks an undecided entry decided at ``d``, and lists the entries decided at ``d``, which no
+  unit of the level writes): a unit whose list is there is done;
+* an apply unit is not idempotent (it counts moves down), so it first saves the entries it will
+  change (a journal, atomically), and leaves a marker with its result when it is done: a unit
+  whose marker is there is done; one with a journal but no marker was interrupted, and its
+  entries are put back from the journal before it applies again.
+
+A unit holds a lock on its part's state file (``flock``) while it runs, so a worker left over
+from a killed run (it finishes its unit before it notices) and the new run's worker never work
+on one part at once.
 """
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
 import time
+from collections.abc import Iterator
 from math import comb
 from pathlib import Path
 from typing import Any, Final
@@ -153,6 +173,51 @@ def state_file(folder: Path, mover: int, other: int, lo: int) -> Path:
     return folder / f"state.{mover}-{other}.{lo}.npy"
 
 
+def _levels_file(folder: Path) -> Path:
+    return folder / "levels.json"
+
+
+def save_levels(folder: Path, level: int, top: int) -> None:
+    """Record (atomically) that every level below ``level`` is applied to the state files, and
+    the largest level scheduled so far."""
+    target = _levels_file(folder)
+    temporary = target.with_name(f"{target.name}.{os.getpid()}.tmp")
+    temporary.write_text(json.dumps({"level": level, "top": top}))
+    os.replace(temporary, target)
+
+
+def load_levels(folder: Path) -> tuple[int, int] | None:
+    """``(next level, top)`` as :func:`save_levels` left them, or ``None`` (no level passes
+    started, or a record that cannot be read: the passes start again from step 1's parts)."""
+    try:
+        record = json.loads(_levels_file(folder).read_text())
+        return int(record["level"]), int(record["top"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def forget_levels(folder: Path) -> None:
+    """Remove the record of :func:`save_levels` (before the state files are made again)."""
+    _levels_file(folder).unlink(missing_ok=True)
+
+
+@contextlib.contextmanager
+def _locked(state: Path) -> Iterator[None]:
+    """Hold an exclusive lock on the part (see the module docstring); no lock where the
+    platform has no ``flock``."""
+    try:
+        import fcntl
+    except ImportError:  # not POSIX: one run at a time is the user's to ensure
+        yield
+        return
+    with open(state.with_name(f"{state.name}.lock"), "a+b") as handle:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+
 def level_folder(folder: Path, level: int) -> Path:
     """Where round 1 of ``level`` leaves its lists."""
     return folder / f"level.{level}"
@@ -172,10 +237,22 @@ def predecessors_unit(
     """A unit: round 1 of ``level`` for the part of ``mover-other`` that begins at ``lo``;
     the seconds it took."""
     started = time.perf_counter()
+    state = state_file(Path(folder), mover, other, lo)
+    listing = level_folder(Path(folder), level) / f"{mover}-{other}.{lo}.npy"
+    with _locked(state):
+        if not listing.exists():  # else done by an earlier run
+            _list_predecessors(board, state, listing, mover, other, lo, level)
+    return time.perf_counter() - started
+
+
+def _list_predecessors(
+    board: Board, state: Path, listing: Path, mover: int, other: int, lo: int, level: int
+) -> None:
+    """Round 1 of ``level`` on the part's ``state``: its marks, then its list in ``listing``."""
     n = board.size
     geo = Geometry(board)
     mine, theirs = orbits(board, mover), orbits(board, other)
-    arrays = np.load(state_file(Path(folder), mover, other, lo), mmap_mode="r+")
+    arrays = np.load(state, mmap_mode="r+")
     value, win = arrays[0], arrays[2]
     found = []
     out = np.empty(_CHUNK, dtype=np.int64)
@@ -208,8 +285,7 @@ def predecessors_unit(
     arrays.flush()
     del arrays
     preds = np.sort(np.concatenate(found)) if found else np.zeros(0, np.int64)
-    _save(level_folder(Path(folder), level) / f"{mover}-{other}.{lo}.npy", preds)
-    return time.perf_counter() - started
+    _save(listing, preds)
 
 
 def apply_unit(
@@ -218,16 +294,35 @@ def apply_unit(
     """A unit: round 2 of ``level`` for the part ``lo..hi-1`` of ``mover-other``, from every
     list the other class's parts left; the largest level it scheduled and its seconds."""
     started = time.perf_counter()
-    arrays = np.load(state_file(Path(folder), mover, other, lo), mmap_mode="r+")
-    top = 0
-    for listing in sorted(level_folder(Path(folder), level).glob(f"{other}-{mover}.*.npy")):
-        preds = np.load(listing, mmap_mode="r")
-        a, b = np.searchsorted(preds, [lo, hi])
-        if b > a:
-            chunk = np.ascontiguousarray(preds[a:b])
+    state = state_file(Path(folder), mover, other, lo)
+    lists = level_folder(Path(folder), level)
+    done = lists / f"applied.{mover}-{other}.{lo}.npy"
+    journal = lists / f"undo.{mover}-{other}.{lo}.npy"
+    with _locked(state):
+        if done.exists():  # applied by an earlier run
+            return int(np.load(done)[0]), time.perf_counter() - started
+        arrays = np.load(state, mmap_mode="r+")
+        chunks = []
+        for listing in sorted(lists.glob(f"{other}-{mover}.*.npy")):
+            preds = np.load(listing, mmap_mode="r")
+            a, b = np.searchsorted(preds, [lo, hi])
+            if b > a:
+                chunks.append(np.ascontiguousarray(preds[a:b]))
+        if journal.exists():  # an earlier run stopped inside this unit: undo what it did
+            saved = np.load(journal)
+            arrays[0][saved[0]] = saved[1]
+            arrays[1][saved[0]] = saved[2]
+        else:
+            touched = np.unique(np.concatenate(chunks)) - lo if chunks else np.zeros(0, np.int64)
+            before = np.stack([touched, arrays[0][touched], arrays[1][touched]])
+            _save(journal, before.astype(np.int64))
+        top = 0
+        for chunk in chunks:
             found = _apply(level, chunk, lo, arrays[0], arrays[1], arrays[2], arrays[3])
             top = max(top, int(found))
-    arrays.flush()
+        arrays.flush()
+        del arrays
+        _save(done, np.array([top], np.int64))
     return top, time.perf_counter() - started
 
 

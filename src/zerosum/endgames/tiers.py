@@ -19,8 +19,9 @@ A tier is built in one of two ways:
   beside the store (``STORE.parts/x-y.SIZE/``); when every part is there, the level passes
   run on the same parts, each level two rounds of units (:mod:`.split_levels`), and one more
   unit (:func:`finish_unit`) fills the duplicate entries and sends back the tables. A part of
-  step 1 already in the folder is not built again, so an interrupted tier resumes from its
-  parts (its level passes start again from them).
+  step 1 already in the folder is not built again, and the level passes resume at the level
+  and the units an interrupted run left (:mod:`.split_levels`), so an interrupted tier loses
+  only the units in flight.
 
 This process commits each tier's classes in one transaction as they arrive (and then removes
 its work folder). An interrupted build therefore loses only the units in flight, and the next
@@ -223,11 +224,13 @@ def build_tiers(
     for tier in graph:
         if all(key in stored for key in _classes(tier)):
             done.add(tier)
+            for left in Path(f"{endgames.path}.parts").glob(f"{tier[0]}-{tier[1]}.*"):
+                shutil.rmtree(left, ignore_errors=True)  # stored, then interrupted
             for key in _classes(tier):
                 infos.append(stored[key])
                 if on_class is not None:
                     on_class(stored[key])
-    path = str(endgames.path)
+    path = str(endgames.path.resolve())  # the same for every worker, whatever its folder
     running: dict[Future[Any], tuple[Tier, str]] = {}
     in_parts: dict[Tier, _Progress] = {}
     board = endgames.board
@@ -247,38 +250,58 @@ def build_tiers(
             progress.pending += 1
 
     def start_levels(tier: Tier, progress: _Progress) -> None:
-        """Every part of step 1 is there: copy them to the passes' state, start level 0."""
-        from zerosum.endgames.split_levels import state_file
+        """Every part of step 1 is there: resume the level passes where an earlier run left
+        them, or copy the parts to the passes' state and start at level 0."""
+        from zerosum.endgames.split_levels import (
+            forget_levels,
+            load_levels,
+            save_levels,
+            state_file,
+        )
 
-        for stale in progress.folder.glob("level.*"):
-            shutil.rmtree(stale, ignore_errors=True)
-        for mover, other, lo, _ in progress.ranges():
-            shutil.copyfile(
-                _part_file(progress.folder, mover, other, lo),
-                state_file(progress.folder, mover, other, lo),
-            )
-        progress.level = 0
-        submit_round(tier, progress, "predecessors")
+        folder = progress.folder
+        states = [state_file(folder, m, o, lo) for m, o, lo, _ in progress.ranges()]
+        resumed = load_levels(folder)
+        if resumed is not None and all(state.exists() for state in states):
+            progress.level = resumed[0]
+            progress.top = max(progress.top, resumed[1])
+        else:
+            forget_levels(folder)
+            for stale in folder.glob("level.*"):
+                shutil.rmtree(stale, ignore_errors=True)
+            for mover, other, lo, _ in progress.ranges():
+                shutil.copyfile(
+                    _part_file(folder, mover, other, lo), state_file(folder, mover, other, lo)
+                )
+            progress.level = 0
+            save_levels(folder, 0, progress.top)
+        start_level(tier, progress)
+
+    def start_level(tier: Tier, progress: _Progress) -> None:
+        """The rounds of ``progress.level``, or the finish once every level is done."""
+        from zerosum.endgames.retro import MAX_DISTANCE
+
+        if progress.top > MAX_DISTANCE:
+            raise OverflowError(f"distance {progress.top} does not fit the one-byte entries")
+        if progress.level <= progress.top:
+            submit_round(tier, progress, "predecessors")
+        else:
+            progress.phase = "finish"
+            unit = (board, str(progress.folder), *tier, progress.part_size)
+            running[executor.submit(finish_unit, *unit)] = (tier, "finish")
 
     def next_round(tier: Tier, progress: _Progress) -> None:
-        from zerosum.endgames.retro import MAX_DISTANCE
-        from zerosum.endgames.split_levels import level_folder
+        from zerosum.endgames.split_levels import level_folder, save_levels
 
         if progress.phase == "count":
             start_levels(tier, progress)
         elif progress.phase == "predecessors":
             submit_round(tier, progress, "apply")
-        else:
+        else:  # the level is applied: record it before its lists go (see split_levels)
+            save_levels(progress.folder, progress.level + 1, progress.top)
             shutil.rmtree(level_folder(progress.folder, progress.level), ignore_errors=True)
-            if progress.top > MAX_DISTANCE:
-                raise OverflowError(f"distance {progress.top} does not fit the one-byte entries")
             progress.level += 1
-            if progress.level <= progress.top:
-                submit_round(tier, progress, "predecessors")
-            else:
-                progress.phase = "finish"
-                unit = (board, str(progress.folder), *tier, progress.part_size)
-                running[executor.submit(finish_unit, *unit)] = (tier, "finish")
+            start_level(tier, progress)
 
     try:
         while len(done) < len(graph):

@@ -2,9 +2,10 @@
 
 The databases assume the solved game's rules: infinite play is a draw, with no move limit. They
 answer for a game of the standard board with flying on whenever nothing is in hand and each side
-has 3..4 men. :func:`solve_endgame` always gives the solved game's answer; the search's probe
-(:mod:`zerosum.endgames.probe`, which the game imports, so this module may import the game)
-answers a game with a move limit only when the moves to the end fit in what is left of it.
+has 3..6 men (the classes stored). :func:`solve_endgame` always gives the solved game's
+answer; the search's probe (:mod:`zerosum.endgames.probe`, which the game imports, so this
+module may import the game) answers a game with a move limit only when the moves to the end
+fit in what is left of it.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any
 
 from zerosum.endgames import MAX_MEN
 from zerosum.endgames.database import EndgameResult, Endgames, Setup, covered
+from zerosum.endgames.mapped import write_probe_file
 from zerosum.endgames.probe import MIN_MEN, default_endgames, solved_rules
 from zerosum.game import WIN, Outcome, Score
 from zerosum.games.morris import Morris
@@ -32,6 +34,7 @@ __all__ = [
     "solve_endgame",
     "solved_rules",
     "standard_rules",
+    "write_probe_file",
 ]
 
 

@@ -1,0 +1,155 @@
+"""The compiled morris probe reads every class a store holds, 3-3 to 6-6, from the mapped file.
+
+Building the classes past 4-4 takes minutes, so the store here holds made-up tables of the
+real sizes: zeros (draws) except at the entries of sampled positions, which get distinct codes.
+The compiled probe (:func:`zerosum.compiled.morris.probe`) must read for every sampled position
+what the pure-Python probe reads (:meth:`zerosum.endgames.database.Endgames.code`), and a draw
+elsewhere.
+"""
+
+from __future__ import annotations
+
+import random
+import sqlite3
+import zlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from zerosum.compiled import morris as kernel
+from zerosum.compiled.engine import NO_SCORE
+from zerosum.compiled.solver import rank_of
+from zerosum.endgames import mapped
+from zerosum.endgames import probe as endgames_probe
+from zerosum.endgames.board import NINE_MENS_MORRIS
+from zerosum.endgames.database import Endgames
+from zerosum.endgames.orbits import orbits, permutation_bytes, table_size
+from zerosum.endgames.reduced import lookup_index
+from zerosum.endgames.retro import binomials
+from zerosum.games.morris import Morris
+
+CLASSES = [(3, 3), (4, 6), (5, 5), (6, 3), (6, 6)]
+"""Every number of men to move (3 to 6), six against, and the two largest tables."""
+SAMPLES = 60
+
+
+def _position(rng: random.Random, x: int, y: int) -> tuple[int, int]:
+    points = rng.sample(range(24), x + y)
+    return sum(1 << p for p in points[:x]), sum(1 << p for p in points[x:])
+
+
+def _index(x: int, y: int, mine: int, theirs: int) -> int:
+    """The entry of a position, by the compiled solve's own index (run as plain Python)."""
+    found = orbits(NINE_MENS_MORRIS, x)
+    count = int(binomials(24)[24 - x, y])
+    perm, binom = permutation_bytes(NINE_MENS_MORRIS), binomials(24)
+    index = lookup_index.py_func(
+        mine, theirs, count, found.orbit, found.sym, found.rep, perm, binom
+    )
+    return int(index)
+
+
+def _commit(path: Path, x: int, y: int, table: np.ndarray[Any, Any], build_s: float) -> None:
+    """A class row as a build commits it (the counts do not matter to a probe)."""
+    db = sqlite3.connect(path)
+    with db:
+        db.execute(
+            "INSERT OR REPLACE INTO endgame_tables VALUES "
+            "('morris', ?, ?, 0, 0, ?, 0, 0, 0, 0, 0, ?, 0, ?)",
+            (x, y, len(table), build_s, zlib.compress(table.tobytes(), 1)),
+        )
+    db.close()
+
+
+@pytest.fixture(scope="module")
+def made_up(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, dict[Any, Any]]]:
+    """A store of made-up classes, and per class the sampled positions with their codes."""
+    path = tmp_path_factory.mktemp("probe") / "endgames.sqlite"
+    Endgames(path).close()  # the schema
+    rng = random.Random(27)
+    samples: dict[tuple[int, int], list[tuple[int, int, int]]] = {}
+    for x, y in CLASSES:
+        table = np.zeros(table_size(NINE_MENS_MORRIS, x, y), np.uint8)
+        samples[(x, y)] = []
+        for k in range(SAMPLES):
+            mine, theirs = _position(rng, x, y)
+            code = 1 + k % 99  # wins and losses within the move limit
+            table[_index(x, y, mine, theirs)] = code
+            samples[(x, y)].append((mine, theirs, code))
+        _commit(path, x, y, table, 1.0)
+        del table
+    yield path, samples
+
+
+def _state(mine: int, theirs: int, *, counter: int = 0) -> np.ndarray[Any, Any]:
+    board = ["."] * 24
+    for p in range(24):
+        board[p] = "W" if mine >> p & 1 else "B" if theirs >> p & 1 else "."
+    game = Morris.from_position(f"{''.join(board)} w 0 0 {counter}")
+    return np.array(kernel.state_of(game), np.int64)
+
+
+def _read(found: int) -> int:
+    """The code a probe's score stands for (a game from ply 0)."""
+    rank = rank_of(found)
+    if rank == 0:
+        return 0
+    return kernel.RANK_BASE - abs(rank) + 1
+
+
+def test_the_compiled_probe_reads_every_class_as_the_pure_probe_does(
+    made_up: tuple[Path, dict[Any, Any]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path, samples = made_up
+    monkeypatch.setenv("ZEROSUM_ENDGAMES", str(path))
+    monkeypatch.setattr(kernel, "_TABLES", {})
+    monkeypatch.setattr(endgames_probe, "_OPENED", {})
+    aux = kernel.endgame_tables()
+    assert mapped.probe_path(path).exists()  # mapped from the file beside the store
+    assert [bool(b) for b in aux[:16]] == [key in CLASSES for key in mapped.CLASSES]
+    rng = random.Random(5)
+    with Endgames(path, create=False) as endgames:
+        for (x, y), sampled in samples.items():
+            for mine, theirs, code in sampled:
+                assert endgames.code(mine, theirs) == code  # the oracle reads what was put
+                found = kernel.probe(_state(mine, theirs), aux)
+                assert _read(found) == code, (x, y, code)
+                assert (found > 0) == (code % 2 == 0)  # an odd distance: the mover loses
+                if x != y:  # (with x == y, the two sides' men may be images of each other)
+                    assert endgames.code(theirs, mine) in (0, None)  # the other side to move
+            for _ in range(SAMPLES):  # positions not sampled (nearly always): the same draw
+                mine, theirs = _position(rng, x, y)
+                expected = endgames.code(mine, theirs)
+                assert expected is not None
+                assert _read(kernel.probe(_state(mine, theirs), aux)) == expected
+        # A class the store lacks, and a result past the move limit, are left to the search.
+        mine, theirs = _position(rng, 5, 6)
+        assert endgames.code(mine, theirs) is None
+        assert kernel.probe(_state(mine, theirs), aux) == NO_SCORE
+        mine, theirs, code = samples[(6, 6)][-1]
+        assert kernel.probe(_state(mine, theirs, counter=100 - code + 2), aux) == NO_SCORE
+
+
+def test_the_probe_file_is_the_array_and_follows_the_store(
+    made_up: tuple[Path, dict[Any, Any]], tmp_path: Path
+) -> None:
+    source, _ = made_up
+    path = tmp_path / "small.sqlite"
+    Endgames(path).close()
+    three = np.arange(table_size(NINE_MENS_MORRIS, 3, 3), dtype=np.int64).astype(np.uint8)
+    _commit(path, 3, 3, three, 1.0)
+    first = mapped.probe_array(path)
+    assert np.array_equal(first, mapped.array_of({(3, 3): three}))
+    assert not first.flags.writeable
+    stamp = mapped.probe_path(path).stat().st_mtime_ns
+    assert np.array_equal(mapped.probe_array(path), first)  # up to date: not written again
+    assert mapped.probe_path(path).stat().st_mtime_ns == stamp
+    with Endgames(source, create=False) as endgames:
+        six = endgames.table(6, 3)
+    _commit(path, 6, 3, six, 2.0)  # the store changed: the file is written again
+    assert np.array_equal(mapped.probe_array(path), mapped.array_of({(3, 3): three, (6, 3): six}))
+    assert len(first) == mapped.HEADER + 2024 * 3 + 158 * 3 + len(three)  # still readable
+    assert len(mapped.probe_array(tmp_path / "none.sqlite")) == 0  # no store: nothing
