@@ -793,6 +793,8 @@ def solve_distributed(
                 if share_tables and answer.table is not None:
                     recent.pop(answer.table.worker, None)
                     recent[answer.table.worker] = answer.table
+                    while len(recent) > SHARED_TABLES:  # the others are never sent again
+                        del recent[next(iter(recent))]
                 nodes += answer.nodes
                 rate[0] += answer.nodes
                 rate[1] += answer.seconds
