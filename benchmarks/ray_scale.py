@@ -519,11 +519,12 @@ def main() -> None:
                 )
                 rows.append((nodes, took, sim, found, coordinator))
         except OutOfTime:
-            measured = [a for k, a in costs.answers.items() if k.startswith(f"{moves}|")]
+            measured = [a for k, a in costs.answers.items() if k.startswith(moves)]
             print(
                 f"  NOT REPLAYED: measuring ran out of its {args.measure_s:.0f} s after "
-                f"{len(measured):,} units of this position ({sum(a.nodes for a in measured):,} "
-                f"nodes; {sum(a.rank is None for a in measured):,} of them split); "
+                f"{len(measured):,} unit runs of this position and those below it "
+                f"({sum(a.nodes for a in measured):,} nodes; "
+                f"{sum(a.rank is None for a in measured):,} of them stopped); "
                 "no speed-up is claimed for it"
             )
             costs.save()
