@@ -1,6 +1,7 @@
 """How far a distributed solve would scale: its units' measured costs replayed on N nodes.
 
-1. The measurements. Every unit run that a replay needs (position, window, seeds, and the
+1. The measurements. Every unit run that a replay needs (position, window, the table it
+   starts from (a split unit's children start from its table), and the
    node count it stops at, or none) is solved once here, in this process, by ``solve_unit``
    with its table cleared first, so that its answer and its node count do not depend on which
    units ran before (a real worker keeps its table between units: these costs are an upper
@@ -48,6 +49,7 @@ from __future__ import annotations
 
 import argparse
 import gzip
+import hashlib
 import heapq
 import json
 import os
@@ -56,10 +58,18 @@ import time
 from collections import deque
 from collections.abc import Callable, Collection
 from concurrent.futures import Future
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from zerosum.compiled.distributed import Budget, UnitAnswer, _unit_solver, solve_distributed
+from zerosum.compiled.distributed import (
+    Budget,
+    TableSnapshot,
+    UnitAnswer,
+    _unit_solver,
+    load_snapshot,
+    solve_distributed,
+)
 from zerosum.compiled.distributed import solve_unit as run_unit
 from zerosum.compiled.solver import Solver
 from zerosum.games.connect4 import Connect4
@@ -73,22 +83,41 @@ class OutOfTime(Exception):
     """The measurement time of a position ran out."""
 
 
+@dataclass(frozen=True)
+class Recipe:
+    """The table a stopped unit run sent back, as the run that makes it again: its cache key
+    (position, window, budget and the recipe of the table it started from). The replay's
+    answers carry this instead of the table itself (the search is deterministic from a
+    cleared table)."""
+
+    key: str
+
+    @property
+    def digest(self) -> str:
+        return hashlib.sha1(self.key.encode()).hexdigest()[:16]
+
+
 class Costs:
     """Unit answers by (position, window, weak, budget), measured on demand, kept in a file."""
 
     def __init__(self, path: Path | None, measure_s: float) -> None:
         self.path = path
+        self.recipes: dict[str, Recipe] = {}
+        """Every stopped run's table recipe, by its digest."""
+        self.tables: dict[str, TableSnapshot] = {}
+        """The tables made again lately, by their recipe's digest (a few)."""
         self.answers: dict[str, UnitAnswer] = {}
         self.used: set[str] = set()
         """The answers this run looked up (``--prune`` keeps only those)."""
         self.prune = False
         if path is not None and path.exists():
             text = gzip.decompress(path.read_bytes()).decode() if _zipped(path) else None
-            for key, (rank, nodes, seconds, bounds, seeds) in json.loads(
+            for key, (rank, nodes, seconds, bounds, _) in json.loads(
                 text if text is not None else path.read_text()
             ).items():
+                table = None if rank is not None else self._recipe(key)
                 self.answers[key] = UnitAnswer(
-                    rank, nodes, seconds, tuple(map(tuple, bounds)), tuple(map(tuple, seeds))
+                    rank, nodes, seconds, tuple(map(tuple, bounds)), table
                 )
         self.complete: dict[str, UnitAnswer] = {}
         """The answers that completed, by their key without the budget."""
@@ -103,19 +132,46 @@ class Costs:
         self.measured = 0
         self._unsaved = 0
 
+    def _recipe(self, key: str) -> Recipe:
+        recipe = Recipe(key)
+        self.recipes[recipe.digest] = recipe
+        return recipe
+
+    def table(self, recipe: Recipe) -> TableSnapshot:
+        """The table of ``recipe``: its run made again from a cleared table (and the table
+        it started from, made again first)."""
+        if recipe.digest not in self.tables:
+            position, low, high, weak, nodes, parent = recipe.key.split("|")
+            start = None if parent == "0" else self.table(self.recipes[parent])
+            engine = _unit_solver("connect4", HASH_MB).engine
+            engine.clear()
+            if start is not None:
+                load_snapshot(engine.keys, engine.data, start)
+            budget = Budget(nodes=int(nodes))
+            made = run_unit(
+                "connect4", position, (int(low), int(high)), weak == "1", HASH_MB, budget
+            )
+            self._keep(recipe.digest, made.table)
+        return self.tables[recipe.digest]
+
+    def _keep(self, digest: str, table: TableSnapshot) -> None:
+        if len(self.tables) >= 8:
+            del self.tables[next(iter(self.tables))]
+        self.tables[digest] = table
+
     def answer(
         self,
         position: str,
         window: tuple[int, int],
         weak: bool,
         budget: Budget | None,
-        seeds: tuple[tuple[int, int], ...],
+        table: Recipe | None,
     ) -> UnitAnswer:
-        """The unit's answer with ``budget`` (nodes): measured, unless known already (an answer
-        that completed within fewer nodes is the same answer: the search is deterministic
-        from a cleared table)."""
+        """The unit's answer with ``budget`` (nodes), starting from the table ``table``
+        (none: a cleared one): measured, unless known already (an answer that completed within
+        fewer nodes is the same answer: the search is deterministic from a given table)."""
         base = f"{position}|{window[0]}|{window[1]}|{int(weak)}|"
-        tail = f"|{hash(seeds) if seeds else 0}"
+        tail = f"|{table.digest if table is not None else 0}"
         key = f"{base}{budget and budget.nodes}{tail}"
         if key not in self.answers:
             done = self._complete(base, tail)
@@ -128,8 +184,17 @@ class Costs:
             if self.spent >= self.measure_s:
                 raise OutOfTime
             started = time.perf_counter()
-            _unit_solver("connect4", HASH_MB).engine.clear()
-            self.answers[key] = run_unit("connect4", position, window, weak, HASH_MB, budget, seeds)
+            start = None if table is None else self.table(table)
+            engine = _unit_solver("connect4", HASH_MB).engine
+            engine.clear()
+            if start is not None:
+                load_snapshot(engine.keys, engine.data, start)
+            answer = run_unit("connect4", position, window, weak, HASH_MB, budget)
+            if answer.rank is None:
+                if answer.table is not None:
+                    self._keep(self._recipe(key).digest, answer.table)
+                answer = replace(answer, table=self._recipe(key))
+            self.answers[key] = answer
             if self.answers[key].rank is not None:
                 self.complete[base + tail] = self.answers[key]
                 self._keys[id(self.answers[key])] = key
@@ -154,7 +219,7 @@ class Costs:
                 a.nodes,
                 a.seconds,
                 [list(b) for b in a.bounds],
-                [list(e) for e in a.seeds],
+                [],
             ]
             for key, a in self.answers.items()
             if not self.prune or key in self.used
@@ -231,9 +296,9 @@ class Simulated(Executor):
         return nodes
 
     def _measure(self, run: dict[str, Any], nodes: int | None) -> UnitAnswer:
-        _, position, window, weak, _, _, seeds = run["args"]
+        position, window, weak, table = (run["args"][i] for i in (1, 2, 3, 6))
         budget = None if nodes is None else Budget(nodes=nodes)
-        return self.costs.answer(position, window, weak, budget, seeds)
+        return self.costs.answer(position, window, weak, budget, table)
 
     def _plan(self, future: Future[Any]) -> None:
         """The next event of a running unit: its end, if it completes before its next
@@ -360,6 +425,7 @@ def replay(
     rate: float,
     overhead_s: float,
     stop: bool = True,
+    scouts: bool = True,
 ) -> tuple[float, Simulated, Any, float]:
     """The simulated time on ``workers`` workers, the executor, the result, the coordinator's
     seconds."""
@@ -376,6 +442,8 @@ def replay(
             moves="best",
             # the simulated clock's seconds: a unit may be split once it has run its budget
             budget=None if budget is None else Budget(seconds=quantum / rate),
+            scouts=scouts,
+            share_tables=False,  # not modelled: which worker runs a unit is not simulated
         )
     coordinator = time.perf_counter() - started - (costs.spent - spent)
     simulated.wait_all()
@@ -403,7 +471,13 @@ def main() -> None:
         action="store_true",
         help="also replay as before: a unit cancelled while it runs keeps its worker to its end",
     )
+    parser.add_argument(
+        "--no-scouts",
+        action="store_true",
+        help="as before: every unit in its whole window, without null-window tests first",
+    )
     args = parser.parse_args()
+    scouts = not args.no_scouts
     overhead_s = args.overhead_ms / 1000
     budget = Budget(nodes=args.budget)
     print(f"command: {' '.join([os.path.basename(sys.executable), *sys.argv])}")
@@ -417,7 +491,7 @@ def main() -> None:
         # Step 1. The serial reference.
         serial_nodes = serial_s = 0.0
         if not args.no_serial:
-            solver = Solver("connect4", hash_mb=HASH_MB)
+            solver = Solver("connect4", hash_mb=HASH_MB, book=False)  # a real solve
             game = Connect4.from_position(moves)
             started = time.perf_counter()
             exact = solver.solve(game)
@@ -434,15 +508,23 @@ def main() -> None:
         try:
             for nodes in [1, *args.nodes]:
                 took, sim, found, coordinator = replay(
-                    moves, args.split, nodes, budget, costs, args.rate or 1e7, overhead_s
+                    moves,
+                    args.split,
+                    nodes,
+                    budget,
+                    costs,
+                    args.rate or 1e7,
+                    overhead_s,
+                    scouts=scouts,
                 )
                 rows.append((nodes, took, sim, found, coordinator))
         except OutOfTime:
-            measured = [a for k, a in costs.answers.items() if k.startswith(f"{moves}|")]
+            measured = [a for k, a in costs.answers.items() if k.startswith(moves)]
             print(
                 f"  NOT REPLAYED: measuring ran out of its {args.measure_s:.0f} s after "
-                f"{len(measured):,} units of this position ({sum(a.nodes for a in measured):,} "
-                f"nodes; {sum(a.rank is None for a in measured):,} of them split); "
+                f"{len(measured):,} unit runs of this position and those below it "
+                f"({sum(a.nodes for a in measured):,} nodes; "
+                f"{sum(a.rank is None for a in measured):,} of them stopped); "
                 "no speed-up is claimed for it"
             )
             costs.save()
@@ -451,7 +533,8 @@ def main() -> None:
         rate = args.rate or _rate(costs)
         # costs were taken at a provisional rate: replay again at the measured one (cached)
         rows = [
-            (n, *replay(moves, args.split, n, budget, costs, rate, overhead_s)) for n, *_ in rows
+            (n, *replay(moves, args.split, n, budget, costs, rate, overhead_s, scouts=scouts))
+            for n, *_ in rows
         ]
         first = rows[0][3]
         print(
@@ -466,7 +549,12 @@ def main() -> None:
             )
             try:
                 rows = [
-                    (n, *replay(moves, args.split, n, budget, costs, rate, overhead_s, False))
+                    (
+                        n,
+                        *replay(
+                            moves, args.split, n, budget, costs, rate, overhead_s, False, scouts
+                        ),
+                    )
                     for n, *_ in rows
                 ]
             except OutOfTime:

@@ -9,7 +9,10 @@ load hits the three alike; pair the rows of one round):
 * ``two``: ``--cluster`` on the two-node cluster;
 * ``one``: ``--cluster`` on the one-node cluster;
 * ``local``: one local process, the compiled solver with its one table (``--no-book``: the
-  cluster solve does not read the book either).
+  cluster solve does not read the book either);
+* with ``--before CHECKOUT``, also ``two-b`` and ``one-b``: on two and one nodes started with
+  the zerosum source of another checkout (the code before a change), so that before and
+  after are measured in the same rounds.
 
 Each command runs in a session of its own, as each ``ray start`` node does: with the
 kernel's autogroup scheduling, a session is one scheduling group, so the local process and
@@ -50,6 +53,23 @@ class OneNode(TwoNodes):
         pass
 
 
+def _started(clusters: list[TwoNodes], kind: type[TwoNodes], source: str | None) -> TwoNodes:
+    """A cluster of ``kind`` whose nodes import zerosum from ``source`` (None: as this
+    process does), kept in ``clusters`` to be closed."""
+    saved = os.environ.get("PYTHONPATH")
+    if source is not None:
+        os.environ["PYTHONPATH"] = source
+    try:
+        cluster = kind()
+    finally:
+        if saved is None:
+            os.environ.pop("PYTHONPATH", None)
+        else:
+            os.environ["PYTHONPATH"] = saved
+    clusters.append(cluster)
+    return cluster
+
+
 def solve(position: str, extra: list[str], env: dict[str, str]) -> dict[str, Any]:
     """``zerosum solve connect4 --moves position --json`` with ``extra``: its JSON answer."""
     command = [sys.executable, "-m", "zerosum", "solve", "connect4", "--moves", position]
@@ -73,19 +93,32 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--unit-nodes", type=int, help="solve --unit-nodes (default: solve's)")
     parser.add_argument("--split", type=int, default=2)
+    parser.add_argument(
+        "--before",
+        type=Path,
+        help="also solve on two and on one node with the zerosum source at BEFORE/src "
+        "(another checkout: the code before a change), interleaved with the others",
+    )
     args = parser.parse_args()
     print(f"command: {' '.join([os.path.basename(sys.executable), *sys.argv])}")
     cluster = ["--split", str(args.split)]
     if args.unit_nodes is not None:
         cluster += ["--unit-nodes", str(args.unit_nodes)]
-    two, one = TwoNodes(), None
+    clusters: list[TwoNodes] = []
     try:
-        one = OneNode()
+        two = _started(clusters, TwoNodes, None)
+        one = _started(clusters, OneNode, None)
         ways = {
             "two": (["--cluster", two.address, *cluster], two.env),
             "one": (["--cluster", one.address, *cluster], one.env),
             "local": (["--no-book"], dict(os.environ)),
         }
+        if args.before is not None:
+            source = str(args.before.resolve() / "src")
+            two_before = _started(clusters, TwoNodes, source)
+            one_before = _started(clusters, OneNode, source)
+            ways["two-b"] = (["--cluster", two_before.address, *cluster], two_before.env)
+            ways["one-b"] = (["--cluster", one_before.address, *cluster], one_before.env)
         times: dict[str, list[float]] = {way: [] for way in ways}
         print(
             f"{'round':>5} {'position':>9} {'way':>5} {'load':>5} {'time s':>7} {'score':>5} "
@@ -129,15 +162,20 @@ def main() -> None:
                 + " ".join(f"{total:.2f}" for total in totals)
             )
         for r in range(rounds):
-            print(
+            line = (
                 f"round {r + 1}: two/one {per_round['two'][r] / per_round['one'][r]:.2f}, "
                 f"two/local {per_round['two'][r] / per_round['local'][r]:.2f}"
             )
+            if "two-b" in per_round:
+                line += (
+                    f"; before: two/one {per_round['two-b'][r] / per_round['one-b'][r]:.2f}, "
+                    f"two/local {per_round['two-b'][r] / per_round['local'][r]:.2f}"
+                )
+            print(line)
         print(f"load average after: {os.getloadavg()[0]:.2f}")
     finally:
-        two.close()
-        if one is not None:
-            one.close()
+        for started in clusters:
+            started.close()
 
 
 if __name__ == "__main__":

@@ -6,15 +6,27 @@ import random
 import time
 from collections.abc import Callable, Collection, Iterator
 from concurrent.futures import Future
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from test_compiled import read_set
 from test_search_exhaustive import POSITIONS
 
 from zerosum.compiled.book_units import book_distributed
-from zerosum.compiled.distributed import Budget, solve_distributed, solve_unit
+from zerosum.compiled.distributed import (
+    SHARE_S,
+    Budget,
+    TableSnapshot,
+    _loaded,
+    _unit_solver,
+    load_snapshot,
+    snapshot,
+    solve_distributed,
+    solve_unit,
+)
 from zerosum.compiled.solver import Solver
 from zerosum.games.connect4 import Connect4
 from zerosum.games.tictactoe import TicTacToe
@@ -395,3 +407,108 @@ def test_units_cancelled_while_they_run_stop_and_the_values_stay_serial(
         assert (found.rank, list(found.best_moves)) == (rank, best), moves
         assert found.stopped <= found.cancelled
         stopped += found.stopped
+
+
+def test_a_split_units_children_start_from_its_table() -> None:
+    # What a stopped unit proved goes to its children's units with its table: a child solved
+    # from that table gives the serial rank, with fewer nodes than from a cleared table.
+    parent = Connect4.from_position("3216462")
+    engine = _unit_solver("connect4", 16).engine
+    engine.clear()
+    stopped = solve_unit(
+        "connect4", parent.position(), (-100, 100), False, 16, Budget(nodes=300_000)
+    )
+    assert stopped.rank is None and isinstance(stopped.table, TableSnapshot) and stopped.table
+    child = parent.copy()
+    child.make(parent.legal_moves()[3])
+    serial = Solver("connect4").solve(child).rank
+    engine.clear()
+    cold = solve_unit("connect4", child.position(), (-100, 100), False, 16)
+    engine.clear()
+    warm = solve_unit("connect4", child.position(), (-100, 100), False, 16, None, stopped.table)
+    assert cold.rank == warm.rank == serial
+    assert warm.nodes < cold.nodes
+    # A table of another size takes the entries one by one, with the same rank.
+    other = _unit_solver("connect4", 1).engine
+    other.clear()
+    moved = solve_unit("connect4", child.position(), (-100, 100), False, 1, None, stopped.table)
+    assert moved.rank == serial
+
+
+def test_a_snapshot_keeps_the_deepest_entries() -> None:
+    keys = np.zeros(64, np.int64)
+    data = np.zeros(64, np.int64)
+    for slot, depth in [(3, 10), (7, 250), (20, 40), (41, 200), (60, 1)]:
+        data[slot] = (depth << 40) | 5
+        keys[slot] = slot ^ data[slot]
+    kept = snapshot(keys, data, 2)
+    assert list(kept.slots) == [7, 41] and kept.size == 64
+    assert list(kept.keys ^ kept.data) == [7, 41]
+    assert len(snapshot(keys, data, 10)) == 5
+    copy_keys, copy_data = np.zeros(64, np.int64), np.zeros(64, np.int64)
+    load_snapshot(copy_keys, copy_data, snapshot(keys, data, 10))
+    assert (copy_keys == keys).all() and (copy_data == data).all()
+
+
+@pytest.mark.slow  # every unit of two positions, twice, in this process
+def test_scouts_give_the_serial_results() -> None:
+    solver = Solver("connect4")
+    for moves in ("32164625", "3216462"):
+        game = Connect4.from_position(moves)
+        rank, best, every = _local_moves(solver, game, False)
+        for scouts in (True, False):
+            with Store(":memory:") as store:
+                found = solve_distributed(
+                    game,
+                    executor=EagerSplits(3),
+                    store=store,
+                    split=2,
+                    moves="best",
+                    budget=Budget(seconds=0.5),
+                    scouts=scouts,
+                )
+            assert (found.rank, list(found.best_moves)) == (rank, best), (moves, scouts)
+        if moves == "32164625":
+            with Store(":memory:") as store:
+                full = solve_distributed(game, executor=EagerSplits(3), store=store, moves="all")
+            assert (full.rank, list(full.moves)) == (rank, every)
+
+
+def test_a_long_unit_shares_its_table_with_the_other_workers() -> None:
+    engine = _unit_solver("connect4", 16).engine
+    engine.clear()
+    # No sharing asked: no table back; asked (nothing to take in yet): its table comes back.
+    assert solve_unit("connect4", "3216462", (-100, 100), False, 16).table is None
+    engine.clear()
+    answer = solve_unit("connect4", "3216462", (-100, 100), False, 16, None, None, ())
+    if answer.seconds < SHARE_S:  # a fast machine: too short a unit to share
+        return
+    mine = answer.table
+    assert isinstance(mine, TableSnapshot) and mine.worker and mine.origin not in _loaded
+    # Its own table is not taken in again; another worker's is, once.
+    solve_unit("connect4", "32164625", (-100, 100), False, 16, None, None, (mine,))
+    assert mine.origin not in _loaded
+    other = replace(mine, origin="elsewhere:1#1")
+    solve_unit("connect4", "32164625", (-100, 100), False, 16, None, None, (other,))
+    assert other.origin in _loaded
+
+
+@pytest.mark.slow  # a pool of its own and four distributed solves
+def test_shared_tables_on_the_pool_give_the_serial_results(data_dir: Path) -> None:
+    solver = Solver("connect4")
+    with ProcessExecutor(2) as pool:
+        for moves in ("3216462", read_set(data_dir, "Test_L2_R1")[0][0]):
+            game = Connect4.from_position(moves)
+            rank, best, _ = _local_moves(solver, game, False)
+            for share in (True, False):
+                with Store(":memory:") as store:
+                    found = solve_distributed(
+                        game,
+                        executor=pool,
+                        store=store,
+                        split=2,
+                        moves="best",
+                        budget=Budget(nodes=100_000),
+                        share_tables=share,
+                    )
+                assert (found.rank, list(found.best_moves)) == (rank, best), (moves, share)

@@ -19,20 +19,34 @@ are cancelled. Units go out in the tree's order (depth first, the most promising
 as the kernel orders moves), so the results that prune most arrive early. A unit is solved in
 the window where its rank matters; only exact results go into the store.
 
+Scouts. A child whose sibling already guarantees its parent more than the parent's window
+does is first sent only as a null-window test at that guarantee (does it beat it?), as a scout
+search does (``needed``): most children do not, and one null-window search proves it, where
+a solve in the whole window would go on to narrow a rank that no longer matters. Only a child
+that beats it is then solved in its window.
+
 Units that split while they run. With a ``budget`` (nodes or seconds), a worker that would
 otherwise idle (no needed unit left to send) gets work by splitting: the running unit that has
 run longest, and at least its budget (doubled with each split above it), is asked to stop
 (:meth:`~zerosum.runtime.executor.Executor.split`; it stops within milliseconds) and answers
 with what its table proved instead of a rank: bounds on the ranks of the unit and of the
 positions up to ``REPORT_PLIES`` below it (``UnitAnswer.bounds``; the exact ones go into the
-store). The unit is then *split*: its position becomes an inner position of the tree and its
-children become units, which go out in the windows where they matter, carrying those bounds,
-and with its table's entries within those plies (``UnitAnswer.seeds``) stored into their tables
-first. So idle workers always have work while the solve is unfinished, and a unit is never
-split while every worker is busy (a split costs the work the stopped unit did deeper than
-``REPORT_PLIES``, and transpositions between units on different workers: the price of
-splitting). A split position stays split: a transposition that reaches it later is expanded
-the same way. Without a budget a unit runs to its end.
+store), and its worker's table (``UnitAnswer.table``: its deepest entries, those that stand
+for the most work, at most ``SNAPSHOT_ENTRIES``). The unit is then *split*: its position
+becomes an inner position of the tree and its children become units, which go out in the
+windows where they matter, carrying those bounds, with that table loaded into their workers'
+tables first, so that they start from everything the stopped unit proved. So idle workers
+always have work while the solve is unfinished, and a unit is never split while every worker
+is busy (a split costs the table entries that do not fit the snapshot, and transpositions
+between units on different workers: the price of splitting). A split position stays split: a
+transposition that reaches it later is expanded the same way. Without a budget a unit runs to
+its end.
+
+Workers share their tables. A unit that runs at least ``SHARE_S`` sends its worker's table
+back with its rank (a :class:`TableSnapshot`, as a split unit does), and every unit goes out
+with the latest tables of the last ``SHARED_TABLES`` workers that sent one; a worker loads
+each other worker's table once and skips its own, so a position proven on one node is not
+proven again on another when a unit there transposes into it.
 
 Cancelled units stop. A running unit that a result made unneeded is asked to stop
 (:meth:`~zerosum.runtime.executor.Executor.stop`), so its worker is free again within
@@ -48,6 +62,8 @@ solver's ``best_moves`` does. The root is then expanded even when its rank is st
 
 from __future__ import annotations
 
+import os
+import socket
 import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future
@@ -81,6 +97,13 @@ DEFAULT_SPLIT: Final = 2
 """Plies below the root where the work units are cut."""
 REPORT_PLIES: Final = 3
 """How far below a stopped unit its table's bounds are sent back."""
+SHARE_S: Final = 1.0
+"""How long a unit given other workers' tables runs before it sends its own back."""
+SHARED_TABLES: Final = 2
+"""How many workers' latest tables go with each unit (the workers that sent one last)."""
+SNAPSHOT_ENTRIES: Final = 1 << 18
+"""How many table entries (24 bytes each) a stopped unit sends back for its children's units
+(:class:`TableSnapshot`)."""
 DEFAULT_RATE: Final = 5_000_000.0
 """Nodes per second assumed of a worker until the first answers tell (a budget in nodes)."""
 _MAX_DOUBLINGS: Final = 10
@@ -122,14 +145,81 @@ class UnitAnswer:
     bounds: tuple[tuple[int, int, int], ...] = ()
     """For a stopped unit: ``(canonical key, lo, hi)``, the ranks its table proved for its
     position and those up to :data:`REPORT_PLIES` below it (only where it narrowed them)."""
-    seeds: tuple[tuple[int, int, int], ...] = ()
-    """For a stopped unit: its table's entries below it, ``(canonical key of the child they lie
-    under, table key, entry)``, for the tables of its children's units."""
+    table: Any = None
+    """For a stopped unit: its worker's table (a :class:`TableSnapshot`), for the tables of its
+    children's units if it is split, so that they start from everything it proved."""
+
+
+@dataclass(frozen=True, eq=False)
+class TableSnapshot:
+    """A worker's table entries, to be loaded into another worker's table of the same size:
+    the entries of the largest search depth (nearest the roots of its searches, so the ones
+    that stand for the most work), at most :data:`SNAPSHOT_ENTRIES`."""
+
+    size: int
+    """Slots of the table they come from."""
+    slots: np.ndarray[Any, Any]
+    """The slots they lie in."""
+    keys: np.ndarray[Any, Any]
+    """The table's ``keys`` at those slots."""
+    data: np.ndarray[Any, Any]
+    """The table's ``data`` (the packed entries) at those slots."""
+    origin: str = ""
+    """The worker process it comes from (host and process id), and its number there."""
+
+    def __len__(self) -> int:
+        return len(self.slots)
+
+    @property
+    def worker(self) -> str:
+        """The worker process it comes from."""
+        return self.origin.rpartition("#")[0]
+
+
+def snapshot(
+    keys: np.ndarray[Any, Any], data: np.ndarray[Any, Any], most: int, origin: str = ""
+) -> TableSnapshot:
+    """The entries of the table ``(keys, data)``, the ``most`` deepest of them if it holds
+    more (of the depth where they are cut, those in the lowest slots)."""
+    slots = np.flatnonzero(data)
+    if len(slots) > most:
+        depths = (data[slots] >> 40) & 255  # the packed entry's search depth
+        counts = np.cumsum(np.bincount(depths, minlength=256)[::-1])
+        cut = 255 - int(np.searchsorted(counts, most))  # the depth where ``most`` is reached
+        deeper = slots[depths > cut]
+        slots = np.sort(np.concatenate([deeper, slots[depths == cut][: most - len(deeper)]]))
+    return TableSnapshot(len(keys), slots, keys[slots].copy(), data[slots].copy(), origin)
+
+
+def load_snapshot(keys: np.ndarray[Any, Any], data: np.ndarray[Any, Any], table: Any) -> None:
+    """Put the entries of ``table`` (a :class:`TableSnapshot`) into the table ``(keys, data)``:
+    into the same slots for a table of the same size, over an entry of a smaller search depth
+    (or none); else one by one as the search stores them."""
+    if table.size == len(keys):
+        held = data[table.slots]
+        depth = (table.data >> 40) & 255
+        over = (held == 0) | (((held >> 40) & 255) <= depth)
+        keys[table.slots[over]] = table.keys[over]
+        data[table.slots[over]] = table.data[over]
+        return
+    for stored, entry in zip(table.keys.tolist(), table.data.tolist(), strict=True):
+        table_store(keys, data, stored ^ entry, entry)
 
 
 @cache
 def _unit_solver(game: str, hash_mb: float) -> Solver:
     return Solver(game, hash_mb=hash_mb)
+
+
+_loaded: set[str] = set()
+"""The shared tables this worker process took in (their origins)."""
+_made = [0]
+"""How many tables this worker process has sent back."""
+
+
+def _origin() -> str:
+    _made[0] += 1
+    return f"{socket.gethostname()}:{os.getpid()}#{_made[0]}"
 
 
 def solve_unit(
@@ -139,19 +229,30 @@ def solve_unit(
     weak: bool,
     hash_mb: float,
     budget: Budget | None = None,
-    seeds: tuple[tuple[int, int], ...] = (),
+    table: Any = None,
+    shared: tuple[Any, ...] | None = None,
 ) -> UnitAnswer:
     """A work unit, run in a task: the rank of ``position`` if it lies inside ``window``, else
     a bound (the engine fails soft: an answer at or below the low end is an upper bound, one at
     or above the high end a lower bound), the nodes and seconds it took. A unit stopped by
     ``budget``, or by the executor (:func:`~zerosum.runtime.executor.unit_stop`: cancelled, or
-    to be split), answers ``rank=None`` and what its table proved (:class:`UnitAnswer`). ``seeds``
-    (table key, entry) go into the table first: what a stopped unit above proved below this
-    one. The solver (and its table) is kept for the life of the worker process."""
+    to be split), answers ``rank=None`` and what its table proved (:class:`UnitAnswer`).
+
+    ``table`` (a :class:`TableSnapshot`) goes into the table first: what a stopped unit above
+    proved. ``shared`` are other workers' tables (:class:`TableSnapshot`): each goes into the
+    table once, unless it comes from this worker; a unit given them (``()`` too: none yet)
+    that runs at least :data:`SHARE_S` sends its own table back with its rank, for the
+    others. The solver (and
+    its table) is kept for the life of the worker process."""
     solver = _unit_solver(game, hash_mb)
     engine = solver.engine
-    for table_key, entry in seeds:
-        table_store(engine.keys, engine.data, table_key, entry)
+    here = f"{socket.gethostname()}:{os.getpid()}"
+    for other in shared or ():
+        if other.worker != here and other.origin not in _loaded:
+            _loaded.add(other.origin)
+            load_snapshot(engine.keys, engine.data, other)
+    if table is not None:
+        load_snapshot(engine.keys, engine.data, table)
     start = get_game(game).from_position(position)
     stop = unit_stop()  # the executor's request to stop (a cancelled unit), if it can send one
     limit = None if budget is None else budget.limit()
@@ -160,34 +261,30 @@ def solve_unit(
     solution = engine.solve(solver.state(start), weak=weak, window=window, limit=limit)
     stats = solution.stats
     if solution.complete:
-        return UnitAnswer(int(solution.rank), stats.nodes, stats.time_s)
-    bounds, below = table_bounds(solver, start, REPORT_PLIES)
-    return UnitAnswer(None, stats.nodes, stats.time_s, bounds, below)
+        kept = None
+        if shared is not None and stats.time_s >= SHARE_S:
+            kept = snapshot(engine.keys, engine.data, SNAPSHOT_ENTRIES, _origin())
+        return UnitAnswer(int(solution.rank), stats.nodes, stats.time_s, table=kept)
+    bounds = table_bounds(solver, start, REPORT_PLIES)
+    kept = snapshot(engine.keys, engine.data, SNAPSHOT_ENTRIES, _origin())
+    return UnitAnswer(None, stats.nodes, stats.time_s, bounds, kept)
 
 
-def table_bounds(
-    solver: Solver, game: Game[Any], plies: int
-) -> tuple[tuple[tuple[int, int, int], ...], tuple[tuple[int, int, int], ...]]:
-    """What ``solver``'s table proved of ``game`` and the positions up to ``plies`` below it.
-
-    Bounds: ``(canonical key, lo, hi)`` where an entry narrows a position's rank range (every
-    entry of an exact solve is a true bound, a fail-soft score with its flag, whichever window
-    it was searched in). Seeds: ``(canonical key of the child it lies under, table key, entry)``
-    for every entry below ``game``, to be stored in the table of that child's unit."""
+def table_bounds(solver: Solver, game: Game[Any], plies: int) -> tuple[tuple[int, int, int], ...]:
+    """What ``solver``'s table proved of ``game`` and the positions up to ``plies`` below it:
+    ``(canonical key, lo, hi)`` where an entry narrows a position's rank range (every entry of
+    an exact solve is a true bound, a fail-soft score with its flag, whichever window it was
+    searched in)."""
     kernel = solver.compiled.kernel
     engine = solver.engine
     found: dict[int, tuple[int, int]] = {}
-    seeds: dict[int, tuple[int, int, int]] = {}
 
-    def walk(position: Game[Any], below: int, under: int | None) -> None:
+    def walk(position: Game[Any], below: int) -> None:
         if position.outcome() is not None:
             return
         state = solver.state(position)
-        table_key = int(kernel.key(state))
-        entry = int(probe(engine.keys, engine.data, table_key))
+        entry = int(probe(engine.keys, engine.data, int(kernel.key(state))))
         if entry != 0:
-            if under is not None:
-                seeds.setdefault(table_key, (under, table_key, entry))
             least, most = (int(end) for end in kernel.rank_range(state))
             lo, hi = least, most
             score, flag = int(_score(entry)), int(_flag(entry))
@@ -201,12 +298,10 @@ def table_bounds(
             for move in position.legal_moves():
                 child = position.copy()
                 child.make(move)
-                top = solver.compiled.canonical_key(child) if under is None else under
-                walk(child, below - 1, top)
+                walk(child, below - 1)
 
-    walk(game.copy(), plies, None)
-    bounds = tuple((key, lo, hi) for key, (lo, hi) in found.items())
-    return bounds, tuple(seeds.values())
+    walk(game.copy(), plies)
+    return tuple((key, lo, hi) for key, (lo, hi) in found.items())
 
 
 @dataclass
@@ -299,8 +394,9 @@ class _Tree:
         children of a split cost more than their parent)."""
         self.made: set[int] = set()
         """Every key that was ever a unit."""
-        self.seeds: dict[int, list[tuple[int, int]]] = {}
-        """Table entries a stopped unit proved below a position, for that position's unit."""
+        self.tables: dict[int, Any] = {}
+        """The table a stopped unit sent back (:class:`TableSnapshot`), for its children's
+        units, by their keys, until they are sent."""
         self.known: dict[int, tuple[int, int]] = {}
         """Bounds proven for positions (by answers in a window, or a stopped unit's table)."""
         self.at: dict[int, list[_Node]] = {}
@@ -363,11 +459,13 @@ class _Tree:
             node.children[-1].move = move
             node.children[-1].parent = node
 
-    def split(self, key: int) -> None:
+    def split(self, key: int) -> list[int]:
         """The unit ``key`` was stopped to be split: its positions get their children, which
-        become units (or are known already), one generation of splits further down."""
+        become units (or are known already), one generation of splits further down; returns
+        the keys of those new units."""
         self.split_keys.add(key)
         below = self.generation.get(key, 0) + 1
+        units: list[int] = []
         for node in self.units.pop(key, []):
             node.unit = False
             if not node.exact:
@@ -376,6 +474,8 @@ class _Tree:
                 for child in node.children:
                     if child.unit:
                         self.generation[child.key] = max(self.generation.get(child.key, 0), below)
+                        units.append(child.key)
+        return units
 
     def absorb(self, bounds: Iterable[tuple[int, int, int]]) -> list[tuple[int, int]]:
         """Take in a stopped unit's :attr:`UnitAnswer.bounds`; returns the positions (key,
@@ -458,13 +558,19 @@ class _Tree:
                 self.stale.append(node.parent)
         return proven
 
-    def needed(self, moves: str | None = None) -> dict[int, tuple[int, int]]:
+    def needed(
+        self, moves: str | None = None, *, scouts: bool = True
+    ) -> dict[int, tuple[int, int]]:
         """The units whose result can still change the root's value, in tree order (see the
         module docstring), each with the rank window ``[low, high]`` in which it matters: a
         solve in that window says the rank, or that it is at most ``low`` or at least
         ``high``. With ``moves="all"``, what can change any root move's rank; with
         ``moves="best"``, once the root is exact, what can still tell whether a move keeps
-        its rank ``v`` (a child at most ``-v``: best; at least ``-v + 1``: not)."""
+        its rank ``v`` (a child at most ``-v``: best; at least ``-v + 1``: not).
+
+        ``scouts``: a child whose sibling already guarantees its parent more than the window
+        does is first only tested in the null window at that guarantee (does it beat it?),
+        as a scout search does; only a child that beats it is then solved in its window."""
         wanted: dict[int, tuple[int, int]] = {}
 
         def walk(node: _Node, a: int, b: int) -> None:
@@ -477,7 +583,12 @@ class _Tree:
             guarantees = [-child.hi for child in node.children]
             for index, child in enumerate(node.children):
                 others = max((g for i, g in enumerate(guarantees) if i != index), default=a)
-                walk(child, -b, -max(a, others))
+                bound = max(a, others)
+                if scouts and others > a and -bound < child.hi and -bound - 1 > -b:
+                    # A sibling guarantees ``bound``: first only whether this child beats it.
+                    walk(child, -bound - 1, -bound)
+                else:
+                    walk(child, -b, -bound)
 
         root = self.root
         if moves == "all":
@@ -528,13 +639,17 @@ def solve_distributed(
     on_unit: Callable[[Game[Any], int], None] | None = None,
     moves: str | None = None,
     budget: Budget | None = None,
+    scouts: bool = True,
+    share_tables: bool = True,
 ) -> DistributedResult:
     """The exact rank of ``game`` from work units solved on ``executor`` (see the module
     docstring), every result kept in ``store``. ``on_unit(position, rank)`` is called as each
     unit's result arrives. A limit (time, or its stop callback) stops it early with
     ``rank=None``; what was proven stays in the store for the next run. With ``budget``, a
     unit that has run at least that long is split into its children when a worker would
-    otherwise idle (see the module docstring).
+    otherwise idle (see the module docstring). ``scouts=False`` sends every unit in its whole
+    window, without the null-window tests first (:meth:`_Tree.needed`), ``share_tables=False``
+    no worker's table to the others (for comparisons).
 
     ``moves="best"`` also finds every best move (once the rank is known, each root move's
     subtree is solved in the null window that tells whether it keeps the rank, as the local
@@ -560,6 +675,8 @@ def solve_distributed(
     """When each running unit was sent (the executor's clock)."""
     splitting: set[Future[UnitAnswer]] = set()
     """Running units asked to stop so that they can be split (their answers still to come)."""
+    recent: dict[str, Any] = {}
+    """The latest table each worker sent back (:class:`TableSnapshot`), the latest last."""
     rate = [0, 0.0]
     """Nodes and seconds of the answers so far: the workers' rate, for a budget in nodes."""
 
@@ -617,7 +734,7 @@ def solve_distributed(
     try:
         while not tree.done(moves):
             # Step 1. Cancel what is no longer needed, send what is, most promising first.
-            wanted = tree.needed(moves)
+            wanted = tree.needed(moves, scouts=scouts)
             for future, unit in list(running.items()):
                 if unit[0] not in wanted:
                     del running[future]
@@ -632,9 +749,18 @@ def solve_distributed(
                     break
                 if key not in sent:
                     position = tree.units[key][0].game.position()
-                    seeds = tuple(tree.seeds.get(key, ()))
+                    table = tree.tables.pop(key, None)
+                    shared = tuple(recent.values())[-SHARED_TABLES:] if share_tables else None
                     future = executor.submit(
-                        solve_unit, game.name, position, window, weak, hash_mb, None, seeds
+                        solve_unit,
+                        game.name,
+                        position,
+                        window,
+                        weak,
+                        hash_mb,
+                        None,
+                        table,
+                        shared,
                     )
                     running[future] = (key, window)
                     began[future] = executor.clock()
@@ -664,6 +790,11 @@ def solve_distributed(
                 if future.cancelled():
                     continue
                 answer = future.result()
+                if share_tables and answer.table is not None:
+                    recent.pop(answer.table.worker, None)
+                    recent[answer.table.worker] = answer.table
+                    while len(recent) > SHARED_TABLES:  # the others are never sent again
+                        del recent[next(iter(recent))]
                 nodes += answer.nodes
                 rate[0] += answer.nodes
                 rate[1] += answer.seconds
@@ -678,9 +809,8 @@ def solve_distributed(
                     else:  # stopped to be split
                         splits += 1
                         if key not in finished:
-                            for under, table_key, entry in answer.seeds:
-                                tree.seeds.setdefault(under, []).append((table_key, entry))
-                            tree.split(key)
+                            for child in tree.split(key):
+                                tree.tables[child] = answer.table
                 else:
                     solved += 1
                     if tree.settle(key, window, answer.rank):
