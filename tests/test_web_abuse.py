@@ -232,7 +232,8 @@ def test_searches_past_the_limit_get_429_with_retry_after() -> None:
             while (event := next_event(live))["type"] == "info":  # the first one's
                 pass
             assert event == {"type": "started", "action": "think"}
-            assert events_until_done(live)[-1]["type"] == "done"
+            last = events_until_done(live)[-1]
+            assert last["type"] == "done", last
         wait_until_no_searches()
         answer = client.post(f"/api/sessions/{second}/think", json={"depth": 2})
         assert answer.status_code == 200, answer.text
