@@ -66,8 +66,6 @@ from zerosum.search.tactical import (
     LATE_MOVE_COUNT,
     LATE_MOVE_DEPTH,
     NULL_MOVE_DEPTH,
-    NULL_MOVE_MARGIN,
-    NULL_MOVE_STEP,
     QUIESCENCE_EVASION_PLY,
 )
 from zerosum.search.tactical import (
@@ -427,20 +425,16 @@ def node(ctx: Any, depth: int, alpha: int, beta: int, ply: int, allow_null: bool
         and depth >= NULL_MOVE_DEPTH
         and -HEURISTIC_LIMIT < beta < HEURISTIC_LIMIT
         and (st[cb.OCC + white] & ~_pawns_and_kings(st, white)) != 0
+        and (static if evaluated else cb.evaluate(st)) >= beta
     ):
-        if not evaluated:
-            static, evaluated = cb.evaluate(st), True
-        if static >= beta:
-            # tactical.null_move_reduction
-            extra = min((static - beta) // NULL_MOVE_MARGIN, 2)
-            reduction = min(depth - 2, 3 + depth // NULL_MOVE_STEP + extra)
-            cb.make(st, cb.NULL_MOVE)
-            value = -node(ctx, depth - 1 - reduction, -beta, -beta + 1, ply + 1, no)
-            cb.unmake(st)
-            if io[ABORTED]:
-                return 0
-            if value >= beta:
-                return beta if value >= HEURISTIC_LIMIT else value
+        reduction = 3 if depth >= 6 else 2
+        cb.make(st, cb.NULL_MOVE)
+        value = -node(ctx, depth - 1 - reduction, -beta, -beta + 1, ply + 1, no)
+        cb.unmake(st)
+        if io[ABORTED]:
+            return 0
+        if value >= beta:
+            return beta if value >= HEURISTIC_LIMIT else value
     # Step 6. The moves, best first; later moves get a null window, late quiet ones less depth.
     moves, scores = ctx[_MOVES][ply], ctx[_SCORES][ply]
     count = cb.pseudo_moves(st, moves, 0)

@@ -87,10 +87,6 @@ judged on it (reverse futility) or its quiet moves are skipped (futility)."""
 NULL_MOVE_DEPTH: Final = 4
 """The shallowest node that tries a null move: its reduced search keeps at least one full ply
 (a pass answered by quiescence alone misses quiet mate threats)."""
-NULL_MOVE_STEP: Final = 6
-NULL_MOVE_MARGIN: Final = 200
-"""The null move's reduction grows by a ply every :data:`NULL_MOVE_STEP` plies of depth and
-every this many centipawns the static evaluation stands above beta (at most two)."""
 QUIESCENCE_EVASION_PLY: Final = MAX_SEARCH_PLY - 8
 """Quiescence answers a check with every evasion (no standing pat) below this ply."""
 DELTA_MARGIN: Final = 150
@@ -124,15 +120,6 @@ class Options:
     move at the root, and more to its opponent: above 0 the search avoids such draws when it
     has a move not worse by this much, below 0 it seeks them (:func:`draw_score`). Not a
     selective technique: 0 in every search where values are compared."""
-
-
-def null_move_reduction(depth: int, margin: Score) -> int:
-    """How much shallower the null move's search is at ``depth``, when the static evaluation
-    is ``margin`` (>= 0) above beta: three plies, one more every :data:`NULL_MOVE_STEP`
-    plies of depth and every :data:`NULL_MOVE_MARGIN` of margin (at most two), always leaving
-    the reduced search one full ply (see :data:`NULL_MOVE_DEPTH`)."""
-    extra = min(margin // NULL_MOVE_MARGIN, 2)
-    return min(depth - 2, 3 + depth // NULL_MOVE_STEP + extra)
 
 
 def draw_score(contempt: Score, ply: int) -> Score:
@@ -636,9 +623,9 @@ class TacticalSearch(SearchDriver[M]):
             and caps.make_null is not None
             and caps.undo_null is not None
             and caps.null_move_allowed()
-            and (margin := game.evaluate() - beta) >= 0
+            and game.evaluate() >= beta
         ):
-            reduction = null_move_reduction(depth, margin)
+            reduction = 3 if depth >= 6 else 2
             caps.make_null()
             value = -self._node(depth - 1 - reduction, -beta, -beta + 1, ply + 1, False)
             caps.undo_null()
