@@ -19,7 +19,9 @@ from zerosum.search.tactical import TacticalSearch
 from zerosum.uci import (
     CLOCK_RESERVE_MS,
     HASH_DEFAULT,
+    MOVES_TO_GO,
     GoParams,
+    LagMeter,
     UciEngine,
     parse_go,
     plan_time,
@@ -194,15 +196,104 @@ def test_go_parameters_and_the_clock() -> None:
     for left in (10, 100, 1000):
         soft, hard = plan_time(GoParams(wtime=left, btime=left), True, 50)
         assert hard is not None and hard <= max(left / 1000 / 5, 0.005)
-    # the overhead and a reserve stay on the clock; with nearly nothing left it moves at once
-    for left in range(0, 3000, 37):
-        _, hard = plan_time(GoParams(wtime=left, btime=left, winc=100, binc=100), True, 50)
-        assert hard is not None and hard <= max((left - 50 - CLOCK_RESERVE_MS) / 1000, 0.005)
-    assert plan_time(GoParams(wtime=150, btime=150, winc=100), True, 50) == (0.005, 0.005)
+    # the overhead (the option or the measured lag, the larger) and a reserve stay on the
+    # clock; with nearly nothing left it moves at once
+    for lag in (0, 30, 400):
+        for left in range(0, 3000, 37):
+            clock = GoParams(wtime=left, btime=left, winc=100, binc=100)
+            soft, hard = plan_time(clock, True, 50, lag_ms=lag)
+            kept = left - 2 * max(50, lag) - CLOCK_RESERVE_MS
+            assert soft is not None and hard is not None and soft <= hard
+            assert hard <= max(kept / 1000, 0.005)
+    assert plan_time(GoParams(wtime=150, btime=150, winc=100), True, 50) == (0.0, 0.005)
     assert plan_time(GoParams(movetime=500), True, 50) == (None, 0.45)
+    assert plan_time(GoParams(movetime=500), True, 50, lag_ms=120) == (None, 0.38)
     assert plan_time(GoParams(infinite=True), True, 50) == (None, None)
     assert score_text(999_997) == "mate 2" and score_text(-999_996) == "mate -2"
     assert score_text(-35) == "cp -35"
+
+
+@pytest.mark.parametrize(("overhead", "lag"), [(100, 0), (100, 90), (50, 60)])
+def test_a_clock_fed_by_its_increment_settles_above_the_reserve(overhead: int, lag: int) -> None:
+    # 10 s + 0.1 s, 300 moves: each takes its soft plan, or its hard limit every fifth move,
+    # and the GUI charges `lag` more each time (measured, or below the Move Overhead). The
+    # clock never falls below the reserve and settles above it by two overheads and half an
+    # overhead for every move to go that the charge leaves unspent (2 s with the Move Overhead
+    # of 100 ms and no lag), so a stall of the loaded machine has room; the plan before drained
+    # it to 0.15 s.
+    left = 10_000.0
+    lowest = left
+    for move in range(300):
+        clock = GoParams(wtime=round(left), btime=round(left), winc=100, binc=100)
+        soft, hard = plan_time(clock, True, overhead, lag_ms=lag)
+        assert soft is not None and hard is not None
+        spent = (hard if move % 5 == 4 else soft) * 1000 + lag
+        left = left - spent + 100
+        assert left >= CLOCK_RESERVE_MS + max(overhead, lag)
+        if move >= 150:
+            lowest = min(lowest, left)
+    planned = max(overhead, lag)  # an overhead per move to go beyond what is charged
+    assert lowest > CLOCK_RESERVE_MS + 2 * planned + MOVES_TO_GO * (planned - lag) / 2
+
+
+def test_the_lag_meter_measures_what_the_clock_charged_beyond_the_search() -> None:
+    meter = LagMeter()
+    assert meter.lag_ms == 0
+    first = GoParams(wtime=10_000, btime=9_000, winc=100, binc=100)
+    meter.went(first, True)
+    meter.moved(first, True, 0.250)  # the engine's own measure: 250 ms
+    meter.went(GoParams(wtime=9_780, btime=8_000, winc=100, binc=100), True)  # charged 320 ms
+    assert meter.lag_ms == 70
+    meter.moved(GoParams(wtime=9_780, btime=8_000, winc=100, binc=100), True, 0.1)
+    meter.went(GoParams(wtime=9_760, btime=8_000, winc=100, binc=100), True)  # 20 ms lag
+    assert meter.lag_ms == 70  # the worst of the last moves
+    # not paired: the other side, a new game, a refilled clock, a pondered move
+    for params, white in (
+        (GoParams(wtime=1_000, btime=1_000), False),
+        (GoParams(wtime=1_000, btime=1_000, ponder=True), True),
+    ):
+        meter.moved(params, white, 0.5)
+        meter.went(GoParams(wtime=1, btime=1), True)
+    meter.moved(GoParams(wtime=1_000, btime=1_000), True, 0.5)
+    meter.new_game()
+    meter.went(GoParams(wtime=1, btime=1), True)
+    meter.moved(GoParams(wtime=1_000, btime=1_000), True, 0.5)
+    meter.went(GoParams(wtime=60_000, btime=60_000), True)  # movestogo refilled the clock
+    assert meter.lag_ms == 70
+    for _ in range(16):  # the window moves on
+        meter.moved(GoParams(wtime=1_000, btime=1_000), True, 0.5)
+        meter.went(GoParams(wtime=495, btime=495), True)
+    assert meter.lag_ms == 5
+
+
+def test_go_plans_the_move_with_the_lag_it_measured(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A spy on the plan: after a move the GUI charged 300 ms beyond the engine's own measure,
+    # the next go plans with that lag (no timing: the charge is built from the engine's
+    # measure itself).
+    import zerosum.uci as uci
+
+    planned: list[int] = []
+
+    def spy(params: GoParams, white: bool, overhead_ms: int, *, lag_ms: int = 0) -> object:
+        planned.append(lag_ms)
+        return plan_time(params, white, overhead_ms, lag_ms=lag_ms)
+
+    monkeypatch.setattr(uci, "plan_time", spy)
+    out = Recorder()
+    engine = UciEngine(out)
+    engine.handle("setoption name Engine value tactical")
+    engine.handle("position fen 7k/8/8/8/8/8/6q1/7K w - - 0 1")  # a forced move: no search
+    engine.handle("go wtime 5000 btime 5000 winc 100 binc 100")
+    assert wait_for_bestmove(out, engine) == "bestmove h1g2"
+    last = engine.lag._last
+    assert last is not None
+    charged = round(last.elapsed_s * 1000) + 300
+    engine.handle(f"go wtime {5000 + 100 - charged} btime 5000 winc 100 binc 100")
+    assert wait_for_bestmove(out, engine) == "bestmove h1g2"
+    assert planned[0] == 0 and abs(planned[1] - 300) <= 1
+    engine.handle("ucinewgame")  # the lag stays (the machine's), the pairing does not
+    assert engine.lag.lag_ms == planned[1]
+    engine.close()
 
 
 @pytest.mark.parametrize("argv", [["uci", "extra"]])

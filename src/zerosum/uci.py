@@ -37,13 +37,15 @@ wrong and what was expected, and changes nothing (a ``position`` with a bad FEN 
 move keeps the previous position; a bad ``setoption`` keeps the old value). ``bestmove`` is
 always a legal move of the position searched (``(none)`` when there is none).
 
-Time management: with ``movetime`` the search uses all that time less the ``Move Overhead``
-option; with a clock it plans ``remaining / moves_to_go + 3/4 increment`` (moves to go: the
-GUI's ``movestogo`` or 22) as a soft target after which no new iteration starts, and a hard
-limit of three times that, never more than a fifth of the clock left plus 3/4 increment, nor
-more than the clock less the overhead and a reserve of ``CLOCK_RESERVE_MS``, so the engine
-does not lose on time: with the clock nearly empty it moves at once and lets the increment
-refill it.
+Time management (:func:`plan_time`): with ``movetime`` the search uses all that time less the
+overhead; with a clock it plans a soft target after which no new iteration starts, about
+``remaining / moves_to_go + increment`` less an overhead for every move to go (moves to go: the
+GUI's ``movestogo`` or 22), and a hard limit of three times that, never more than a fifth of
+the clock left plus 3/4 increment, nor more than the clock less the overhead and a reserve. The
+overhead is the larger of the ``Move Overhead`` option and the lag measured on this GUI
+(:class:`LagMeter`: what its clock charged the last moves beyond this engine's own measure),
+so on a loaded machine the engine keeps more in hand, and a clock that only the increment
+refills settles well above the reserve instead of draining to it.
 
 Numbers past what the engine holds are clamped, as UCI engines do, and said so in an ``info
 string``: ``go nodes`` to 2^63 - 1 (the compiled search counts nodes in 64 bits), ``go depth``
@@ -71,6 +73,7 @@ import queue
 import sys
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Final, TextIO
@@ -245,24 +248,104 @@ def bounded(params: GoParams, white: bool) -> bool:
     return params.infinite or any(limit is not None for limit in limits)
 
 
-def plan_time(params: GoParams, white: bool, overhead_ms: int) -> tuple[float | None, float | None]:
+def plan_time(
+    params: GoParams, white: bool, overhead_ms: int, *, lag_ms: int = 0
+) -> tuple[float | None, float | None]:
     """``(soft, hard)`` seconds for this move from ``go``'s parameters (``None``: no limit).
 
-    Soft: after it no new iteration starts; hard: the search stops at once.
+    Soft: after it no new iteration starts; hard: the search stops at once. ``lag_ms`` is the
+    time the GUI was seen to charge a move beyond the engine's own measure of it
+    (:class:`LagMeter`); the larger of it and ``overhead_ms`` (the Move Overhead option) is
+    the *overhead*, the cost of one move besides its search. With a clock:
+
+    * the time of the moves to go (``movestogo``, or :data:`MOVES_TO_GO`) is the clock plus
+      their increments less an overhead for each of them and two more, less the reserve
+      (:data:`CLOCK_RESERVE_MS` and one overhead); soft is its share for this move, so every
+      future move's overhead is paid for now and a clock that only the increment refills
+      settles at about ``MOVES_TO_GO`` overheads instead of draining to the reserve;
+    * hard is three times soft, never more than a fifth of the spendable clock plus 3/4 of the
+      increment, nor more than the spendable clock itself: the clock less the overhead and the
+      reserve (so a move stopped at hard still leaves two overheads and the reserve on it).
     """
-    overhead = overhead_ms / 1000
+    overhead = max(overhead_ms, lag_ms)
     if params.movetime is not None:  # the whole time is for this move: no soft stop
-        return None, max(0.005, params.movetime / 1000 - overhead)
+        return None, max(0.005, (params.movetime - overhead) / 1000)
     left = params.wtime if white else params.btime
     if left is None:
         return None, None
-    increment = (params.winc if white else params.binc) / 1000
-    # What this move may spend of the clock: all of it but the overhead and the reserve.
-    spendable = max(0.0, (left - overhead_ms - CLOCK_RESERVE_MS) / 1000)
+    increment = params.winc if white else params.binc
+    reserve = CLOCK_RESERVE_MS + overhead
+    spendable = max(0.0, (left - overhead - reserve) / 1000)
     moves = max(1, params.movestogo if params.movestogo else MOVES_TO_GO)
-    soft = spendable / moves + 0.75 * increment
-    hard = max(min(3 * soft, spendable / 5 + 0.75 * increment, spendable), 0.005)
+    horizon = left + increment * (moves - 1) - overhead * (moves + 2) - reserve
+    soft = min(max(0.0, horizon / 1000 / moves), spendable)
+    hard = max(min(3 * soft, spendable / 5 + 0.75 * increment / 1000, spendable), 0.005)
     return min(soft, hard), hard
+
+
+LAG_SAMPLES: Final = 16
+"""The moves over which :class:`LagMeter` keeps the worst lag."""
+LAG_MOST_MS: Final = 2000
+"""A lag beyond this (either way) is no lag but another game or a new time period: ignored."""
+
+
+@dataclass
+class _Move:
+    """What :class:`LagMeter` keeps of the engine's last move on the clock."""
+
+    white: bool
+    left_ms: int
+    increment_ms: int
+    elapsed_s: float
+
+
+class LagMeter:
+    """What the GUI's clock charges a move beyond the time the engine meant it to take.
+
+    The engine means a move to take from the arrival of ``go`` until its search chooses to stop
+    or reaches its hard limit; the GUI's clock also counts how late a stopped search sees its
+    stop and answers, the pipe both ways, the time before this process is scheduled to read
+    ``go`` (and the reader thread to note it) and to write ``bestmove``, and the GUI's own
+    delays: on a loaded machine tens to hundreds of milliseconds a move. The next ``go`` of the
+    same side says what was charged: its clock is the clock before, plus the increment, less
+    the charge. :attr:`lag_ms` is the worst excess seen over the last :data:`LAG_SAMPLES`
+    moves; it is kept across games (it belongs to the machine and the GUI), while a new game
+    forgets the last move (no pair across games).
+    """
+
+    def __init__(self) -> None:
+        self._samples: deque[int] = deque(maxlen=LAG_SAMPLES)
+        self._last: _Move | None = None
+
+    @property
+    def lag_ms(self) -> int:
+        """The worst lag of the last moves (ms, 0 before any was seen)."""
+        return max(self._samples, default=0)
+
+    def went(self, params: GoParams, white: bool) -> None:
+        """A ``go`` for ``white`` arrived: pair it with the same side's last move."""
+        last, self._last = self._last, None
+        left = params.wtime if white else params.btime
+        if last is None or left is None or last.white != white or params.movetime is not None:
+            return
+        charged = last.left_ms + last.increment_ms - left
+        lag = charged - last.elapsed_s * 1000
+        if -LAG_MOST_MS <= lag <= LAG_MOST_MS:
+            self._samples.append(max(0, round(lag)))
+
+    def moved(self, params: GoParams, white: bool, elapsed_s: float) -> None:
+        """The move of that ``go`` was meant to take ``elapsed_s`` from its arrival (by this
+        process's clock). A move without a clock, or pondered on, is not paired."""
+        left = params.wtime if white else params.btime
+        if left is None or params.ponder or params.infinite or params.movetime is not None:
+            self._last = None
+            return
+        increment = params.winc if white else params.binc
+        self._last = _Move(white, left, increment, elapsed_s)
+
+    def new_game(self) -> None:
+        """Forget the last move (the next ``go`` is no continuation of it)."""
+        self._last = None
 
 
 def score_text(value: Score) -> str:
@@ -308,6 +391,8 @@ class UciEngine:
         self._clock_start = 0.0
         self._soft: float | None = None
         self._hard: float | None = None
+        self.lag = LagMeter()
+        """What the GUI's clock was seen to charge a move beyond this engine's measure."""
 
     @property
     def game(self) -> Chess:
@@ -407,6 +492,7 @@ class UciEngine:
     def cmd_ucinewgame(self, words: list[str]) -> None:
         self._busy("ucinewgame")
         self._clear_hash()
+        self.lag.new_game()
         self.game = _start()
 
     def cmd_setoption(self, words: list[str]) -> None:
@@ -535,7 +621,8 @@ class UciEngine:
                 self.info(f"go searchmoves: {error}; ignored")
         if self._thread is not None:  # the last search sent its bestmove: let it end
             self._thread.join()
-        soft, hard = plan_time(params, game.board.turn, self.overhead_ms)
+        self.lag.went(params, game.board.turn)
+        soft, hard = plan_time(params, game.board.turn, self.overhead_ms, lag_ms=self.lag.lag_ms)
         self._soft, self._hard = soft, hard
         self._stop.clear()
         self._clock_start = self._arrival()
@@ -697,6 +784,12 @@ class UciEngine:
             line = f"bestmove {best.uci()}"
         with self._lock:
             self._active.clear()
+            # What the move was meant to take: until the search chose to stop, or its hard
+            # limit; a late stop (a loaded machine) counts as lag, as the clock charges it.
+            meant = time.perf_counter() - self._clock_start
+            self.lag.moved(
+                params, game.board.turn, meant if self._hard is None else min(meant, self._hard)
+            )
             self._send_raw(line)
 
     def _done(self, report: Report[chess.Move], params: GoParams) -> bool:
