@@ -65,7 +65,6 @@ from zerosum.search.tactical import (
     LATE_MOVE_DEPTH,
     NULL_MOVE_DEPTH,
     QUIESCENCE_EVASION_PLY,
-    REDUCTION_NO_MOVE_DEPTH,
 )
 from zerosum.search.tactical import (
     MAX_SEARCH_PLY as MAX_SEARCH_PLY,
@@ -409,9 +408,6 @@ def node(ctx: Any, depth: int, alpha: int, beta: int, ply: int, allow_null: bool
                 or (flag == UPPER and score <= alpha)
             ):
                 return score
-    # Step 3b. Internal iterative reduction: no table move, deep enough: a ply shallower.
-    if table_move == -2 and depth >= REDUCTION_NO_MOVE_DEPTH and opt[REDUCTIONS]:
-        depth -= 1
     # Step 4. Reverse futility and futility near the horizon.
     selective = opt[FUTILITY_PRUNING] != 0 and not pv_node and not in_check
     futile = False

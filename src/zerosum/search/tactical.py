@@ -13,8 +13,6 @@ like chess needs to see far enough in a second of Python:
   is a fair probe: zugzwang makes it unsound with only king and pawns in chess);
 * late-move reductions: quiet moves late in the order, not in or giving check, are searched
   one or two plies shallower first, and again at full depth if they beat alpha;
-* internal iterative reduction (with the reductions): a node of depth 4 or more that the
-  table has no move for is searched a ply shallower;
 * late-move pruning (with the reductions): within three plies of the horizon, away from the
   principal variation and out of check, the quiet moves that do not give check are skipped
   once :data:`LATE_MOVE_COUNT` quiet moves have been searched;
@@ -85,9 +83,6 @@ QUIESCENCE_EVASION_PLY: Final = MAX_SEARCH_PLY - 8
 """Quiescence answers a check with every evasion (no standing pat) below this ply."""
 DELTA_MARGIN: Final = 150
 """Quiescence asks only for moves that may gain what it needs to reach alpha less this."""
-REDUCTION_NO_MOVE_DEPTH: Final = 4
-"""The shallowest node searched a ply shallower when the table has no move for it (internal
-iterative reduction, with the reductions option)."""
 LATE_MOVE_DEPTH: Final = 3
 LATE_MOVE_COUNT: Final = (0, 4, 7, 12)
 """By remaining depth up to :data:`LATE_MOVE_DEPTH`: how many quiet moves a node searches
@@ -597,10 +592,6 @@ class TacticalSearch(SearchDriver[M]):
                     or (bound == Bound.UPPER and score <= alpha)
                 ):
                     return score
-        # Step 3b. Internal iterative reduction: a deep node the table knows no move for is
-        # searched a ply shallower (its move order is a guess; a later visit finds a move).
-        if table_move is None and depth >= REDUCTION_NO_MOVE_DEPTH and options.reductions:
-            depth -= 1
         # Step 4. Near the horizon, a static evaluation far above beta fails high (reverse
         # futility), and one far below alpha lets quiet moves go unsearched (futility).
         selective = options.futility and caps.knows_quiet and not pv_node and not in_check
