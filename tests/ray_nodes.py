@@ -22,6 +22,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Final
 
@@ -104,6 +105,31 @@ def _in_session(session: int) -> list[int]:
             if int(fields[3]) == session:
                 found.append(int(stat.parent.name))
     return found
+
+
+@contextlib.contextmanager
+def holding_token(token: str, home: Path) -> Iterator[None]:
+    """This process holds ``token`` in RAY_AUTH_TOKEN, with no token file and no RAY_AUTH_MODE
+    (as a user who only exported the token), and ``home`` as HOME. Afterwards the environment
+    and Ray's view of it (its mode and its cached token) are as before, so a local Ray started
+    later in this process is not given this cluster's token."""
+    import ray._raylet
+
+    names = ("RAY_AUTH_MODE", "RAY_AUTH_TOKEN", "RAY_AUTH_TOKEN_PATH", "HOME")
+    saved = {name: os.environ.get(name) for name in names}
+    os.environ.pop("RAY_AUTH_MODE", None)
+    os.environ.pop("RAY_AUTH_TOKEN_PATH", None)
+    os.environ.update(HOME=str(home), RAY_AUTH_TOKEN=token)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+        ray._raylet.Config.initialize("")
+        ray._raylet.AuthenticationTokenLoader.instance().reset_cache()
 
 
 HEALTH_CHECKS = '{"health_check_period_ms": 500, "health_check_failure_threshold": 3}'

@@ -10,7 +10,6 @@ a machine that cannot start the cluster fails these tests.
 from __future__ import annotations
 
 import json
-import os
 import socket
 import sys
 import threading
@@ -23,7 +22,7 @@ import pytest
 
 pytest.importorskip("ray")
 
-from ray_nodes import TwoNodes
+from ray_nodes import TwoNodes, holding_token
 
 from zerosum.cli import main
 from zerosum.compiled.distributed import solve_distributed
@@ -60,24 +59,9 @@ def token(cluster: TwoNodes, tmp_path: Path) -> Iterator[str]:
     environment and Ray's view of it (its mode and its cached token) are as before, so a local
     Ray started later in this process is not given this cluster's token. (A test lists it
     before ``monkeypatch``, whose changes are then undone first.)"""
-    import ray._raylet
-
-    names = ("RAY_AUTH_MODE", "RAY_AUTH_TOKEN", "RAY_AUTH_TOKEN_PATH", "HOME")
-    saved = {name: os.environ.get(name) for name in names}
     cluster.ensure_second()
-    os.environ.pop("RAY_AUTH_MODE", None)
-    os.environ.pop("RAY_AUTH_TOKEN_PATH", None)
-    os.environ.update(HOME=str(tmp_path), RAY_AUTH_TOKEN=cluster.token)
-    try:
+    with holding_token(cluster.token, tmp_path):
         yield cluster.token
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
-        ray._raylet.Config.initialize("")
-        ray._raylet.AuthenticationTokenLoader.instance().reset_cache()
 
 
 def _second(ray: Any) -> str:

@@ -7,7 +7,6 @@ tier's work folder, by the same (absolute) path. The tables must equal the seria
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,7 +15,7 @@ import pytest
 
 pytest.importorskip("ray")
 
-from ray_nodes import TwoNodes
+from ray_nodes import TwoNodes, holding_token
 from test_endgames import store  # noqa: F401  (the session's serially built classes)
 
 from zerosum.endgames.database import Endgames
@@ -32,23 +31,10 @@ def cluster(tmp_path: Path) -> Iterator[TwoNodes]:
     """Two nodes, joined from this process with the cluster's token (as a user who exported
     it); the environment and Ray's view of it are put back afterwards."""
     nodes = TwoNodes()
-    names = ("RAY_AUTH_MODE", "RAY_AUTH_TOKEN", "RAY_AUTH_TOKEN_PATH", "HOME")
-    saved = {name: os.environ.get(name) for name in names}
-    os.environ.pop("RAY_AUTH_MODE", None)
-    os.environ.pop("RAY_AUTH_TOKEN_PATH", None)
-    os.environ.update(HOME=str(tmp_path), RAY_AUTH_TOKEN=nodes.token)
     try:
-        yield nodes
+        with holding_token(nodes.token, tmp_path):
+            yield nodes
     finally:
-        import ray._raylet
-
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
-        ray._raylet.Config.initialize("")
-        ray._raylet.AuthenticationTokenLoader.instance().reset_cache()
         nodes.close()
 
 
