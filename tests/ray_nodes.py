@@ -96,6 +96,15 @@ class _Node:
         self.process.wait(timeout=30)
 
 
+def session_of(pid: int) -> int | None:
+    """The session of process ``pid`` (Linux: field 6 of ``/proc/PID/stat``), ``None`` when it
+    is gone."""
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[3])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 def _in_session(session: int) -> list[int]:
     """The processes of a session (Linux: field 6 of ``/proc/PID/stat``)."""
     found = []
@@ -203,6 +212,10 @@ class TwoNodes:
         assert self.second is not None
         self.second.kill()
         self.lost = True
+
+    def on_second(self, pid: int) -> bool:
+        """Whether process ``pid`` is one of the second node's (its raylet, agents, workers)."""
+        return self.second is not None and session_of(pid) == self.second.process.pid
 
     def ensure_second(self) -> None:
         """The second node, started again if it was lost."""
