@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from zerosum.cli import main
 from zerosum.compiled import morris as kernel
 from zerosum.compiled.engine import NO_SCORE
 from zerosum.compiled.solver import rank_of
@@ -27,6 +28,7 @@ from zerosum.endgames import probe as endgames_probe
 from zerosum.endgames.board import NINE_MENS_MORRIS
 from zerosum.endgames.database import Endgames
 from zerosum.endgames.orbits import orbits, permutation_bytes, table_size
+from zerosum.endgames.probe_file import ENV_PROBE_DIR, ProbeWrite, listen
 from zerosum.endgames.reduced import lookup_index
 from zerosum.endgames.retro import binomials
 from zerosum.games.morris import Morris
@@ -153,3 +155,88 @@ def test_the_probe_file_is_the_array_and_follows_the_store(
     assert np.array_equal(mapped.probe_array(path), mapped.array_of({(3, 3): three, (6, 3): six}))
     assert len(first) == mapped.HEADER + 2024 * 3 + 158 * 3 + len(three)  # still readable
     assert len(mapped.probe_array(tmp_path / "none.sqlite")) == 0  # no store: nothing
+
+
+def _small_store(folder: Path) -> tuple[Path, np.ndarray[Any, Any]]:
+    """A store in ``folder`` with one made-up class, 3-3."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "small.sqlite"
+    Endgames(path).close()
+    three = np.arange(table_size(NINE_MENS_MORRIS, 3, 3), dtype=np.int64).astype(np.uint8)
+    _commit(path, 3, 3, three, 1.0)
+    return path, three
+
+
+def test_the_probe_file_goes_to_the_folder_named_and_its_writing_is_heard(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path, three = _small_store(tmp_path / "store")
+    elsewhere = tmp_path / "probes" / "made"  # made when the first file is written
+    monkeypatch.setenv(ENV_PROBE_DIR, str(elsewhere))
+    notes: list[ProbeWrite] = []
+    array = mapped.probe_array(path, on_write=notes.append)
+    assert np.array_equal(array, mapped.array_of({(3, 3): three}))
+    (written,) = elsewhere.iterdir()
+    assert written == mapped.probe_path(path)
+    assert written.name.startswith("small.sqlite.") and written.suffix == ".probe"
+    assert not Path(f"{path}.probe").exists()  # nothing beside the store
+    start, end = notes
+    assert start == ProbeWrite(written, written.stat().st_size)
+    assert (end.path, end.size, end.error) == (written, start.size, None)
+    assert end.seconds is not None and end.seconds >= 0
+    notes.clear()
+    assert np.array_equal(mapped.probe_array(path, on_write=notes.append), array)
+    assert notes == []  # up to date: not written again
+    other, _ = _small_store(tmp_path / "other")  # the same name in another folder
+    assert mapped.probe_path(other).parent == elsewhere and mapped.probe_path(other) != written
+    monkeypatch.setenv(ENV_PROBE_DIR, "")
+    assert mapped.probe_path(path) == Path(f"{path}.probe")
+
+
+def test_a_probe_folder_that_cannot_be_written_leaves_the_array_in_memory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path, three = _small_store(tmp_path)
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    monkeypatch.setenv(ENV_PROBE_DIR, str(blocker / "probes"))  # under a file: never a folder
+    notes: list[ProbeWrite] = []
+    array = mapped.probe_array(path, on_write=notes.append)
+    assert np.array_equal(array, mapped.array_of({(3, 3): three}))
+    assert [note.error is not None for note in notes] == [False, True]
+    assert not (blocker.parent / "probes").exists()
+
+
+def test_the_listeners_hear_of_an_engines_probe_file_until_they_stop(tmp_path: Path) -> None:
+    path, _ = _small_store(tmp_path)
+    notes: list[ProbeWrite] = []
+    stop = listen(notes.append)
+    try:
+        mapped.probe_array(path)  # an engine's call: no callback of its own
+    finally:
+        stop()
+    assert len(notes) == 2 and notes[1].seconds is not None
+    mapped.probe_path(path).unlink()
+    mapped.probe_array(path)
+    assert len(notes) == 2  # stopped: not heard
+
+
+def test_a_command_says_on_stderr_when_it_writes_the_probe_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The compiled morris engine of ``analyze`` meets a store without its probe file (as a
+    copied store would be): the command says it writes the file, then that it is done."""
+    path, _ = _small_store(tmp_path)
+    monkeypatch.setenv("ZEROSUM_ENDGAMES", str(path))
+    monkeypatch.setenv("ZEROSUM_COMPILE", "wait")  # the compiled engine, not its twin
+    monkeypatch.setattr(kernel, "_TABLES", {})
+    argv = ["analyze", "morris", "--position", "WWW...............BBB... w 0 0"]
+    assert main([*argv, "--algorithm", "compiled", "--depth", "1", "--json"]) == 0
+    out, err = capsys.readouterr()
+    target = mapped.probe_path(path)
+    assert target.exists() and out.startswith("{")
+    assert err.splitlines() == [
+        f"zerosum: writing the endgame probe file {target} (0.2 MB, once for this store)",
+        err.splitlines()[1],
+    ]
+    assert err.splitlines()[1].startswith("zerosum: wrote the endgame probe file in ")

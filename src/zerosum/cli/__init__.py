@@ -37,9 +37,15 @@ from zerosum.cli import (
     solve,
     uci,
 )
-from zerosum.cli.common import EXIT_BAD_INPUT, EXIT_INTERRUPTED, program_started
+from zerosum.cli.common import (
+    EXIT_BAD_INPUT,
+    EXIT_INTERRUPTED,
+    program_started,
+    tell_probe_file,
+)
 from zerosum.cli.parser import Command, Parser
 from zerosum.cli.parser import build_parser as _build_parser
+from zerosum.endgames.probe_file import listen
 from zerosum.game import ZerosumError
 
 COMMANDS: Final[tuple[Command, ...]] = (
@@ -73,6 +79,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     reader of stdout went away."""
     started = program_started() if argv is None else time.perf_counter()
     parser = build_parser()
+    quiet = listen(tell_probe_file)  # an engine that writes a store's probe file says so
     try:
         args = parser.parse_args(argv)
         args.started = started  # a time limit counts from here (see program_started)
@@ -96,6 +103,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("zerosum: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+    finally:
+        quiet()
     return status
 
 

@@ -19,6 +19,7 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any, Final
 
+from zerosum.endgames.probe_file import ENV_PROBE_DIR, ProbeWrite
 from zerosum.game import Game, ZerosumError, play_moves
 from zerosum.games import GameSpec, get_game
 from zerosum.store import Store
@@ -76,6 +77,24 @@ def tell_waiting(message: str) -> None:
     """Say on stderr, in one line, why a command waits (a store locked by another process):
     the ``on_wait`` of the stores."""
     print(f"zerosum: {message}", file=sys.stderr, flush=True)
+
+
+def tell_probe_file(note: ProbeWrite) -> None:
+    """Say on stderr, a line each, that an engine writes a store's probe file (seconds, once
+    per store: :mod:`zerosum.endgames.probe_file`), and when it is done or why it could not
+    be (the engine then holds the tables in memory). :func:`zerosum.cli.main` listens."""
+    mb = note.size / 1e6
+    size = f"{mb:,.0f} MB" if mb >= 10 else f"{mb:.1f} MB"
+    if note.error is not None:
+        text = (
+            f"cannot write the endgame probe file {note.path} ({note.error}): the engine holds "
+            f"the tables in memory; expected a writable folder in ${ENV_PROBE_DIR}"
+        )
+    elif note.seconds is None:
+        text = f"writing the endgame probe file {note.path} ({size}, once for this store)"
+    else:
+        text = f"wrote the endgame probe file in {note.seconds:.1f} s"
+    print(f"zerosum: {text}", file=sys.stderr, flush=True)
 
 
 def open_store(path: str) -> Store:

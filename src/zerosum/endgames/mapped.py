@@ -5,8 +5,10 @@ The compiled morris search (:func:`zerosum.compiled.morris.probe`) reads the dat
 process of a parallel search loads its own ``aux``: so the array is a file beside the store,
 ``STORE.probe``, mapped read-only, which the processes share through the page cache and which
 costs nothing until a probe touches a page. It is written (atomically) the first time an engine
-needs it, and again whenever the store's classes change (:func:`probe_array`); a store whose
-folder cannot be written gets the same array in memory instead.
+needs it, and again whenever the store's classes change (:func:`probe_array`, which reports
+the write to a callback: :mod:`.probe_file`); a store whose folder cannot be written gets the
+same array in memory instead. ``$ZEROSUM_PROBE_DIR`` places the file in another folder
+(:func:`.probe_file.probe_path`).
 
 The array is self-describing, so that the compiled probe needs no table of its own but the
 board's binomials and symmetries (the orbit arrays of six men take a third of a second to
@@ -35,6 +37,7 @@ from __future__ import annotations
 import hashlib
 import mmap
 import os
+import time
 from collections.abc import Iterator, Mapping
 from math import comb
 from pathlib import Path
@@ -45,6 +48,8 @@ import numpy as np
 from zerosum.endgames import MAX_MEN
 from zerosum.endgames.board import NINE_MENS_MORRIS
 from zerosum.endgames.database import EndgameError, Endgames
+from zerosum.endgames.probe_file import ProbeListener, ProbeWrite, announce
+from zerosum.endgames.probe_file import probe_path as probe_path  # re-exported
 
 MIN_MEN: Final = 3
 SIDE_MEN: Final = MAX_MEN - MIN_MEN + 1
@@ -158,11 +163,6 @@ def _digest(endgames: Endgames) -> tuple[bytes, list[tuple[int, int]]]:
     return hashlib.sha256(text).digest(), [(i.mover, i.other) for i in infos]
 
 
-def probe_path(store: str | Path) -> Path:
-    """The probe file of the store at ``store``: ``STORE.probe``."""
-    return Path(f"{store}.probe")
-
-
 def _read_prefix(path: Path) -> tuple[bytes, int] | None:
     """The digest and the array length a probe file says it holds, or ``None``."""
     try:
@@ -179,29 +179,48 @@ def _read_prefix(path: Path) -> tuple[bytes, int] | None:
     return prefix[8:40], length
 
 
-def write_probe_file(endgames: Endgames) -> Path:
-    """Write (or rewrite) the probe file of ``endgames``'s store from its classes, one table in
-    memory at a time; atomically: a reader sees the old file or the new one whole."""
+def write_probe_file(endgames: Endgames, *, on_write: ProbeListener | None = None) -> Path:
+    """Write (or rewrite) the probe file of ``endgames``'s store from its classes
+    (:func:`.probe_file.probe_path`: beside the store, or in ``$ZEROSUM_PROBE_DIR``, made if
+    missing), one table in memory at a time; atomically: a reader sees the old file or the new
+    one whole. ``on_write`` hears of the start and of the end, or of the :class:`OSError`
+    that stopped it (which is raised again)."""
     digest, present = _digest(endgames)
     target = probe_path(endgames.path)
     *_, length = _layout(present)
+    size = _PREFIX + length
     readers = {key: (lambda key=key: endgames.table(*key, keep=False)) for key in present}
     temporary = target.with_name(f"{target.name}.{os.getpid()}.tmp")
+    started = time.perf_counter()
+    if on_write is not None:
+        on_write(ProbeWrite(target, size))
     try:
+        target.parent.mkdir(parents=True, exist_ok=True)
         with open(temporary, "wb") as out:
             out.write(_MAGIC + digest + length.to_bytes(8, "little") + bytes(_PREFIX - 48))
             for chunk in _chunks(readers):
                 out.write(chunk if isinstance(chunk, bytes) else chunk.tobytes())
         os.replace(temporary, target)
+    except OSError as error:
+        if on_write is not None:
+            reason = error.strerror or type(error).__name__
+            on_write(ProbeWrite(target, size, time.perf_counter() - started, reason))
+        raise
     finally:
         temporary.unlink(missing_ok=True)
+    if on_write is not None:
+        on_write(ProbeWrite(target, size, time.perf_counter() - started))
     return target
 
 
-def probe_array(store: str | Path) -> np.ndarray[Any, Any]:
+def probe_array(
+    store: str | Path, *, on_write: ProbeListener | None = announce
+) -> np.ndarray[Any, Any]:
     """The probe's array for the store at ``store``: its probe file mapped read-only, written
-    first if it is missing or older than the store's classes; in memory when the file cannot
-    be written; empty when there is no store or no class in it. Never builds a class."""
+    first if it is missing or older than the store's classes (``on_write`` hears of the
+    writing, by default this process's listeners: :func:`.probe_file.listen`); in memory when
+    the file cannot be written; empty when there is no store or no class in it. Never builds
+    a class."""
     try:
         endgames = Endgames(store, create=False)
     except EndgameError:
@@ -214,7 +233,7 @@ def probe_array(store: str | Path) -> np.ndarray[Any, Any]:
         found = _read_prefix(target)
         if found is None or found[0] != digest:
             try:
-                write_probe_file(endgames)
+                write_probe_file(endgames, on_write=on_write)
             except OSError:  # a folder this user cannot write: the same array, in memory
                 return array_of({key: endgames.table(*key, keep=False) for key in present})
             found = _read_prefix(target)
