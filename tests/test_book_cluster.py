@@ -2,19 +2,30 @@
 
 A local Ray instance (``--cluster auto``) runs the units as a cluster's nodes would: each
 position of a layer is a Ray task, and its result comes back to the command, which keeps it in
-the one store. (The two-node cluster runs the same executor: ``tests/test_cluster_nodes.py``.)
+the one store. A real two-node cluster (:mod:`ray_nodes`: two ``ray start`` processes, token
+authentication) builds a connect four book with both nodes, after a first run was killed
+(kill -9) once the store held some results: the rerun solves only what is not stored, and the
+book equals the serial one.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import signal
 import sqlite3
+import subprocess
+import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 pytest.importorskip("ray")
+
+from ray_nodes import TwoNodes, holding_token
+from test_cli_crash import SRC
 
 from zerosum.cli import main
 from zerosum.runtime.cluster import RayTaskExecutor
@@ -59,3 +70,75 @@ def test_a_book_on_ray_equals_the_serial_book_and_resumes(
     again = json.loads(capsys.readouterr().out)
     assert again["complete"] and again["solved"] == 0
     assert again["stored_before"] == remote["positions"]
+
+
+CONNECT4 = ["book", "connect4", "--moves", "3216462", "--plies", "2", "--no-book"]
+"""57 positions of 7 to 9 plies (the shipped book answers only up to 4), 0.1 s or so each."""
+
+
+@pytest.fixture
+def two_nodes(tmp_path: Path) -> Iterator[TwoNodes]:
+    """Two nodes, joined from this process with the cluster's token (see
+    :func:`ray_nodes.holding_token`)."""
+    home = tmp_path / "home"
+    home.mkdir()
+    nodes = TwoNodes()
+    try:
+        with holding_token(nodes.token, home):
+            yield nodes
+    finally:
+        nodes.close()
+
+
+def _rows(path: Path) -> int:
+    """The results committed to the store at ``path`` so far (0 before its table exists)."""
+    if not path.exists():
+        return 0
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30)
+    try:
+        return int(db.execute("SELECT count(*) FROM solved").fetchone()[0])
+    except sqlite3.OperationalError:  # no table yet
+        return 0
+    finally:
+        db.close()
+
+
+def test_a_connect_four_book_on_two_nodes_resumes_after_kill_9_and_equals_the_serial_book(
+    two_nodes: TwoNodes, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    serial, path = tmp_path / "serial.sqlite", tmp_path / "nodes.sqlite"
+    assert main([*CONNECT4, "--store", str(serial), "--json"]) == 0
+    local = json.loads(capsys.readouterr().out)
+    argv = [*CONNECT4, "--store", str(path), "--cluster", two_nodes.address, "--json"]
+    env = {**os.environ, "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    first = subprocess.Popen(
+        [sys.executable, "-m", "zerosum", *argv],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 600
+        while _rows(path) < 10:
+            assert first.poll() is None, "the first build ended before it was killed"
+            assert time.monotonic() < deadline, "the first build stored nothing"
+            time.sleep(0.02)  # polling an observable state, not waiting a fixed time
+        first.kill()
+        assert first.wait(timeout=60) == -signal.SIGKILL
+    finally:
+        if first.poll() is None:
+            first.kill()
+            first.wait()
+    kept = _solved(path)
+    assert 10 <= len(kept) < local["positions"]
+    assert main(argv) == 0
+    remote = json.loads(capsys.readouterr().out)
+    assert remote["complete"] is True and remote["positions"] == local["positions"]
+    assert remote["stored_before"] == len(kept)  # nothing kept is solved again
+    assert remote["solved"] == remote["positions"] - len(kept)
+    assert remote["cluster_nodes"] == 2, remote["units_per_node"]
+    assert sum(remote["units_per_node"].values()) == remote["solved"]
+    # Every result is the serial book's (which also proves a best move one ply deeper), and
+    # every book position is there.
+    assert kept <= _solved(path) <= _solved(serial)
+    assert len(_solved(path)) == remote["positions"]

@@ -1,7 +1,8 @@
 """``zerosum book``: solve every position up to some plies from a position into a store.
 
 With ``--workers N`` or ``--cluster ADDRESS`` the positions of each layer are solved at once,
-each a unit on local processes or Ray, and their results go into the same store. The store
+each a unit on local processes or Ray, and their results go into the same store (on Ray,
+``--json`` adds ``cluster_nodes`` and ``units_per_node``: where the units ran). The store
 keeps each result as soon as it is proven, so a build stopped by ``--time`` or Ctrl-C resumes
 where it stopped, and the positions solved before are counted, not solved
 again. The compiled engine does the solving: games with a kernel only. On a terminal, a status
@@ -82,6 +83,7 @@ def run(args: argparse.Namespace) -> int:
             f"(the moves left in {spec.name} after {game.ply()} plies)"
         )
     counts = {"positions": 0, "solved": 0, "stored_before": 0}
+    placed: dict[str, int] | None = None  # on Ray: the units each node ran
     started = time.perf_counter()
     status = Progress.for_command(args, "book")
 
@@ -124,6 +126,9 @@ def run(args: argparse.Namespace) -> int:
                     limit=limit,
                     on_position=progress,
                 )
+                found = getattr(executor, "units_per_node", None)
+                if found is not None:
+                    placed = dict(found)
         total = store.count(spec.name)
     seconds = time.perf_counter() - started
     data = {
@@ -135,6 +140,8 @@ def run(args: argparse.Namespace) -> int:
         "store_results": total,
         "time_s": round(seconds, 3),
     }
+    if placed is not None:
+        data.update(cluster_nodes=len(placed), units_per_node=placed)
     text = (
         f"{'book complete' if done else 'stopped early (the store keeps every proven result)'}: "
         f"{counts['positions']} positions up to {args.plies} plies, {counts['solved']} solved now, "
