@@ -80,7 +80,7 @@ def test_a_tier_in_parts_on_two_ray_nodes_equals_the_serial_build(
 
 def held_locks(folder: Path) -> dict[int, str]:
     """The parts' locks in ``folder`` held now, by the holder's process id (``/proc/locks``:
-    ``N: FLOCK ADVISORY WRITE PID MAJOR:MINOR:INODE ...``; a waiter's line has ``->``)."""
+    ``N: POSIX ADVISORY WRITE PID MAJOR:MINOR:INODE ...``; a waiter's line has ``->``)."""
     files = {}
     for lock in folder.glob("*.lock"):
         with contextlib.suppress(OSError):
@@ -91,7 +91,7 @@ def held_locks(folder: Path) -> dict[int, str]:
         return held
     for line in Path("/proc/locks").read_text().splitlines():
         fields = line.split()
-        if len(fields) < 6 or fields[1] != "FLOCK":
+        if len(fields) < 6 or fields[1] not in ("POSIX", "FLOCK"):
             continue
         major, minor, inode = fields[5].split(":")
         name = files.get((int(major, 16), int(minor, 16), int(inode)))

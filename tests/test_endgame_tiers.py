@@ -13,8 +13,16 @@ import pytest
 from test_cli_crash import ENV
 from test_endgames import store  # noqa: F401  (the session's serially built classes)
 
-from zerosum.endgames.database import Endgames
-from zerosum.endgames.tiers import build_tiers, count_unit, tier_graph, work_folder
+from zerosum.endgames.board import NINE_MENS_MORRIS
+from zerosum.endgames.database import EndgameError, Endgames
+from zerosum.endgames.tiers import (
+    build_tiers,
+    count_unit,
+    inputs_folder,
+    tier_graph,
+    work_folder,
+    write_input,
+)
 from zerosum.runtime.executor import ProcessExecutor
 
 
@@ -73,13 +81,16 @@ def test_tiers_in_parts_equal_the_one_unit_build(
     with Endgames(path) as built, Recording(2) as pool:
         build_tiers(built, pool, 3)  # 3-3, the input of 3-4's parts
         folder = work_folder(path, (3, 4), size)
-        count_unit(str(path), str(folder), 3, 4, 200_000, 400_000)
+        inputs = tmp_path / "inputs"
+        write_input(built, inputs, 3, 3)
+        count_unit(NINE_MENS_MORRIS, str(inputs), str(folder), 3, 4, 200_000, 400_000)
         infos = build_tiers(built, pool, 4, through=(4, 3), part_size=size)
         kinds = [name for name, _ in pool.units]
         assert kinds.count("build_tier") == 1  # 3-3, whole (no part size given)
         parts = [args for name, args in pool.units if name == "count_unit"]
         assert len(parts) == 5 + 5 - 1
-        assert (str(path), str(folder), 3, 4, 200_000, 400_000) not in parts
+        assert all(args[3:] != (3, 4, 200_000, 400_000) for args in parts)
+        assert not inputs_folder(path).exists()  # removed at the end of the build
         levels = kinds.count("predecessors_unit")
         assert levels == kinds.count("apply_unit") and levels % 10 == 0 and levels >= 10 * 33
         assert kinds.count("finish_unit") == 1
@@ -153,7 +164,6 @@ def test_an_apply_unit_run_again_after_an_interruption_applies_once(tmp_path: Pa
     back from its journal and applies once; with its marker there, it does nothing."""
     import shutil
 
-    from zerosum.endgames.board import NINE_MENS_MORRIS
     from zerosum.endgames.orbits import table_size
     from zerosum.endgames.split_levels import (
         apply_unit,
@@ -171,8 +181,10 @@ def test_an_apply_unit_run_again_after_an_interruption_applies_once(tmp_path: Pa
         for m, o in [(3, 4), (4, 3)]
         for lo in range(0, table_size(NINE_MENS_MORRIS, m, o), size)
     ]
+    with Endgames(path) as endgames:
+        write_input(endgames, tmp_path / "inputs", 3, 3)
     for m, o, lo, hi in parts:
-        count_unit(str(path), str(folder), m, o, lo, hi)
+        count_unit(NINE_MENS_MORRIS, str(tmp_path / "inputs"), str(folder), m, o, lo, hi)
         shutil.copyfile(folder / f"{m}-{o}.{lo}.npy", state_file(folder, m, o, lo))
     for level in (0, 1):  # level 1: the decided wins count their predecessors' moves down
         for m, o, lo, _ in parts:
@@ -187,11 +199,15 @@ def test_an_apply_unit_run_again_after_an_interruption_applies_once(tmp_path: Pa
         assert apply_unit(str(folder), m, o, lo, hi, level)[0] == top  # marked: not again
         assert np.array_equal(np.load(state), once)
         marker.unlink()  # as if stopped between its last change and its marker
+        sources = len(list(level_folder(folder, level).glob(f"{o}-{m}.*.npy")))
+        with pytest.raises(EndgameError, match=f"{sources} of the {sources + 1} lists of level"):
+            apply_unit(str(folder), m, o, lo, hi, level, sources + 1)  # one not seen: refused
+        assert np.array_equal(np.load(state), once)  # untouched
         journal = np.load(level_folder(folder, level) / f"undo.{m}-{o}.{lo}.npy")
         assert level == 0 or len(journal[0]) > 0
         arrays = np.load(state, mmap_mode="r+")
         arrays[1][journal[0]] = 7  # whatever an interrupted run left in its entries
         arrays.flush()
         del arrays
-        assert apply_unit(str(folder), m, o, lo, hi, level)[0] == top
+        assert apply_unit(str(folder), m, o, lo, hi, level, sources)[0] == top
         assert np.array_equal(np.load(state), once)

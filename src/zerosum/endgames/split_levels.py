@@ -29,9 +29,15 @@ Within a level:
   whose marker is there is done; one with a journal but no marker was interrupted, and its
   entries are put back from the journal before it applies again.
 
-A unit holds a lock on its part's state file (``flock``) while it runs, so a worker left over
-from a killed run (it finishes its unit before it notices) and the new run's worker never work
-on one part at once.
+A unit holds a lock on its part (a POSIX record lock, ``lockf``, on ``state....npy.lock``)
+while it runs, so a worker left over from a killed run (it finishes its unit before it
+notices) and the new run's worker never work on one part at once; the lock goes with its
+process (a killed worker's is released by its kernel). A POSIX lock, not ``flock``: it is the
+lock a network file system carries to its server (NFS: the NLM protocol beside v3, part of
+v4), where Linux sends ``flock`` only as an emulated POSIX lock, and not at all when mounted
+with ``local_lock=flock``. It is per process, which is all a unit needs: a worker runs one unit at
+a time, and opens the lock file once. What the files and the lock rely on, and what that means
+on NFS v3 and v4: the endgames page of the docs.
 """
 
 from __future__ import annotations
@@ -48,6 +54,7 @@ from typing import Any, Final
 import numpy as np
 
 from zerosum.endgames.board import Board
+from zerosum.endgames.database import EndgameError
 from zerosum.endgames.orbits import orbits, permutation_bytes
 from zerosum.endgames.reduced import _add, canonical_index, fill
 from zerosum.endgames.retro import (
@@ -201,21 +208,26 @@ def forget_levels(folder: Path) -> None:
     _levels_file(folder).unlink(missing_ok=True)
 
 
+def lock_file(state: Path) -> Path:
+    """The file whose lock guards the part of ``state``."""
+    return state.with_name(f"{state.name}.lock")
+
+
 @contextlib.contextmanager
 def _locked(state: Path) -> Iterator[None]:
-    """Hold an exclusive lock on the part (see the module docstring); no lock where the
-    platform has no ``flock``."""
+    """Hold an exclusive POSIX record lock on the part (see the module docstring); no lock
+    where the platform has none."""
     try:
         import fcntl
     except ImportError:  # not POSIX: one run at a time is the user's to ensure
         yield
         return
-    with open(state.with_name(f"{state.name}.lock"), "a+b") as handle:
-        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+    with open(lock_file(state), "a+b") as handle:
+        fcntl.lockf(handle.fileno(), fcntl.LOCK_EX)
         try:
             yield
         finally:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+            fcntl.lockf(handle.fileno(), fcntl.LOCK_UN)
 
 
 def level_folder(folder: Path, level: int) -> Path:
@@ -289,10 +301,12 @@ def _list_predecessors(
 
 
 def apply_unit(
-    folder: str, mover: int, other: int, lo: int, hi: int, level: int
+    folder: str, mover: int, other: int, lo: int, hi: int, level: int, sources: int | None = None
 ) -> tuple[int, float]:
     """A unit: round 2 of ``level`` for the part ``lo..hi-1`` of ``mover-other``, from every
-    list the other class's parts left; the largest level it scheduled and its seconds."""
+    list the other class's parts left (``sources`` of them, one a part: fewer found is an
+    :class:`~.database.EndgameError`, never a part applied without some of its
+    predecessors); the largest level it scheduled and its seconds."""
     started = time.perf_counter()
     state = state_file(Path(folder), mover, other, lo)
     lists = level_folder(Path(folder), level)
@@ -301,9 +315,17 @@ def apply_unit(
     with _locked(state):
         if done.exists():  # applied by an earlier run
             return int(np.load(done)[0]), time.perf_counter() - started
+        listings = sorted(lists.glob(f"{other}-{mover}.*.npy"))
+        if sources is not None and len(listings) != sources:
+            raise EndgameError(
+                f"{len(listings)} of the {sources} lists of level {level} of class "
+                f"{other}-{mover} are in {lists}: expected all of them, written by round 1 "
+                "(a shared file system must show a file to every node once it is renamed "
+                "into place: on NFS, mount without 'nocto')"
+            )
         arrays = np.load(state, mmap_mode="r+")
         chunks = []
-        for listing in sorted(lists.glob(f"{other}-{mover}.*.npy")):
+        for listing in listings:
             preds = np.load(listing, mmap_mode="r")
             a, b = np.searchsorted(preds, [lo, hi])
             if b > a:

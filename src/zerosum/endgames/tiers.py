@@ -10,8 +10,8 @@ symmetric layout of :mod:`.orbits`, solved by :mod:`.reduced`.
 
 A tier is built in one of two ways:
 
-* **whole** (every class at most ``part_size`` entries): one unit reads its inputs from the
-  database file, solves the pair and sends back the tables (:func:`build_tier`);
+* **whole** (every class at most ``part_size`` entries): one unit reads its inputs, solves
+  the pair and sends back the tables (:func:`build_tier`);
 * **in parts**: step 1 of the solve (each position's moves, and what its removals already
   decide; 80% of the work at 5-5, 44% at 6-6) is split by a fixed index range of ``part_size``
   entries, each
@@ -29,12 +29,18 @@ one resumes from the file. The result equals
 :meth:`~zerosum.endgames.database.Endgames.build`'s, one tier after another in one process (its
 serial twin), whatever the part size.
 
-The work folder must be readable by every worker: on a Ray cluster of several machines, the
-store must be on a shared file system (as for the inputs every unit reads from it).
+Only this process opens the SQLite store. A tier's inputs (the tables its removals lead to)
+are written, before its units go out, as plain files to ``STORE.parts/inputs/`` (each whole
+or absent: written aside, then renamed), and the units read them from there, so that workers
+on other machines never open the store (SQLite's write-ahead log, which the store uses, needs
+every process on one host). The work folder must be readable and writable by every worker: on
+a Ray cluster of several machines, on a shared file system (what that relies on:
+:mod:`.split_levels`, and the endgames page of the docs).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import time
@@ -82,18 +88,49 @@ def _pack(tables: dict[tuple[int, int], np.ndarray[Any, Any]]) -> Packed:
     return [(m, o, zlib.compress(table.tobytes(), 1)) for (m, o), table in tables.items()]
 
 
-def build_tier(path: str, x: int, y: int) -> tuple[Packed, float, float]:
-    """A unit, run in a worker: the tier ``x-y`` solved whole from its inputs in the file at
-    ``path``; its tables, the seconds per class and the worker's peak memory in MB."""
+def tier_inputs(tier: Tier) -> set[tuple[int, int]]:
+    """The classes a tier's removals lead to that have tables (three men a side or more)."""
+    x, y = tier
+    return {key for key in [(y - 1, x), (x - 1, y)] if min(key) >= 3}
+
+
+def inputs_folder(path: str | Path) -> Path:
+    """Where a build leaves the tables its units read: ``STORE.parts/inputs``."""
+    return Path(f"{path}.parts") / "inputs"
+
+
+def _input_file(inputs: Path, mover: int, other: int) -> Path:
+    return inputs / f"{mover}-{other}.npy"
+
+
+def write_input(endgames: Endgames, inputs: str | Path, mover: int, other: int) -> Path:
+    """The stored table of ``mover-other`` as a plain file in ``inputs`` for the units
+    (atomically: written aside, then renamed)."""
+    target = _input_file(Path(inputs), mover, other)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    temporary = target.with_name(f"{target.name}.{os.getpid()}.tmp")
+    with open(temporary, "wb") as out:
+        np.save(out, endgames.table(mover, other, keep=False))
+    os.replace(temporary, target)
+    return target
+
+
+def _read_input(inputs: str, mover: int, other: int) -> np.ndarray[Any, Any]:
+    table: np.ndarray[Any, Any] = np.load(_input_file(Path(inputs), mover, other))
+    return table
+
+
+def build_tier(board: Board, inputs: str, x: int, y: int) -> tuple[Packed, float, float]:
+    """A unit, run in a worker: the tier ``x-y`` solved whole from its inputs in the folder
+    ``inputs`` (:func:`write_input`); its tables, the seconds per class and the worker's peak
+    memory in MB."""
     from zerosum.endgames.reduced import solve_pair
 
-    with Endgames(path, create=False) as endgames:
-        needed = {(y - 1, x), (x - 1, y)}
-        inputs = {key: endgames.table(*key) for key in needed if min(key) >= 3}
-        started = time.perf_counter()
-        tables = solve_pair(endgames.board, x, y, inputs)
-    seconds = (time.perf_counter() - started) / len(tables)
-    return _pack(tables), seconds, peak_mb()
+    tables = {key: _read_input(inputs, *key) for key in tier_inputs((x, y))}
+    started = time.perf_counter()
+    solved = solve_pair(board, x, y, tables)
+    seconds = (time.perf_counter() - started) / len(solved)
+    return _pack(solved), seconds, peak_mb()
 
 
 def work_folder(path: str | Path, tier: Tier, part_size: int) -> Path:
@@ -107,18 +144,18 @@ def _part_file(folder: Path, mover: int, other: int, lo: int) -> Path:
 
 
 def count_unit(
-    path: str, folder: str, mover: int, other: int, lo: int, hi: int
+    board: Board, inputs: str, folder: str, mover: int, other: int, lo: int, hi: int
 ) -> tuple[float, float, int]:
     """A unit, run in a worker: step 1 of the class ``mover-other`` for the entries
-    ``lo..hi-1``, written to ``folder`` (atomically: a part file is whole or absent); the
-    seconds it took, the worker's peak memory in MB and the top level step 1 scheduled."""
+    ``lo..hi-1`` (its removals' table read from the folder ``inputs``: :func:`write_input`),
+    written to ``folder`` (atomically: a part file is whole or absent); the seconds it took,
+    the worker's peak memory in MB and the top level step 1 scheduled."""
     from zerosum.endgames.reduced import count_part
 
-    with Endgames(path, create=False) as endgames:
-        down = (other - 1, mover)
-        table = endgames.table(*down) if min(down) >= 3 else None
-        started = time.perf_counter()
-        arrays, top = count_part(endgames.board, mover, other, lo, hi, table)
+    down = (other - 1, mover)
+    table = _read_input(inputs, *down) if min(down) >= 3 else None
+    started = time.perf_counter()
+    arrays, top = count_part(board, mover, other, lo, hi, table)
     seconds = time.perf_counter() - started
     target = _part_file(Path(folder), mover, other, lo)
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -231,9 +268,18 @@ def build_tiers(
                 if on_class is not None:
                     on_class(stored[key])
     path = str(endgames.path.resolve())  # the same for every worker, whatever its folder
+    inputs = str(inputs_folder(path))
+    exported: set[tuple[int, int]] = set()
     running: dict[Future[Any], tuple[Tier, str]] = {}
     in_parts: dict[Tier, _Progress] = {}
     board = endgames.board
+
+    def export(tier: Tier) -> None:
+        """The tier's inputs as files for its units (rewritten once per run: a file left by
+        an earlier run is not trusted to match the store)."""
+        for key in sorted(tier_inputs(tier) - exported):
+            write_input(endgames, inputs, *key)
+            exported.add(key)
 
     def submit_round(tier: Tier, progress: _Progress, phase: str) -> None:
         from zerosum.endgames.split_levels import apply_unit, predecessors_unit
@@ -245,7 +291,8 @@ def build_tiers(
                 args: tuple[Any, ...] = (board, folder, mover, other, lo, progress.level)
                 running[executor.submit(predecessors_unit, *args)] = (tier, phase)
             else:
-                args = (folder, mover, other, lo, hi, progress.level)
+                sources = sum((m, o) == (other, mover) for m, o, _, _ in progress.ranges())
+                args = (folder, mover, other, lo, hi, progress.level, sources)
                 running[executor.submit(apply_unit, *args)] = (tier, phase)
             progress.pending += 1
 
@@ -312,7 +359,8 @@ def build_tiers(
                     continue
                 sizes = {key: Layout(endgames.board, *key).size for key in _classes(tier)}
                 if max(sizes.values()) <= part_size:
-                    running[executor.submit(build_tier, path, *tier)] = (tier, "whole")
+                    export(tier)
+                    running[executor.submit(build_tier, board, inputs, *tier)] = (tier, "whole")
                     continue
                 folder = work_folder(path, tier, part_size)
                 progress = in_parts[tier] = _Progress(sizes, folder, part_size=part_size)
@@ -321,7 +369,8 @@ def build_tiers(
                     if part.exists():  # built by an earlier, interrupted run
                         progress.top = max(progress.top, _top_of(part))
                         continue
-                    unit = (path, str(folder), mover, other, lo, hi)
+                    export(tier)
+                    unit = (board, inputs, str(folder), mover, other, lo, hi)
                     running[executor.submit(count_unit, *unit)] = (tier, "part")
                     progress.pending += 1
                 if progress.pending == 0:
@@ -359,5 +408,8 @@ def build_tiers(
     finally:
         for future in running:
             executor.cancel(future)
+    shutil.rmtree(inputs, ignore_errors=True)  # every tier is stored
+    with contextlib.suppress(OSError):
+        Path(inputs).parent.rmdir()  # STORE.parts, when no other run's work is left in it
     order = {key: i for i, key in enumerate(k for tier in graph for k in _classes(tier))}
     return sorted(infos, key=lambda info: order[(info.mover, info.other)])
