@@ -200,6 +200,54 @@ def test_a_client_gone_while_its_search_starts_frees_the_slot(
     wait_for(no_processes, "every search process reaped")
 
 
+@pytest.mark.parametrize("turns", range(10))
+def test_a_search_replaced_as_its_event_arrives_says_nothing_more(
+    turns: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A new think ends the socket's running one: its forwarding task is cancelled, then its
+    job ended (``live``'s ``cancel``). An event of the old search that had just arrived made
+    Python 3.11's ``asyncio.wait_for`` swallow the cancel (its inner ``queue.get()`` was
+    done): the old task went on and sent ``the search ended without an answer`` (its ended
+    job's last word) after the new think's ``started``, one loaded full-suite run in three.
+    Here the event waits in the job's pipe and the replacement comes ``turns`` turns of the
+    event loop after the job starts reading it: every interleaving, no child process."""
+
+    async def no_child(job: Job) -> None:
+        pass
+
+    monkeypatch.setattr(Job, "_launch", no_child)
+
+    async def replaced() -> tuple[bool, list[dict[str, Any]]]:
+        job = Job("think", {}, time_limit=60.0, started=False)
+        job._send.send({"type": "info", "depth": 1})  # written as the child writes it
+        after_end: list[dict[str, Any]] = []
+        ended = False
+
+        async def forward() -> None:  # as the socket's task: with the job, every event out
+            with job:
+                async for event in job.events():
+                    if ended:
+                        after_end.append(event)
+
+        task = asyncio.create_task(forward())
+        for _ in range(turns):
+            await asyncio.sleep(0)
+        task.cancel()
+        job.end()
+        ended = True
+        cancelled = False
+        try:
+            await task
+        except asyncio.CancelledError:
+            cancelled = True
+        job._send.close()
+        return cancelled, after_end
+
+    # the old task ends at its cancel, and its job's events stop at its end
+    assert asyncio.run(replaced()) == (True, [])
+    assert not Job.running
+
+
 @pytest.fixture
 def served() -> Iterator[str]:
     """The app as ``zerosum serve`` runs it (:func:`server_config`), on a real socket in a

@@ -423,8 +423,10 @@ class Job:
         self.end()
 
     async def events(self) -> AsyncIterator[dict[str, Any]]:
-        """The job's events as they come, ending after the final one (or if the child died);
-        the job has ended when they end."""
+        """The job's events as they come, ending after the final one (or if the child died:
+        an ``error``); the job has ended when they end. Once :meth:`end` has run (its owner
+        no longer wants the answer: a replaced search, a client gone) they end with nothing
+        more, not even an event already read."""
         try:
             await self._launch()
         except Exception as error:  # the machine could not start a process (EAGAIN, ...)
@@ -453,7 +455,11 @@ class Job:
         try:
             while True:
                 try:
-                    event = await asyncio.wait_for(queue.get(), self._wait())
+                    # Not asyncio.wait_for: on Python 3.11 it swallows a cancel that comes as
+                    # its inner get() completes, and the cancelled task (a search the socket
+                    # replaced) would go on reading an ended job.
+                    async with asyncio.timeout(self._wait()):
+                        event = await queue.get()
                 except TimeoutError:
                     if self._loading:
                         yield {
@@ -472,6 +478,8 @@ class Job:
                         f"{self.time_limit:g} s (the machine may be busy): expected a retry",
                         "retry_after": LOAD_RETRY,
                     }
+                    return
+                if self._ended:  # ended by its owner: nobody wants its events any more
                     return
                 if event is None:
                     yield {"type": "error", "message": "the search ended without an answer"}
