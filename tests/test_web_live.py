@@ -248,6 +248,46 @@ def test_a_search_replaced_as_its_event_arrives_says_nothing_more(
     assert not Job.running
 
 
+def test_the_event_loop_never_waits_for_a_childs_stop_lock(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The stop event is shared with the child, which takes its lock every time it looks at
+    it: the server only sets it (at the time limit), never reads it, and never sets it once
+    the job has ended (a child killed holding the lock would hold it for ever)."""
+
+    async def no_child(job: Job) -> None:
+        pass
+
+    class HeldLock:
+        """The stop event while a child, paused or killed, holds its lock."""
+
+        def __init__(self) -> None:
+            self.sets = 0
+
+        def is_set(self) -> bool:
+            raise AssertionError("the event loop waited for the child's lock")
+
+        def set(self) -> None:
+            self.sets += 1
+
+    monkeypatch.setattr(Job, "_launch", no_child)
+    monkeypatch.setattr(jobs, "GRACE", 0.0)
+    held = HeldLock()
+
+    async def timed_out() -> list[dict[str, Any]]:
+        job = Job("think", {}, time_limit=0.0, started=False)
+        job._stop = held  # type: ignore[assignment]
+        job._send.send({"type": "searching", "engine": "engine"})  # its clock starts: 0 s
+        events = [event async for event in job.events()]
+        job.stop()  # a client's stop after the end
+        job._send.close()
+        return events
+
+    events = asyncio.run(timed_out())
+    assert [event["type"] for event in events] == ["searching", "error"]
+    assert "did not answer within its time limit" in events[-1]["message"]
+    assert held.sets == 1  # asked once, at the time limit
+    assert not Job.running
+
+
 @pytest.fixture
 def served() -> Iterator[str]:
     """The app as ``zerosum serve`` runs it (:func:`server_config`), on a real socket in a

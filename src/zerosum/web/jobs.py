@@ -385,6 +385,10 @@ class Job:
         context = _context()
         self._receive, self._send = context.Pipe(duplex=False)
         self._stop = context.Event()
+        self.asked_to_stop = False
+        """Whether :meth:`stop` has run (the time limit, or the client's stop): read here
+        rather than the shared event, whose lock the child takes each time it looks at it (a
+        busy machine may pause the child holding it, and the event loop would wait)."""
         self.process = context.Process(  # type: ignore[attr-defined]
             target=_run,
             args=(kind, request, self._send, self._stop, worker_imports()),
@@ -469,7 +473,7 @@ class Job:
                             "retry_after": LOAD_RETRY,
                         }
                         return
-                    if not self._stop.is_set():
+                    if not self.asked_to_stop:
                         self.stop()  # the time limit: a search reports what it has
                         continue
                     yield {
@@ -508,11 +512,16 @@ class Job:
 
     def _wait(self) -> float:
         """Seconds until the job is asked to stop, or (asked) until it is killed."""
-        deadline = self.deadline + (GRACE if self._stop.is_set() else 0.0)
+        deadline = self.deadline + (GRACE if self.asked_to_stop else 0.0)
         return max(0.0, deadline - time.monotonic())
 
     def stop(self) -> None:
-        """Ask the search to stop and report what it has (the child then ends by itself)."""
+        """Ask the search to stop and report what it has (the child then ends by itself).
+        Nothing once the job has ended: its child may have been killed holding the event's
+        lock, and setting the event would then wait for ever."""
+        if self._ended:
+            return
+        self.asked_to_stop = True
         self._stop.set()
 
     def kill(self) -> None:
