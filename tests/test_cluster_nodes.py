@@ -23,6 +23,7 @@ import pytest
 pytest.importorskip("ray")
 
 from ray_nodes import TwoNodes, holding_token
+from waiting import HANG_S
 
 from zerosum.cli import main
 from zerosum.compiled.distributed import solve_distributed
@@ -76,7 +77,7 @@ def _both_alive(cluster: TwoNodes) -> None:
     earlier test stays alive in its view (and its CPU in the cluster's) until its health
     checks fail."""
     with RayTaskExecutor(cluster.address) as probe:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + HANG_S
         while sum(node["Alive"] for node in probe._ray.nodes()) != 2:
             assert time.monotonic() < deadline, probe._ray.nodes()
             time.sleep(0.1)
@@ -235,7 +236,7 @@ def test_losing_a_node_in_a_solve_loses_nothing(
         second = _second(executor._ray)
         # A fresh node's first unit waits for its worker to start and load the kernel: warm
         # it first, or the head may finish the whole solve before the second node runs a unit.
-        deadline = time.monotonic() + 120
+        deadline = time.monotonic() + HANG_S
         for attempt in range(100):
             if executor.units_per_node[second] > 0:
                 break

@@ -27,6 +27,7 @@ import uvicorn
 import websockets.sync.client
 from fastapi.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
+from waiting import HANG_S
 
 from zerosum.games import register, unregister
 from zerosum.games.chess import MAX_MOVE_NUMBER
@@ -41,11 +42,11 @@ from zerosum.web.guard import (
     Budget,
     Verdict,
 )
-from zerosum.web.jobs import FINAL, Job
+from zerosum.web.jobs import FINAL, Job, Searches
 
 Message = MutableMapping[str, Any]
-BOUND = 60.0
-"""Seconds an observable state may take to come on a busy machine before a test fails."""
+BOUND = HANG_S
+"""Seconds an observable state may take to come on a busy machine before a test fails (a hang)."""
 
 
 def wait_for(condition: Callable[[], bool], what: str) -> None:
@@ -79,6 +80,27 @@ def events_until_final(live: Any) -> list[dict[str, Any]]:
 
 
 # -- a search slot is freed on every path --------------------------------------------------
+
+
+@pytest.fixture
+def started_jobs(monkeypatch: pytest.MonkeyPatch) -> list[Job]:
+    """Every job the apps start from now on. A job its client's leaving ended was never asked
+    to stop (``asked_to_stop``): only its time limit does that, so a slot freed by the time
+    limit rather than by the leaving fails the test however long the wait for it took."""
+    started: list[Job] = []
+    start = Searches.start
+
+    def recorded(searches: Searches, *args: Any, **kwargs: Any) -> Job:
+        job = start(searches, *args, **kwargs)
+        started.append(job)
+        return job
+
+    monkeypatch.setattr(Searches, "start", recorded)
+    return started
+
+
+def ended_by_their_clients(started: list[Job]) -> bool:
+    return bool(started) and not any(job.asked_to_stop for job in started)
 
 
 class Dropping:
@@ -119,7 +141,7 @@ class Dropping:
 
 # The app's sends on a think: accept, started, loading, searching, the first info, ... done.
 @pytest.mark.parametrize("step", range(2, 8))
-def test_a_client_gone_at_any_step_frees_its_slot(step: int) -> None:
+def test_a_client_gone_at_any_step_frees_its_slot(step: int, started_jobs: list[Job]) -> None:
     app = create_app(max_searches=1, session_searches=1)
     with TestClient(Dropping(app, step)) as client:
         sid = new(client)
@@ -127,6 +149,7 @@ def test_a_client_gone_at_any_step_frees_its_slot(step: int) -> None:
             live.send_json({"action": "think", "depth": 0, "time": 60})
             wait_for(lambda: searches(client) == 0, "the search of a client that went away")
         wait_for(no_processes, "the search process reaped")
+        assert ended_by_their_clients(started_jobs)
         # the only slot is free again: a search on another session starts and answers
         answer = client.post(f"/api/sessions/{new(client)}/think", json={"depth": 2})
         assert answer.status_code == 200, answer.text
@@ -183,7 +206,7 @@ def test_a_search_process_starts_off_the_event_loop(monkeypatch: pytest.MonkeyPa
 
 
 def test_a_client_gone_while_its_search_starts_frees_the_slot(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, started_jobs: list[Job]
 ) -> None:
     app = create_app(max_searches=1, session_searches=1)
     with TestClient(app) as client:
@@ -195,6 +218,7 @@ def test_a_client_gone_while_its_search_starts_frees_the_slot(
         wait_for(lambda: searches(client) == 0, "the slot of a client gone during the start")
         gate.set()  # the start ends: its child is killed and reaped
         wait_for(no_processes, "the child started after its client had gone")
+        assert ended_by_their_clients(started_jobs)
         answer = client.post(f"/api/sessions/{new(client)}/think", json={"depth": 2})
         assert answer.status_code == 200, answer.text
     wait_for(no_processes, "every search process reaped")

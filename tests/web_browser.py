@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from waiting import HANG_MS, HANG_S
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
@@ -44,8 +45,9 @@ from playwright.sync_api import Browser, Page, expect, sync_playwright  # noqa: 
 
 from zerosum.web.app import create_app  # noqa: E402
 
-# The machine running the tests may be busy: every assertion waits up to 20 s, not Playwright's 5 s.
-expect.set_options(timeout=20_000)
+# The machine running the tests may be busy: every assertion waits for its state, bounded only
+# against a hang (HANG_MS), not Playwright's 5 s.
+expect.set_options(timeout=HANG_MS)
 
 
 @pytest.fixture(scope="module", name="server")
@@ -66,7 +68,7 @@ def server_fixture() -> Iterator[str]:
     url = line.split("http://", 1)[1].split()[0].rstrip("/")
     yield f"http://{url}"
     process.terminate()
-    process.wait(timeout=10)
+    process.wait(timeout=HANG_S)
 
 
 @pytest.fixture(scope="module", name="browser")
@@ -118,7 +120,7 @@ class LocalServer:
             target=self._server.run, kwargs={"sockets": [self._listener]}, daemon=True
         )
         self._thread.start()
-        deadline = time.monotonic() + 20
+        deadline = time.monotonic() + HANG_S  # ends a hang only
         while not self._server.started:
             if time.monotonic() > deadline or not self._thread.is_alive():
                 pytest.fail("the in-process server did not start")
@@ -126,7 +128,7 @@ class LocalServer:
 
     def stop(self) -> None:
         self._server.should_exit = True
-        self._thread.join(timeout=20)
+        self._thread.join(timeout=HANG_S)
         self._listener.close()
 
     def restart(self) -> None:
