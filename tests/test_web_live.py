@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import socket
 import threading
 import time
@@ -310,6 +311,22 @@ def test_the_event_loop_never_waits_for_a_childs_stop_lock(monkeypatch: pytest.M
     assert "did not answer within its time limit" in events[-1]["message"]
     assert held.sets == 1  # asked once, at the time limit
     assert not Job.running
+
+
+def test_a_search_process_yields_the_cpu_to_its_server() -> None:
+    request = {"game": "connect4", "start": None, "moves": [], "depth": 0, "time": 60.0}
+
+    async def priority() -> int:
+        job = Job("think", {**request, "seed": 1, "engine": "engine"}, time_limit=60.0)
+        with job:
+            async for event in job.events():  # the first, once the child has started
+                assert event["type"] == "loading", event
+                return os.getpriority(os.PRIO_PROCESS, job.process.pid)
+        raise AssertionError("the search sent nothing")
+
+    lowered = min(19, os.getpriority(os.PRIO_PROCESS, 0) + jobs.SEARCH_NICE)  # 19: the lowest
+    assert asyncio.run(priority()) == lowered
+    wait_for(no_processes, "every search process reaped")
 
 
 @pytest.fixture

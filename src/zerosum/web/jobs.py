@@ -31,6 +31,7 @@ gone (a job ended while its child starts has it killed once started).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import math
 import multiprocessing
 import os
@@ -69,6 +70,12 @@ LOAD_TIME: Final = 600.0
 chess search takes one to two minutes on a busy two-core machine)."""
 MAX_RETRY: Final = 60
 """The longest ``Retry-After`` a busy server names (seconds)."""
+SEARCH_NICE: Final = 5
+"""How far a search process lowers its priority (``os.nice``) before anything else: the
+server that runs it then gets the CPU first when both want it, so its event loop (the health
+check, the page, every other socket) never waits for a core behind its own searches; an idle
+server leaves them the whole core. Where Linux groups a session's processes (autogroup) other
+programs see no change; elsewhere the searches yield to them too."""
 LOAD_RETRY: Final = 30
 """Seconds a client is told to wait before asking again after a search that missed its time
 limit or an engine that did not load in time (its compile goes on filling the cache)."""
@@ -301,8 +308,11 @@ def _run(
 ) -> None:
     """The child process: import the modules that registered games in the server (``imports``,
     the server's :data:`~zerosum.runtime.WORKER_IMPORTS`: a game a program registered at run
-    time), run one job, report a failure as an ``error`` event."""
+    time), run one job, report a failure as an ``error`` event. It first lowers its priority
+    by :data:`SEARCH_NICE`."""
     try:
+        with contextlib.suppress(OSError, AttributeError):  # no os.nice: not POSIX
+            os.nice(SEARCH_NICE)
         worker_init(imports, signals=False)
         KINDS[kind](request, conn.send, stop.is_set)
     except ZerosumError as error:  # the request asked for something the game refuses
