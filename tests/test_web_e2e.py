@@ -13,13 +13,15 @@ import socket
 import threading
 import time
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 import uvicorn
 from playwright.sync_api import Browser, Page, expect
-from waiting import HANG_MS, HANG_S
+from waiting import HANG_MS, HANG_S, wait_until
 from web_browser import (  # the fixtures; importing web_browser skips without chromium
     ARTIFACTS,
+    LocalServer,
     browser_fixture,  # noqa: F401
     open_game,
     page_fixture,  # noqa: F401
@@ -28,6 +30,7 @@ from web_browser import (  # the fixtures; importing web_browser skips without c
 
 from zerosum.games import GAMES, get_game, register, unregister
 from zerosum.web.app import create_app
+from zerosum.web.jobs import Job, Searches
 
 
 def wait_for_more_moves(page: Page, played: int) -> None:
@@ -148,27 +151,39 @@ def test_position_load_and_bad_input(server: str, page: Page) -> None:
     expect(page.locator("#status")).to_have_text("O to move.")
 
 
-def test_closing_the_tab_ends_its_search(server: str, browser: Browser) -> None:
-    context = browser.new_context()
-    page = context.new_page()
-    open_game(page, server, "connect4")
-    page.click("#analyze")
-    page.wait_for_function(
-        "() => document.querySelectorAll('#iterations tbody tr').length >= 2", timeout=HANG_MS
-    )
-    health = page.request.get(f"{server}/api/health").json()
-    assert health["searches"] >= 1
-    context.close()
-    probe = browser.new_context()
-    # The analysis runs for 120 s unless cancelled: 60 s bounds the teardown of its process on
-    # a loaded machine and still fails if closing the tab left it running.
-    deadline = time.monotonic() + 60
-    while (
-        probe.request.get(f"{server}/api/health").json()["searches"] and time.monotonic() < deadline
-    ):
-        time.sleep(0.1)
-    assert probe.request.get(f"{server}/api/health").json()["searches"] == 0
-    probe.close()
+def test_closing_the_tab_ends_its_search(browser: Browser, monkeypatch: pytest.MonkeyPatch) -> None:
+    started: list[Job] = []
+    start = Searches.start
+
+    def recorded(searches: Searches, *args: Any, **kwargs: Any) -> Job:
+        job = start(searches, *args, **kwargs)
+        started.append(job)
+        return job
+
+    monkeypatch.setattr(Searches, "start", recorded)
+    served = LocalServer()
+    try:
+        context = browser.new_context()
+        page = context.new_page()
+        open_game(page, served.url, "connect4")
+        page.click("#analyze")
+        page.wait_for_function(
+            "() => document.querySelectorAll('#iterations tbody tr').length >= 2",
+            timeout=HANG_MS,
+        )
+        assert page.request.get(f"{served.url}/api/health").json()["searches"] >= 1
+        context.close()
+        probe = browser.new_context()
+        wait_until(
+            lambda: probe.request.get(f"{served.url}/api/health").json()["searches"] == 0,
+            "the closed tab's search ended",
+        )
+        probe.close()
+        # Ended by the tab's leaving, not by its 120 s time limit (which would have asked it
+        # to stop first): however long the wait took on a loaded machine.
+        assert started and not any(job.asked_to_stop for job in started)
+    finally:
+        served.stop()
 
 
 @pytest.fixture

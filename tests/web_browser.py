@@ -43,6 +43,7 @@ if not CHROMIUM.exists():
 import uvicorn  # noqa: E402
 from playwright.sync_api import Browser, Page, expect, sync_playwright  # noqa: E402
 
+from zerosum.web import server_config  # noqa: E402
 from zerosum.web.app import create_app  # noqa: E402
 
 # The machine running the tests may be busy: every assertion waits for its state, bounded only
@@ -95,8 +96,10 @@ def page_fixture(browser: Browser) -> Iterator[Page]:
 
 
 class LocalServer:
-    """The app served from this process on one port; :meth:`restart` replaces it by a fresh
-    app (no sessions) on the same port, as a restarted ``zerosum serve`` would be."""
+    """The app served from this process on one port, as ``zerosum serve`` serves it (its
+    searches are this process's :class:`~zerosum.web.jobs.Job` objects, for the tests to
+    look at); :meth:`restart` replaces it by a fresh app (no sessions) on the same port, as
+    a restarted ``zerosum serve`` would be."""
 
     def __init__(self, **options: Any) -> None:
         self.options = options
@@ -113,9 +116,8 @@ class LocalServer:
         self._listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self._listener.bind(("127.0.0.1", self.port))
         self._listener.listen()
-        self._server = uvicorn.Server(
-            uvicorn.Config(create_app(**self.options), log_level="warning")
-        )
+        # as ``zerosum serve`` configures it (its websocket protocol, its headers)
+        self._server = uvicorn.Server(server_config(create_app(**self.options)))
         self._thread = threading.Thread(
             target=self._server.run, kwargs={"sockets": [self._listener]}, daemon=True
         )
