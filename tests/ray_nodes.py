@@ -26,8 +26,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Final
 
-START_S: Final = 120.0
-"""How long a node may take to start (a loaded 2-core machine)."""
+from waiting import HANG_S
+
+START_S: Final = HANG_S
+"""How long a node may take to start: a bound against a hang only (a loaded 2-core machine
+takes minutes)."""
 READY: Final = "Ray runtime started"
 """What ``ray start`` prints once its node has joined."""
 
@@ -93,7 +96,7 @@ class _Node:
                 os.kill(pid, signal.SIGKILL)
         with contextlib.suppress(ProcessLookupError):
             os.killpg(session, signal.SIGKILL)
-        self.process.wait(timeout=30)
+        self.process.wait(timeout=HANG_S)
 
 
 def session_of(pid: int) -> int | None:

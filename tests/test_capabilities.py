@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from waiting import HANG_S
 
 from zerosum.capabilities import (
     Checks,
@@ -97,7 +98,7 @@ def test_analyze_morris_with_the_tactical_search() -> None:
     """It ended in a TypeError when the search took morris's count of quiet moves for a list."""
     argv = ["analyze", "morris", "--algorithm", "tactical", "--depth", "3", "--json"]
     done = subprocess.run(
-        [sys.executable, "-m", "zerosum", *argv], capture_output=True, text=True, timeout=120
+        [sys.executable, "-m", "zerosum", *argv], capture_output=True, text=True, timeout=HANG_S
     )
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)
@@ -142,6 +143,8 @@ def test_the_game_and_its_endgame_probe_import_each_other_one_way() -> None:
     assert not any(name.startswith("zerosum.games") for name in of(zerosum.endgames.probe))
     assert "zerosum.games.morris" in of(zerosum.games.morris_endgames)
     code = "import sys, zerosum.games.morris; print('numpy' in sys.modules)"
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=HANG_S
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "False"

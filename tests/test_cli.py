@@ -11,6 +11,7 @@ from typing import Any
 
 import pexpect
 import pytest
+from waiting import HANG_S
 
 from zerosum.cli import main
 from zerosum.games import GAMES
@@ -172,7 +173,7 @@ def scripted_game(*argv: str) -> str:
         input=script + "\n",
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=HANG_S,
     )
     assert done.returncode == 0, done.stderr
     return done.stdout
@@ -193,7 +194,7 @@ def test_weak_level_game_finishes() -> None:
 
 def test_interactive_terminal_session() -> None:
     child = pexpect.spawn(
-        sys.executable, ["-m", "zerosum.cli", "play", "tictactoe", "--seed", "5"], timeout=60
+        sys.executable, ["-m", "zerosum.cli", "play", "tictactoe", "--seed", "5"], timeout=HANG_S
     )
     child.expect(r"your move \(X\): ")
     child.sendline("b2")
@@ -214,7 +215,7 @@ def test_interactive_terminal_session() -> None:
 
 def test_ctrl_c_stops_analysis_and_reports() -> None:
     argv = ["analyze", "tictactoe", "--algorithm", "minimax", "--no-table", "--time", "60"]
-    child = pexpect.spawn(sys.executable, ["-m", "zerosum.cli", *argv], timeout=60)
+    child = pexpect.spawn(sys.executable, ["-m", "zerosum.cli", *argv], timeout=HANG_S)
     child.expect("depth   3")  # the search is under way
     child.sendintr()
     child.expect("stopped early")
@@ -241,7 +242,7 @@ def test_a_closed_pipe_ends_quietly() -> None:
             [sys.executable, "-m", "zerosum", "legal", "connect4"],
             stdout=writer,
             stderr=subprocess.PIPE,
-            timeout=60,
+            timeout=HANG_S,
         )
     finally:
         os.close(writer)
@@ -298,7 +299,7 @@ def test_play_time_caps_each_computer_move() -> None:
         input="4\nquit\n",
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=HANG_S,
     )
     assert done.returncode == 0, done.stderr
     assert "level 5 of 5 (perfect, at most 0.3 s a move)" in done.stdout

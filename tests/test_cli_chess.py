@@ -9,6 +9,7 @@ import subprocess
 import sys
 
 import pytest
+from waiting import HANG_S
 
 from zerosum.cli import main
 
@@ -72,7 +73,7 @@ def test_play_chess_in_the_terminal() -> None:
         input=script,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=HANG_S,
     )
     assert done.returncode == 0, done.stderr
     out = done.stdout

@@ -17,6 +17,8 @@ import sys
 import time
 from pathlib import Path
 
+from waiting import HANG_S
+
 SRC = str(Path(__file__).resolve().parents[1] / "src")
 ENV = {**os.environ, "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", "")}
 
@@ -26,7 +28,7 @@ def _rows(path: Path) -> int:
     if not path.exists():
         return 0
     try:
-        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5)
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=HANG_S)
     except sqlite3.OperationalError:  # created but not yet a database
         return 0
     try:
@@ -37,7 +39,7 @@ def _rows(path: Path) -> int:
         db.close()
 
 
-def _kill_after(command: list[str], path: Path, rows: int, *, timeout: float = 180) -> int:
+def _kill_after(command: list[str], path: Path, rows: int, *, timeout: float = HANG_S) -> int:
     """Start ``zerosum command``, wait until ``path`` holds at least ``rows`` committed rows,
     SIGKILL it, and return the rows seen just before the kill."""
     process = subprocess.Popen(
@@ -56,7 +58,7 @@ def _kill_after(command: list[str], path: Path, rows: int, *, timeout: float = 1
             time.sleep(0.02)  # polling an observable state, not waiting a fixed time
             seen = _rows(path)
         process.send_signal(signal.SIGKILL)
-        assert process.wait(timeout=30) == -signal.SIGKILL
+        assert process.wait(timeout=HANG_S) == -signal.SIGKILL
         return seen
     finally:
         if process.poll() is None:

@@ -23,14 +23,15 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from waiting import HANG_S as WAIT_S
 
 from zerosum.cli import build_parser, main
 from zerosum.games import GAMES
 
 EXAMPLES = int(os.environ.get("ZEROSUM_FUZZ_EXAMPLES", "100"))
-HANG_S = 60
+HANG_S = int(WAIT_S)
 """A command line still running after this long counts as hung (each ends with limits that
-keep it under a few seconds)."""
+keep it under a few seconds alone; a loaded machine or a cold compile takes far longer)."""
 
 
 class Hung(BaseException):

@@ -8,6 +8,7 @@ import sys
 
 import pexpect
 import pytest
+from waiting import HANG_S
 
 from zerosum.cli import main
 
@@ -68,7 +69,7 @@ def test_compare(capsys: pytest.CaptureFixture[str]) -> None:
     ],
 )
 def test_bad_input_exits_2_with_one_line(argv: list[str], message: str) -> None:
-    done = subprocess.run([*ZEROSUM, *argv], capture_output=True, text=True, timeout=60)
+    done = subprocess.run([*ZEROSUM, *argv], capture_output=True, text=True, timeout=HANG_S)
     assert done.returncode == 2
     assert done.stdout == "" and done.stderr.count("\n") == 1
     assert done.stderr.startswith("zerosum: error: ") and message in done.stderr
@@ -76,7 +77,7 @@ def test_bad_input_exits_2_with_one_line(argv: list[str], message: str) -> None:
 
 def test_a_game_in_the_terminal() -> None:
     child = pexpect.spawn(
-        sys.executable, ["-m", "zerosum.cli", "play", "morris", "--seed", "5"], timeout=120
+        sys.executable, ["-m", "zerosum.cli", "play", "morris", "--seed", "5"], timeout=HANG_S
     )
     child.expect("a7-----------d7-----------g7")
     child.expect(r"your move \(White\): ")

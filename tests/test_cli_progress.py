@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
+from waiting import HANG_S
 
 from zerosum.cli import main
 from zerosum.cli.progress import CLEAR_LINE, REDRAW_GAP_S, Progress, elapsed_text
@@ -77,7 +78,7 @@ def test_the_ticker_keeps_the_time_moving() -> None:
     out = FakeTerminal()
     with Progress("solve", stream=out, tick=0.01) as progress:
         progress.update("proving the score")
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + HANG_S
         while out.getvalue().count("solve: proving") < 3 and time.monotonic() < deadline:
             time.sleep(0.01)
     assert out.getvalue().count("solve: proving the score") >= 3
@@ -212,7 +213,7 @@ def _run_in_a_terminal(argv: list[str]) -> tuple[int, str]:
     )
     os.close(child)
     chunks: list[bytes] = []
-    deadline = time.monotonic() + 120
+    deadline = time.monotonic() + HANG_S
     try:
         while time.monotonic() < deadline:
             ready, _, _ = select.select([parent], [], [], 1.0)
@@ -225,7 +226,7 @@ def _run_in_a_terminal(argv: list[str]) -> tuple[int, str]:
             if not data:
                 break
             chunks.append(data)
-        status = process.wait(timeout=60)
+        status = process.wait(timeout=HANG_S)
     finally:
         if process.poll() is None:
             process.kill()
@@ -246,7 +247,7 @@ def test_a_real_command_under_a_terminal_draws_the_line() -> None:
         [sys.executable, "-m", "zerosum", *argv],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=HANG_S,
         env={**os.environ, "PYTHONPATH": SRC},
     )
     assert done.returncode == 0 and done.stderr == ""

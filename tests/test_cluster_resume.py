@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 from test_cli_crash import ENV, _check_store, _rows
+from waiting import HANG_S
 
 from zerosum.compiled.solver import Solver
 from zerosum.games.connect4 import Connect4
@@ -51,7 +52,7 @@ def _interrupt_after(store: Path, rows: int, how: signal.Signals) -> int:
             time.sleep(0.02)  # polling an observable state, not waiting a fixed time
             seen = _rows(store)
         process.send_signal(how)
-        process.wait(timeout=60)
+        process.wait(timeout=HANG_S)
         if how is signal.SIGKILL:
             assert process.returncode == -signal.SIGKILL
         return seen

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 from test_compiled import read_set
 from test_search_exhaustive import POSITIONS
+from waiting import HANG_S
 
 from zerosum.compiled.book_units import book_distributed
 from zerosum.compiled.distributed import (
@@ -115,7 +116,7 @@ def test_shutting_the_local_pool_without_waiting_ends_its_workers() -> None:
     processes = list(pool.processes)
     pool.shutdown(wait=False, cancel_futures=True)
     for process in processes:
-        process.join(timeout=120)  # bounds a hang only: the task would run for an hour
+        process.join(timeout=HANG_S)  # bounds a hang only: the task would run for an hour
     assert not any(process.is_alive() for process in processes)
 
 

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from test_cli_crash import ENV
 from test_endgames import store  # noqa: F401  (the session's serially built classes)
+from waiting import HANG_S
 
 from zerosum.endgames.board import NINE_MENS_MORRIS
 from zerosum.endgames.database import EndgameError, Endgames
@@ -137,7 +138,7 @@ def test_a_build_interrupted_in_its_level_passes_resumes_there(
             assert time.monotonic() < deadline, "no level 5 recorded"
             time.sleep(0.02)  # polling an observable state, not waiting a fixed time
         process.send_signal(how)
-        code = process.wait(timeout=120)
+        code = process.wait(timeout=HANG_S)
         assert code == (-signal.SIGKILL if how is signal.SIGKILL else 130), code
     finally:
         if process.poll() is None:

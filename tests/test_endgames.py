@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from waiting import HANG_S
 
 from zerosum.cli import main
 from zerosum.endgames import database, mapped
@@ -274,7 +275,7 @@ def test_a_killed_build_keeps_the_classes_it_finished(tmp_path: Path) -> None:
         line = process.stderr.readline()  # the 3-3 class is stored; 3-4 is being built
         assert line.startswith("endgames 3-3:"), line
         process.send_signal(signal.SIGKILL)
-        process.wait(timeout=30)
+        process.wait(timeout=HANG_S)
     finally:
         if process.poll() is None:
             process.kill()

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 import pytest
 from test_cli import run
+from waiting import HANG_S
 
 from zerosum.formatting import (
     describe,
@@ -99,7 +100,7 @@ def test_imports_no_front_end_and_no_engine() -> None:
         "or m.startswith(('zerosum.cli', 'zerosum.web', 'zerosum.compiled.'))))"
     )
     done = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=120
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=HANG_S
     )
     assert done.stdout.strip() == "[]"
 

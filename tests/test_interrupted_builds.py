@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 from test_cli_crash import ENV, _check_store, _rerun, _rows
 from test_endgames import store  # noqa: F401  (the session's serially built classes)
+from waiting import HANG_S
 
 from zerosum.endgames.database import Endgames
 from zerosum.endgames.tiers import build_tiers
@@ -35,7 +36,7 @@ def _stop(process: subprocess.Popen[str], how: signal.Signals, ctrl_c_exit: int)
     """Send ``how`` to the command and wait for it to end (Ctrl-C: it stops its workers and
     exits ``ctrl_c_exit``; kill -9: its workers stop at their next idle moment)."""
     process.send_signal(how)
-    code = process.wait(timeout=120)
+    code = process.wait(timeout=HANG_S)
     assert code == (-signal.SIGKILL if how is signal.SIGKILL else ctrl_c_exit), code
 
 

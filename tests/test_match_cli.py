@@ -14,6 +14,7 @@ from pathlib import Path
 
 import chess.pgn
 import pytest
+from waiting import HANG_S
 
 from zerosum.cli import main
 
@@ -157,20 +158,20 @@ def test_stopping_a_match_leaves_no_process_behind(workers: int, signum: int) ->
         assert process.stdout is not None
         header = process.stdout.readline()
         assert header.startswith("chess: A = FakeEngine")
-        deadline = time.monotonic() + 120  # bounds a hang only
+        deadline = time.monotonic() + HANG_S  # bounds a hang only
         # Wait until the engines of every worker run: the match process, its workers (and the
         # spawn machinery) and two engines per worker.
         while len(_survivors(value)) < 1 + 2 * workers + (workers > 1) * workers:
             assert time.monotonic() < deadline, "the engines never started"
             time.sleep(0.2)
         process.send_signal(signum)
-        out, err = process.communicate(timeout=120)
+        out, err = process.communicate(timeout=HANG_S)
     finally:
         if process.poll() is None:
             process.kill()
     assert process.returncode == 130, err
     assert "stopped after" in out
-    deadline = time.monotonic() + 120  # bounds a hang only
+    deadline = time.monotonic() + HANG_S  # bounds a hang only
     while _survivors(value) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert _survivors(value) == []
@@ -209,19 +210,19 @@ def test_ctrl_c_in_a_match_with_zerosum_uci_leaves_no_process_behind() -> None:
         assert process.stdout is not None
         header = process.stdout.readline()  # the engines were started and quit for their names
         assert header.startswith("chess: A = "), header
-        deadline = time.monotonic() + 120  # bounds a hang only
+        deadline = time.monotonic() + HANG_S  # bounds a hang only
         while not _engines(value):  # the games' engine
             assert time.monotonic() < deadline, "the engine never started"
             time.sleep(0.05)
         os.killpg(process.pid, signal.SIGINT)
-        out, err = process.communicate(timeout=120)
+        out, err = process.communicate(timeout=HANG_S)
     finally:
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)
             process.communicate()
     assert process.returncode == 130, err
     assert "stopped after" in out and "Traceback" not in err
-    deadline = time.monotonic() + 120  # bounds a hang only
+    deadline = time.monotonic() + HANG_S  # bounds a hang only
     while _survivors(value) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert _survivors(value) == []

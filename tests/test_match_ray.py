@@ -26,6 +26,7 @@ import pytest
 pytest.importorskip("ray")
 
 from test_match_cli import _survivors
+from waiting import HANG_S
 
 from zerosum.cli import main
 from zerosum.match import Match, TimeControl, WorkerError, parse_player
@@ -125,7 +126,7 @@ def test_each_actor_starts_its_engines_once_and_closes_them(ray: Any, tmp_path: 
         for move in record.moves:
             board.push_uci(move)
         assert record.pgn is not None and f'[Round "{record.index + 1}"]' in record.pgn
-    deadline = time.monotonic() + 120  # bounds a hang only
+    deadline = time.monotonic() + HANG_S  # bounds a hang only
     while any(_alive(pid) for pid in starts) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not any(_alive(pid) for pid in starts)
@@ -237,7 +238,7 @@ def test_stopping_a_ray_match_leaves_no_process_behind(signum: int) -> None:
         assert process.stdout is not None
         header = process.stdout.readline()
         assert header.endswith("2 Ray actors (auto)\n"), header
-        deadline = time.monotonic() + 120  # bounds a hang only
+        deadline = time.monotonic() + HANG_S  # bounds a hang only
         while _engines(_survivors(marker)) < 4:  # two actors, two engines each
             assert time.monotonic() < deadline, "the engines never started"
             time.sleep(0.2)
@@ -246,13 +247,13 @@ def test_stopping_a_ray_match_leaves_no_process_behind(signum: int) -> None:
             os.killpg(process.pid, signum)  # Ctrl-C reaches the whole group
         else:
             process.send_signal(signum)
-        out, err = process.communicate(timeout=120)  # bounds a hang only
+        out, err = process.communicate(timeout=HANG_S)  # bounds a hang only
     finally:
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)
     assert process.returncode == 130, err
     assert "stopped after" in out and "A: +" in out and "Traceback" not in err
-    deadline = time.monotonic() + 120  # bounds a hang only
+    deadline = time.monotonic() + HANG_S  # bounds a hang only
     while _survivors(marker) and time.monotonic() < deadline:
         time.sleep(0.2)
     assert _survivors(marker) == []

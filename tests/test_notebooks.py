@@ -24,8 +24,9 @@ except ImportError:  # CI installs the docs extra: there a missing runner is a f
 
 FOLDER = Path(__file__).resolve().parent.parent / "docs" / "notebooks"
 NOTEBOOKS = sorted(FOLDER.glob("*.ipynb"))
-TIMEOUT = 240
-"""Seconds one cell may take (a busy CI machine starting Ray, building an endgame class)."""
+TIMEOUT = 600
+"""Seconds one cell may take: a bound against a hang only (a busy CI machine starting Ray,
+building an endgame class, compiling a search cold takes minutes)."""
 
 
 def code_cells(notebook: Any) -> list[Any]:

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from synthetic import RandomGame
 from test_compiled import read_set
 from test_search_exhaustive import ORACLE, POSITIONS
+from waiting import HANG_S
 
 from zerosum.cli import main
 from zerosum.games.connect4 import Connect4, value_from_pons
@@ -24,9 +25,6 @@ from zerosum.games.tictactoe import TicTacToe
 from zerosum.search import Limit, search, solve
 from zerosum.search.parallel import SPLIT_DEPTH, SearchPool, resolve_workers
 
-HANG_S = 120
-"""What bounds a wait on a subprocess: long enough for a loaded 2-core machine, there only to
-end a hang (nothing here waits for a fixed time)."""
 INNER = [game for game in POSITIONS if game.outcome() is None]
 
 

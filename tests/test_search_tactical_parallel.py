@@ -10,6 +10,7 @@ from pathlib import Path
 import chess
 import chess.engine
 import pytest
+from waiting import HANG_S
 
 from zerosum.games.chess import Chess
 from zerosum.search import Limit
@@ -149,8 +150,8 @@ def test_uci_threads_in_a_session() -> None:
     """UCI's Threads runs the compiled core's Lazy SMP threads inside the engine's process:
     searches and moves stay legal, and quitting leaves no child process behind."""
     command = [sys.executable, "-m", "zerosum", "uci"]
-    # 120 s bound a hang only: isready loads the compiled search (a minute when cold and busy)
-    engine = chess.engine.SimpleEngine.popen_uci(command, timeout=120)
+    # HANG_S bounds a hang only: isready loads the compiled search (a minute when cold and busy)
+    engine = chess.engine.SimpleEngine.popen_uci(command, timeout=HANG_S)
     try:
         assert engine.options["Threads"].max >= 2
         engine.configure({"Threads": 2})
@@ -164,7 +165,7 @@ def test_uci_threads_in_a_session() -> None:
         children = _children(pid)
     finally:
         engine.quit()
-    deadline = time.monotonic() + 120  # bounds a hang only
+    deadline = time.monotonic() + HANG_S  # bounds a hang only
     while any(map(_alive, [pid, *children])) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not any(map(_alive, [pid, *children]))
@@ -172,7 +173,7 @@ def test_uci_threads_in_a_session() -> None:
 
 def test_uci_stop_is_prompt_with_threads() -> None:
     command = [sys.executable, "-m", "zerosum", "uci"]
-    engine = chess.engine.SimpleEngine.popen_uci(command, timeout=120)  # bounds a hang only
+    engine = chess.engine.SimpleEngine.popen_uci(command, timeout=HANG_S)  # bounds a hang only
     try:
         engine.configure({"Threads": 2})
         board = chess.Board(POSITIONS[1])

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from waiting import HANG_S
 
 from zerosum.cli import main
 from zerosum.textfile import SNIFF_BYTES, TextFileError, read_lines
@@ -100,7 +101,7 @@ def test_solve_positions_from_urandom_in_a_fresh_process() -> None:
         [sys.executable, "-m", "zerosum", "solve", "connect4", "--positions", "/dev/urandom"],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=HANG_S,
     )
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and "binary file" in done.stderr

@@ -9,6 +9,7 @@ import time
 import chess
 import chess.engine
 import pytest
+from waiting import HANG_S
 
 from zerosum.engines import TacticalEngine
 from zerosum.engines.compiled_tactical import CompiledTacticalEngine
@@ -34,7 +35,7 @@ WAC_002 = "8/7p/5k2/5p2/p1p2P2/Pr1pPK2/1P1R3P/8 b - - 0 1"
 
 
 def test_python_chess_session() -> None:
-    with chess.engine.SimpleEngine.popen_uci(COMMAND, timeout=120) as engine:  # bounds a hang
+    with chess.engine.SimpleEngine.popen_uci(COMMAND, timeout=HANG_S) as engine:  # bounds a hang
         assert engine.id["name"].startswith("zerosum")
         assert {"Hash", "MultiPV", "Threads"} <= set(engine.options)
         # analyse: a mate found at fixed depth
@@ -146,7 +147,7 @@ def searching(out: Recorder, at_least_ms: int = 0) -> None:
                 return True
         return False
 
-    deadline = time.perf_counter() + 120
+    deadline = time.perf_counter() + HANG_S
     while not reported():
         assert time.perf_counter() < deadline, "the search never reported an iteration"
         time.sleep(0.01)
@@ -299,7 +300,7 @@ def test_go_plans_the_move_with_the_lag_it_measured(monkeypatch: pytest.MonkeyPa
 @pytest.mark.parametrize("argv", [["uci", "extra"]])
 def test_cli_usage_error(argv: list[str]) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "zerosum", *argv], capture_output=True, text=True, timeout=30
+        [sys.executable, "-m", "zerosum", *argv], capture_output=True, text=True, timeout=HANG_S
     )
     assert done.returncode == 2 and done.stderr.startswith("zerosum: error:")
 
@@ -368,7 +369,7 @@ def wait_for_bestmove(out: Recorder, engine: UciEngine) -> str:
     """The bestmove line, once the search thread has ended (an observable state, no sleep)."""
     thread = engine._thread
     assert thread is not None
-    thread.join(timeout=120)
+    thread.join(timeout=HANG_S)
     assert not thread.is_alive(), "the search did not end"
     return next(line for line in reversed(out.lines) if line.startswith("bestmove"))
 

@@ -21,6 +21,7 @@ from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from starlette.testclient import WebSocketDenialResponse
+from waiting import HANG_S, wait_until
 
 from zerosum.web import is_loopback, jobs, sessions
 from zerosum.web.app import create_app
@@ -31,10 +32,6 @@ from zerosum.web.sessions import Sessions
 BASE = "http://127.0.0.1:8000"
 HOST = {"host": "127.0.0.1:8000"}
 """The TestClient's websockets name ``testserver`` whatever the base URL: name this one."""
-
-HANG_S = 300.0
-"""A bound that only ends a hang (a state that never comes), far above a loaded machine's
-delays."""
 
 
 @pytest.fixture(scope="module")
@@ -49,14 +46,17 @@ def new(client: TestClient, game: str = "tictactoe", **body: Any) -> str:
     return str(response.json()["id"])
 
 
-def wait_until_no_searches(timeout: float = 30.0) -> None:
-    """Wait until every search process has ended; ``timeout`` bounds the teardown on a loaded
-    machine and stays under the 60 s searches the tests start, so a left search still fails."""
-    deadline = time.monotonic() + timeout
-    while Job.running and time.monotonic() < deadline:
-        time.sleep(0.05)
+def wait_until_no_searches() -> None:
+    """Every search has been ended by its owner, at once (a search nobody ended would run on,
+    whatever the wait), and then its process reaped (a wait, bounded only against a hang)."""
+    running = [job for job in Job.running if not job.ended]
+    assert not running, f"{len(running)} search(es) still running: nobody ended them"
+
+    def reaped() -> bool:
         Job.reap()
-    assert not Job.running, "a search process is still running"
+        return not Job.running
+
+    wait_until(reaped, "the ended searches' processes reaped")
 
 
 # -- who may talk to the server -------------------------------------------------------------
@@ -336,7 +336,7 @@ def test_a_search_ends_when_its_http_client_leaves(server: str) -> None:
             assert time.monotonic() < deadline, "the search outlived its client"
             time.sleep(0.1)
         # ended because its client left: killed, never asked to stop by its time limit
-        assert not any(job._stop.is_set() for job in started)
+        assert not any(job.asked_to_stop for job in started)
         assert client.get("/", headers={"host": "evil.example"}).status_code == 400
     wait_until_no_searches()
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -12,6 +11,7 @@ from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from starlette.testclient import WebSocketDenialResponse
+from waiting import wait_until
 
 from zerosum.formatting import describe
 from zerosum.game import WIN
@@ -34,14 +34,17 @@ def new(client: TestClient, game: str = "tictactoe", **body: Any) -> dict[str, A
     return data
 
 
-def wait_until_no_searches(timeout: float = 30.0) -> None:
-    """Wait until every search process has ended; ``timeout`` bounds the teardown on a loaded
-    machine and stays under the 60 s searches the tests start, so a left search still fails."""
-    deadline = time.monotonic() + timeout
-    while Job.running and time.monotonic() < deadline:
-        time.sleep(0.05)
+def wait_until_no_searches() -> None:
+    """Every search has been ended by its owner, at once (a search nobody ended would run on,
+    whatever the wait), and then its process reaped (a wait, bounded only against a hang)."""
+    running = [job for job in Job.running if not job.ended]
+    assert not running, f"{len(running)} search(es) still running: nobody ended them"
+
+    def reaped() -> bool:
         Job.reap()
-    assert not Job.running, "a search process is still running"
+        return not Job.running
+
+    wait_until(reaped, "the ended searches' processes reaped")
 
 
 def test_games_lists_the_registry(client: TestClient) -> None:
@@ -354,9 +357,9 @@ def test_closing_the_socket_stops_its_search_and_the_server_stays_responsive(
             assert client.get("/api/games").status_code == 200
         assert len(processes) == 2 and all(process.is_alive() for process in processes)
         assert client.get("/api/health").json()["searches"] == 2
-    # the tabs are closed: both searches end well before their 60 s (the bound allows for the
-    # teardown of their processes on a loaded machine)
-    wait_until_no_searches(timeout=30.0)
+    # the tabs are closed: the server has ended both searches (long before their 60 s), and
+    # their processes are reaped
+    wait_until_no_searches()
     assert not any(process.is_alive() for process in processes)
     assert client.get("/api/health").json()["searches"] == 0
 

@@ -15,6 +15,7 @@ import time
 
 import httpx
 from playwright.sync_api import Page, expect
+from waiting import HANG_MS, HANG_S
 from web_browser import (  # the fixtures; importing web_browser skips without chromium
     ARTIFACTS,
     LocalServer,
@@ -140,7 +141,7 @@ def test_mcts_visit_bars_grow_while_it_searches(server: str, page: Page) -> None
     # a later iteration redraws the bars with more simulations
     page.wait_for_function(
         f"() => Number(document.querySelector('#visits').dataset.total) > {first}",
-        timeout=20_000,
+        timeout=HANG_MS,
     )
     page.click("#stop")
     expect(page.locator("#thinking")).to_be_hidden()
@@ -158,7 +159,7 @@ def test_compare_lines_that_coincide_stay_visible(server: str, page: Page) -> No
     page.click(".tab[data-tab=compare]")
     page.select_option("#compare-depth", "2")
     page.click("#compare-run")
-    expect(page.locator("#compare-summary")).to_have_text("done", timeout=30_000)
+    expect(page.locator("#compare-summary")).to_have_text("done", timeout=HANG_MS)
     # minimax and negamax count the same nodes: both drawn, apart, and the legend says so
     marks = {
         name: page.locator(f"#chart g[data-series='{name}'] .point").evaluate_all(
@@ -238,10 +239,10 @@ def test_a_lost_session_is_set_up_again_from_the_page(
     )
     local_server.restart()
     page.wait_for_function(
-        "() => window.notices.some((text) => text.includes('asking again'))", timeout=20_000
+        "() => window.notices.some((text) => text.includes('asking again'))", timeout=HANG_MS
     )
     page.wait_for_function(
-        "() => document.querySelectorAll('#iterations tbody tr').length > 0", timeout=20_000
+        "() => document.querySelectorAll('#iterations tbody tr').length > 0", timeout=HANG_MS
     )
     expect(page.locator("#thinking")).to_be_visible()
     expect(page.locator("#stop")).to_be_enabled()
@@ -261,7 +262,7 @@ def test_a_lost_session_is_set_up_again_from_the_page(
 def test_a_busy_server_is_asked_again_when_it_names(page: Page) -> None:
     served = LocalServer(max_searches=1)  # one search at a time: a second one gets a 429
     try:
-        client = httpx.Client(base_url=served.url, timeout=60)
+        client = httpx.Client(base_url=served.url, timeout=HANG_S)
         other = client.post("/api/sessions", json={"game": "connect4"}).json()["id"]
         # Another tab's search holds the only slot until its connection closes (the server
         # ends a think whose client leaves), however long the page takes to open.
@@ -272,7 +273,7 @@ def test_a_busy_server_is_asked_again_when_it_names(page: Page) -> None:
             f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n".encode()
             + body
         )
-        deadline = time.monotonic() + 60  # only ends a hang
+        deadline = time.monotonic() + HANG_S  # only ends a hang
         while client.get("/api/health").json()["searches"] < 1:
             assert time.monotonic() < deadline, "the other tab's search never ran"
             time.sleep(0.05)
@@ -284,12 +285,12 @@ def test_a_busy_server_is_asked_again_when_it_names(page: Page) -> None:
         expect(page.locator("#error")).to_be_empty()
         holder.close()  # the other tab leaves: its search ends and frees the slot
         while client.get("/api/health").json()["searches"] > 0:
-            assert time.monotonic() < deadline + 60, "the other tab's search never ended"
+            assert time.monotonic() < deadline + HANG_S, "the other tab's search never ended"
             time.sleep(0.05)
         page.clock.fast_forward(61_000)  # past the longest wait a busy server names
         # once the other search has ended the page's own runs, without a click
         page.wait_for_function(
-            "() => document.querySelectorAll('#iterations tbody tr').length > 0", timeout=60_000
+            "() => document.querySelectorAll('#iterations tbody tr').length > 0", timeout=HANG_MS
         )
         page.click("#stop")
         expect(page.locator("#thinking")).to_be_hidden()

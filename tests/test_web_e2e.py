@@ -13,12 +13,15 @@ import socket
 import threading
 import time
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 import uvicorn
 from playwright.sync_api import Browser, Page, expect
+from waiting import HANG_MS, HANG_S, wait_until
 from web_browser import (  # the fixtures; importing web_browser skips without chromium
     ARTIFACTS,
+    LocalServer,
     browser_fixture,  # noqa: F401
     open_game,
     page_fixture,  # noqa: F401
@@ -27,12 +30,13 @@ from web_browser import (  # the fixtures; importing web_browser skips without c
 
 from zerosum.games import GAMES, get_game, register, unregister
 from zerosum.web.app import create_app
+from zerosum.web.jobs import Job, Searches
 
 
 def wait_for_more_moves(page: Page, played: int) -> None:
     """Wait until the server has taken the move just clicked (the list grows past ``played``)."""
     page.wait_for_function(
-        f"() => document.querySelectorAll('#movelist .move').length > {played}", timeout=20_000
+        f"() => document.querySelectorAll('#movelist .move').length > {played}", timeout=HANG_MS
     )
 
 
@@ -40,7 +44,7 @@ def wait_for_my_turn(page: Page) -> None:
     page.wait_for_function(
         "() => document.querySelector('#status').dataset.over === 'yes'"
         " || document.querySelector('#board [data-move].legal') !== null",
-        timeout=20_000,
+        timeout=HANG_MS,
     )
 
 
@@ -111,11 +115,11 @@ def test_connect4_moves_analysis_and_compare(server: str, page: Page) -> None:
     page.click("#analyze")
     expect(page.locator("#thinking")).to_be_visible()
     page.wait_for_function(
-        "() => document.querySelectorAll('#iterations tbody tr').length >= 3", timeout=20_000
+        "() => document.querySelectorAll('#iterations tbody tr').length >= 3", timeout=HANG_MS
     )
     page.screenshot(path=str(ARTIFACTS / "connect4-analysis.png"), full_page=True)
     page.click("#stop")
-    expect(page.locator("#thinking")).to_be_hidden(timeout=10_000)
+    expect(page.locator("#thinking")).to_be_hidden(timeout=HANG_MS)
     expect(page.locator("#movelist .move")).to_have_count(6)  # analysis plays nothing
 
     page.select_option("#explain-depth", "3")
@@ -127,7 +131,7 @@ def test_connect4_moves_analysis_and_compare(server: str, page: Page) -> None:
     page.click(".tab[data-tab=compare]")
     page.select_option("#compare-depth", "3")
     page.click("#compare-run")
-    expect(page.locator("#compare-summary")).to_have_text("done", timeout=30_000)
+    expect(page.locator("#compare-summary")).to_have_text("done", timeout=HANG_MS)
     assert page.locator("#chart svg path.series").count() >= 4
     assert page.locator("#compare-table tbody tr").count() == 3 * 16 + 1  # MCTS last
     expect(page.locator("#compare-table tbody tr").last).to_contain_text("mcts")
@@ -147,27 +151,39 @@ def test_position_load_and_bad_input(server: str, page: Page) -> None:
     expect(page.locator("#status")).to_have_text("O to move.")
 
 
-def test_closing_the_tab_ends_its_search(server: str, browser: Browser) -> None:
-    context = browser.new_context()
-    page = context.new_page()
-    open_game(page, server, "connect4")
-    page.click("#analyze")
-    page.wait_for_function(
-        "() => document.querySelectorAll('#iterations tbody tr').length >= 2", timeout=20_000
-    )
-    health = page.request.get(f"{server}/api/health").json()
-    assert health["searches"] >= 1
-    context.close()
-    probe = browser.new_context()
-    # The analysis runs for 120 s unless cancelled: 60 s bounds the teardown of its process on
-    # a loaded machine and still fails if closing the tab left it running.
-    deadline = time.monotonic() + 60
-    while (
-        probe.request.get(f"{server}/api/health").json()["searches"] and time.monotonic() < deadline
-    ):
-        time.sleep(0.1)
-    assert probe.request.get(f"{server}/api/health").json()["searches"] == 0
-    probe.close()
+def test_closing_the_tab_ends_its_search(browser: Browser, monkeypatch: pytest.MonkeyPatch) -> None:
+    started: list[Job] = []
+    start = Searches.start
+
+    def recorded(searches: Searches, *args: Any, **kwargs: Any) -> Job:
+        job = start(searches, *args, **kwargs)
+        started.append(job)
+        return job
+
+    monkeypatch.setattr(Searches, "start", recorded)
+    served = LocalServer()
+    try:
+        context = browser.new_context()
+        page = context.new_page()
+        open_game(page, served.url, "connect4")
+        page.click("#analyze")
+        page.wait_for_function(
+            "() => document.querySelectorAll('#iterations tbody tr').length >= 2",
+            timeout=HANG_MS,
+        )
+        assert page.request.get(f"{served.url}/api/health").json()["searches"] >= 1
+        context.close()
+        probe = browser.new_context()
+        wait_until(
+            lambda: probe.request.get(f"{served.url}/api/health").json()["searches"] == 0,
+            "the closed tab's search ended",
+        )
+        probe.close()
+        # Ended by the tab's leaving, not by its 120 s time limit (which would have asked it
+        # to stop first): however long the wait took on a loaded machine.
+        assert started and not any(job.asked_to_stop for job in started)
+    finally:
+        served.stop()
 
 
 @pytest.fixture
@@ -183,7 +199,7 @@ def server_with_a_boardless_game() -> Iterator[str]:
     server = uvicorn.Server(uvicorn.Config(create_app(), log_level="warning"))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, daemon=True)
     thread.start()
-    deadline = time.monotonic() + 300  # ends a hang only
+    deadline = time.monotonic() + HANG_S  # ends a hang only
     while not server.started:
         assert time.monotonic() < deadline and thread.is_alive(), "the server did not start"
         time.sleep(0.05)
@@ -191,7 +207,7 @@ def server_with_a_boardless_game() -> Iterator[str]:
         yield f"http://127.0.0.1:{listener.getsockname()[1]}"
     finally:
         server.should_exit = True
-        thread.join(timeout=10)
+        thread.join(timeout=HANG_S)
         listener.close()
         unregister("plain")
 
@@ -297,7 +313,7 @@ def test_chess_moves_promotion_and_flip_by_clicking(server: str, page: Page) -> 
     expect(page.locator("#board [data-square].legal")).to_have_count(2)  # e3, e4
     page.click("#board [data-square='e4']")
     # the computer answers with the tactical engine and shows its figures
-    expect(page.locator("#movelist .move")).to_have_count(2, timeout=20_000)
+    expect(page.locator("#movelist .move")).to_have_count(2, timeout=HANG_MS)
     expect(page.locator("#movelist .move").first).to_have_text("e4")  # SAN
     expect(page.locator("#f-depth")).not_to_have_text("\u2013")
     expect(page.locator("#board [data-square='e4'] [data-piece='P']")).to_have_count(1)
@@ -349,7 +365,7 @@ def test_the_computer_plays_with_mcts_on_any_game(server: str, page: Page) -> No
     page.select_option("#engine-kind", "mcts")
     page.fill("#think-time", "0.5")
     page.click("#engine")
-    expect(page.locator("#movelist .move")).to_have_count(1, timeout=20_000)
+    expect(page.locator("#movelist .move")).to_have_count(1, timeout=HANG_MS)
     expect(page.locator("#f-nodes")).not_to_have_text("\u2013")
     open_game(page, server, "connect4")
     assert not page.locator('#engine-kind option[value="compiled"]').is_disabled()

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import socket
 import threading
 import time
@@ -27,6 +28,7 @@ import uvicorn
 import websockets.sync.client
 from fastapi.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
+from waiting import HANG_S
 
 from zerosum.games import register, unregister
 from zerosum.games.chess import MAX_MOVE_NUMBER
@@ -41,11 +43,11 @@ from zerosum.web.guard import (
     Budget,
     Verdict,
 )
-from zerosum.web.jobs import FINAL, Job
+from zerosum.web.jobs import FINAL, Job, Searches
 
 Message = MutableMapping[str, Any]
-BOUND = 60.0
-"""Seconds an observable state may take to come on a busy machine before a test fails."""
+BOUND = HANG_S
+"""Seconds an observable state may take to come on a busy machine before a test fails (a hang)."""
 
 
 def wait_for(condition: Callable[[], bool], what: str) -> None:
@@ -79,6 +81,27 @@ def events_until_final(live: Any) -> list[dict[str, Any]]:
 
 
 # -- a search slot is freed on every path --------------------------------------------------
+
+
+@pytest.fixture
+def started_jobs(monkeypatch: pytest.MonkeyPatch) -> list[Job]:
+    """Every job the apps start from now on. A job its client's leaving ended was never asked
+    to stop (``asked_to_stop``): only its time limit does that, so a slot freed by the time
+    limit rather than by the leaving fails the test however long the wait for it took."""
+    started: list[Job] = []
+    start = Searches.start
+
+    def recorded(searches: Searches, *args: Any, **kwargs: Any) -> Job:
+        job = start(searches, *args, **kwargs)
+        started.append(job)
+        return job
+
+    monkeypatch.setattr(Searches, "start", recorded)
+    return started
+
+
+def ended_by_their_clients(started: list[Job]) -> bool:
+    return bool(started) and not any(job.asked_to_stop for job in started)
 
 
 class Dropping:
@@ -119,7 +142,7 @@ class Dropping:
 
 # The app's sends on a think: accept, started, loading, searching, the first info, ... done.
 @pytest.mark.parametrize("step", range(2, 8))
-def test_a_client_gone_at_any_step_frees_its_slot(step: int) -> None:
+def test_a_client_gone_at_any_step_frees_its_slot(step: int, started_jobs: list[Job]) -> None:
     app = create_app(max_searches=1, session_searches=1)
     with TestClient(Dropping(app, step)) as client:
         sid = new(client)
@@ -127,6 +150,7 @@ def test_a_client_gone_at_any_step_frees_its_slot(step: int) -> None:
             live.send_json({"action": "think", "depth": 0, "time": 60})
             wait_for(lambda: searches(client) == 0, "the search of a client that went away")
         wait_for(no_processes, "the search process reaped")
+        assert ended_by_their_clients(started_jobs)
         # the only slot is free again: a search on another session starts and answers
         answer = client.post(f"/api/sessions/{new(client)}/think", json={"depth": 2})
         assert answer.status_code == 200, answer.text
@@ -183,7 +207,7 @@ def test_a_search_process_starts_off_the_event_loop(monkeypatch: pytest.MonkeyPa
 
 
 def test_a_client_gone_while_its_search_starts_frees_the_slot(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, started_jobs: list[Job]
 ) -> None:
     app = create_app(max_searches=1, session_searches=1)
     with TestClient(app) as client:
@@ -195,8 +219,113 @@ def test_a_client_gone_while_its_search_starts_frees_the_slot(
         wait_for(lambda: searches(client) == 0, "the slot of a client gone during the start")
         gate.set()  # the start ends: its child is killed and reaped
         wait_for(no_processes, "the child started after its client had gone")
+        assert ended_by_their_clients(started_jobs)
         answer = client.post(f"/api/sessions/{new(client)}/think", json={"depth": 2})
         assert answer.status_code == 200, answer.text
+    wait_for(no_processes, "every search process reaped")
+
+
+@pytest.mark.parametrize("turns", range(10))
+def test_a_search_replaced_as_its_event_arrives_says_nothing_more(
+    turns: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A new think ends the socket's running one: its forwarding task is cancelled, then its
+    job ended (``live``'s ``cancel``). An event of the old search that had just arrived made
+    Python 3.11's ``asyncio.wait_for`` swallow the cancel (its inner ``queue.get()`` was
+    done): the old task went on and sent ``the search ended without an answer`` (its ended
+    job's last word) after the new think's ``started``, one loaded full-suite run in three.
+    Here the event waits in the job's pipe and the replacement comes ``turns`` turns of the
+    event loop after the job starts reading it: every interleaving, no child process."""
+
+    async def no_child(job: Job) -> None:
+        pass
+
+    monkeypatch.setattr(Job, "_launch", no_child)
+
+    async def replaced() -> tuple[bool, list[dict[str, Any]]]:
+        job = Job("think", {}, time_limit=60.0, started=False)
+        job._send.send({"type": "info", "depth": 1})  # written as the child writes it
+        after_end: list[dict[str, Any]] = []
+        ended = False
+
+        async def forward() -> None:  # as the socket's task: with the job, every event out
+            with job:
+                async for event in job.events():
+                    if ended:
+                        after_end.append(event)
+
+        task = asyncio.create_task(forward())
+        for _ in range(turns):
+            await asyncio.sleep(0)
+        task.cancel()
+        job.end()
+        ended = True
+        cancelled = False
+        try:
+            await task
+        except asyncio.CancelledError:
+            cancelled = True
+        job._send.close()
+        return cancelled, after_end
+
+    # the old task ends at its cancel, and its job's events stop at its end
+    assert asyncio.run(replaced()) == (True, [])
+    assert not Job.running
+
+
+def test_the_event_loop_never_waits_for_a_childs_stop_lock(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The stop event is shared with the child, which takes its lock every time it looks at
+    it: the server only sets it (at the time limit), never reads it, and never sets it once
+    the job has ended (a child killed holding the lock would hold it for ever)."""
+
+    async def no_child(job: Job) -> None:
+        pass
+
+    class HeldLock:
+        """The stop event while a child, paused or killed, holds its lock."""
+
+        def __init__(self) -> None:
+            self.sets = 0
+
+        def is_set(self) -> bool:
+            raise AssertionError("the event loop waited for the child's lock")
+
+        def set(self) -> None:
+            self.sets += 1
+
+    monkeypatch.setattr(Job, "_launch", no_child)
+    monkeypatch.setattr(jobs, "GRACE", 0.0)
+    held = HeldLock()
+
+    async def timed_out() -> list[dict[str, Any]]:
+        job = Job("think", {}, time_limit=0.0, started=False)
+        job._stop = held  # type: ignore[assignment]
+        job._send.send({"type": "searching", "engine": "engine"})  # its clock starts: 0 s
+        events = [event async for event in job.events()]
+        job.stop()  # a client's stop after the end
+        job._send.close()
+        return events
+
+    events = asyncio.run(timed_out())
+    assert [event["type"] for event in events] == ["searching", "error"]
+    assert "did not answer within its time limit" in events[-1]["message"]
+    assert held.sets == 1  # asked once, at the time limit
+    assert not Job.running
+
+
+def test_a_search_process_yields_the_cpu_to_its_server() -> None:
+    request = {"game": "connect4", "start": None, "moves": [], "depth": 0, "time": 60.0}
+
+    async def priority() -> int:
+        job = Job("think", {**request, "seed": 1, "engine": "engine"}, time_limit=60.0)
+        with job:
+            async for event in job.events():  # the first, once the child has started
+                assert event["type"] == "loading", event
+                return os.getpriority(os.PRIO_PROCESS, job.process.pid)
+        raise AssertionError("the search sent nothing")
+
+    lowered = min(19, os.getpriority(os.PRIO_PROCESS, 0) + jobs.SEARCH_NICE)  # 19: the lowest
+    assert asyncio.run(priority()) == lowered
     wait_for(no_processes, "every search process reaped")
 
 

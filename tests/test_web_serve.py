@@ -8,6 +8,7 @@ import sys
 
 import httpx
 import pytest
+from waiting import HANG_S
 
 from zerosum.cli import main
 
@@ -68,9 +69,9 @@ def test_a_reachable_host_warns_and_names_are_checked() -> None:
             (f"board.example:{port}", 200),
             (f"evil.example:{port}", 400),
         ]:
-            response = httpx.get(url, headers={"host": host}, timeout=30)
+            response = httpx.get(url, headers={"host": host}, timeout=HANG_S)
             assert response.status_code == status, host
-        assert httpx.get(url, timeout=30).json()["max_searches"] == 1
+        assert httpx.get(url, timeout=HANG_S).json()["max_searches"] == 1
     finally:
         process.terminate()
-        process.wait(timeout=10)
+        process.wait(timeout=HANG_S)

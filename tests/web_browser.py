@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from waiting import HANG_MS, HANG_S
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
@@ -42,10 +43,12 @@ if not CHROMIUM.exists():
 import uvicorn  # noqa: E402
 from playwright.sync_api import Browser, Page, expect, sync_playwright  # noqa: E402
 
+from zerosum.web import server_config  # noqa: E402
 from zerosum.web.app import create_app  # noqa: E402
 
-# The machine running the tests may be busy: every assertion waits up to 20 s, not Playwright's 5 s.
-expect.set_options(timeout=20_000)
+# The machine running the tests may be busy: every assertion waits for its state, bounded only
+# against a hang (HANG_MS), not Playwright's 5 s.
+expect.set_options(timeout=HANG_MS)
 
 
 @pytest.fixture(scope="module", name="server")
@@ -66,7 +69,7 @@ def server_fixture() -> Iterator[str]:
     url = line.split("http://", 1)[1].split()[0].rstrip("/")
     yield f"http://{url}"
     process.terminate()
-    process.wait(timeout=10)
+    process.wait(timeout=HANG_S)
 
 
 @pytest.fixture(scope="module", name="browser")
@@ -93,8 +96,10 @@ def page_fixture(browser: Browser) -> Iterator[Page]:
 
 
 class LocalServer:
-    """The app served from this process on one port; :meth:`restart` replaces it by a fresh
-    app (no sessions) on the same port, as a restarted ``zerosum serve`` would be."""
+    """The app served from this process on one port, as ``zerosum serve`` serves it (its
+    searches are this process's :class:`~zerosum.web.jobs.Job` objects, for the tests to
+    look at); :meth:`restart` replaces it by a fresh app (no sessions) on the same port, as
+    a restarted ``zerosum serve`` would be."""
 
     def __init__(self, **options: Any) -> None:
         self.options = options
@@ -111,14 +116,13 @@ class LocalServer:
         self._listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self._listener.bind(("127.0.0.1", self.port))
         self._listener.listen()
-        self._server = uvicorn.Server(
-            uvicorn.Config(create_app(**self.options), log_level="warning")
-        )
+        # as ``zerosum serve`` configures it (its websocket protocol, its headers)
+        self._server = uvicorn.Server(server_config(create_app(**self.options)))
         self._thread = threading.Thread(
             target=self._server.run, kwargs={"sockets": [self._listener]}, daemon=True
         )
         self._thread.start()
-        deadline = time.monotonic() + 20
+        deadline = time.monotonic() + HANG_S  # ends a hang only
         while not self._server.started:
             if time.monotonic() > deadline or not self._thread.is_alive():
                 pytest.fail("the in-process server did not start")
@@ -126,7 +130,7 @@ class LocalServer:
 
     def stop(self) -> None:
         self._server.should_exit = True
-        self._thread.join(timeout=20)
+        self._thread.join(timeout=HANG_S)
         self._listener.close()
 
     def restart(self) -> None:

@@ -31,6 +31,7 @@ gone (a job ended while its child starts has it killed once started).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import math
 import multiprocessing
 import os
@@ -69,6 +70,12 @@ LOAD_TIME: Final = 600.0
 chess search takes one to two minutes on a busy two-core machine)."""
 MAX_RETRY: Final = 60
 """The longest ``Retry-After`` a busy server names (seconds)."""
+SEARCH_NICE: Final = 5
+"""How far a search process lowers its priority (``os.nice``) before anything else: the
+server that runs it then gets the CPU first when both want it, so its event loop (the health
+check, the page, every other socket) never waits for a core behind its own searches; an idle
+server leaves them the whole core. Where Linux groups a session's processes (autogroup) other
+programs see no change; elsewhere the searches yield to them too."""
 LOAD_RETRY: Final = 30
 """Seconds a client is told to wait before asking again after a search that missed its time
 limit or an engine that did not load in time (its compile goes on filling the cache)."""
@@ -301,8 +308,11 @@ def _run(
 ) -> None:
     """The child process: import the modules that registered games in the server (``imports``,
     the server's :data:`~zerosum.runtime.WORKER_IMPORTS`: a game a program registered at run
-    time), run one job, report a failure as an ``error`` event."""
+    time), run one job, report a failure as an ``error`` event. It first lowers its priority
+    by :data:`SEARCH_NICE`."""
     try:
+        with contextlib.suppress(OSError, AttributeError):  # no os.nice: not POSIX
+            os.nice(SEARCH_NICE)
         worker_init(imports, signals=False)
         KINDS[kind](request, conn.send, stop.is_set)
     except ZerosumError as error:  # the request asked for something the game refuses
@@ -385,6 +395,10 @@ class Job:
         context = _context()
         self._receive, self._send = context.Pipe(duplex=False)
         self._stop = context.Event()
+        self.asked_to_stop = False
+        """Whether :meth:`stop` has run (the time limit, or the client's stop): read here
+        rather than the shared event, whose lock the child takes each time it looks at it (a
+        busy machine may pause the child holding it, and the event loop would wait)."""
         self.process = context.Process(  # type: ignore[attr-defined]
             target=_run,
             args=(kind, request, self._send, self._stop, worker_imports()),
@@ -423,8 +437,10 @@ class Job:
         self.end()
 
     async def events(self) -> AsyncIterator[dict[str, Any]]:
-        """The job's events as they come, ending after the final one (or if the child died);
-        the job has ended when they end."""
+        """The job's events as they come, ending after the final one (or if the child died:
+        an ``error``); the job has ended when they end. Once :meth:`end` has run (its owner
+        no longer wants the answer: a replaced search, a client gone) they end with nothing
+        more, not even an event already read."""
         try:
             await self._launch()
         except Exception as error:  # the machine could not start a process (EAGAIN, ...)
@@ -453,7 +469,11 @@ class Job:
         try:
             while True:
                 try:
-                    event = await asyncio.wait_for(queue.get(), self._wait())
+                    # Not asyncio.wait_for: on Python 3.11 it swallows a cancel that comes as
+                    # its inner get() completes, and the cancelled task (a search the socket
+                    # replaced) would go on reading an ended job.
+                    async with asyncio.timeout(self._wait()):
+                        event = await queue.get()
                 except TimeoutError:
                     if self._loading:
                         yield {
@@ -463,7 +483,7 @@ class Job:
                             "retry_after": LOAD_RETRY,
                         }
                         return
-                    if not self._stop.is_set():
+                    if not self.asked_to_stop:
                         self.stop()  # the time limit: a search reports what it has
                         continue
                     yield {
@@ -472,6 +492,8 @@ class Job:
                         f"{self.time_limit:g} s (the machine may be busy): expected a retry",
                         "retry_after": LOAD_RETRY,
                     }
+                    return
+                if self._ended:  # ended by its owner: nobody wants its events any more
                     return
                 if event is None:
                     yield {"type": "error", "message": "the search ended without an answer"}
@@ -500,11 +522,16 @@ class Job:
 
     def _wait(self) -> float:
         """Seconds until the job is asked to stop, or (asked) until it is killed."""
-        deadline = self.deadline + (GRACE if self._stop.is_set() else 0.0)
+        deadline = self.deadline + (GRACE if self.asked_to_stop else 0.0)
         return max(0.0, deadline - time.monotonic())
 
     def stop(self) -> None:
-        """Ask the search to stop and report what it has (the child then ends by itself)."""
+        """Ask the search to stop and report what it has (the child then ends by itself).
+        Nothing once the job has ended: its child may have been killed holding the event's
+        lock, and setting the event would then wait for ever."""
+        if self._ended:
+            return
+        self.asked_to_stop = True
         self._stop.set()
 
     def kill(self) -> None:
