@@ -41,7 +41,6 @@ a Ray cluster of several machines, on a shared file system (what that relies on:
 from __future__ import annotations
 
 import contextlib
-import os
 import shutil
 import time
 import zlib
@@ -56,6 +55,7 @@ import numpy as np
 from zerosum.endgames import DEFAULT_MEN, MAX_MEN
 from zerosum.endgames.board import Board
 from zerosum.endgames.database import ClassInfo, EndgameError, Endgames, peak_mb
+from zerosum.endgames.work_files import save_array
 from zerosum.runtime.executor import Executor
 
 Tier = tuple[int, int]
@@ -105,13 +105,9 @@ def _input_file(inputs: Path, mover: int, other: int) -> Path:
 
 def write_input(endgames: Endgames, inputs: str | Path, mover: int, other: int) -> Path:
     """The stored table of ``mover-other`` as a plain file in ``inputs`` for the units
-    (atomically: written aside, then renamed)."""
+    (whole or not at all: :func:`.work_files.save_array`)."""
     target = _input_file(Path(inputs), mover, other)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    temporary = target.with_name(f"{target.name}.{os.getpid()}.tmp")
-    with open(temporary, "wb") as out:
-        np.save(out, endgames.table(mover, other, keep=False))
-    os.replace(temporary, target)
+    save_array(target, endgames.table(mover, other, keep=False))
     return target
 
 
@@ -148,8 +144,8 @@ def count_unit(
 ) -> tuple[float, float, int]:
     """A unit, run in a worker: step 1 of the class ``mover-other`` for the entries
     ``lo..hi-1`` (its removals' table read from the folder ``inputs``: :func:`write_input`),
-    written to ``folder`` (atomically: a part file is whole or absent); the seconds it took,
-    the worker's peak memory in MB and the top level step 1 scheduled."""
+    written to ``folder`` (whole or not at all: :func:`.work_files.save_array`); the seconds
+    it took, the worker's peak memory in MB and the top level step 1 scheduled."""
     from zerosum.endgames.reduced import count_part
 
     down = (other - 1, mover)
@@ -157,12 +153,7 @@ def count_unit(
     started = time.perf_counter()
     arrays, top = count_part(board, mover, other, lo, hi, table)
     seconds = time.perf_counter() - started
-    target = _part_file(Path(folder), mover, other, lo)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    temporary = target.with_suffix(f".{os.getpid()}.tmp")
-    with open(temporary, "wb") as out:
-        np.save(out, arrays)
-    os.replace(temporary, target)
+    save_array(_part_file(Path(folder), mover, other, lo), arrays)
     return seconds, peak_mb(), top
 
 
