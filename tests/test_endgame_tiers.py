@@ -16,6 +16,7 @@ from test_endgames import store  # noqa: F401  (the session's serially built cla
 from zerosum.endgames.board import NINE_MENS_MORRIS
 from zerosum.endgames.database import EndgameError, Endgames
 from zerosum.endgames.tiers import (
+    build_tier,
     build_tiers,
     count_unit,
     inputs_folder,
@@ -23,7 +24,7 @@ from zerosum.endgames.tiers import (
     work_folder,
     write_input,
 )
-from zerosum.runtime.executor import ProcessExecutor
+from zerosum.runtime.executor import ProcessExecutor, WorkerError
 
 
 def test_the_tier_graph_follows_the_removals() -> None:
@@ -211,3 +212,20 @@ def test_an_apply_unit_run_again_after_an_interruption_applies_once(tmp_path: Pa
         del arrays
         assert apply_unit(str(folder), m, o, lo, hi, level, sources)[0] == top
         assert np.array_equal(np.load(state), once)
+
+
+def test_a_unit_that_cannot_see_its_inputs_fails_in_one_line(tmp_path: Path) -> None:
+    """A worker that does not see the folder of inputs (a node without the shared file
+    system) stops the build with one line naming the file, directly and from a worker."""
+    missing = str(tmp_path / "store.sqlite.parts" / "inputs")
+    with pytest.raises(EndgameError, match=r"cannot read the input table .*3-3\.npy") as caught:
+        count_unit(NINE_MENS_MORRIS, missing, str(tmp_path / "parts"), 3, 4, 0, 1000)
+    assert "\n" not in str(caught.value)
+    assert not (tmp_path / "parts").exists()
+    with ProcessExecutor(1) as pool:
+        future = pool.submit(build_tier, NINE_MENS_MORRIS, missing, 3, 4)
+        while not future.done():
+            pool.wait([future], 1.0)
+        with pytest.raises(WorkerError) as failed:
+            future.result()
+    assert str(failed.value).endswith(str(caught.value)) and "\n" not in str(failed.value)

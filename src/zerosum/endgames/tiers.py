@@ -112,7 +112,17 @@ def write_input(endgames: Endgames, inputs: str | Path, mover: int, other: int) 
 
 
 def _read_input(inputs: str, mover: int, other: int) -> np.ndarray[Any, Any]:
-    table: np.ndarray[Any, Any] = np.load(_input_file(Path(inputs), mover, other))
+    """A unit's input table, from the file :func:`write_input` left; a file this worker
+    cannot read is an :class:`~.database.EndgameError` in one line."""
+    source = _input_file(Path(inputs), mover, other)
+    try:
+        table: np.ndarray[Any, Any] = np.load(source)
+    except OSError as error:
+        raise EndgameError(
+            f"cannot read the input table {source} ({error.strerror or error}): expected the "
+            "file the build wrote before this unit went out, by the same path on every worker "
+            "(on a cluster, the store's folder on a file system the nodes share)"
+        ) from None
     return table
 
 
