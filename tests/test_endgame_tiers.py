@@ -24,7 +24,7 @@ from zerosum.endgames.tiers import (
     work_folder,
     write_input,
 )
-from zerosum.runtime.executor import ProcessExecutor, WorkerError
+from zerosum.runtime.executor import ProcessExecutor, SerialExecutor, WorkerError
 
 
 def test_the_tier_graph_follows_the_removals() -> None:
@@ -229,3 +229,40 @@ def test_a_unit_that_cannot_see_its_inputs_fails_in_one_line(tmp_path: Path) -> 
         with pytest.raises(WorkerError) as failed:
             future.result()
     assert str(failed.value).endswith(str(caught.value)) and "\n" not in str(failed.value)
+
+
+def test_a_second_build_of_a_store_stops_at_once_while_one_runs(tmp_path: Path) -> None:
+    """Two builds of one store at once would remove each other's inputs and level lists: a
+    build that finds the store's build lock held stops before it does anything, in one line
+    naming the holder. The holder killed (kill -9), its lock is gone with it, and the next
+    build runs and leaves no work folder behind."""
+    path = (tmp_path / "two.sqlite").resolve()
+    script = (
+        "import sys\n"
+        "from zerosum.endgames.tiers import one_build\n"
+        "with one_build(sys.argv[1]):\n"
+        "    print('held', flush=True)\n"
+        "    sys.stdin.read()\n"
+    )
+    holder = subprocess.Popen(
+        [sys.executable, "-c", script, str(path)],
+        env=ENV,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+        with Endgames(path) as endgames:
+            with pytest.raises(EndgameError, match=r"another build of .* is running") as caught:
+                build_tiers(endgames, SerialExecutor(), 3)
+            assert endgames.classes() == []
+        assert f"(process {holder.pid} on " in str(caught.value)
+        assert "\n" not in str(caught.value)
+    finally:
+        holder.kill()
+        holder.wait()
+    with Endgames(path) as endgames:
+        infos = build_tiers(endgames, SerialExecutor(), 3)
+    assert [info.name for info in infos] == ["3-3"]
+    assert not Path(f"{path}.parts").exists()
