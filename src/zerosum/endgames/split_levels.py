@@ -294,8 +294,8 @@ def apply_unit(
     folder: str, mover: int, other: int, lo: int, hi: int, level: int, sources: int | None = None
 ) -> tuple[int, float]:
     """A unit: round 2 of ``level`` for the part ``lo..hi-1`` of ``mover-other``, from every
-    list the other class's parts left (``sources`` of them, one a part: fewer found is an
-    :class:`~.database.EndgameError`, never a part applied without some of its
+    list the other class's parts left (``sources`` of them, one a part: another number found
+    is an :class:`~.database.EndgameError`, never a part applied without some of its
     predecessors); the largest level it scheduled and its seconds."""
     started = time.perf_counter()
     state = state_file(Path(folder), mover, other, lo)

@@ -35,7 +35,8 @@ or absent: written aside, then renamed), and the units read them from there, so 
 on other machines never open the store (SQLite's write-ahead log, which the store uses, needs
 every process on one host). The work folder must be readable and writable by every worker: on
 a Ray cluster of several machines, on a shared file system (what that relies on:
-:mod:`.split_levels`, and the endgames page of the docs).
+:mod:`.split_levels`, :mod:`.work_files`, and the endgames page of the docs). One build of a
+store runs at a time (:func:`one_build`).
 """
 
 from __future__ import annotations
