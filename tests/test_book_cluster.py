@@ -11,6 +11,7 @@ book equals the serial one.
 from __future__ import annotations
 
 import json
+import os
 import signal
 import sqlite3
 import subprocess
@@ -91,9 +92,10 @@ def test_a_connect_four_book_on_two_nodes_resumes_after_kill_9_and_equals_the_se
     assert main([*CONNECT4, "--store", str(serial), "--json"]) == 0
     local = json.loads(capsys.readouterr().out)
     argv = [*CONNECT4, "--store", str(path), "--cluster", two_nodes.address, "--json"]
+    env = {**os.environ, "PYTHONPATH": ENV["PYTHONPATH"]}  # now: with the cluster's token
     first = subprocess.Popen(
         [sys.executable, "-m", "zerosum", *argv],
-        env=ENV,
+        env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )

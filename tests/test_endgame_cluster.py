@@ -1,8 +1,9 @@
 """Endgame tiers in parts on a real two-node Ray cluster (``ray start``, token authentication).
 
 The two nodes run on this machine and so see the same file system, as the nodes of a cluster
-with a shared file system do: every unit reads its inputs from the store and its part from the
-tier's work folder, by the same (absolute) path. The tables must equal the serial build's.
+with a shared file system do: every unit reads its inputs (``STORE.parts/inputs``) and its part
+(the tier's work folder) by the same (absolute) path; only the driver opens the store. The
+tables must equal the serial build's.
 
 Losing a node: the second node is killed (every process of it, SIGKILL, as a crashed machine)
 while one of its workers runs a unit of the level passes. The moment is an observable state,
@@ -208,7 +209,10 @@ def test_a_build_that_lost_its_driver_and_a_node_resumes_on_the_other(
     folder = work_folder(path, (3, 4), size)
     command = [sys.executable, "-m", "zerosum", "build-endgames", "morris", "--max-men", "4"]
     command += ["--cluster", cluster.address, "--part-size", str(size), "--store", str(path)]
-    driver = subprocess.Popen(command, env=ENV, stderr=subprocess.DEVNULL)
+    env = {**os.environ, "PYTHONPATH": ENV["PYTHONPATH"]}  # now: with the cluster's token
+    errors = tmp_path / "driver.err"
+    with open(errors, "w") as err:
+        driver = subprocess.Popen(command, env=env, stderr=err)
 
     def recorded() -> int:
         found = load_levels(folder)
@@ -218,7 +222,7 @@ def test_a_build_that_lost_its_driver_and_a_node_resumes_on_the_other(
     try:
         deadline = time.monotonic() + 900
         while loser.caught is None:
-            assert driver.poll() is None, "the build ended before a unit was caught"
+            assert driver.poll() is None, f"the build ended first: {errors.read_text()}"
             assert time.monotonic() < deadline, "no unit caught on the second node"
             time.sleep(0.02)  # polling an observable state, not waiting a fixed time
         assert driver.wait(timeout=60) == -signal.SIGKILL
