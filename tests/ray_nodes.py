@@ -109,14 +109,9 @@ def session_of(pid: int) -> int | None:
 
 
 def _in_session(session: int) -> list[int]:
-    """The processes of a session (Linux: field 6 of ``/proc/PID/stat``)."""
-    found = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        with contextlib.suppress(OSError, ValueError, IndexError):
-            fields = stat.read_text().rpartition(")")[2].split()
-            if int(fields[3]) == session:
-                found.append(int(stat.parent.name))
-    return found
+    """The processes of a session (:func:`session_of`)."""
+    pids = (int(stat.parent.name) for stat in Path("/proc").glob("[0-9]*/stat"))
+    return [pid for pid in pids if session_of(pid) == session]
 
 
 @contextlib.contextmanager
@@ -235,3 +230,16 @@ class TwoNodes:
             if node is not None:
                 node.kill()
         shutil.rmtree(self.root, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def joined_two_nodes(home: Path) -> Iterator[TwoNodes]:
+    """Two nodes, joined from this process with the cluster's token (as a user who exported
+    it: :func:`holding_token`, ``home`` as HOME); every process of them is killed afterwards,
+    also when the test failed."""
+    nodes = TwoNodes()
+    try:
+        with holding_token(nodes.token, home):
+            yield nodes
+    finally:
+        nodes.close()

@@ -24,8 +24,8 @@ import pytest
 
 pytest.importorskip("ray")
 
-from ray_nodes import TwoNodes, holding_token
-from test_cli_crash import SRC
+from ray_nodes import TwoNodes, joined_two_nodes
+from test_cli_crash import ENV, _rows
 
 from zerosum.cli import main
 from zerosum.runtime.cluster import RayTaskExecutor
@@ -78,29 +78,11 @@ CONNECT4 = ["book", "connect4", "--moves", "3216462", "--plies", "2", "--no-book
 
 @pytest.fixture
 def two_nodes(tmp_path: Path) -> Iterator[TwoNodes]:
-    """Two nodes, joined from this process with the cluster's token (see
-    :func:`ray_nodes.holding_token`)."""
+    """Two nodes, joined from this process (:func:`ray_nodes.joined_two_nodes`)."""
     home = tmp_path / "home"
     home.mkdir()
-    nodes = TwoNodes()
-    try:
-        with holding_token(nodes.token, home):
-            yield nodes
-    finally:
-        nodes.close()
-
-
-def _rows(path: Path) -> int:
-    """The results committed to the store at ``path`` so far (0 before its table exists)."""
-    if not path.exists():
-        return 0
-    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30)
-    try:
-        return int(db.execute("SELECT count(*) FROM solved").fetchone()[0])
-    except sqlite3.OperationalError:  # no table yet
-        return 0
-    finally:
-        db.close()
+    with joined_two_nodes(home) as nodes:
+        yield nodes
 
 
 def test_a_connect_four_book_on_two_nodes_resumes_after_kill_9_and_equals_the_serial_book(
@@ -110,7 +92,7 @@ def test_a_connect_four_book_on_two_nodes_resumes_after_kill_9_and_equals_the_se
     assert main([*CONNECT4, "--store", str(serial), "--json"]) == 0
     local = json.loads(capsys.readouterr().out)
     argv = [*CONNECT4, "--store", str(path), "--cluster", two_nodes.address, "--json"]
-    env = {**os.environ, "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    env = {**os.environ, "PYTHONPATH": ENV["PYTHONPATH"]}  # now: with the cluster's token
     first = subprocess.Popen(
         [sys.executable, "-m", "zerosum", *argv],
         env=env,

@@ -13,6 +13,9 @@ pytest.importorskip("ray")
 
 from zerosum.cli import main
 from zerosum.compiled.distributed import solve_distributed, solve_unit
+from zerosum.endgames.board import NINE_MENS_MORRIS
+from zerosum.endgames.database import EndgameError
+from zerosum.endgames.tiers import count_unit
 from zerosum.games.connect4 import Connect4
 from zerosum.runtime.cluster import RayTaskExecutor
 from zerosum.search import Limit
@@ -97,6 +100,21 @@ def test_a_stopped_ray_task_answers_and_a_cancelled_one_frees_its_cpu(
     while not all(future.done() for future in small):
         ray_cluster.wait(small, 1.0)
     assert [future.result().rank for future in small] == [SCORE, SCORE]
+
+
+def test_a_units_bad_input_comes_back_as_raised_in_one_line(
+    ray_cluster: RayTaskExecutor, tmp_path: Path
+) -> None:
+    """A unit's :class:`~zerosum.game.ZerosumError` is the caller's as the unit raised it (here:
+    an endgame unit that cannot read its input table), not Ray's traceback around it."""
+    missing = str(tmp_path / "inputs")
+    future = ray_cluster.submit(count_unit, NINE_MENS_MORRIS, missing, str(tmp_path), 3, 4, 0, 9)
+    while not future.done():
+        ray_cluster.wait([future], 1.0)
+    with pytest.raises(EndgameError) as caught:
+        future.result()
+    assert str(caught.value).startswith(f"cannot read the input table {missing}/3-3.npy")
+    assert "\n" not in str(caught.value) and "ray::" not in str(caught.value)
 
 
 LOCAL_FIELDS = ("game", "position", "algorithm", "weak", "score", "value", "value_text")

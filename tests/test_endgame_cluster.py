@@ -1,8 +1,9 @@
 """Endgame tiers in parts on a real two-node Ray cluster (``ray start``, token authentication).
 
 The two nodes run on this machine and so see the same file system, as the nodes of a cluster
-with a shared file system do: every unit reads its inputs from the store and its part from the
-tier's work folder, by the same (absolute) path. The tables must equal the serial build's.
+with a shared file system do: every unit reads its inputs (``STORE.parts/inputs``) and its part
+(the tier's work folder) by the same (absolute) path; only the driver opens the store. The
+tables must equal the serial build's.
 
 Losing a node: the second node is killed (every process of it, SIGKILL, as a crashed machine)
 while one of its workers runs a unit of the level passes. The moment is an observable state,
@@ -28,8 +29,8 @@ import pytest
 
 pytest.importorskip("ray")
 
-from ray_nodes import TwoNodes, holding_token
-from test_cli_crash import SRC
+from ray_nodes import TwoNodes, joined_two_nodes
+from test_cli_crash import ENV
 from test_endgames import store  # noqa: F401  (the session's serially built classes)
 
 from zerosum.endgames.database import Endgames
@@ -45,12 +46,8 @@ pytestmark = pytest.mark.slow
 def cluster(tmp_path: Path) -> Iterator[TwoNodes]:
     """Two nodes, joined from this process with the cluster's token (as a user who exported
     it); the environment and Ray's view of it are put back afterwards."""
-    nodes = TwoNodes()
-    try:
-        with holding_token(nodes.token, tmp_path):
-            yield nodes
-    finally:
-        nodes.close()
+    with joined_two_nodes(tmp_path) as nodes:
+        yield nodes
 
 
 def test_a_tier_in_parts_on_two_ray_nodes_equals_the_serial_build(
@@ -146,15 +143,17 @@ class Loser:
                     with contextlib.suppress(ProcessLookupError):
                         os.kill(pid, signal.SIGSTOP)  # frozen: its unit stays in flight
                     self.stops += 1
-                    state = part_state(folder, lock)
-                    if held_locks(folder).get(pid) != lock or not wanted(state):
-                        with contextlib.suppress(ProcessLookupError):
-                            os.kill(pid, signal.SIGCONT)  # finished meanwhile, or not wanted
-                        continue
-                    self.caught = state
-                    also()
-                    cluster.kill_second()
-                    return
+                    try:
+                        state = part_state(folder, lock)
+                        if held_locks(folder).get(pid) == lock and wanted(state):
+                            self.caught = state  # before also(): a killed driver is expected
+                            also()
+                            cluster.kill_second()
+                            return
+                    finally:  # finished meanwhile, not wanted, or an error here: let it go on
+                        if self.caught is None:
+                            with contextlib.suppress(ProcessLookupError):
+                                os.kill(pid, signal.SIGCONT)
 
         self._thread = threading.Thread(target=watch, daemon=True)
         self._thread.start()
@@ -210,8 +209,10 @@ def test_a_build_that_lost_its_driver_and_a_node_resumes_on_the_other(
     folder = work_folder(path, (3, 4), size)
     command = [sys.executable, "-m", "zerosum", "build-endgames", "morris", "--max-men", "4"]
     command += ["--cluster", cluster.address, "--part-size", str(size), "--store", str(path)]
-    env = {**os.environ, "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    driver = subprocess.Popen(command, env=env, stderr=subprocess.DEVNULL)
+    env = {**os.environ, "PYTHONPATH": ENV["PYTHONPATH"]}  # now: with the cluster's token
+    errors = tmp_path / "driver.err"
+    with open(errors, "w") as err:
+        driver = subprocess.Popen(command, env=env, stderr=err)
 
     def recorded() -> int:
         found = load_levels(folder)
@@ -221,7 +222,7 @@ def test_a_build_that_lost_its_driver_and_a_node_resumes_on_the_other(
     try:
         deadline = time.monotonic() + 900
         while loser.caught is None:
-            assert driver.poll() is None, "the build ended before a unit was caught"
+            assert driver.poll() is None, f"the build ended first: {errors.read_text()}"
             assert time.monotonic() < deadline, "no unit caught on the second node"
             time.sleep(0.02)  # polling an observable state, not waiting a fixed time
         assert driver.wait(timeout=60) == -signal.SIGKILL

@@ -9,6 +9,7 @@ elsewhere.
 
 from __future__ import annotations
 
+import json
 import random
 import sqlite3
 import zlib
@@ -204,7 +205,26 @@ def test_a_probe_folder_that_cannot_be_written_leaves_the_array_in_memory(
     array = mapped.probe_array(path, on_write=notes.append)
     assert np.array_equal(array, mapped.array_of({(3, 3): three}))
     assert [note.error is not None for note in notes] == [False, True]
-    assert not (blocker.parent / "probes").exists()
+    assert sorted(tmp_path.rglob("*.probe*")) == []  # nor beside the store, nor a temporary
+
+
+def test_build_endgames_says_in_one_line_when_the_probe_folder_cannot_be_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``build-endgames`` writes the probe file itself once the classes are stored: a folder
+    it cannot write leaves the tables in memory for the engines, which the command says on
+    stderr (its JSON's ``probe_file`` is null), and the build still succeeds."""
+    path, _ = _small_store(tmp_path)
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    monkeypatch.setenv(ENV_PROBE_DIR, str(blocker / "probes"))
+    argv = ["build-endgames", "morris", "--max-men", "3", "--store", str(path), "--json"]
+    assert main(argv) == 0
+    out, err = capsys.readouterr()
+    assert json.loads(out)["probe_file"] is None
+    (line,) = [line for line in err.splitlines() if "probe file" in line]
+    assert line.startswith(f"zerosum: cannot write the endgame probe file {blocker / 'probes'}/")
+    assert line.endswith(f"expected a writable folder in ${ENV_PROBE_DIR}")
 
 
 def test_the_listeners_hear_of_an_engines_probe_file_until_they_stop(tmp_path: Path) -> None:

@@ -17,6 +17,7 @@ from waiting import HANG_S
 from zerosum.endgames.board import NINE_MENS_MORRIS
 from zerosum.endgames.database import EndgameError, Endgames
 from zerosum.endgames.tiers import (
+    build_tier,
     build_tiers,
     count_unit,
     inputs_folder,
@@ -24,7 +25,7 @@ from zerosum.endgames.tiers import (
     work_folder,
     write_input,
 )
-from zerosum.runtime.executor import ProcessExecutor
+from zerosum.runtime.executor import ProcessExecutor, SerialExecutor, WorkerError
 
 
 def test_the_tier_graph_follows_the_removals() -> None:
@@ -212,3 +213,57 @@ def test_an_apply_unit_run_again_after_an_interruption_applies_once(tmp_path: Pa
         del arrays
         assert apply_unit(str(folder), m, o, lo, hi, level, sources)[0] == top
         assert np.array_equal(np.load(state), once)
+
+
+def test_a_unit_that_cannot_see_its_inputs_fails_in_one_line(tmp_path: Path) -> None:
+    """A worker that does not see the folder of inputs (a node without the shared file
+    system) stops the build with one line naming the file, directly and from a worker."""
+    missing = str(tmp_path / "store.sqlite.parts" / "inputs")
+    with pytest.raises(EndgameError, match=r"cannot read the input table .*3-3\.npy") as caught:
+        count_unit(NINE_MENS_MORRIS, missing, str(tmp_path / "parts"), 3, 4, 0, 1000)
+    assert "\n" not in str(caught.value)
+    assert not (tmp_path / "parts").exists()
+    with ProcessExecutor(1) as pool:
+        future = pool.submit(build_tier, NINE_MENS_MORRIS, missing, 3, 4)
+        while not future.done():
+            pool.wait([future], 1.0)
+        with pytest.raises(WorkerError) as failed:
+            future.result()
+    assert str(failed.value).endswith(str(caught.value)) and "\n" not in str(failed.value)
+
+
+def test_a_second_build_of_a_store_stops_at_once_while_one_runs(tmp_path: Path) -> None:
+    """Two builds of one store at once would remove each other's inputs and level lists: a
+    build that finds the store's build lock held stops before it does anything, in one line
+    naming the holder. The holder killed (kill -9), its lock is gone with it, and the next
+    build runs and leaves no work folder behind."""
+    path = (tmp_path / "two.sqlite").resolve()
+    script = (
+        "import sys\n"
+        "from zerosum.endgames.tiers import one_build\n"
+        "with one_build(sys.argv[1]):\n"
+        "    print('held', flush=True)\n"
+        "    sys.stdin.read()\n"
+    )
+    holder = subprocess.Popen(
+        [sys.executable, "-c", script, str(path)],
+        env=ENV,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+        with Endgames(path) as endgames:
+            with pytest.raises(EndgameError, match=r"another build of .* is running") as caught:
+                build_tiers(endgames, SerialExecutor(), 3)
+            assert endgames.classes() == []
+        assert f"(process {holder.pid} on " in str(caught.value)
+        assert "\n" not in str(caught.value)
+    finally:
+        holder.kill()
+        holder.wait()
+    with Endgames(path) as endgames:
+        infos = build_tiers(endgames, SerialExecutor(), 3)
+    assert [info.name for info in infos] == ["3-3"]
+    assert not Path(f"{path}.parts").exists()

@@ -86,9 +86,14 @@ def tell_probe_file(note: ProbeWrite) -> None:
     mb = note.size / 1e6
     size = f"{mb:,.0f} MB" if mb >= 10 else f"{mb:.1f} MB"
     if note.error is not None:
+        where = (
+            f"a writable folder in ${ENV_PROBE_DIR}"
+            if os.environ.get(ENV_PROBE_DIR)
+            else f"a writable folder beside the store, or ${ENV_PROBE_DIR} naming one"
+        )
         text = (
             f"cannot write the endgame probe file {note.path} ({note.error}): the engine holds "
-            f"the tables in memory; expected a writable folder in ${ENV_PROBE_DIR}"
+            f"the tables in memory; expected {where}"
         )
     elif note.seconds is None:
         text = f"writing the endgame probe file {note.path} ({size}, once for this store)"

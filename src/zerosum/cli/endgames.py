@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from zerosum.cli.common import UsageError, emit, tell_waiting
+from zerosum.cli.common import UsageError, emit, tell_probe_file, tell_waiting
 from zerosum.cli.parser import (
     Subcommands,
     cluster_option,
@@ -31,6 +31,7 @@ from zerosum.games import GAMES, GameSpec, get_game, resolve
 
 if TYPE_CHECKING:
     from zerosum.endgames.database import ClassInfo
+    from zerosum.endgames.probe_file import ProbeWrite
 
 
 def add_parser(commands: Subcommands) -> None:
@@ -121,14 +122,20 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _write_probe_file(module: Any, endgames: Any) -> str | None:
-    """The compiled engine's probe file beside the store, brought up to date now rather than
-    by the first engine (:mod:`zerosum.endgames.mapped`); ``None`` when the game has none or
-    the folder cannot be written (the engine then holds the tables in memory)."""
+    """The compiled engine's probe file (beside the store, or in ``$ZEROSUM_PROBE_DIR``),
+    brought up to date now rather than by the first engine (:mod:`zerosum.endgames.mapped`);
+    ``None`` when the game has none or the folder cannot be written (the engine then holds
+    the tables in memory, and a line on stderr says why)."""
     write = getattr(module, "write_probe_file", None)
     if write is None:
         return None
+
+    def failed(note: ProbeWrite) -> None:  # the status line tells the rest
+        if note.error is not None:
+            tell_probe_file(note)
+
     try:
-        return str(write(endgames))
+        return str(write(endgames, on_write=failed))
     except OSError:
         return None
 

@@ -4,8 +4,8 @@ The compiled probe's array (:mod:`.mapped`) is a file: ``STORE.probe`` beside th
 default, or, when ``$ZEROSUM_PROBE_DIR`` names a folder, ``NAME.TAG.probe`` in that folder
 (``NAME`` the store file's name, ``TAG`` twelve hex digits of a digest of its absolute path,
 so that two stores of one name never share a file). The folder is made when a file is first
-written there. It is for a store on a read-only or small disk: through 6-6 the file is 455 MB
-beside a 66 MB store.
+written there; a relative one is read from each process's working folder. It is for a store
+on a read-only or small disk: through 6-6 the file is 455 MB beside a 66 MB store.
 
 Writing the file takes seconds (7.6 s through 6-6 on a loaded machine), once per store and
 whenever its classes change. The library never prints: :func:`~.mapped.probe_array` reports

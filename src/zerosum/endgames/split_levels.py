@@ -44,7 +44,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import time
 from collections.abc import Iterator
 from math import comb
@@ -66,6 +65,7 @@ from zerosum.endgames.retro import (
     spread,
     subsets,
 )
+from zerosum.endgames.work_files import save_array, write_whole
 from zerosum.jit import cached_njit
 
 _ROOM: Final = 64
@@ -187,10 +187,8 @@ def _levels_file(folder: Path) -> Path:
 def save_levels(folder: Path, level: int, top: int) -> None:
     """Record (atomically) that every level below ``level`` is applied to the state files, and
     the largest level scheduled so far."""
-    target = _levels_file(folder)
-    temporary = target.with_name(f"{target.name}.{os.getpid()}.tmp")
-    temporary.write_text(json.dumps({"level": level, "top": top}))
-    os.replace(temporary, target)
+    record = json.dumps({"level": level, "top": top}).encode()
+    write_whole(_levels_file(folder), lambda out: out.write(record))
 
 
 def load_levels(folder: Path) -> tuple[int, int] | None:
@@ -233,14 +231,6 @@ def _locked(state: Path) -> Iterator[None]:
 def level_folder(folder: Path, level: int) -> Path:
     """Where round 1 of ``level`` leaves its lists."""
     return folder / f"level.{level}"
-
-
-def _save(target: Path, array: np.ndarray[Any, Any]) -> None:
-    target.parent.mkdir(parents=True, exist_ok=True)
-    temporary = target.with_suffix(f".{os.getpid()}.tmp")
-    with open(temporary, "wb") as out:
-        np.save(out, array)
-    os.replace(temporary, target)
 
 
 def predecessors_unit(
@@ -297,15 +287,15 @@ def _list_predecessors(
     arrays.flush()
     del arrays
     preds = np.sort(np.concatenate(found)) if found else np.zeros(0, np.int64)
-    _save(listing, preds)
+    save_array(listing, preds)
 
 
 def apply_unit(
     folder: str, mover: int, other: int, lo: int, hi: int, level: int, sources: int | None = None
 ) -> tuple[int, float]:
     """A unit: round 2 of ``level`` for the part ``lo..hi-1`` of ``mover-other``, from every
-    list the other class's parts left (``sources`` of them, one a part: fewer found is an
-    :class:`~.database.EndgameError`, never a part applied without some of its
+    list the other class's parts left (``sources`` of them, one a part: another number found
+    is an :class:`~.database.EndgameError`, never a part applied without some of its
     predecessors); the largest level it scheduled and its seconds."""
     started = time.perf_counter()
     state = state_file(Path(folder), mover, other, lo)
@@ -337,14 +327,14 @@ def apply_unit(
         else:
             touched = np.unique(np.concatenate(chunks)) - lo if chunks else np.zeros(0, np.int64)
             before = np.stack([touched, arrays[0][touched], arrays[1][touched]])
-            _save(journal, before.astype(np.int64))
+            save_array(journal, before.astype(np.int64))
         top = 0
         for chunk in chunks:
             found = _apply(level, chunk, lo, arrays[0], arrays[1], arrays[2], arrays[3])
             top = max(top, int(found))
         arrays.flush()
         del arrays
-        _save(done, np.array([top], np.int64))
+        save_array(done, np.array([top], np.int64))
     return top, time.perf_counter() - started
 
 

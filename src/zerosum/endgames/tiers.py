@@ -35,27 +35,31 @@ or absent: written aside, then renamed), and the units read them from there, so 
 on other machines never open the store (SQLite's write-ahead log, which the store uses, needs
 every process on one host). The work folder must be readable and writable by every worker: on
 a Ray cluster of several machines, on a shared file system (what that relies on:
-:mod:`.split_levels`, and the endgames page of the docs).
+:mod:`.split_levels`, :mod:`.work_files`, and the endgames page of the docs). One build of a
+store runs at a time (:func:`one_build`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import shutil
+import socket
 import time
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final
+from typing import IO, Any, Final
 
 import numpy as np
 
 from zerosum.endgames import DEFAULT_MEN, MAX_MEN
 from zerosum.endgames.board import Board
 from zerosum.endgames.database import ClassInfo, EndgameError, Endgames, peak_mb
+from zerosum.endgames.work_files import save_array
 from zerosum.runtime.executor import Executor
 
 Tier = tuple[int, int]
@@ -105,19 +109,102 @@ def _input_file(inputs: Path, mover: int, other: int) -> Path:
 
 def write_input(endgames: Endgames, inputs: str | Path, mover: int, other: int) -> Path:
     """The stored table of ``mover-other`` as a plain file in ``inputs`` for the units
-    (atomically: written aside, then renamed)."""
+    (whole or not at all: :func:`.work_files.save_array`)."""
     target = _input_file(Path(inputs), mover, other)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    temporary = target.with_name(f"{target.name}.{os.getpid()}.tmp")
-    with open(temporary, "wb") as out:
-        np.save(out, endgames.table(mover, other, keep=False))
-    os.replace(temporary, target)
+    save_array(target, endgames.table(mover, other, keep=False))
     return target
 
 
 def _read_input(inputs: str, mover: int, other: int) -> np.ndarray[Any, Any]:
-    table: np.ndarray[Any, Any] = np.load(_input_file(Path(inputs), mover, other))
+    """A unit's input table, from the file :func:`write_input` left; a file this worker
+    cannot read is an :class:`~.database.EndgameError` in one line."""
+    source = _input_file(Path(inputs), mover, other)
+    try:
+        table: np.ndarray[Any, Any] = np.load(source)
+    except OSError as error:
+        raise EndgameError(
+            f"cannot read the input table {source} ({error.strerror or error}): expected the "
+            "file the build wrote before this unit went out, by the same path on every worker "
+            "(on a cluster, the store's folder on a file system the nodes share)"
+        ) from None
     return table
+
+
+BUILD_LOCK: Final = "build.lock"
+"""The file in ``STORE.parts`` whose lock a build holds (:func:`one_build`)."""
+_LOCK_TRIES: Final = 100
+
+
+@contextlib.contextmanager
+def one_build(path: str | Path) -> Iterator[None]:
+    """Hold the build lock of the store at ``path`` while a build in tiers runs: a POSIX record
+    lock (``lockf``, as the parts' locks: :mod:`.split_levels`) on ``STORE.parts/build.lock``,
+    not waited for. Another build of the store that holds it is an
+    :class:`~.database.EndgameError` (two builds at once would each remove the other's inputs
+    and level lists). A lock goes with its process, so a build killed with kill -9 leaves none.
+    On the way out, the lock still held, the build's inputs (:func:`inputs_folder`), the lock
+    file and, when no tier's work is left in it, ``STORE.parts`` are removed. One lock a
+    process (POSIX locks are per process): two builds of one store in one process are the
+    caller's to avoid. No lock where the platform has none."""
+    parts = Path(f"{path}.parts")
+    lock = parts / BUILD_LOCK
+    handle = _take_build_lock(lock, path)
+    try:
+        yield
+    finally:
+        shutil.rmtree(inputs_folder(path), ignore_errors=True)
+        with contextlib.suppress(OSError):
+            lock.unlink(missing_ok=True)  # before the lock goes: see _take_build_lock
+            parts.rmdir()
+        if handle is not None:
+            handle.close()  # lets the lock go
+
+
+def _take_build_lock(lock: Path, store: str | Path) -> IO[bytes] | None:
+    """The open lock file, its lock held (see :func:`one_build`); ``None`` without ``fcntl``.
+    A build that finishes removes the file before it lets the lock go, so a lock taken on a
+    file that is no longer the one at ``lock`` is let go, and the new file tried."""
+    try:
+        import fcntl
+    except ImportError:  # not POSIX: one build at a time is the user's to ensure
+        return None
+    for _ in range(_LOCK_TRIES):
+        try:
+            lock.parent.mkdir(parents=True, exist_ok=True)
+            handle = open(lock, "a+b")  # noqa: SIM115  (kept open while the build runs)
+        except FileNotFoundError:  # the folder went with a build that finished: again
+            continue
+        except OSError as error:
+            raise EndgameError(
+                f"cannot make the build's lock file {lock} ({error.strerror or error}): "
+                "expected a writable folder beside the store"
+            ) from None
+        try:
+            fcntl.lockf(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as error:
+            handle.seek(0)
+            holder = handle.read().decode(errors="replace").strip()
+            handle.close()
+            if error.errno not in (errno.EACCES, errno.EAGAIN):
+                raise EndgameError(
+                    f"cannot lock {lock} ({error.strerror or error}): expected a file system "
+                    "with POSIX locks (on NFS, mounted without 'nolock')"
+                ) from None
+            raise EndgameError(
+                f"another build of {store} is running ({holder or 'its lock'}: {lock}): "
+                "expected one build of a store at a time"
+            ) from None
+        try:
+            same = os.path.samestat(os.fstat(handle.fileno()), os.stat(lock))
+        except OSError:
+            same = False
+        if same:
+            handle.truncate(0)
+            handle.write(f"process {os.getpid()} on {socket.gethostname()}".encode())
+            handle.flush()
+            return handle
+        handle.close()
+    raise EndgameError(f"cannot take the build lock {lock}: it was removed {_LOCK_TRIES} times")
 
 
 def build_tier(board: Board, inputs: str, x: int, y: int) -> tuple[Packed, float, float]:
@@ -148,8 +235,8 @@ def count_unit(
 ) -> tuple[float, float, int]:
     """A unit, run in a worker: step 1 of the class ``mover-other`` for the entries
     ``lo..hi-1`` (its removals' table read from the folder ``inputs``: :func:`write_input`),
-    written to ``folder`` (atomically: a part file is whole or absent); the seconds it took,
-    the worker's peak memory in MB and the top level step 1 scheduled."""
+    written to ``folder`` (whole or not at all: :func:`.work_files.save_array`); the seconds
+    it took, the worker's peak memory in MB and the top level step 1 scheduled."""
     from zerosum.endgames.reduced import count_part
 
     down = (other - 1, mover)
@@ -157,12 +244,7 @@ def count_unit(
     started = time.perf_counter()
     arrays, top = count_part(board, mover, other, lo, hi, table)
     seconds = time.perf_counter() - started
-    target = _part_file(Path(folder), mover, other, lo)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    temporary = target.with_suffix(f".{os.getpid()}.tmp")
-    with open(temporary, "wb") as out:
-        np.save(out, arrays)
-    os.replace(temporary, target)
+    save_array(_part_file(Path(folder), mover, other, lo), arrays)
     return seconds, peak_mb(), top
 
 
@@ -229,8 +311,6 @@ def build_tiers(
     (see the module docstring; with ``through``, only that tier and what it needs; a class
     of more than ``part_size`` entries in parts); ``on_class`` hears of each class as it is
     stored (or found stored). Returns the classes built or found, in dependency order."""
-    from zerosum.endgames.reduced import Layout
-
     if not 3 <= max_men <= MAX_MEN:
         raise EndgameError(f"{max_men} men a side is out of range: expected 3..{MAX_MEN}")
     if part_size < 1:
@@ -245,6 +325,23 @@ def build_tiers(
                 wanted.add(tier)
                 stack.extend(graph[tier])
         graph = {tier: needs for tier, needs in graph.items() if tier in wanted}
+    path = str(endgames.path.resolve())  # the same for every worker, whatever its folder
+    with one_build(path):
+        return _build_graph(endgames, executor, graph, path, on_class, part_size)
+
+
+def _build_graph(
+    endgames: Endgames,
+    executor: Executor,
+    graph: dict[Tier, frozenset[Tier]],
+    path: str,
+    on_class: Callable[[ClassInfo], None] | None,
+    part_size: int,
+) -> list[ClassInfo]:
+    """:func:`build_tiers`'s work on the tiers of ``graph``, the build lock held
+    (:func:`one_build`); ``path``: the store's absolute path."""
+    from zerosum.endgames.reduced import Layout
+
     stored = {(info.mover, info.other): info for info in endgames.classes()}
     done: set[Tier] = set()
     infos: list[ClassInfo] = []
@@ -261,13 +358,12 @@ def build_tiers(
     for tier in graph:
         if all(key in stored for key in _classes(tier)):
             done.add(tier)
-            for left in Path(f"{endgames.path}.parts").glob(f"{tier[0]}-{tier[1]}.*"):
+            for left in Path(f"{path}.parts").glob(f"{tier[0]}-{tier[1]}.*"):
                 shutil.rmtree(left, ignore_errors=True)  # stored, then interrupted
             for key in _classes(tier):
                 infos.append(stored[key])
                 if on_class is not None:
                     on_class(stored[key])
-    path = str(endgames.path.resolve())  # the same for every worker, whatever its folder
     inputs = str(inputs_folder(path))
     exported: set[tuple[int, int]] = set()
     running: dict[Future[Any], tuple[Tier, str]] = {}
@@ -408,8 +504,5 @@ def build_tiers(
     finally:
         for future in running:
             executor.cancel(future)
-    shutil.rmtree(inputs, ignore_errors=True)  # every tier is stored
-    with contextlib.suppress(OSError):
-        Path(inputs).parent.rmdir()  # STORE.parts, when no other run's work is left in it
     order = {key: i for i, key in enumerate(k for tier in graph for k in _classes(tier))}
     return sorted(infos, key=lambda info: order[(info.mover, info.other)])

@@ -86,6 +86,15 @@ def _reason(error: BaseException) -> str:
     return lines[0] if lines else type(error).__name__
 
 
+def _as_raised(error: BaseException) -> BaseException:
+    """A failed task's error for the caller: a :class:`~zerosum.game.ZerosumError` as the unit
+    raised it (bad input: its message says it all, in one line, as the local pool passes it
+    back), not Ray's wrapper, whose message is the worker's traceback; any other error as Ray
+    gives it, traceback and all (a bug)."""
+    cause = getattr(error, "cause", None)
+    return cause if isinstance(cause, ZerosumError) else error
+
+
 def _node_id() -> str:
     """The Ray node this code runs on (hex id)."""
     ray = importlib.import_module("ray")
@@ -188,7 +197,7 @@ class RayTaskExecutor(Executor):
             with contextlib.suppress(InvalidStateError):  # cancelled meanwhile: dropped
                 error = done.exception()
                 if error is not None:
-                    future.set_exception(error)
+                    future.set_exception(_as_raised(error))
                     return
                 node, value = done.result()
                 if not future.cancelled():  # counted before anyone sees the result
