@@ -60,11 +60,25 @@ def shown(notebook: Any, mime: str) -> list[str]:
 
 
 def shape(cell: Any) -> list[tuple[str, ...]]:
-    """What a code cell shows, without the content: each output's kind and formats."""
-    return [
-        (output.output_type, output.get("name", ""), *sorted(output.get("data", {})))
-        for output in cell.get("outputs", [])
-    ]
+    """What a code cell shows, without the content: each output's kind and formats. Text a cell
+    prints comes as one stream output or several, as the kernel happened to flush it (a busy
+    machine pauses between prints): consecutive outputs of one stream count once."""
+    kinds: list[tuple[str, ...]] = []
+    for output in cell.get("outputs", []):
+        kind = (output.output_type, output.get("name", ""), *sorted(output.get("data", {})))
+        if not (output.output_type == "stream" and kinds and kinds[-1] == kind):
+            kinds.append(kind)
+    return kinds
+
+
+def test_a_stream_flushed_in_pieces_has_the_shape_of_one_stream() -> None:
+    piece = nbformat.v4.new_output("stream", name="stdout", text="a\n")
+    table = nbformat.v4.new_output("display_data", data={"text/html": "<table/>"})
+    once = nbformat.v4.new_code_cell(outputs=[piece])
+    twice = nbformat.v4.new_code_cell(outputs=[piece, piece])
+    apart = nbformat.v4.new_code_cell(outputs=[piece, table, piece])
+    assert shape(once) == shape(twice)
+    assert shape(apart) == [shape(once)[0], ("display_data", "", "text/html"), shape(once)[0]]
 
 
 def test_there_are_at_least_five_notebooks_stored_with_their_outputs() -> None:
