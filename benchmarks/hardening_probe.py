@@ -365,6 +365,18 @@ def probe_cli(workdir: Path) -> None:
         good, said = one_line(run(argv))
         report(" ".join(argv), good, said)
 
+    # a split deeper than the game: the whole tree below the root expanded, without end
+    argv = ["solve", "connect4", "--split", "1000", "--cluster", "local", "--no-book", "--moves",
+            *"444444333333"]  # fmt: skip
+    started = time.perf_counter()
+    try:
+        good, said = one_line(run(argv, timeout=300), "--split")
+    except subprocess.TimeoutExpired:
+        good, said = False, "still running after 300 s"
+    report(
+        "solve --split 1000 --cluster local", good, f"{time.perf_counter() - started:.1f} s; {said}"
+    )
+
     # /dev/urandom as a positions file
     peak, elapsed, ended = peak_memory(
         ["solve", "connect4", "--positions", "/dev/urandom"], bound_mb=1024, seconds=120

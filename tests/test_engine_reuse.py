@@ -223,3 +223,53 @@ def test_a_cleared_compiled_tactical_engine_answers_as_a_fresh_one() -> None:
     finally:
         reused.close()
     print(f"kept table: {differed} answers differed from a fresh engine's")
+
+
+PARALLEL_CASES = [
+    ("tictactoe", "engine"),
+    ("connect4", "alphabeta"),
+    ("connect4", "engine"),
+    ("morris", COMPILED),
+    ("othello", COMPILED),
+    ("chess", TACTICAL),
+    ("chess", COMPILED_TACTICAL),
+    ("connect4", MCTS),
+    ("morris", MCTS),
+]
+"""Engines that keep state between searches in their workers (processes with their tables in
+shared memory, threads sharing one table or one tree), each with two workers."""
+
+
+@pytest.mark.parametrize(
+    ("game", "name"), PARALLEL_CASES, ids=[f"{g}-{n}" for g, n in PARALLEL_CASES]
+)
+def test_a_reused_parallel_engine_answers_as_a_fresh_serial_one(game: str, name: str) -> None:
+    """Two workers, reused across positions, depths and node limits: an exact engine's value,
+    proof and depth at each depth are a fresh serial engine's (the parallel split searches
+    every root move with a full window, so only its node count may differ); the heuristic
+    tactical engines keep the depth and never claim a proof; MCTS's proofs are the game's
+    values."""
+    spec = get_game(game)
+    reused: Engine = open_engine(spec, name, workers=2, seed=7, hash_mb=HASH_MB)
+    try:
+        for index, position in enumerate(positions(spec)[:2]):
+            for depth in depths(spec, name)[:4]:
+                limit = Limit(depth=depth)
+                again = reused.search(position.copy(), limit)
+                where = f"{game} {name} workers 2 ply {position.ply()} depth {depth}"
+                if name in (TACTICAL, COMPILED_TACTICAL):
+                    assert not again.solved and again.depth == depth, where
+                    assert again.best_move in position.legal_moves(), where
+                elif name != MCTS:
+                    first = fresh(spec, name, position, limit)
+                    assert answer(again) == answer(first), where
+                if again.solved and (exact := truth(spec, index, position)) is not None:
+                    assert again.value == exact, where
+            for nodes in node_limits(spec, name):
+                again = reused.search(position.copy(), Limit(nodes=nodes))
+                where = f"{game} {name} workers 2 ply {position.ply()} nodes {nodes}"
+                assert again.best_move in position.legal_moves(), where
+                if again.solved and (exact := truth(spec, index, position)) is not None:
+                    assert again.value == exact, where
+    finally:
+        reused.close()
