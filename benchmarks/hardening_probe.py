@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import hashlib
 import json
 import os
@@ -376,6 +377,29 @@ def probe_cli(workdir: Path) -> None:
     report(
         "solve --split 1000 --cluster local", good, f"{time.perf_counter() - started:.1f} s; {said}"
     )
+
+    # SIGTERM to a command with worker processes (kill, timeout, a service manager)
+    process = subprocess.Popen(
+        [*ZEROSUM, "analyze", "connect4", "--workers", "2", "--time", "3600"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+    )  # fmt: skip
+    try:
+        assert process.stdout is not None
+        process.stdout.readline()  # the first iteration: the workers are searching
+        watched = psutil.Process(process.pid)
+        while len(workers := watched.children(recursive=True)) < 2:
+            time.sleep(0.05)
+        process.terminate()
+        _, err = process.communicate(timeout=600)
+        _, alive = psutil.wait_procs(workers, timeout=60)
+        report(
+            "SIGTERM to analyze --workers 2",
+            not alive and "Traceback" not in err,
+            f"exit {process.returncode}; {len(alive)} of {len(workers)} worker processes left",
+        )
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
 
     # /dev/urandom as a positions file
     peak, elapsed, ended = peak_memory(

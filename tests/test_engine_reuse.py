@@ -21,7 +21,7 @@ import pytest
 
 from zerosum.engines import COMPILED, COMPILED_TACTICAL, MCTS, TACTICAL, engine_names, open_engine
 from zerosum.engines.base import Engine
-from zerosum.game import Game
+from zerosum.game import MAX_PLY, Game
 from zerosum.games import GAMES, GameSpec, get_game
 from zerosum.search import Limit, SearchResult
 
@@ -238,11 +238,22 @@ PARALLEL_CASES = [
 ]
 """Engines that keep state between searches in their workers (processes with their tables in
 shared memory, threads sharing one table or one tree), each with two workers."""
+PARALLEL_DEEPEST = {("chess", COMPILED_TACTICAL): 4, ("morris", COMPILED): 4}
+"""Shallower than the serial test's (two threads on a loaded machine: minutes at depth 6)."""
+PARALLEL_SLOW = {("chess", COMPILED_TACTICAL), ("morris", MCTS), ("morris", COMPILED)}
+"""Cases of the slow set (a minute or more each under load)."""
 
 
 @pytest.mark.parametrize(
-    ("game", "name"), PARALLEL_CASES, ids=[f"{g}-{n}" for g, n in PARALLEL_CASES]
-)
+    ("game", "name"),
+    [
+        pytest.param(
+            game, name, id=f"{game}-{name}",
+            marks=[pytest.mark.slow] if (game, name) in PARALLEL_SLOW else [],
+        )
+        for game, name in PARALLEL_CASES
+    ],
+)  # fmt: skip
 def test_a_reused_parallel_engine_answers_as_a_fresh_serial_one(game: str, name: str) -> None:
     """Two workers, reused across positions, depths and node limits: an exact engine's value,
     proof and depth at each depth are a fresh serial engine's (the parallel split searches
@@ -253,7 +264,8 @@ def test_a_reused_parallel_engine_answers_as_a_fresh_serial_one(game: str, name:
     reused: Engine = open_engine(spec, name, workers=2, seed=7, hash_mb=HASH_MB)
     try:
         for index, position in enumerate(positions(spec)[:2]):
-            for depth in depths(spec, name)[:4]:
+            deepest = PARALLEL_DEEPEST.get((game, name), MAX_PLY)
+            for depth in [min(depth, deepest) for depth in depths(spec, name)[:4]]:
                 limit = Limit(depth=depth)
                 again = reused.search(position.copy(), limit)
                 where = f"{game} {name} workers 2 ply {position.ply()} depth {depth}"
