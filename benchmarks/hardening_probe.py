@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import hashlib
 import json
 import os
@@ -221,6 +222,18 @@ def probe_web() -> None:
             f"POST /api/sessions answers {answer.status_code}: {answer.text[:120]}",
         )
 
+        # 4b. OpenSpiel parameters that break pyspiel (a segfault, a 500, 90,000 actions;
+        # hex(board_size=100000) took the server to 22 GB and the OOM killer: not replayed)
+        for game in ("connect_four(rows=0)", "connect_four(rows=-1)", "hex(board_size=300)"):
+            answer = c.post("/api/sessions", json={"game": f"openspiel:{game}"})
+            alive = c.get("/api/health").status_code == 200
+            report(
+                f"web: openspiel:{game}",
+                answer.status_code == 422 and alive,
+                f"POST /api/sessions answers {answer.status_code}: {answer.text[:110]}; "
+                f"the server {'answers' if alive else 'is gone'}",
+            )
+
         # 5. the security headers on uvicorn's own 400 and on the websocket's 403
         host, port = address.split(":")
         heads = []
@@ -342,6 +355,51 @@ def probe_cli(workdir: Path) -> None:
     ):
         good, said = one_line(run(argv))
         report(" ".join(a if len(a) < 30 else a[:20] + "..." for a in argv), good, said)
+
+    # OpenSpiel parameters that crash pyspiel, and SPRT bounds past what the test computes
+    for argv in (
+        ["legal", "openspiel:connect_four(rows=0)"],
+        ["legal", "openspiel:connect_four(rows=-1)"],
+        ["match", "tictactoe", "--a", "depth=1", "--b", "depth=1", "--sprt", "0,1e308",
+         "--games", "2"],
+    ):  # fmt: skip
+        good, said = one_line(run(argv))
+        report(" ".join(argv), good, said)
+
+    # a split deeper than the game: the whole tree below the root expanded, without end
+    argv = ["solve", "connect4", "--split", "1000", "--cluster", "local", "--no-book", "--moves",
+            *"444444333333"]  # fmt: skip
+    started = time.perf_counter()
+    try:
+        good, said = one_line(run(argv, timeout=300), "--split")
+    except subprocess.TimeoutExpired:
+        good, said = False, "still running after 300 s"
+    report(
+        "solve --split 1000 --cluster local", good, f"{time.perf_counter() - started:.1f} s; {said}"
+    )
+
+    # SIGTERM to a command with worker processes (kill, timeout, a service manager)
+    process = subprocess.Popen(
+        [*ZEROSUM, "analyze", "connect4", "--workers", "2", "--time", "3600"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+    )  # fmt: skip
+    try:
+        assert process.stdout is not None
+        process.stdout.readline()  # the first iteration: the workers are searching
+        watched = psutil.Process(process.pid)
+        while len(workers := watched.children(recursive=True)) < 2:
+            time.sleep(0.05)
+        process.terminate()
+        _, err = process.communicate(timeout=600)
+        _, alive = psutil.wait_procs(workers, timeout=60)
+        report(
+            "SIGTERM to analyze --workers 2",
+            not alive and "Traceback" not in err,
+            f"exit {process.returncode}; {len(alive)} of {len(workers)} worker processes left",
+        )
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
 
     # /dev/urandom as a positions file
     peak, elapsed, ended = peak_memory(
@@ -544,6 +602,17 @@ def probe_uci() -> None:
             "uci: FEN with full-move number 10^20",
             any("full-move" in line for line in said) and engine.process.poll() is None,
             f"{said[:1]}",
+        )
+
+        # every go after the compiled engine loaded said 'info string  (weaker)'
+        mark = len(engine.lines)
+        engine.send("go depth 2")
+        engine.wait(lambda line: line.startswith("bestmove"), mark)
+        empty = [line for line in engine.lines if line.startswith("info string  ")]
+        report(
+            "uci: no info string without its text",
+            not empty,
+            f"{len(empty)} such lines, e.g. {empty[:1]}",
         )
     finally:
         engine.close()

@@ -20,6 +20,7 @@ from zerosum.compiled.book_units import book_distributed
 from zerosum.compiled.distributed import (
     SHARE_S,
     Budget,
+    SplitError,
     TableSnapshot,
     _loaded,
     _unit_solver,
@@ -97,6 +98,20 @@ def test_bad_requests() -> None:
         open_executor("127.0.0.1:1")
     with Store(":memory:") as store, pytest.raises(ValueError, match="split"):
         solve_distributed(Connect4(), executor=ProcessExecutor(1), store=store, split=0)
+
+
+def test_a_split_too_deep_to_expand_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    """issue 24: ``--split 1000`` expanded the whole game tree below the root in this process,
+    without end; past ``MAX_TREE`` positions the split is refused (a small bound here)."""
+    import zerosum.compiled.distributed as distributed
+
+    monkeypatch.setattr(distributed, "MAX_TREE", 300)
+    with Store(":memory:") as store, pytest.raises(SplitError, match=r"split 3: .* passes 300"):
+        solve_distributed(Connect4(), executor=ProcessExecutor(1), store=store, split=3)
+    with Store(":memory:") as store:  # 1 + 7 + 49 positions: within the bound
+        tree = distributed._Tree(distributed._unit_solver("connect4", 1), store, Connect4(), 2,
+                                 weak=False)  # fmt: skip
+        assert len(tree.units) == 25  # 49 positions two plies down, a mirror image one unit
 
 
 def test_a_cluster_without_ray_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -21,7 +21,7 @@ import pytest
 
 from zerosum.engines import COMPILED, COMPILED_TACTICAL, MCTS, TACTICAL, engine_names, open_engine
 from zerosum.engines.base import Engine
-from zerosum.game import Game
+from zerosum.game import MAX_PLY, Game
 from zerosum.games import GAMES, GameSpec, get_game
 from zerosum.search import Limit, SearchResult
 
@@ -223,3 +223,65 @@ def test_a_cleared_compiled_tactical_engine_answers_as_a_fresh_one() -> None:
     finally:
         reused.close()
     print(f"kept table: {differed} answers differed from a fresh engine's")
+
+
+PARALLEL_CASES = [
+    ("tictactoe", "engine"),
+    ("connect4", "alphabeta"),
+    ("connect4", "engine"),
+    ("morris", COMPILED),
+    ("othello", COMPILED),
+    ("chess", TACTICAL),
+    ("chess", COMPILED_TACTICAL),
+    ("connect4", MCTS),
+    ("morris", MCTS),
+]
+"""Engines that keep state between searches in their workers (processes with their tables in
+shared memory, threads sharing one table or one tree), each with two workers."""
+PARALLEL_DEEPEST = {("chess", COMPILED_TACTICAL): 4, ("morris", COMPILED): 4}
+"""Shallower than the serial test's (two threads on a loaded machine: minutes at depth 6)."""
+PARALLEL_SLOW = {("chess", COMPILED_TACTICAL), ("morris", MCTS), ("morris", COMPILED)}
+"""Cases of the slow set (a minute or more each under load)."""
+
+
+@pytest.mark.parametrize(
+    ("game", "name"),
+    [
+        pytest.param(
+            game, name, id=f"{game}-{name}",
+            marks=[pytest.mark.slow] if (game, name) in PARALLEL_SLOW else [],
+        )
+        for game, name in PARALLEL_CASES
+    ],
+)  # fmt: skip
+def test_a_reused_parallel_engine_answers_as_a_fresh_serial_one(game: str, name: str) -> None:
+    """Two workers, reused across positions, depths and node limits: an exact engine's value,
+    proof and depth at each depth are a fresh serial engine's (the parallel split searches
+    every root move with a full window, so only its node count may differ); the heuristic
+    tactical engines keep the depth and never claim a proof; MCTS's proofs are the game's
+    values."""
+    spec = get_game(game)
+    reused: Engine = open_engine(spec, name, workers=2, seed=7, hash_mb=HASH_MB)
+    try:
+        for index, position in enumerate(positions(spec)[:2]):
+            deepest = PARALLEL_DEEPEST.get((game, name), MAX_PLY)
+            for depth in [min(depth, deepest) for depth in depths(spec, name)[:4]]:
+                limit = Limit(depth=depth)
+                again = reused.search(position.copy(), limit)
+                where = f"{game} {name} workers 2 ply {position.ply()} depth {depth}"
+                if name in (TACTICAL, COMPILED_TACTICAL):
+                    assert not again.solved and again.depth == depth, where
+                    assert again.best_move in position.legal_moves(), where
+                elif name != MCTS:
+                    first = fresh(spec, name, position, limit)
+                    assert answer(again) == answer(first), where
+                if again.solved and (exact := truth(spec, index, position)) is not None:
+                    assert again.value == exact, where
+            for nodes in node_limits(spec, name):
+                again = reused.search(position.copy(), Limit(nodes=nodes))
+                where = f"{game} {name} workers 2 ply {position.ply()} nodes {nodes}"
+                assert again.best_move in position.legal_moves(), where
+                if again.solved and (exact := truth(spec, index, position)) is not None:
+                    assert again.value == exact, where
+    finally:
+        reused.close()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import random
@@ -87,11 +88,19 @@ def test_settings_and_bounds() -> None:
     assert SprtSettings(0, 5, alpha=0.01, beta=0.1).lower == pytest.approx(math.log(0.1 / 0.99))
     assert settings.decide(3.0) == "H1" and settings.decide(-3.0) == "H0"
     assert settings.decide(0.0) is None
-    for text in ("5", "5,0", "a,b", "0,inf", "1,1"):
+    for text in ("5", "5,0", "a,b", "0,inf", "1,1", "0,1e308", "-1001,0", "0,1000.5"):
         with pytest.raises(SprtError):
             SprtSettings.parse(text)
     with pytest.raises(SprtError, match="alpha"):
         SprtSettings(0, 5, alpha=0.6)
+
+
+def test_the_widest_bounds_give_an_llr_for_every_small_match() -> None:
+    """At the bounds' limit, every pentanomial of 0 or 3 pairs per outcome has an LLR (a bound
+    of 1e308 had none: ``ArithmeticError``)."""
+    for counts in itertools.product((0, 3), repeat=5):
+        for elo0, elo1 in ((-1000, 1000), (999, 1000), (-1000, -999)):
+            assert math.isfinite(llr(counts, elo0, elo1)), (counts, elo0, elo1)
 
 
 def test_pentanomial_statistics() -> None:
@@ -330,6 +339,8 @@ def test_command_line_text_and_json(capsys: pytest.CaptureFixture[str]) -> None:
         (["--sprt", "5,0"], "expected elo0 < elo1"),
         (["--sprt", "0,5", "--games", "7"], "expected an even number"),
         (["--sprt", "0,5", "--alpha", "0.7"], "out of range"),
+        # issue 24: a bound of 1e308 played its first pair, then raised ArithmeticError
+        (["--sprt", "0,1e308", "--games", "2"], "expected normalized Elo within -1000..1000"),
     ],
 )
 def test_bad_sprt_options_exit_2(

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import pickle
 import random
+import subprocess
+import sys
 from typing import Any
 
 import pytest
@@ -12,6 +14,7 @@ import pytest
 pyspiel = pytest.importorskip("pyspiel")
 
 from open_spiel.python.algorithms import evaluate_bots  # noqa: E402
+from waiting import HANG_S  # noqa: E402
 
 from zerosum import Limit, get_game, search  # noqa: E402
 from zerosum.cli import main  # noqa: E402
@@ -68,6 +71,31 @@ def test_a_game_zerosum_cannot_search_is_refused_in_one_line(name: str, words: s
         get_game(name)
     assert words in str(caught.value)
     assert "\n" not in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("game", "words"),
+    [
+        # issue 24: each of these reached pyspiel in this process
+        ("connect_four(rows=0)", "it crashed pyspiel (SIGSEGV)"),  # a segmentation fault
+        ("connect_four(rows=-1)", "it needs more than 2 GB"),  # a ValueError traceback
+        ("hex(board_size=100000)", "1,410,065,408 distinct actions: expected at most 65,536"),
+        ("hex(board_size=300)", "90,000 distinct actions"),  # 22 GB and the OOM killer (web)
+        ("hex(board_size=-1)", "has no legal action but is not over"),
+    ],
+)
+def test_parameters_that_break_pyspiel_are_refused_in_one_line(game: str, words: str) -> None:
+    """pyspiel believes its parameters: a game with parameters is tried in a child process,
+    bounded in memory and time, before this process loads it."""
+    done = subprocess.run(
+        [sys.executable, "-m", "zerosum", "legal", f"openspiel:{game}"],
+        capture_output=True,
+        text=True,
+        timeout=HANG_S,
+    )
+    assert done.returncode == 2, done
+    assert done.stderr.startswith(f"zerosum: error: OpenSpiel cannot load '{game}': ")
+    assert words in done.stderr and done.stderr.count("\n") == 1, done.stderr
 
 
 def test_the_cli_refuses_an_ineligible_game_without_a_traceback(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -255,6 +256,35 @@ def test_ctrl_c_stops_the_command_and_its_workers() -> None:
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)
             process.communicate()
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux /proc")
+def test_sigterm_stops_the_command_and_its_workers() -> None:
+    """issue 24: ``kill`` (SIGTERM) of a command with worker processes ended it at once and
+    left its workers searching, orphaned; now SIGTERM does what Ctrl-C does."""
+    process = _start("analyze", "connect4", "--workers", "2", "--time", "3600")
+    try:
+        assert process.stdout is not None
+        line = process.stdout.readline()  # the first iteration: the workers are searching
+        assert line.startswith("depth"), line
+        workers = _descendants(process.pid)
+        deadline = time.perf_counter() + HANG_S
+        while len(workers) < 2 and time.perf_counter() < deadline:
+            time.sleep(0.05)  # polls an observable state
+            workers = _descendants(process.pid)
+        assert len(workers) >= 2
+        process.terminate()  # the command alone, as kill or a service manager sends it
+        out, err = process.communicate(timeout=HANG_S)
+        assert process.returncode == 0 and "Traceback" not in err, err
+        assert "stopped early" in out, out
+        deadline = time.perf_counter() + HANG_S
+        while any(_alive(pid) for pid in workers) and time.perf_counter() < deadline:
+            time.sleep(0.05)
+        assert not any(_alive(pid) for pid in workers)
+    finally:
+        with contextlib.suppress(ProcessLookupError):  # the group: orphaned workers too
+            os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
 
 
 @pytest.mark.slow  # a long compiled solve to interrupt

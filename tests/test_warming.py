@@ -410,7 +410,9 @@ def test_uci_is_ready_at_once_and_plays_with_the_twin_while_it_compiles(
     uci.handle("go depth 2")
     out.bestmove.wait()
     uci.stop()
-    assert any("compiling" in line and line.startswith("info string") for line in out.lines)
+    assert any(
+        line.startswith("info string compiling") and line.endswith("(weaker)") for line in out.lines
+    )
     move = chess.Move.from_uci(out.lines[-1].split()[1])
     assert move in chess.Board().legal_moves
     # The compile ends: the next go is the compiled engine's (here: any tactical engine).
@@ -422,7 +424,7 @@ def test_uci_is_ready_at_once_and_plays_with_the_twin_while_it_compiles(
     uci.handle("go depth 2")
     out.bestmove.wait()
     uci.stop()
-    assert not any("compiling" in line for line in out.lines)
+    assert not any("compiling" in line or "weaker" in line for line in out.lines), out.lines
     assert uci.engine.compiled is not None and uci.engine.current() is uci.engine.compiled
     uci.close()
 

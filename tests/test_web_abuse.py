@@ -171,6 +171,18 @@ def test_nan_and_infinity_are_422(client: TestClient, body: str, message: str) -
     assert not Job.running
 
 
+def test_openspiel_parameters_that_break_pyspiel_are_422(client: TestClient) -> None:
+    """issue 24: ``connect_four(rows=-1)`` raised in pyspiel (500), ``hex(board_size=100000)``
+    took the server to 22 GB and the OOM killer, ``connect_four(rows=0)`` is a segmentation
+    fault: each is tried in a child process first and refused."""
+    pytest.importorskip("pyspiel")
+    for game in ("connect_four(rows=-1)", "hex(board_size=100000)"):
+        answer = client.post("/api/sessions", json={"game": f"openspiel:{game}"})
+        assert answer.status_code == 422, answer.text
+        assert answer.json()["detail"].startswith(f"OpenSpiel cannot load '{game}': ")
+    assert client.get("/api/health").status_code == 200
+
+
 def test_errors_never_echo_large_inputs(client: TestClient) -> None:
     cases = [
         {"game": "tictactoe", "moves": ["x" * 200] * 300},

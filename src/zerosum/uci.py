@@ -708,9 +708,12 @@ class UciEngine:
         """The engine that searches now (the twin of a compiled engine still loading, saying
         so in an ``info string``), with the Contempt option."""
         engine = self._open_engine()
-        searcher = engine.current() if isinstance(engine, WarmingEngine) else engine
-        if searcher is not engine and isinstance(engine, WarmingEngine):
-            self.info(f"{engine.status()} (weaker)")
+        searcher = engine
+        if isinstance(engine, WarmingEngine):
+            status = engine.status()  # before current(): empty only once the compiled answers
+            searcher = engine.current()
+            if searcher is engine.twin:  # not the loaded compiled engine: say so
+                self.info(f"{status} (weaker)")
         assert isinstance(searcher, TacticalEngine)
         from zerosum.search.tactical import Options
 

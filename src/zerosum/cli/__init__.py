@@ -42,6 +42,7 @@ from zerosum.cli.common import (
     EXIT_INTERRUPTED,
     program_started,
     tell_probe_file,
+    terminate_as_ctrl_c,
 )
 from zerosum.cli.parser import Command, Parser
 from zerosum.cli.parser import build_parser as _build_parser
@@ -83,7 +84,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = parser.parse_args(argv)
         args.started = started  # a time limit counts from here (see program_started)
-        status: int = args.run(args)
+        with terminate_as_ctrl_c():  # a terminated command stops its workers too
+            status: int = args.run(args)
         sys.stdout.flush()  # a closed pipe shows here, inside the handler below
     except BrokenPipeError:
         # The reader went away (``zerosum analyze ... | head``): stop quietly, as a shell

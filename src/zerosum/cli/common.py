@@ -2,7 +2,8 @@
 prints its answer, and how Ctrl-C and SIGTERM reach it.
 
 A long command stops cleanly on Ctrl-C: the search polls a stop callback
-(:func:`interruptible`) and the command still reports what it finished. Commands that run
+(:func:`interruptible`) and the command still reports what it finished. SIGTERM does what
+Ctrl-C does (:func:`terminate_as_ctrl_c`, around every command). Commands that run
 worker processes of their own (``match``) rather turn SIGTERM into ``KeyboardInterrupt``
 (:func:`terminate_as_interrupt`), so a terminated command stops its workers too.
 """
@@ -131,6 +132,32 @@ def interruptible() -> Iterator[Callable[[], bool]]:
         yield lambda: bool(interrupted)
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+@contextlib.contextmanager
+def terminate_as_ctrl_c() -> Iterator[None]:
+    """SIGTERM does what Ctrl-C would do at that moment: a search under :func:`interruptible`
+    stops cleanly and reports what it finished, elsewhere ``KeyboardInterrupt`` (exit 130);
+    either way the command's worker processes are stopped. Without it a terminated ``book``,
+    ``solve`` or ``analyze`` with ``--workers`` died at once and left its workers searching,
+    orphaned (a ``timeout``, a service manager, ``kill``)."""
+
+    def on_terminate(signum: int, frame: object) -> None:
+        handler = signal.getsignal(signal.SIGINT)
+        if callable(handler):
+            handler(signal.SIGINT, frame)  # type: ignore[arg-type]  # frame: FrameType | None
+        else:  # Ctrl-C ignored or Python's default not installed: end as interrupted
+            raise KeyboardInterrupt
+
+    try:
+        previous = signal.signal(signal.SIGTERM, on_terminate)
+    except ValueError:  # not the main thread
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 @contextlib.contextmanager

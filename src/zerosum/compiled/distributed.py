@@ -87,7 +87,7 @@ from zerosum.compiled.engine import (
 from zerosum.compiled.engine import store as table_store
 from zerosum.compiled.kernels import compiled_game
 from zerosum.compiled.solver import Solver
-from zerosum.game import Game
+from zerosum.game import Game, ZerosumError
 from zerosum.games import get_game
 from zerosum.runtime.executor import Executor, unit_stop
 from zerosum.search.core import Limit
@@ -370,6 +370,16 @@ class DistributedResult:
         return self.rank is not None
 
 
+MAX_TREE: Final = 100_000
+"""The most positions the first ``split`` plies may expand to here (in Python, a copy of the
+game each): connect four's 7 moves give 16,807 at split 5; ``--split 1000`` expanded the whole
+game tree below the root, without end or bound on memory."""
+
+
+class SplitError(ZerosumError, ValueError):
+    """A ``split`` whose tree of work units would be too large to expand."""
+
+
 class _Tree:
     """The unit tree of a root position and what is known of it."""
 
@@ -404,6 +414,9 @@ class _Tree:
         self.stale: list[_Node] = []
         """Inner positions whose children changed since the last :meth:`update`."""
         self.from_store = 0
+        self._split = split
+        self._expanded = 0
+        """Positions :meth:`_expand` has made (bounded by :data:`MAX_TREE`)."""
         self.root = self._expand(root.copy(), split, expand=moves)
         self.stored = (
             root.outcome() is None and store.get(solver.name, self.root.key, weak=weak) is not None
@@ -413,6 +426,12 @@ class _Tree:
     def _expand(self, game: Game[Any], plies: int, *, expand: bool = False) -> _Node:
         """The tree below ``game``, ``plies`` deep; a position whose result is known (stored,
         decided at once) is a leaf, unless ``expand`` asks for its moves anyway."""
+        self._expanded += 1
+        if self._expanded > MAX_TREE:
+            raise SplitError(
+                f"split {self._split}: the work units' tree passes {MAX_TREE:,} positions "
+                "below the root: expected fewer plies (--split)"
+            )
         solver = self.solver
         key = solver.compiled.canonical_key(game)
         if game.outcome() is not None:

@@ -55,7 +55,10 @@ import hashlib
 import importlib
 import os
 import re
+import signal
+import subprocess
 import sys
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -192,10 +195,99 @@ def lacks(game_type: Any, num_players: int) -> list[str]:
     return missing
 
 
+MAX_ACTIONS: Final = 1 << 16
+"""The most distinct actions a pyspiel game may have (shogi, the largest default, has 13,689):
+the parameters of a board game choose its size, and ``hex(board_size=100000)`` asked pyspiel for
+a board of ten billion cells."""
+CHECK_MEMORY: Final = 2 << 30
+"""The address space (bytes) of the child that tries a parameter set first."""
+CHECK_TIME_S: Final = 120.0
+"""How long that child may take (an import of pyspiel and a few plies: about a second alone)."""
+CHECK_PLIES: Final = 16
+"""The plies of a random game the child plays from the start."""
+_CHECK = """
+import random, resource, sys
+resource.setrlimit(resource.RLIMIT_AS, (int(sys.argv[4]), int(sys.argv[4])))
+import pyspiel
+game = pyspiel.load_game(sys.argv[1])
+actions = game.num_distinct_actions()
+if actions > int(sys.argv[2]):
+    print(f"it has {actions:,} distinct actions: expected at most {int(sys.argv[2]):,}")
+    sys.exit(3)
+state = game.new_initial_state()
+rng = random.Random(0)
+for _ in range(int(sys.argv[3])):
+    str(state)
+    if state.is_terminal():
+        break
+    legal = state.legal_actions()
+    if not legal:
+        print("a position of a random game has no legal action but is not over")
+        sys.exit(3)
+    state = state.child(rng.choice(legal))
+print("ok")
+"""
+"""What the child runs (pyspiel alone, no zerosum): bound its address space, load the game,
+count its actions, create the start and play a few random plies."""
+_checking = threading.Lock()
+
+
+def _check_in_child(game_string: str) -> None:
+    """Try ``game_string`` in a child process first, bounded in memory and time: pyspiel
+    believes its parameters, and some make it crash the whole process (``connect_four(rows=0)``:
+    a segmentation fault) or allocate without bound. Raises :class:`IneligibleGameError` naming
+    what went wrong. One child at a time."""
+    command = [
+        sys.executable,
+        "-c",
+        _CHECK,
+        game_string,
+        str(MAX_ACTIONS),
+        str(CHECK_PLIES),
+        str(CHECK_MEMORY),  # the child bounds itself: no preexec_fn in a threaded server
+    ]
+    refused = f"OpenSpiel cannot load {game_string!r}"
+    with _checking:
+        try:
+            done = subprocess.run(
+                command,
+                capture_output=True,
+                text=True,
+                timeout=CHECK_TIME_S,
+                stdin=subprocess.DEVNULL,
+            )
+        except subprocess.TimeoutExpired:
+            raise IneligibleGameError(
+                f"{refused}: setting it up took more than {CHECK_TIME_S:.0f} s (expected "
+                "smaller parameters)"
+            ) from None
+    said = (done.stdout.strip().splitlines() or [""])[-1]
+    if done.returncode == 0 and said == "ok":
+        return
+    if done.returncode == 3:
+        raise IneligibleGameError(f"{refused}: {said} (expected other parameters)")
+    if done.returncode < 0:
+        reason = f"it crashed pyspiel ({signal.Signals(-done.returncode).name})"
+    else:
+        errors = done.stderr.strip().splitlines() or [f"exit status {done.returncode}"]
+        last = errors[-1]
+        if "MemoryError" in last or "bad_alloc" in done.stderr or "max_size" in last:
+            reason = f"it needs more than {CHECK_MEMORY >> 30} GB"
+        else:
+            reason = last[:200]
+    raise IneligibleGameError(f"{refused}: {reason} (expected other parameters)")
+
+
+def _parameters(game_string: str) -> str:
+    """The parameters of ``game_string`` (``"rows=4"`` of ``breakthrough(rows=4)``)."""
+    return game_string.partition("(")[2].rstrip().removesuffix(")").strip()
+
+
 @lru_cache(maxsize=64)
 def load_rules(text: str) -> Rules:
     """The pyspiel game ``text`` (``""``: the default game), checked once; raises
-    :class:`IneligibleGameError` naming what it lacks."""
+    :class:`IneligibleGameError` naming what it lacks. A game with parameters is tried in a
+    child process first (:func:`_check_in_child`)."""
     spiel = _pyspiel()
     game_string = text or DEFAULT_GAME
     name = f"openspiel:{text}" if text else "openspiel"
@@ -205,6 +297,8 @@ def load_rules(text: str) -> Rules:
             f"OpenSpiel has no game {short!r}: expected openspiel:NAME or "
             "openspiel:NAME(param=value,...) with a NAME that pyspiel.registered_names() lists"
         )
+    if _parameters(game_string):
+        _check_in_child(game_string)
     try:
         with _quiet_stderr():  # pyspiel prints each error on stderr before raising it
             game = spiel.load_game(game_string)
@@ -219,6 +313,11 @@ def load_rules(text: str) -> Rules:
         raise IneligibleGameError(
             f"{name} is not a two-player zero-sum game of perfect information: it lacks "
             + ", ".join(missing)
+        )
+    if game.num_distinct_actions() > MAX_ACTIONS:  # a default game (no parameters): never
+        raise IneligibleGameError(
+            f"{name} has {game.num_distinct_actions():,} distinct actions: expected at most "
+            f"{MAX_ACTIONS:,}"
         )
     start = game.new_initial_state()
     if start.is_terminal():

@@ -60,6 +60,10 @@ from zerosum.match.elo import Z_95, EloEstimate, elo_from_score, estimate
 
 NELO_PER_T: Final = 800 / math.log(10)
 """Normalized Elo per unit of ``(mu - 1/2) / sigma`` (about 347.4)."""
+MAX_BOUND: Final = 1000.0
+"""The largest SPRT bound, either sign (normalized Elo): tests run within a few tens (fishtest's
+within ten), and far past a thousand the constrained estimate finds no answer (a bound of
+1e308 raised ``ArithmeticError`` after the first pair) or takes seconds per pair."""
 EPSILON: Final = 1e-3
 """What a pentanomial count of zero counts as in the likelihood."""
 PAIR_SCORES: Final = (0.0, 0.25, 0.5, 0.75, 1.0)
@@ -88,6 +92,11 @@ class SprtSettings:
             raise SprtError(f"SPRT bounds {self.elo0}, {self.elo1}: expected finite numbers")
         if not self.elo0 < self.elo1:
             raise SprtError(f"SPRT bounds {self.elo0:g}, {self.elo1:g}: expected elo0 < elo1")
+        if not -MAX_BOUND <= self.elo0 < self.elo1 <= MAX_BOUND:
+            raise SprtError(
+                f"SPRT bounds {self.elo0:g}, {self.elo1:g} are out of range: expected "
+                f"normalized Elo within -{MAX_BOUND:g}..{MAX_BOUND:g}"
+            )
         for name, value in (("alpha", self.alpha), ("beta", self.beta)):
             if not 0 < value < 0.5:
                 raise SprtError(f"{name} {value:g}: expected a probability between 0 and 0.5")
