@@ -38,6 +38,8 @@
    The replay's time is exactly the chain's run time (``path s``) plus its waits for a free
    worker (``wait s``): with no waits (any number of nodes) the same schedule still takes
    ``path s``, so ``T1/path`` bounds its speed-up, and ``runs`` is the chain's length.
+   ``work s`` is the replay's total work (its workers' busy seconds), ``work/path`` the
+   schedule's average parallelism: the most nodes it could keep busy.
    ``--path-nodes`` prints the chain of those replays, a run a line (position, window, how
    its part on the chain ended: ``done``, ``split``, or ``checkpoint`` when the coordinator
    acted while it ran).
@@ -674,7 +676,8 @@ def _table(
     print(
         f"  {'N':>4} {'time s':>9} {'speed-up':>8} {'eff':>5} {'vs serial':>9} {'units':>6} "
         f"{'splits':>6} {'sent':>6} {'work':>5} {'busy':>5} {'cancel':>6} {'split':>5} "
-        f"{'coord s':>7} {'path s':>7} {'runs':>4} {'wait s':>6} {'T1/path':>7}"
+        f"{'coord s':>7} {'path s':>7} {'runs':>4} {'wait s':>6} {'T1/path':>7} "
+        f"{'work s':>7} {'work/path':>9}"
     )
     for nodes, took, sim, found, coordinator in rows:
         assert found.rank == first.rank and found.best_moves == first.best_moves
@@ -688,7 +691,8 @@ def _table(
             f"{versus:>9} {found.units:>6} {found.splits:>6} {sim.count:>6} {work:>5} "
             f"{sim.busy / nodes / took:>5.2f} {sim.cancelled_s / sim.busy:>6.2f} "
             f"{sim.stopped_s / sim.busy:>5.2f} {coordinator:>7.2f} {ran:>7.3f} "
-            f"{len(path):>4} {waited:>6.3f} {one / ran:>7.2f}"
+            f"{len(path):>4} {waited:>6.3f} {one / ran:>7.2f} {sim.busy:>7.2f} "
+            f"{sim.busy / ran:>9.2f}"
         )
 
 
