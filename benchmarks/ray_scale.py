@@ -18,8 +18,10 @@
    measured, so the replay takes none back: pessimistic), and a worker that would idle gets
    work by splitting the unit that has run longest once it has run ``--budget`` nodes. A
    real unit stops within milliseconds of the request; a replayed one stops at its next
-   *checkpoint* (``--budget`` nodes times 1, 2, 4, then a quarter more each time), where its
-   answer is measured (pessimistic too, and it keeps the measurements few and reusable).
+   *checkpoint* (``--budget`` nodes times 1, 2, 4, then a quarter more each time; at once if
+   asked at one), where its answer is measured (pessimistic too, and it keeps the
+   measurements few and reusable). A unit may be split at a checkpoint that reaches its
+   budget exactly (the budget is taken a hair short, so that rounding does not decide).
 3. The figures. ``T1`` is the replay on one worker; the speed-up on N is ``T1 / TN``;
    ``eff`` is the speed-up over N. Where the N workers' time went: ``busy`` is the share of
    N x TN they spent on units, ``cancel`` the share of their busy time spent on units that a
@@ -29,6 +31,18 @@
    (splitting and cold tables cost work: ``work`` is the units' nodes over the serial's).
    ``coord s`` is what this process spent in the tree's bookkeeping during the replay (the
    coordinator's own time, not in the simulated clock).
+4. The critical path. Each run is needed from a step of the coordinator, woken by an event:
+   a run that answered (or reached a checkpoint). Walking back from the answer that finished
+   the solve (the run that gave it, the event that made that run needed, and so on to the
+   start) gives the chain of runs that had to happen one after another (``critical_path``).
+   The replay's time is exactly the chain's run time (``path s``) plus its waits for a free
+   worker (``wait s``): with no waits (any number of nodes) the same schedule still takes
+   ``path s``, so ``T1/path`` bounds its speed-up, and ``runs`` is the chain's length.
+   ``work s`` is the replay's total work (its workers' busy seconds), ``work/path`` the
+   schedule's average parallelism: the most nodes it could keep busy.
+   ``--path-nodes`` prints the chain of those replays, a run a line (position, window, how
+   its part on the chain ended: ``done``, ``split``, or ``checkpoint`` when the coordinator
+   acted while it ran).
 
 ``--also-run-to-end`` also replays each position as the code did before cancelled units
 stopped (a unit cancelled while it runs keeps its worker to its end), to show what stopping
@@ -42,7 +56,7 @@ Run from the repository root::
 
     .venv/bin/python benchmarks/ray_scale.py [--positions 3216462 ...] [--budget 500000]
         [--nodes 2 8 32 128] [--split 1] [--overhead-ms 5] [--cache PATH] [--measure-s 600]
-        [--also-run-to-end]
+        [--also-run-to-end] [--path-nodes 32]
 """
 
 from __future__ import annotations
@@ -61,7 +75,9 @@ from concurrent.futures import Future
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
+from zerosum.compiled import distributed
 from zerosum.compiled.distributed import (
     Budget,
     TableSnapshot,
@@ -277,12 +293,28 @@ class Simulated(Executor):
         self.stopped_s = 0.0  # worker time of units stopped to be split
         self.log: list[tuple[float, float, int, str]] = []  # start, end, worker, how it ended
         self._runs: dict[Future[Any], dict[str, Any]] = {}
+        self.records: dict[Future[Any], dict[str, Any]] = {}
+        """Every submitted run: its arguments, when it was first needed and what made it so
+        (``cause``), when it started and ended and how (for :func:`critical_path`)."""
+        self.trigger: tuple[Future[Any] | None, float, str] = (None, 0.0, "start")
+        """The event the coordinator was last woken by: a run that ended (or reached a
+        checkpoint), the time, how."""
+        self._wanted: dict[tuple[str, tuple[int, int]], tuple[Any, ...]] = {}
+        """The runs the coordinator needs now (position, window), with the trigger of the
+        step where each became needed."""
 
     def clock(self) -> float:
         return self.now
 
+    def needed(self, runs: Collection[tuple[str, tuple[int, int]]]) -> None:
+        """The coordinator needs ``runs`` (position, window) now: the newly needed ones get
+        the current trigger as their cause."""
+        self._wanted = {run: self._wanted.get(run) or (*self.trigger,) for run in runs}
+
     def submit(self, fn: Callable[..., Any], /, *args: Any) -> Future[Any]:
         future: Future[Any] = Future()
+        cause = self._wanted.get((args[1], tuple(args[2]))) or (*self.trigger,)
+        self.records[future] = {"args": args, "cause": cause, "submit": self.now}
         self.waiting.append((future, args))
         self._dispatch()
         return future
@@ -342,6 +374,7 @@ class Simulated(Executor):
 
     def _finish(self, future: Future[Any], how: str) -> dict[str, Any]:
         run = self._runs.pop(future)
+        self.records[future].update(start=run["start"], end=self.now, how=how)
         took = self.now - run["start"]
         self.busy += took
         self.nodes += int(took * self.rate)
@@ -361,16 +394,19 @@ class Simulated(Executor):
             if run["end"] is None and not run.get("offered"):
                 # a checkpoint: the coordinator looks first (it may ask for a split there)
                 run["offered"] = True
+                self.trigger = (future, self.now, "checkpoint")
                 return done
             heapq.heappop(self.events)
             run["offered"] = False
             if run["end"] is not None:  # it completed
+                self.trigger = (future, self.now, "done")
                 self._finish(future, "done")
                 if run.get("dropped"):
                     self.cancelled_s += self.now - run["start"]
                 if not future.cancelled():
                     future.set_result(run["end"])
             elif run.get("split"):  # at the checkpoint after the request: it stops
+                self.trigger = (future, self.now, "split")
                 answer = self._measure(run, self.checkpoint(run["step"]))
                 self._finish(future, "split")
                 self.stopped_s += self.now - run["start"]
@@ -416,6 +452,38 @@ class Simulated(Executor):
         pass
 
 
+@dataclass(frozen=True)
+class Link:
+    """A run on the critical path (:func:`critical_path`)."""
+
+    position: str
+    window: tuple[int, int]
+    how: str
+    """How the run's part on the path ended: ``done`` (its answer), ``split`` (stopped to be
+    split), ``checkpoint`` (the coordinator acted at one of its checkpoints, while it ran)."""
+    ran: float
+    """Seconds it ran before that."""
+    waited: float
+    """Seconds it waited for a free worker after it was needed."""
+
+
+def critical_path(simulated: Simulated) -> list[Link]:
+    """The chain of runs that ended the replay, first to last: the run whose answer finished
+    the solve, the run whose answer (or checkpoint) made it needed, and so on back to the
+    start. Each was needed only once the one before it had answered, so the replay's time is
+    exactly the chain's run times plus its waits for a free worker: with the waits gone (any
+    number of nodes) the same schedule still takes the run times, the *critical path*."""
+    links: list[Link] = []
+    future, at, how = simulated.trigger
+    while future is not None:
+        record = simulated.records[future]
+        position, window = record["args"][1], tuple(record["args"][2])
+        cause_future, cause_at, cause_how = record["cause"]
+        links.append(Link(position, window, how, at - record["start"], record["start"] - cause_at))
+        future, at, how = cause_future, cause_at, cause_how
+    return links[::-1]
+
+
 def replay(
     moves: str,
     split: int,
@@ -433,7 +501,14 @@ def replay(
     simulated = Simulated(workers, costs, rate, overhead_s, quantum, stop)
     spent = costs.spent
     started = time.perf_counter()
-    with Store(":memory:") as store:
+    needed = distributed._Tree.needed
+
+    def noted(tree: Any, *args: Any, **kwargs: Any) -> dict[int, tuple[int, int]]:
+        wanted = needed(tree, *args, **kwargs)
+        simulated.needed([(tree.units[k][0].game.position(), w) for k, w in wanted.items()])
+        return wanted
+
+    with Store(":memory:") as store, mock.patch.object(distributed._Tree, "needed", noted):
         found = solve_distributed(
             Connect4.from_position(moves),
             executor=simulated,
@@ -441,7 +516,8 @@ def replay(
             split=split,
             moves="best",
             # the simulated clock's seconds: a unit may be split once it has run its budget
-            budget=None if budget is None else Budget(seconds=quantum / rate),
+            # (a hair less, so that a checkpoint at the budget is past it whatever the rounding)
+            budget=None if budget is None else Budget(seconds=quantum / rate * (1 - 1e-9)),
             scouts=scouts,
             share_tables=False,  # not modelled: which worker runs a unit is not simulated
         )
@@ -466,6 +542,9 @@ def main() -> None:
     )
     parser.add_argument("--measure-s", type=float, default=1800.0, help="per position")
     parser.add_argument("--no-serial", action="store_true", help="skip the serial solve")
+    parser.add_argument(
+        "--path-nodes", type=int, nargs="*", default=[32], help="print these replays' paths"
+    )
     parser.add_argument(
         "--also-run-to-end",
         action="store_true",
@@ -533,7 +612,19 @@ def main() -> None:
         rate = args.rate or _rate(costs)
         # costs were taken at a provisional rate: replay again at the measured one (cached)
         rows = [
-            (n, *replay(moves, args.split, n, budget, costs, rate, overhead_s, scouts=scouts))
+            (
+                n,
+                *replay(
+                    moves,
+                    args.split,
+                    n,
+                    budget,
+                    costs,
+                    rate,
+                    overhead_s,
+                    scouts=scouts,
+                ),
+            )
             for n, *_ in rows
         ]
         first = rows[0][3]
@@ -542,6 +633,9 @@ def main() -> None:
             f"rate {rate:,.0f} nodes/s, overhead {args.overhead_ms} ms a unit"
         )
         _table(rows, serial_nodes, rate)
+        for nodes, _, sim, *_ in rows:
+            if nodes in args.path_nodes:
+                _path(nodes, critical_path(sim))
         if args.also_run_to_end:
             print(
                 "  AS BEFORE, not what the code does now: a unit cancelled while it runs keeps "
@@ -552,7 +646,15 @@ def main() -> None:
                     (
                         n,
                         *replay(
-                            moves, args.split, n, budget, costs, rate, overhead_s, False, scouts
+                            moves,
+                            args.split,
+                            n,
+                            budget,
+                            costs,
+                            rate,
+                            overhead_s,
+                            False,
+                            scouts,
                         ),
                     )
                     for n, *_ in rows
@@ -574,17 +676,36 @@ def _table(
     print(
         f"  {'N':>4} {'time s':>9} {'speed-up':>8} {'eff':>5} {'vs serial':>9} {'units':>6} "
         f"{'splits':>6} {'sent':>6} {'work':>5} {'busy':>5} {'cancel':>6} {'split':>5} "
-        f"{'coord s':>7}"
+        f"{'coord s':>7} {'path s':>7} {'runs':>4} {'wait s':>6} {'T1/path':>7} "
+        f"{'work s':>7} {'work/path':>9}"
     )
     for nodes, took, sim, found, coordinator in rows:
         assert found.rank == first.rank and found.best_moves == first.best_moves
+        path = critical_path(sim)
+        ran, waited = sum(link.ran for link in path), sum(link.waited for link in path)
+        assert abs(ran + waited - took) < 1e-6 * max(1.0, took), (ran, waited, took)
         versus = f"{serial / rate / took:9.2f}" if serial else "-"
         work = f"{sim.nodes / serial:5.2f}" if serial else "-"
         print(
             f"  {nodes:>4} {took:>9.3f} {one / took:>8.2f} {one / took / nodes:>5.2f} "
             f"{versus:>9} {found.units:>6} {found.splits:>6} {sim.count:>6} {work:>5} "
             f"{sim.busy / nodes / took:>5.2f} {sim.cancelled_s / sim.busy:>6.2f} "
-            f"{sim.stopped_s / sim.busy:>5.2f} {coordinator:>7.2f}"
+            f"{sim.stopped_s / sim.busy:>5.2f} {coordinator:>7.2f} {ran:>7.3f} "
+            f"{len(path):>4} {waited:>6.3f} {one / ran:>7.2f} {sim.busy:>7.2f} "
+            f"{sim.busy / ran:>9.2f}"
+        )
+
+
+def _path(nodes: int, path: list[Link]) -> None:
+    """The critical path of the replay on ``nodes`` nodes, a run a line."""
+    ran = sum(link.ran for link in path)
+    print(f"  critical path on {nodes} nodes: {len(path)} runs, {ran:.3f} s of runs")
+    for link in path:
+        low, high = link.window
+        window = "full" if low < -99 and high > 99 else f"{low},{high}"
+        print(
+            f"    {link.position:<16} [{window:>7}] {link.how:<10} ran {link.ran:7.3f} s"
+            f"  waited {link.waited:6.3f} s"
         )
 
 
