@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import importlib
 import json
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -10,6 +12,8 @@ from typing import Any
 import pytest
 
 pytest.importorskip("ray")
+
+from waiting import HANG_S
 
 from zerosum.cli import main
 from zerosum.compiled.distributed import solve_distributed, solve_unit
@@ -23,6 +27,15 @@ from zerosum.store import Store
 
 POSITION, SCORE = "32164625", 11
 """The first position of Test_L1_R1 and its exact score."""
+
+
+def settle(executor: RayTaskExecutor, futures: list[Any], what: str) -> None:
+    """Wait through ``executor`` until every one of ``futures`` is done (bounded against a
+    hang only)."""
+    deadline = time.monotonic() + HANG_S
+    while not all(future.done() for future in futures):
+        assert time.monotonic() < deadline, f"still waiting after {HANG_S:g} s: {what}"
+        executor.wait([future for future in futures if not future.done()], 1.0)
 
 
 @pytest.fixture(scope="module")
@@ -89,17 +102,29 @@ def test_a_stopped_ray_task_answers_and_a_cancelled_one_frees_its_cpu(
     ]
     assert ray_cluster.stop(endless[0])  # asked to stop: its answer comes, what it proved
     ray_cluster.cancel(endless[1])  # asked to stop, its answer dropped: its CPU is free again
-    while not endless[0].done():
-        ray_cluster.wait(endless[:1], 1.0)
+    settle(ray_cluster, endless[:1], "the stopped unit's answer")
     answer = endless[0].result()
     assert answer.rank is None and answer.nodes >= 1
     small = [
         ray_cluster.submit(solve_unit, "connect4", POSITION, (-100, 100), False, 16)
         for _ in range(2)
     ]
-    while not all(future.done() for future in small):
-        ray_cluster.wait(small, 1.0)
+    settle(ray_cluster, small, "two small units on the CPUs the endless ones held")
     assert [future.result().rank for future in small] == [SCORE, SCORE]
+
+
+def test_a_stop_request_outlives_its_board(ray_cluster: RayTaskExecutor) -> None:
+    """The out-of-memory killer takes Ray's workers first: the actor that keeps the stop
+    requests, killed after a unit was asked to stop, comes back empty; the executor sends the
+    request again while it waits, and the unit stops (it searched the empty board for ever)."""
+    ray = importlib.import_module("ray")
+    endless = ray_cluster.submit(solve_unit, "connect4", "", (-100, 100), False, 16)
+    assert ray_cluster.stop(endless)
+    board, number = ray_cluster._board, ray_cluster._numbers[endless]
+    assert ray.get(board.asked.remote(number), timeout=HANG_S)  # the request is on the board
+    ray.kill(board, no_restart=False)  # as the kernel's kill -9 would
+    settle(ray_cluster, [endless], "the unit asked to stop before its board died")
+    assert endless.result().rank is None
 
 
 def test_a_units_bad_input_comes_back_as_raised_in_one_line(

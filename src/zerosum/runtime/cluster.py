@@ -23,17 +23,17 @@ so the result is the same. An actor that dies on a node that is still alive (its
 its process) is a failure of the unit, reported as such.
 
 Stopping. ``ray.cancel`` is never used: in Ray 2.60 a cancelled task whose reply still arrives
-aborts the calling process ("Tried to complete task that was not pending", seen here in about
-one distributed solve in three). Instead, a :class:`RayTaskExecutor` keeps its units' stop
-requests in a small actor of its own (no CPU, on the driver's node), which a running task asks
-at most every :data:`STOP_POLL_S` through :func:`~zerosum.runtime.executor.unit_stop`: a
-cancelled (or :meth:`~RayTaskExecutor.stop`-ped) unit that polls it stops within that time and
-frees its CPU; its answer is dropped (or, stopped, taken). A :class:`RayActorExecutor`'s
-running units run to their end. At the end, every actor runs its ``teardown`` (engines are
-sent ``quit``) and is then killed with ``ray.kill``; when the work is abandoned (Ctrl-C, an
-error), busy actors first run ``kill`` beside their unit (in the actor's second thread), so
-nothing waits for a unit to finish. A Ray started here is shut down; a joined cluster is only
-disconnected from.
+aborts the calling process ("Tried to complete task that was not pending", seen here in about one
+distributed solve in three). Instead, a :class:`RayTaskExecutor` keeps its units' stop requests in
+a small actor of its own (no CPU, on the driver's node), which a running task asks at most every
+:data:`STOP_POLL_S` through :func:`~zerosum.runtime.executor.unit_stop`: a cancelled (or
+:meth:`~RayTaskExecutor.stop`-ped) unit that polls it stops within that time and frees its CPU; its
+answer is dropped (or, stopped, taken). The board is restarted if it dies, and the executor sends
+the requests of units still running again while it waits. A :class:`RayActorExecutor`'s running
+units run to their end. At the end, every actor runs its ``teardown`` (engines are sent ``quit``)
+and is then killed with ``ray.kill``; when the work is abandoned (Ctrl-C, an error), busy actors
+first run ``kill`` beside their unit (in the actor's second thread), so nothing waits for a unit to
+finish. A Ray started here is shut down; a joined cluster is only disconnected from.
 
 Failures: a unit that raises, or an actor that dies (its process killed) raises
 :class:`~zerosum.runtime.executor.WorkerError` naming the unit, instead of waiting for a result
@@ -73,6 +73,10 @@ MAX_ATTEMPTS: Final = 3
 and the actor executor's own."""
 STOP_POLL_S: Final = 0.02
 """How often a running Ray task asks whether it was asked to stop (one small actor call)."""
+ASK_AGAIN_S: Final = 1.0
+"""How often :meth:`RayTaskExecutor.wait` sends its running units' stop requests again: a
+stop board that died (the kernel's out-of-memory killer takes Ray's workers first) comes back
+empty, and a request it lost must reach it again, or the unit would never stop."""
 
 
 def cluster_cpus(ray: Any) -> int:
@@ -162,6 +166,12 @@ class RayTaskExecutor(Executor):
         self.workers = cluster_cpus(self._ray)
         self._numbers: dict[Future[Any], int] = {}
         """The running units' numbers, for their stop requests."""
+        self._tasks: dict[int, Any] = {}
+        """Every task still running, by unit number (whether or not its future was cancelled)."""
+        self._asked: set[int] = set()
+        """The numbers of the units asked to stop (sent again while their task runs, see
+        :data:`ASK_AGAIN_S`)."""
+        self._asked_at = 0.0
         self._count = 0
         self._board: Any = None
         try:
@@ -173,7 +183,7 @@ class RayTaskExecutor(Executor):
     def _stop_board(self) -> Any:
         """The actor that keeps the stop requests, on this node if Ray can say which it is."""
         ray = self._ray
-        options: dict[str, Any] = {"num_cpus": 0, "max_restarts": 0}
+        options: dict[str, Any] = {"num_cpus": 0, "max_restarts": -1, "max_task_retries": -1}
         with contextlib.suppress(Exception):
             strategies = importlib.import_module("ray.util.scheduling_strategies")
             here = ray.get_runtime_context().get_node_id()
@@ -186,6 +196,15 @@ class RayTaskExecutor(Executor):
         self._count += 1
         ref = self._remote.remote(self._imports, self._board, self._count, fn, *args)
         inner: Future[tuple[str, T]] = ref.future()
+        number = self._count
+        with self._lock:
+            self._tasks[number] = inner
+
+        def ended(_: Future[Any]) -> None:  # in Ray's thread
+            with self._lock:
+                del self._tasks[number]
+
+        inner.add_done_callback(ended)
         future: Future[T] = Future()
         future.set_running_or_notify_cancel()
         self._running.add(future)
@@ -211,6 +230,17 @@ class RayTaskExecutor(Executor):
     def _forget(self, future: Future[Any]) -> None:
         self._numbers.pop(future, None)
 
+    def wait(self, futures: Collection[Future[Any]], timeout: float) -> set[Future[Any]]:
+        now = time.monotonic()
+        if self._asked and self._board is not None and now >= self._asked_at + ASK_AGAIN_S:
+            self._asked_at = now
+            with self._lock:
+                self._asked &= set(self._tasks)
+            for number in self._asked:
+                with contextlib.suppress(Exception):  # the board is gone with the cluster
+                    self._board.ask.remote(number)
+        return super().wait(futures, timeout)
+
     def cancel(self, future: Future[Any]) -> None:
         """Forget ``future``: its task is asked to stop and its result is dropped (see the
         module docstring: ``ray.cancel`` is not used)."""
@@ -227,6 +257,7 @@ class RayTaskExecutor(Executor):
             self._board.ask.remote(number)
         except Exception:  # the board is gone (with the cluster): the unit runs to its end
             return False
+        self._asked.add(number)
         return True
 
     def close(self) -> None:
