@@ -67,6 +67,8 @@ from zerosum.search.tactical import (
     LATE_MOVE_DEPTH,
     NULL_MOVE_DEPTH,
     QUIESCENCE_EVASION_PLY,
+    REVERSE_FUTILITY_DEPTH,
+    REVERSE_FUTILITY_MARGIN,
 )
 from zerosum.search.tactical import (
     MAX_SEARCH_PLY as MAX_SEARCH_PLY,
@@ -74,6 +76,8 @@ from zerosum.search.tactical import (
 
 FUTILITY = np.array([0, 150, 300, 450], np.int64)
 """``tactical.FUTILITY_MARGIN`` by remaining depth."""
+REVERSE_FUTILITY = np.array(REVERSE_FUTILITY_MARGIN, np.int64)
+"""``tactical.REVERSE_FUTILITY_MARGIN``."""
 LATE_COUNT = np.array(LATE_MOVE_COUNT, np.int64)
 """``tactical.LATE_MOVE_COUNT``."""
 
@@ -430,11 +434,11 @@ def node(ctx: Any, depth: int, alpha: int, beta: int, ply: int, allow_null: bool
     selective = opt[FUTILITY_PRUNING] != 0 and not pv_node and not in_check
     futile = False
     static, evaluated = 0, False  # the evaluation, computed at most once (step 4 or 5)
-    if selective and depth <= FUTILITY_DEPTH and -HEURISTIC_LIMIT < alpha < HEURISTIC_LIMIT:
+    if selective and depth <= REVERSE_FUTILITY_DEPTH and -HEURISTIC_LIMIT < alpha < HEURISTIC_LIMIT:
         static, evaluated = cb.evaluate(st), True
-        if static - FUTILITY[depth] >= beta:
+        if static - REVERSE_FUTILITY[depth] >= beta:
             return static
-        futile = static + FUTILITY[depth] <= alpha
+        futile = depth <= FUTILITY_DEPTH and static + FUTILITY[depth] <= alpha
     # Step 5. Null move: if passing still fails high on a shallower search, so does this.
     white = st[cb.SIDE]
     if (

@@ -18,9 +18,10 @@ like chess needs to see far enough in a second of Python:
 * late-move pruning (with the reductions): within three plies of the horizon, away from the
   principal variation and out of check, the quiet moves that do not give check are skipped
   once :data:`LATE_MOVE_COUNT` quiet moves have been searched;
-* futility pruning within three plies of the horizon, away from the principal variation and
-  out of check: a static evaluation a margin above beta fails high at once, one a margin below
-  alpha skips the quiet moves that do not give check once one move has been searched;
+* futility pruning away from the principal variation and out of check: within
+  :data:`REVERSE_FUTILITY_DEPTH` plies of the horizon a static evaluation a margin above beta
+  fails high at once (reverse futility), within three plies one a margin below alpha skips
+  the quiet moves that do not give check once one move has been searched;
 * move ordering in stages, generated lazily: the table move, tactical moves, two killer moves,
   then the quiet moves by history score: a quiet move that fails high gains
   :func:`history_bonus` of the depth, the quiet moves searched before it at that node lose as
@@ -80,6 +81,11 @@ FUTILITY_DEPTH: Final = 3
 FUTILITY_MARGIN: Final = (0, 150, 300, 450)
 """By remaining depth: how far the static evaluation may be from the window before the node is
 judged on it (reverse futility) or its quiet moves are skipped (futility)."""
+REVERSE_FUTILITY_DEPTH: Final = 6
+REVERSE_FUTILITY_MARGIN: Final = (0, 90, 180, 270, 360, 450, 540)
+"""By remaining depth up to :data:`REVERSE_FUTILITY_DEPTH`: how far above beta the static
+evaluation must be for the node to fail high on it (reverse futility; a pawn is worth 63 in
+the middlegame and 99 in the endgame)."""
 NULL_MOVE_DEPTH: Final = 4
 """The shallowest node that tries a null move: its reduced search keeps at least one full ply
 (a pass answered by quiescence alone misses quiet mate threats)."""
@@ -620,11 +626,15 @@ class TacticalSearch(SearchDriver[M]):
         # futility), and one far below alpha lets quiet moves go unsearched (futility).
         selective = options.futility and caps.knows_quiet and not pv_node and not in_check
         futile = False
-        if selective and depth <= FUTILITY_DEPTH and -HEURISTIC_LIMIT < alpha < HEURISTIC_LIMIT:
+        if (
+            selective
+            and depth <= REVERSE_FUTILITY_DEPTH
+            and -HEURISTIC_LIMIT < alpha < HEURISTIC_LIMIT
+        ):
             static = game.evaluate()
-            if static - FUTILITY_MARGIN[depth] >= beta:
+            if static - REVERSE_FUTILITY_MARGIN[depth] >= beta:
                 return static
-            futile = static + FUTILITY_MARGIN[depth] <= alpha
+            futile = depth <= FUTILITY_DEPTH and static + FUTILITY_MARGIN[depth] <= alpha
         # Step 5. Null move: if passing still fails high on a shallower search, so does this.
         if (
             allow_null
