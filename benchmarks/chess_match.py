@@ -26,6 +26,14 @@ from the balanced book that stops as soon as it decides (``--games`` is then the
 plays); each counted pair prints the LLR, e.g. a change in ``../other/src`` against this one:
 ``--a zerosum:../other/src --b zerosum:src --sprt 0,5 --games 2000``.
 
+With ``--nodes-per-move`` the players are deterministic: the same two engines replay the same
+game from the same opening and colours, whatever the seed (which only orders the book). The
+balanced book has 240 openings, so the pairs of a test after the 240th replay earlier ones,
+and a test continued with another seed replays the first run's pairs (issue 26: a "third
+run" of internal iterative reduction found this). A test that needs more pairs goes on with
+another node budget instead, say 10,500 after 10,000; the script says so when ``--games``
+asks for more pairs than the book has.
+
 ``--balanced`` takes the openings of a match without ``--sprt`` from the same balanced book,
 in an order drawn from ``--seed``, so that a match against Stockfish and a sequential test
 start from the same kind of positions (issue 26's Stockfish matches).
@@ -208,6 +216,13 @@ def main() -> None:
             )
 
         print(f"A = {args.a}, B = {args.b}; {args.games} games, {control.describe()}")
+        book = len(balanced_openings("chess"))
+        if args.nodes_per_move and (args.sprt or args.balanced) and args.games > 2 * book:
+            print(
+                f"note: {book} openings: at a node budget the players are deterministic, so"
+                f" the pairs after the {book}th replay earlier ones; go on with another"
+                " --nodes-per-move rather than another --seed"
+            )
         interrupted = False
         try:
             played = match.play(workers=args.workers, on_game=show, on_pair=show_pair)

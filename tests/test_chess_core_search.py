@@ -15,6 +15,7 @@ from zerosum.compiled.chess_engine import CoreSearch
 from zerosum.game import WIN
 from zerosum.games.chess import Chess
 from zerosum.search.core import Limit
+from zerosum.search.table import TranspositionTable
 from zerosum.search.tactical import EXACT_OPTIONS, Options, TacticalSearch
 
 POSITIONS = [
@@ -38,12 +39,16 @@ def test_equal_values_at_fixed_depth_with_the_exact_options(fen: str) -> None:
         assert found.best_move in Chess(fen).legal_moves()
 
 
-def assert_same_search(fen: str, options: Options, depths: tuple[int, ...]) -> None:
+def assert_same_search(
+    fen: str, options: Options, depths: tuple[int, ...], *, hash_mb: int = 1, entries: int = 0
+) -> None:
     """Both twins search the same tree: equal values and, as they order the moves alike (ties
     by move code), equal node counts. (Their tables replace entries differently, one slot
-    against a bucket of two: in searches that fill them the counts may part, not the values.)"""
-    fast = CoreSearch(Chess(fen), options=options, hash_mb=1)
-    slow = TacticalSearch(Chess(fen), options=options)
+    against a bucket of two: in searches that fill them the counts may part, not the values;
+    ``hash_mb`` and ``entries``, the Python table's size, leave them room.)"""
+    fast = CoreSearch(Chess(fen), options=options, hash_mb=hash_mb)
+    table: TranspositionTable[chess.Move] | None = TranspositionTable(entries) if entries else None
+    slow = TacticalSearch(Chess(fen), options=options, table=table)
     for depth in depths:
         found, expected = fast.search(Limit(depth=depth)), slow.search(Limit(depth=depth))
         assert (found.value, found.stats.nodes) == (expected.value, expected.stats.nodes), (
@@ -59,6 +64,15 @@ def test_equal_trees_with_every_option_but_reductions(fen: str) -> None:
     # alike (a QGD position gave 56 and 48 at depth 2 while the quiet moves were ordered by the
     # history of the node's entry in one twin and of their stage in the other).
     assert_same_search(fen, dataclasses.replace(Options(), reductions=False), (1, 2, 3))
+
+
+@pytest.mark.parametrize("fen", POSITIONS)
+def test_equal_trees_with_every_option_in_roomy_tables(fen: str) -> None:
+    # With the reductions, which quiet moves are reduced (from depth 3 on) and which are
+    # pruned depend on the move order, the history and the killers, all kept alike by the
+    # twins. Tables with room for every entry keep the one difference between the twins
+    # (their replacement) out of the way.
+    assert_same_search(fen, Options(), (4,), hash_mb=64, entries=1 << 20)
 
 
 @pytest.mark.parametrize("fen", POSITIONS)

@@ -61,10 +61,14 @@ from zerosum.jit import cached_njit
 from zerosum.search.tactical import (
     DELTA_MARGIN,
     FUTILITY_DEPTH,
+    HISTORY_MAX,
+    HISTORY_REDUCTION,
     LATE_MOVE_COUNT,
     LATE_MOVE_DEPTH,
     NULL_MOVE_DEPTH,
     QUIESCENCE_EVASION_PLY,
+    REVERSE_FUTILITY_DEPTH,
+    REVERSE_FUTILITY_MARGIN,
 )
 from zerosum.search.tactical import (
     MAX_SEARCH_PLY as MAX_SEARCH_PLY,
@@ -72,6 +76,8 @@ from zerosum.search.tactical import (
 
 FUTILITY = np.array([0, 150, 300, 450], np.int64)
 """``tactical.FUTILITY_MARGIN`` by remaining depth."""
+REVERSE_FUTILITY = np.array(REVERSE_FUTILITY_MARGIN, np.int64)
+"""``tactical.REVERSE_FUTILITY_MARGIN``."""
 LATE_COUNT = np.array(LATE_MOVE_COUNT, np.int64)
 """``tactical.LATE_MOVE_COUNT``."""
 
@@ -261,12 +267,28 @@ def _update_pv(pv: Any, pvlen: Any, ply: int, move: int) -> None:
 
 
 @cached_njit(nogil=True)
-def _reward(ctx: Any, move: int, depth: int, ply: int) -> None:
+def _history_update(score: int, bonus: int) -> int:
+    """``tactical.history_update``."""
+    return score + bonus - score * abs(bonus) // HISTORY_MAX
+
+
+@cached_njit(nogil=True)
+def _reward(ctx: Any, ply: int, index: int, depth: int) -> None:
+    """``TacticalSearch._reward``: the quiet move at ``index`` of the node's list failed high;
+    the moves before it marked 1 in the node's scores are the quiet moves it searched."""
+    moves, scores = ctx[_MOVES][ply], ctx[_SCORES][ply]
+    history = ctx[_HIST]
+    move = moves[index]
     killers = ctx[_KILLERS][ply]
     if killers[0] != move:
         killers[1] = killers[0]
         killers[0] = move
-    ctx[_HIST][move & 0x7FFF] += depth * depth
+    bonus = min(32 * depth * depth, 2048)  # tactical.history_bonus
+    history[move & 0x7FFF] = _history_update(history[move & 0x7FFF], bonus)
+    for i in range(index):
+        if scores[i] == 1:
+            other = moves[i] & 0x7FFF
+            history[other] = _history_update(history[other], -bonus)
 
 
 @cached_njit(nogil=True)
@@ -412,11 +434,11 @@ def node(ctx: Any, depth: int, alpha: int, beta: int, ply: int, allow_null: bool
     selective = opt[FUTILITY_PRUNING] != 0 and not pv_node and not in_check
     futile = False
     static, evaluated = 0, False  # the evaluation, computed at most once (step 4 or 5)
-    if selective and depth <= FUTILITY_DEPTH and -HEURISTIC_LIMIT < alpha < HEURISTIC_LIMIT:
+    if selective and depth <= REVERSE_FUTILITY_DEPTH and -HEURISTIC_LIMIT < alpha < HEURISTIC_LIMIT:
         static, evaluated = cb.evaluate(st), True
-        if static - FUTILITY[depth] >= beta:
+        if static - REVERSE_FUTILITY[depth] >= beta:
             return static
-        futile = static + FUTILITY[depth] <= alpha
+        futile = depth <= FUTILITY_DEPTH and static + FUTILITY[depth] <= alpha
     # Step 5. Null move: if passing still fails high on a shallower search, so does this.
     white = st[cb.SIDE]
     if (
@@ -459,6 +481,8 @@ def node(ctx: Any, depth: int, alpha: int, beta: int, ply: int, allow_null: bool
             for i in range(index, count):
                 scores[i] = min(history[moves[i] & 0x7FFF], _HISTORY_CAP)
             move = _pick(moves, scores, index, count)
+        # From here scores[index] marks a searched quiet move (1) for the history's malus.
+        scores[index] = 0
         quiet = _is_quiet(st, move)
         cb.make(st, move)
         if not _legal_after_make(st, white):
@@ -481,6 +505,11 @@ def node(ctx: Any, depth: int, alpha: int, beta: int, ply: int, allow_null: bool
             reduction = 0
             if reduce and quiet and searched >= 3 and not cb.in_check(st):
                 reduction = 1 if searched < 8 or depth < 5 else 2
+                score = history[move & 0x7FFF]
+                if score >= HISTORY_REDUCTION:
+                    reduction -= 1
+                elif score <= -HISTORY_REDUCTION:
+                    reduction = min(reduction + 1, depth - 2)
             value = -node(ctx, depth - 1 - reduction, -alpha - 1, -alpha, ply + 1, yes)
             if reduction and value > alpha and not io[ABORTED]:
                 value = -node(ctx, depth - 1, -alpha - 1, -alpha, ply + 1, yes)
@@ -500,8 +529,10 @@ def node(ctx: Any, depth: int, alpha: int, beta: int, ply: int, allow_null: bool
                     # Step 7. A cutoff: remember a quiet refutation for move ordering.
                     io[CUTOFFS] += 1
                     if quiet:
-                        _reward(ctx, move, depth, ply)
+                        _reward(ctx, ply, index, depth)
                     break
+        if quiet:
+            scores[index] = 1
     # Step 8. No legal move: checkmate or stalemate.
     if searched == 0:  # (futility never skips the first legal move)
         return -(WIN - ply) if in_check else 0

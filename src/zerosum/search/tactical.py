@@ -12,15 +12,20 @@ like chess needs to see far enough in a second of Python:
   on a reduced search, the node fails high (not in check, and only where the game says a pass
   is a fair probe: zugzwang makes it unsound with only king and pawns in chess);
 * late-move reductions: quiet moves late in the order, not in or giving check, are searched
-  one or two plies shallower first, and again at full depth if they beat alpha;
+  one or two plies shallower first (a ply less with a history score of
+  :data:`HISTORY_REDUCTION` or more, a ply more with one of minus that or less), and again at
+  full depth if they beat alpha;
 * late-move pruning (with the reductions): within three plies of the horizon, away from the
   principal variation and out of check, the quiet moves that do not give check are skipped
   once :data:`LATE_MOVE_COUNT` quiet moves have been searched;
-* futility pruning within three plies of the horizon, away from the principal variation and
-  out of check: a static evaluation a margin above beta fails high at once, one a margin below
-  alpha skips the quiet moves that do not give check once one move has been searched;
+* futility pruning away from the principal variation and out of check: within
+  :data:`REVERSE_FUTILITY_DEPTH` plies of the horizon a static evaluation a margin above beta
+  fails high at once (reverse futility), within three plies one a margin below alpha skips
+  the quiet moves that do not give check once one move has been searched;
 * move ordering in stages, generated lazily: the table move, tactical moves, two killer moves,
-  then the quiet moves by history score;
+  then the quiet moves by history score: a quiet move that fails high gains
+  :func:`history_bonus` of the depth, the quiet moves searched before it at that node lose as
+  much, and every score stays within :data:`HISTORY_MAX` (:func:`history_update`);
 * mate-distance pruning and depth-adjusted mate scores (the shortest mate scores highest);
 * repetitions and other rule draws through the game's ``drawn``, scored 0.
 
@@ -76,6 +81,11 @@ FUTILITY_DEPTH: Final = 3
 FUTILITY_MARGIN: Final = (0, 150, 300, 450)
 """By remaining depth: how far the static evaluation may be from the window before the node is
 judged on it (reverse futility) or its quiet moves are skipped (futility)."""
+REVERSE_FUTILITY_DEPTH: Final = 6
+REVERSE_FUTILITY_MARGIN: Final = (0, 90, 180, 270, 360, 450, 540)
+"""By remaining depth up to :data:`REVERSE_FUTILITY_DEPTH`: how far above beta the static
+evaluation must be for the node to fail high on it (reverse futility; a pawn is worth 63 in
+the middlegame and 99 in the endgame)."""
 NULL_MOVE_DEPTH: Final = 4
 """The shallowest node that tries a null move: its reduced search keeps at least one full ply
 (a pass answered by quiescence alone misses quiet mate threats)."""
@@ -89,6 +99,26 @@ LATE_MOVE_COUNT: Final = (0, 4, 7, 12)
 before it skips the rest of its quiet moves that do not give check (late-move pruning).
 Only quiet moves count: captures come first in the order, good or bad, and would otherwise
 use up the count before the best quiet moves (killers, history) are tried."""
+HISTORY_MAX: Final = 16384
+"""History scores stay within plus or minus this (:func:`history_update`)."""
+HISTORY_REDUCTION: Final = 128
+"""A late quiet move with a history score of at least this is reduced a ply less, one with a
+score of at most minus this a ply more (never below a one-ply search). History is aged by a
+quarter at every search, so scores stay small: over six moves of three middlegames at 10,000
+nodes a move, a tenth of the reduced moves scored at most -159 and a tenth 235 or more."""
+
+
+def history_bonus(depth: int) -> int:
+    """What a quiet move's history score gains when it fails high at ``depth`` (and the quiet
+    moves searched before it lose)."""
+    return min(32 * depth * depth, 2048)
+
+
+def history_update(score: int, bonus: int) -> int:
+    """``score`` moved by ``bonus`` (negative: a malus), less the share of it that ``score``
+    already has of :data:`HISTORY_MAX`: the result stays within plus or minus that bound, and
+    a move that keeps failing high (or low) gains (or loses) less and less."""
+    return score + bonus - score * abs(bonus) // HISTORY_MAX
 
 
 @dataclass(frozen=True)
@@ -596,11 +626,15 @@ class TacticalSearch(SearchDriver[M]):
         # futility), and one far below alpha lets quiet moves go unsearched (futility).
         selective = options.futility and caps.knows_quiet and not pv_node and not in_check
         futile = False
-        if selective and depth <= FUTILITY_DEPTH and -HEURISTIC_LIMIT < alpha < HEURISTIC_LIMIT:
+        if (
+            selective
+            and depth <= REVERSE_FUTILITY_DEPTH
+            and -HEURISTIC_LIMIT < alpha < HEURISTIC_LIMIT
+        ):
             static = game.evaluate()
-            if static - FUTILITY_MARGIN[depth] >= beta:
+            if static - REVERSE_FUTILITY_MARGIN[depth] >= beta:
                 return static
-            futile = static + FUTILITY_MARGIN[depth] <= alpha
+            futile = depth <= FUTILITY_DEPTH and static + FUTILITY_MARGIN[depth] <= alpha
         # Step 5. Null move: if passing still fails high on a shallower search, so does this.
         if (
             allow_null
@@ -633,6 +667,8 @@ class TacticalSearch(SearchDriver[M]):
             and depth <= LATE_MOVE_DEPTH
         )
         quiets = 0
+        tried: list[M] = []  # the quiet moves searched, for the history's malus
+        history = self.history
         for move, quiet in self._ordered(table_move, ply):
             if (
                 quiet
@@ -652,6 +688,11 @@ class TacticalSearch(SearchDriver[M]):
                 reduction = 0
                 if reduce and quiet and searched >= 3 and not caps.in_check():
                     reduction = 1 if searched < 8 or depth < 5 else 2
+                    score = history.get(move, 0)
+                    if score >= HISTORY_REDUCTION:
+                        reduction -= 1
+                    elif score <= -HISTORY_REDUCTION:
+                        reduction = min(reduction + 1, depth - 2)
                 value = -self._node(depth - 1 - reduction, -alpha - 1, -alpha, ply + 1, True)
                 if reduction and value > alpha:
                     value = -self._node(depth - 1, -alpha - 1, -alpha, ply + 1, True)
@@ -669,8 +710,10 @@ class TacticalSearch(SearchDriver[M]):
                         # Step 7. A cutoff: remember a quiet refutation for move ordering.
                         self.cutoffs += 1
                         if quiet:
-                            self._reward(move, depth, ply)
+                            self._reward(move, depth, ply, tried)
                         break
+            if quiet:
+                tried.append(move)
         # Step 8. No legal move: the game says whether this is a loss or a draw.
         if searched == 0:
             return terminal_score(outcome_without_moves(game), ply)
@@ -709,12 +752,17 @@ class TacticalSearch(SearchDriver[M]):
             if move != table_move and move != first and move != second:
                 yield move, True
 
-    def _reward(self, move: M, depth: int, ply: int) -> None:
+    def _reward(self, move: M, depth: int, ply: int, tried: list[M]) -> None:
+        """A quiet ``move`` failed high at ``depth``: it becomes the first killer of ``ply``
+        and gains history; the quiet moves ``tried`` before it at this node lose as much."""
         killers = self.killers[ply]
         if killers[0] != move:
             killers[1] = killers[0]
             killers[0] = move
-        self.history[move] = self.history.get(move, 0) + depth * depth
+        history, bonus = self.history, history_bonus(depth)
+        history[move] = history_update(history.get(move, 0), bonus)
+        for other in tried:
+            history[other] = history_update(history.get(other, 0), -bonus)
 
     def _quiesce(self, alpha: Score, beta: Score, ply: int) -> Score:
         """Fail-soft quiescence: the side to move stands pat on the evaluation or plays a
