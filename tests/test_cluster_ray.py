@@ -113,20 +113,6 @@ def test_a_stopped_ray_task_answers_and_a_cancelled_one_frees_its_cpu(
     assert [future.result().rank for future in small] == [SCORE, SCORE]
 
 
-def test_a_stop_request_outlives_its_board(ray_cluster: RayTaskExecutor) -> None:
-    """The out-of-memory killer takes Ray's workers first: the actor that keeps the stop
-    requests, killed after a unit was asked to stop, comes back empty; the executor sends the
-    request again while it waits, and the unit stops (it searched the empty board for ever)."""
-    ray = importlib.import_module("ray")
-    endless = ray_cluster.submit(solve_unit, "connect4", "", (-100, 100), False, 16)
-    assert ray_cluster.stop(endless)
-    board, number = ray_cluster._board, ray_cluster._numbers[endless]
-    assert ray.get(board.asked.remote(number), timeout=HANG_S)  # the request is on the board
-    ray.kill(board, no_restart=False)  # as the kernel's kill -9 would
-    settle(ray_cluster, [endless], "the unit asked to stop before its board died")
-    assert endless.result().rank is None
-
-
 def test_a_units_bad_input_comes_back_as_raised_in_one_line(
     ray_cluster: RayTaskExecutor, tmp_path: Path
 ) -> None:
@@ -167,3 +153,20 @@ def test_the_command_line_gives_the_local_solve(
         assert remote_text[:-2] == local_text[:-1]
     assert local["scores"]["1"] == (-1 if weak else -4)
     assert remote["best_moves"] == (["4", "3"] if weak else ["3"])  # weak: every win
+
+
+def test_a_stop_request_outlives_its_board(ray_cluster: RayTaskExecutor) -> None:
+    """(Last in this file: Ray tells the driver's output of each request sent while the board
+    was down, after a delay, so a later test reading a command's output could see it.)
+
+    The out-of-memory killer takes Ray's workers first: the actor that keeps the stop
+    requests, killed after a unit was asked to stop, comes back empty; the executor sends the
+    request again while it waits, and the unit stops (it searched the empty board for ever)."""
+    ray = importlib.import_module("ray")
+    endless = ray_cluster.submit(solve_unit, "connect4", "", (-100, 100), False, 16)
+    assert ray_cluster.stop(endless)
+    board, number = ray_cluster._board, ray_cluster._numbers[endless]
+    assert ray.get(board.asked.remote(number), timeout=HANG_S)  # the request is on the board
+    ray.kill(board, no_restart=False)  # as the kernel's kill -9 would
+    settle(ray_cluster, [endless], "the unit asked to stop before its board died")
+    assert endless.result().rank is None

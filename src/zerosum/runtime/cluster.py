@@ -29,11 +29,12 @@ a small actor of its own (no CPU, on the driver's node), which a running task as
 :data:`STOP_POLL_S` through :func:`~zerosum.runtime.executor.unit_stop`: a cancelled (or
 :meth:`~RayTaskExecutor.stop`-ped) unit that polls it stops within that time and frees its CPU; its
 answer is dropped (or, stopped, taken). The board is restarted if it dies, and the executor sends
-the requests of units still running again while it waits. A :class:`RayActorExecutor`'s running
-units run to their end. At the end, every actor runs its ``teardown`` (engines are sent ``quit``)
-and is then killed with ``ray.kill``; when the work is abandoned (Ctrl-C, an error), busy actors
-first run ``kill`` beside their unit (in the actor's second thread), so nothing waits for a unit to
-finish. A Ray started here is shut down; a joined cluster is only disconnected from.
+the requests of units still running again while it waits (a request sent while it restarts is lost,
+not retried: Ray would tell the driver's output of every retry). A :class:`RayActorExecutor`'s
+running units run to their end. At the end, every actor runs its ``teardown`` (engines are sent
+``quit``) and is then killed with ``ray.kill``; when the work is abandoned (Ctrl-C, an error), busy
+actors first run ``kill`` beside their unit (in the actor's second thread), so nothing waits for a
+unit to finish. A Ray started here is shut down; a joined cluster is only disconnected from.
 
 Failures: a unit that raises, or an actor that dies (its process killed) raises
 :class:`~zerosum.runtime.executor.WorkerError` naming the unit, instead of waiting for a result
@@ -183,7 +184,7 @@ class RayTaskExecutor(Executor):
     def _stop_board(self) -> Any:
         """The actor that keeps the stop requests, on this node if Ray can say which it is."""
         ray = self._ray
-        options: dict[str, Any] = {"num_cpus": 0, "max_restarts": -1, "max_task_retries": -1}
+        options: dict[str, Any] = {"num_cpus": 0, "max_restarts": -1}
         with contextlib.suppress(Exception):
             strategies = importlib.import_module("ray.util.scheduling_strategies")
             here = ray.get_runtime_context().get_node_id()
