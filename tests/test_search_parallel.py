@@ -238,19 +238,26 @@ def _start(*argv: str) -> subprocess.Popen[str]:
     )
 
 
+def _searching_workers(process: subprocess.Popen[str]) -> set[int]:
+    """The worker processes of ``process`` (an ``analyze --workers 2``), once it has printed its
+    first iteration (the workers are searching) and both have started."""
+    assert process.stdout is not None
+    line = process.stdout.readline()
+    assert line.startswith("depth"), line
+    workers = _descendants(process.pid)
+    deadline = time.perf_counter() + HANG_S
+    while len(workers) < 2 and time.perf_counter() < deadline:
+        time.sleep(0.05)  # polls an observable state
+        workers = _descendants(process.pid)
+    assert len(workers) >= 2
+    return workers
+
+
 @pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux /proc")
 def test_ctrl_c_stops_the_command_and_its_workers() -> None:
     process = _start("analyze", "connect4", "--workers", "2", "--time", "3600")
     try:
-        assert process.stdout is not None
-        line = process.stdout.readline()  # the first iteration: the workers are searching
-        assert line.startswith("depth"), line
-        workers = _descendants(process.pid)
-        deadline = time.perf_counter() + HANG_S
-        while len(workers) < 2 and time.perf_counter() < deadline:
-            time.sleep(0.05)  # polls an observable state
-            workers = _descendants(process.pid)
-        assert len(workers) >= 2
+        workers = _searching_workers(process)
         _interrupt(process, workers, "stopped early")
     finally:
         if process.poll() is None:
@@ -264,15 +271,7 @@ def test_sigterm_stops_the_command_and_its_workers() -> None:
     left its workers searching, orphaned; now SIGTERM does what Ctrl-C does."""
     process = _start("analyze", "connect4", "--workers", "2", "--time", "3600")
     try:
-        assert process.stdout is not None
-        line = process.stdout.readline()  # the first iteration: the workers are searching
-        assert line.startswith("depth"), line
-        workers = _descendants(process.pid)
-        deadline = time.perf_counter() + HANG_S
-        while len(workers) < 2 and time.perf_counter() < deadline:
-            time.sleep(0.05)  # polls an observable state
-            workers = _descendants(process.pid)
-        assert len(workers) >= 2
+        workers = _searching_workers(process)
         process.terminate()  # the command alone, as kill or a service manager sends it
         out, err = process.communicate(timeout=HANG_S)
         assert process.returncode == 0 and "Traceback" not in err, err

@@ -149,8 +149,16 @@ def terminate_as_ctrl_c() -> Iterator[None]:
         else:  # Ctrl-C ignored or Python's default not installed: end as interrupted
             raise KeyboardInterrupt
 
+    with _on_sigterm(on_terminate):
+        yield
+
+
+@contextlib.contextmanager
+def _on_sigterm(handler: Callable[[int, Any], None]) -> Iterator[None]:
+    """``handler`` answers SIGTERM inside the block (only in the main thread, where Python lets
+    a handler be set; elsewhere the block runs as it is); the previous handler is put back."""
     try:
-        previous = signal.signal(signal.SIGTERM, on_terminate)
+        previous = signal.signal(signal.SIGTERM, handler)
     except ValueError:  # not the main thread
         yield
         return
@@ -167,12 +175,5 @@ def terminate_as_interrupt() -> Iterator[None]:
     def on_terminate(signum: int, frame: object) -> None:
         raise KeyboardInterrupt
 
-    try:
-        previous = signal.signal(signal.SIGTERM, on_terminate)
-    except ValueError:  # not the main thread
+    with _on_sigterm(on_terminate):
         yield
-        return
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
