@@ -8,13 +8,16 @@ measures the times.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from waiting import HANG_S
 
 HEAVY = ("chess", "numba", "numpy", "fastapi", "pydantic", "starlette", "uvicorn", "ray")
 """Packages that cost a tenth of a second or more to import, or pull in ones that do."""
@@ -127,3 +130,57 @@ def test_deferred_references_pickle_and_compare_by_name() -> None:
     assert made().position() == get_game("tictactoe").new().position()
     spec = get_game("morris:six")
     assert pickle.loads(pickle.dumps(spec.new))().position() == spec.new().position()
+
+
+ENTRY = b"zerosum.__main__"
+"""The program's entry module (the console script's; ``-m zerosum`` runs it as ``__main__``)."""
+
+
+def _src_env() -> dict[str, str]:
+    env = dict(os.environ)
+    src = str(Path(__file__).resolve().parents[1] / "src")
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [src, env.get("PYTHONPATH")]))
+    return env
+
+
+@pytest.mark.skipif(not hasattr(fcntl, "F_SETPIPE_SZ"), reason="needs Linux pipe sizes")
+@pytest.mark.parametrize(
+    "start",
+    [["-m", "zerosum"], ["-c", "from zerosum.__main__ import program; program()"]],
+    ids=["python -m zerosum", "console script"],
+)
+def test_ctrl_c_while_the_program_loads_is_a_clean_exit(start: list[str]) -> None:
+    """issue 24: Ctrl-C in the first second of a command showed a ``KeyboardInterrupt``
+    traceback from wherever the imports were. The moment is observed, never timed: with
+    ``-X importtime`` the child writes a line to stderr as each import ends; stderr is a pipe
+    of one page, so once the test stops reading, the child blocks in its imports. SIGINT is
+    sent after the first line of the command line's own modules (after ``zerosum``,
+    ``zerosum.startup`` and ``zerosum.__main__``, which holds Ctrl-C as it loads), while more
+    than a page of imports is still to come. (The console script runs
+    ``zerosum.__main__.program`` as the ``-c`` line does.)"""
+    process = subprocess.Popen(
+        [sys.executable, "-X", "importtime", *start, "uci"],
+        env=_src_env(),
+        stdin=subprocess.PIPE,  # uci would wait here for commands: it never gets that far
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    try:
+        assert process.stderr is not None
+        fcntl.fcntl(process.stderr.fileno(), fcntl.F_SETPIPE_SZ, 4096)  # the child blocks soon
+        seen: list[bytes] = []
+        for line in iter(process.stderr.readline, b""):
+            seen.append(line)
+            module = line.rsplit(b"|", 1)[-1].strip()
+            if module.startswith(b"zerosum.") and module not in (b"zerosum.startup", ENTRY):
+                break
+        assert seen and process.poll() is None, b"".join(seen).decode()
+        process.send_signal(signal.SIGINT)  # as Ctrl-C sends it, in the middle of the imports
+        out, err = process.communicate(timeout=HANG_S)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    lines = [line for line in err.decode().splitlines() if not line.startswith("import time:")]
+    assert (process.returncode, lines, out) == (130, ["zerosum: interrupted"], b""), err[-2000:]

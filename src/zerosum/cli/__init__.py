@@ -48,6 +48,7 @@ from zerosum.cli.parser import Command, Parser
 from zerosum.cli.parser import build_parser as _build_parser
 from zerosum.endgames.probe_file import listen
 from zerosum.game import ZerosumError
+from zerosum.startup import hold, release
 
 COMMANDS: Final[tuple[Command, ...]] = (
     info,
@@ -82,6 +83,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     quiet = listen(tell_probe_file)  # an engine that writes a store's probe file says so
     try:
+        release()  # Ctrl-C held since start-up (zerosum.startup): the command handles it now
         args = parser.parse_args(argv)
         args.started = started  # a time limit counts from here (see program_started)
         with terminate_as_ctrl_c():  # a terminated command stops its workers too
@@ -119,8 +121,14 @@ def program() -> NoReturn:
     such as ``--time``) when nothing needs it: the atexit handlers run (those of Ray,
     multiprocessing and ``weakref.finalize`` included), stdout and stderr are flushed, then
     ``os._exit``. With a thread other than daemons still running, Python's own exit waits for
-    it as usual. A compile child left in the background is never waited for."""
+    it as usual. A compile child left in the background is never waited for.
+
+    Ctrl-C is held (:func:`zerosum.startup.hold`) except while the command runs: before it,
+    while this module loads (when the program did not start in :mod:`zerosum.__main__`), and
+    after it, while the process ends, a Ctrl-C says ``zerosum: interrupted`` and exits 130."""
+    hold()
     status = main()
+    hold()
     if any(
         thread.is_alive() and not thread.daemon and thread is not threading.main_thread()
         for thread in threading.enumerate()
