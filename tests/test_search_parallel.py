@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from synthetic import RandomGame
 from test_compiled import read_set
 from test_search_exhaustive import ORACLE, POSITIONS
-from waiting import HANG_S
+from waiting import HANG_S, wait_until
 
 from zerosum.cli import main
 from zerosum.games.connect4 import Connect4, value_from_pons
@@ -294,14 +294,14 @@ def test_ctrl_c_stops_a_compiled_solve_and_its_workers() -> None:
     # A position whose solve takes minutes, so that it is still running when Ctrl-C comes.
     process = _start("solve", "connect4", "--moves", "44", "--workers", "2", "--no-book")
     try:
-        # Wait until the search has run on both threads for a while (loading the compiled
-        # code takes about a CPU-second; Ctrl-C before the solve begins rightly exits 130).
-        deadline = time.perf_counter() + HANG_S
-        while time.perf_counter() < deadline and _cpu_seconds({process.pid}) < 4:
-            time.sleep(0.2)
-        assert _cpu_seconds({process.pid}) >= 4, "the solve never ran"
-        threads = len(list(Path(f"/proc/{process.pid}/task").iterdir()))
-        assert threads >= 3  # the main thread and two search threads at least
+        # Wait until the search has run on both threads for a while: two threads besides the
+        # main one (which loads, or compiles, the code: a CPU-second warm, a minute cold)
+        # have each used a CPU-second. Ctrl-C before the solve begins rightly exits 130.
+        wait_until(
+            lambda: process.poll() is not None or len(_busy_threads(process.pid, 1.0)) >= 2,
+            "two search threads searching",
+        )
+        assert process.poll() is None, process.communicate()
         _interrupt(process, _descendants(process.pid), "not solved")
     finally:
         if process.poll() is None:
@@ -328,6 +328,25 @@ def test_ctrl_c_while_the_solver_starts_is_a_clean_exit() -> None:
         if process.poll() is None:
             process.kill()
             process.communicate()
+
+
+def _busy_threads(pid: int, seconds: float) -> list[int]:
+    """The threads of process ``pid`` other than its main thread that have used at least
+    ``seconds`` of CPU time (from /proc; none once the process is gone)."""
+    try:
+        tids = [int(task.name) for task in Path(f"/proc/{pid}/task").iterdir()]
+    except OSError:
+        return []
+    tick = os.sysconf("SC_CLK_TCK")
+    busy = []
+    for tid in tids:
+        try:
+            fields = Path(f"/proc/{pid}/task/{tid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:  # ended meanwhile
+            continue
+        if tid != pid and (int(fields[11]) + int(fields[12])) / tick >= seconds:
+            busy.append(tid)
+    return busy
 
 
 def _cpu_seconds(pids: set[int]) -> float:

