@@ -5,6 +5,7 @@ search: equal values at fixed depths with nothing selective on, and the driver's
 from __future__ import annotations
 
 import dataclasses
+import os
 import random
 import threading
 
@@ -213,9 +214,12 @@ def test_uci_runs_the_compiled_search_with_hash_threads_and_hashfull() -> None:
     uci.close()
 
 
-def test_cli_refuses_too_many_threads(capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_refuses_too_many_threads(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     from zerosum.cli import main
 
+    monkeypatch.setattr(os, "cpu_count", lambda: 64)  # --workers allows 4 a core
     assert main(["analyze", "chess", "--workers", "100", "--depth", "1"]) == 2
     assert "100 threads is out of range: expected 1..64" in capsys.readouterr().err
 

@@ -143,9 +143,9 @@ def test_compare(capsys: pytest.CaptureFixture[str]) -> None:
         (["analyze", "tictactoe", "--depth", "two"], "'two' is not a whole number"),
         (
             ["analyze", "tictactoe", "--workers", "-1"],
-            "-1 workers is out of range: expected 0, auto or a positive number up to 256",
+            "-1 workers is out of range: expected 0, auto or a number of workers 1..",
         ),
-        (["solve", "tictactoe", "--workers", "300"], "expected 0, auto or a positive number"),
+        (["solve", "tictactoe", "--workers", "300"], "expected 0, auto or a number of workers"),
         (["analyze", "tictactoe", "--time", "-1"], "out of range: expected seconds > 0"),
         (["analyze", "tictactoe", "--depth", "5000"], "5000 is out of range: expected 1..1000"),
         (["analyze", "tictactoe", "--frobnicate"], "unrecognized arguments: --frobnicate"),
@@ -162,6 +162,26 @@ def test_bad_input_exits_2_with_one_line(argv: list[str], message: str) -> None:
     assert message in done.stderr
     assert done.stderr.count("\n") == 1 and done.stderr.startswith("zerosum: error: ")
     assert "Traceback" not in done.stderr + done.stdout
+
+
+@pytest.mark.parametrize("cores", [1, 2, 16])
+def test_workers_are_bounded_by_the_cores(
+    cores: int, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """issue 24: ``--workers`` took up to 256 processes on a two-core machine (150 took the
+    load to 141); now at most 4 a core, with a one-line error past it (exit 2)."""
+    monkeypatch.setattr(os, "cpu_count", lambda: cores)
+    most = 4 * cores
+    for command in (["solve", "tictactoe"], ["analyze", "tictactoe", "--depth", "1"]):
+        assert main([*command, "--workers", str(most + 1)]) == 2
+        _, err = capsys.readouterr()
+        expected = f"{most + 1} workers is out of range: expected 0, auto or a number of workers"
+        assert expected in err and f"1..{most} (4 a core of this machine's {cores})" in err, err
+        assert err.startswith("zerosum: error: ") and err.count("\n") == 1
+    assert main(["legal", "tictactoe"]) == 0  # the parser is built with the bound
+    from zerosum.cli.parser import worker_count
+
+    assert worker_count(str(most)) == most and worker_count("auto") == cores
 
 
 def scripted_game(*argv: str) -> str:

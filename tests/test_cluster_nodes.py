@@ -184,10 +184,21 @@ def test_a_solve_and_a_match_spread_over_both_nodes(
     assert status == 0, err
     remote = json.loads(out)
     assert {k: remote[k] for k in LOCAL_FIELDS} == {k: local[k] for k in LOCAL_FIELDS}
-    assert remote["score"] == SCORE and remote["cluster_nodes"] == 2
-    placed = remote["units_per_node"]
-    assert len(placed) == 2 and all(count > 0 for count in placed.values())
+    assert remote["score"] == SCORE
     assert remote["nodes"] == remote["solve_nodes"] + remote["moves_nodes"]
+    # Where the units ran depends on the schedule: a unit on a node whose worker is still
+    # starting (loading the kernel) may be cancelled once the other node's answers make it
+    # unneeded, so one solve may count units on one node only. Solves are run again until
+    # both nodes have run units (bounded against a hang only).
+    nodes = set(remote["units_per_node"])
+    assert remote["cluster_nodes"] == len(nodes) >= 1
+    deadline = time.monotonic() + HANG_S
+    while len(nodes) < 2:
+        assert time.monotonic() < deadline, f"no unit ran on the second node: {remote}"
+        status, out, err = _cli(capsys, *solve, "--cluster", cluster.address)
+        assert status == 0, err
+        nodes |= set(json.loads(out)["units_per_node"])
+    assert len(nodes) == 2
 
     match = ["match", "connect4", "--a", "depth=3,algorithm=engine", "--b", "depth=2"]
     match += ["--games", "6", "--seed", "3", "--json"]

@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import os
 from collections.abc import Callable, Iterable
-from typing import NoReturn, Protocol, TypeAlias
+from typing import Final, NoReturn, Protocol, TypeAlias
 
 from zerosum import __version__
 from zerosum.cli.common import UsageError
@@ -170,20 +170,35 @@ def non_negative(text: str) -> float:
     return value
 
 
+WORKERS_PER_CORE: Final = 4
+"""The most ``--workers`` a core of this machine: a CPU-bound search gains nothing past one
+worker a core, and a few more keep the cores busy while some wait (on the store, a stop, a
+game's engine); every worker is a process or thread with its own table and memory (a spawned
+interpreter, 1.1 GB at six men of morris), so 256 on two cores only thrashed (a load of 141 with
+150). A Ray cluster's size is its own: ``--cluster`` without ``--workers`` uses every CPU."""
+
+
+def max_workers() -> int:
+    """The most ``--workers`` on this machine: :data:`WORKERS_PER_CORE` for each core."""
+    return WORKERS_PER_CORE * (os.cpu_count() or 1)
+
+
 def worker_count(text: str) -> int:
-    """``--workers``: a count 1..256, or ``0``/``auto`` for every core."""
+    """``--workers``: a count 1..:func:`max_workers`, or ``0``/``auto`` for every core."""
     if text.strip().lower() in ("0", "auto"):
         return os.cpu_count() or 1
+    most, cores = max_workers(), os.cpu_count() or 1
+    expected = f"expected 0, auto or a number of workers 1..{most}"
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(
-            f"{quoted(text)} is not a whole number: expected 0, auto or a number of workers 1..256"
+            f"{quoted(text)} is not a whole number: {expected}"
         ) from None
-    if not 1 <= value <= 256:
+    if not 1 <= value <= most:
         raise argparse.ArgumentTypeError(
-            f"{number_text(value)} workers is out of range: expected 0, auto or a positive "
-            "number up to 256"
+            f"{number_text(value)} workers is out of range: {expected} ({WORKERS_PER_CORE} a "
+            f"core of this machine's {cores})"
         )
     return value
 
