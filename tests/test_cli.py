@@ -153,6 +153,13 @@ def test_compare(capsys: pytest.CaptureFixture[str]) -> None:
         (["play", "tictactoe", "--side", "purple"], "unknown side 'purple'"),
         (["play", "tictactoe", "--level", "9"], "level 9 is out of range"),
         (["conquer"], "invalid choice: 'conquer'"),
+        # issue 24: an empty path meant "no store" (or no PGN) silently
+        (["solve", "tictactoe", "--store", ""], "--store: '' is an empty path: expected the pa"),
+        (["book", "tictactoe", "--store", ""], "'' is an empty path: expected the path of a SQ"),
+        (["build-endgames", "morris", "--store", " "], "' ' is an empty path: expected the pa"),
+        (["play", "tictactoe", "--store", ""], "--store: '' is an empty path: expected the pat"),
+        (["solve", "tictactoe", "--positions", ""], "expected the path of a test-set file"),
+        (["match", "chess", "--pgn", ""], "--pgn: '' is an empty path: expected the path of"),
         ([], "the following arguments are required: command"),
     ],
 )

@@ -21,6 +21,7 @@ from zerosum.cli.parser import (
     Subcommands,
     cluster_option,
     duration,
+    file_path,
     megabytes,
     position_options,
     whole_number,
@@ -44,7 +45,13 @@ def add_parser(commands: Subcommands) -> None:
     )
     position_options(book)
     book.add_argument("--plies", type=whole_number, required=True, help="how many plies deep")
-    book.add_argument("--store", metavar="PATH", required=True, help="the SQLite store")
+    book.add_argument(
+        "--store",
+        metavar="PATH",
+        type=file_path("a SQLite file"),
+        required=True,
+        help="the SQLite store",
+    )
     book.add_argument("--weak", action="store_true", help="only win, draw or loss")
     book.add_argument("--hash", type=megabytes, default=DEFAULT_HASH_MB, help="table size in MB")
     book.add_argument("--time", type=duration, help="stop after this many seconds")

@@ -19,6 +19,7 @@ from zerosum.cli.common import UsageError, emit, tell_probe_file, tell_waiting
 from zerosum.cli.parser import (
     Subcommands,
     cluster_option,
+    file_path,
     json_option,
     whole_number,
     worker_count,
@@ -48,7 +49,10 @@ def add_parser(commands: Subcommands) -> None:
         "1.1 GB a worker)",
     )
     endgames.add_argument(
-        "--store", metavar="PATH", help="the SQLite file (default: $ZEROSUM_ENDGAMES or the cache)"
+        "--store",
+        metavar="PATH",
+        type=file_path("a SQLite file"),
+        help="the SQLite file (default: $ZEROSUM_ENDGAMES or the cache)",
     )
     endgames.add_argument(
         "--workers",

@@ -23,6 +23,7 @@ from zerosum.cli.common import EXIT_INTERRUPTED, UsageError, emit, terminate_as_
 from zerosum.cli.parser import (
     Subcommands,
     duration,
+    file_path,
     json_option,
     node_count,
     positive_int,
@@ -111,7 +112,12 @@ def add_parser(commands: Subcommands) -> None:
     match.add_argument(
         "--max-plies", type=positive_int, default=1000, help="adjudicate a draw after this"
     )
-    match.add_argument("--pgn", metavar="FILE", help="write the chess games to this PGN file")
+    match.add_argument(
+        "--pgn",
+        metavar="FILE",
+        type=file_path("a PGN file to write"),
+        help="write the chess games to this PGN file",
+    )
     json_option(match)
     match.set_defaults(run=run)
 

@@ -170,6 +170,21 @@ def non_negative(text: str) -> float:
     return value
 
 
+def file_path(what: str) -> Callable[[str], str]:
+    """A path option's type: any text but an empty (or blank) one, which named no file and
+    used to mean "no file" silently (``--store ""``: nothing kept). ``what`` names the file
+    expected (e.g. "a SQLite file") in the error."""
+
+    def path(text: str) -> str:
+        if not text.strip():
+            raise argparse.ArgumentTypeError(
+                f"{quoted(text)} is an empty path: expected the path of {what}"
+            )
+        return text
+
+    return path
+
+
 WORKERS_PER_CORE: Final = 4
 """The most ``--workers`` a core of this machine: a CPU-bound search gains nothing past one
 worker a core, and a few more keep the cores busy while some wait (on the store, a stop, a

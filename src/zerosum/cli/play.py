@@ -26,7 +26,14 @@ from typing import Any, Final
 from zerosum.capabilities import MoveLabels
 from zerosum.cli.common import UsageError, interruptible, load_position, open_store
 from zerosum.cli.engines import load_engine
-from zerosum.cli.parser import Subcommands, duration, positive_int, whole_number, workers_option
+from zerosum.cli.parser import (
+    Subcommands,
+    duration,
+    file_path,
+    positive_int,
+    whole_number,
+    workers_option,
+)
 from zerosum.cli.progress import Progress
 from zerosum.engines import COMPILED, MCTS, Engine, open_engine
 from zerosum.engines.mcts import FIRST_ITERATION
@@ -52,7 +59,10 @@ def add_parser(commands: Subcommands) -> None:
     play.add_argument("--moves", nargs="+", default=[], metavar="M", help="start after these")
     play.add_argument("--position", metavar="P", help="start from this position")
     play.add_argument(
-        "--store", metavar="PATH", help="SQLite store of proven results (an opening book)"
+        "--store",
+        metavar="PATH",
+        type=file_path("a SQLite file"),
+        help="SQLite store of proven results (an opening book)",
     )
     workers_option(play)
     play.set_defaults(run=run)

@@ -22,6 +22,7 @@ from zerosum.cli.parser import (
     Subcommands,
     cluster_option,
     duration,
+    file_path,
     megabytes,
     position_options,
     positive_int,
@@ -65,7 +66,12 @@ def add_parser(commands: Subcommands) -> None:
     solver.add_argument(
         "--hash", type=megabytes, help=f"table size in MB (default {DEFAULT_HASH_MB})"
     )
-    solver.add_argument("--store", metavar="PATH", help="keep proven results in this SQLite file")
+    solver.add_argument(
+        "--store",
+        metavar="PATH",
+        type=file_path("a SQLite file"),
+        help="keep proven results in this SQLite file",
+    )
     solver.add_argument(
         "--no-book", action="store_true", help="prove it even if the opening book knows it"
     )
@@ -85,6 +91,7 @@ def add_parser(commands: Subcommands) -> None:
     solver.add_argument(
         "--positions",
         metavar="FILE",
+        type=file_path("a test-set file"),
         help="solve every position of a test-set file (lines 'POSITION [SCORE]') and check them",
     )
     solver.set_defaults(run=run)
