@@ -260,3 +260,57 @@ def test_a_command_says_on_stderr_when_it_writes_the_probe_file(
         err.splitlines()[1],
     ]
     assert err.splitlines()[1].startswith("zerosum: wrote the endgame probe file in ")
+
+
+def _damaged(folder: Path, how: str) -> Path:
+    """A store in ``folder`` damaged as ``how`` says: not a database at all, 8 KB overwritten
+    after its first page, or a class whose table is not compressed data."""
+    path, _ = _small_store(folder)
+    if how == "junk":
+        path.write_bytes(b"not a database, just text\n" * 400)
+    elif how == "overwritten":
+        with open(path, "r+b") as file:
+            file.seek(4096)
+            file.write(b"\xff" * 8192)
+    else:
+        db = sqlite3.connect(path)
+        with db:
+            db.execute("UPDATE endgame_tables SET data = randomblob(1000)")
+        db.close()
+    return path
+
+
+@pytest.mark.parametrize("algorithm", ["alphabeta", "compiled"])
+@pytest.mark.parametrize("how", ["junk", "overwritten", "table"])
+def test_a_damaged_store_is_said_once_and_the_search_goes_on_without_it(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    how: str,
+    algorithm: str,
+) -> None:
+    """issue 24: a damaged ``$ZEROSUM_ENDGAMES`` file was ignored silently. Now the command
+    says so in one line (once, though the search probes at every node) and answers as it does
+    without a store."""
+    from zerosum.endgames import probe_file
+
+    argv = ["analyze", "morris", "--position", "WWW...............BBB... w 0 0"]
+    argv += ["--algorithm", algorithm, "--depth", "2", "--json"]
+    monkeypatch.setenv("ZEROSUM_COMPILE", "wait")  # the compiled engine, not its twin
+    monkeypatch.setenv("ZEROSUM_ENDGAMES", str(tmp_path / "none.sqlite"))
+    assert main(argv) == 0
+    out, err = capsys.readouterr()
+    expected = {k: v for k, v in json.loads(out).items() if k in ("value", "best_moves", "pv")}
+    assert err == ""  # no store at all: nothing to say
+    path = _damaged(tmp_path / how, how)
+    monkeypatch.setenv("ZEROSUM_ENDGAMES", str(path))
+    monkeypatch.setattr(endgames_probe, "_OPENED", {})
+    monkeypatch.setattr(probe_file, "_reported", set())
+    monkeypatch.setattr(kernel, "_TABLES", {})
+    assert main(argv) == 0
+    out, err = capsys.readouterr()
+    assert {k: v for k, v in json.loads(out).items() if k in expected} == expected
+    lines = [line for line in err.splitlines() if "probe file" not in line]
+    assert len(lines) == 1, err
+    assert lines[0].startswith("zerosum: warning: the search goes on without an endgame store: ")
+    assert str(path) in lines[0]

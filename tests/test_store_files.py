@@ -76,6 +76,20 @@ def test_opening_a_damaged_store_is_refused_and_leaves_it_as_it_was(tmp_path: Pa
     )
 
 
+def test_a_quick_check_of_several_lines_is_one_line(tmp_path: Path) -> None:
+    """SQLite's quick check answers in rows that hold several lines each ("*** in database
+    main ***" then a line a problem): the error said them all, one per line."""
+    bad = real_store(tmp_path / "bad.sqlite")
+    with bad.open("r+b") as file:
+        file.seek(4096)  # the pages after the first: the check itself reads them
+        file.write(b"\xff" * 8192)
+    with pytest.raises(
+        DamagedError, match=r"SQLite's quick check: \*\*\* in database main"
+    ) as caught:
+        Store(bad)
+    assert "\n" not in str(caught.value)
+
+
 @pytest.mark.parametrize(
     "argv",
     [

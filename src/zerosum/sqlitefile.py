@@ -105,7 +105,8 @@ class SqliteFile:
     def quick_check(self) -> None:
         """SQLite's ``quick_check``; raises :class:`DamagedError` naming the first problem."""
         rows = self.run(lambda db: db.execute("PRAGMA quick_check").fetchall())
-        problems = [str(row[0]) for row in rows if row[0] != "ok"]
+        # One line: a row of the check may hold several ("*** in database main ***\nOn ...").
+        problems = [" ".join(str(row[0]).split()) for row in rows if row[0] != "ok"]
         if problems:
             more = f" and {len(problems) - 1:,} more" if len(problems) > 1 else ""
             raise DamagedError(

@@ -42,11 +42,12 @@ from zerosum.cli.common import (
     EXIT_INTERRUPTED,
     program_started,
     tell_probe_file,
+    tell_unusable_store,
     terminate_as_ctrl_c,
 )
 from zerosum.cli.parser import Command, Parser
 from zerosum.cli.parser import build_parser as _build_parser
-from zerosum.endgames.probe_file import listen
+from zerosum.endgames.probe_file import listen, listen_unusable
 from zerosum.game import ZerosumError
 from zerosum.startup import hold, release
 
@@ -82,6 +83,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     started = program_started() if argv is None else time.perf_counter()
     parser = build_parser()
     quiet = listen(tell_probe_file)  # an engine that writes a store's probe file says so
+    unheard = listen_unusable(tell_unusable_store)  # a damaged endgame store, left out
     try:
         release()  # Ctrl-C held since start-up (zerosum.startup): the command handles it now
         args = parser.parse_args(argv)
@@ -109,6 +111,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_INTERRUPTED
     finally:
         quiet()
+        unheard()
     return status
 
 

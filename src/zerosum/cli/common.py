@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any, Final
 
-from zerosum.endgames.probe_file import ENV_PROBE_DIR, ProbeWrite
+from zerosum.endgames.probe_file import ENV_PROBE_DIR, ProbeWrite, UnusableStore
 from zerosum.game import Game, ZerosumError, play_moves
 from zerosum.games import GameSpec, get_game
 from zerosum.store import Store
@@ -101,6 +101,17 @@ def tell_probe_file(note: ProbeWrite) -> None:
     else:
         text = f"wrote the endgame probe file in {note.seconds:.1f} s"
     print(f"zerosum: {text}", file=sys.stderr, flush=True)
+
+
+def tell_unusable_store(note: UnusableStore) -> None:
+    """Say on stderr, in one line, that an endgame store is there but cannot be read, so the
+    searches go on without it (once per store: :mod:`zerosum.endgames.probe_file`).
+    :func:`zerosum.cli.main` listens."""
+    print(
+        f"zerosum: warning: the search goes on without an endgame store: {note.problem}",
+        file=sys.stderr,
+        flush=True,
+    )
 
 
 def open_store(path: str) -> Store:

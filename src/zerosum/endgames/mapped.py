@@ -48,7 +48,7 @@ import numpy as np
 from zerosum.endgames import MAX_MEN
 from zerosum.endgames.board import NINE_MENS_MORRIS
 from zerosum.endgames.database import EndgameError, Endgames
-from zerosum.endgames.probe_file import ProbeListener, ProbeWrite, announce
+from zerosum.endgames.probe_file import ProbeListener, ProbeWrite, announce, announce_unusable
 from zerosum.endgames.probe_file import probe_path as probe_path  # re-exported
 
 MIN_MEN: Final = 3
@@ -223,22 +223,29 @@ def probe_array(
     a class."""
     try:
         endgames = Endgames(store, create=False)
-    except EndgameError:
+    except EndgameError as error:
+        if Path(store).exists():  # there, but damaged or unreadable: said, then left out
+            announce_unusable(store, str(error))
         return array_of({})
     with endgames:
-        digest, present = _digest(endgames)
-        if not present:
-            return array_of({})
-        target = probe_path(endgames.path)
-        found = _read_prefix(target)
-        if found is None or found[0] != digest:
-            try:
-                write_probe_file(endgames, on_write=on_write)
-            except OSError:  # a folder this user cannot write: the same array, in memory
-                return array_of({key: endgames.table(*key, keep=False) for key in present})
+        try:
+            digest, present = _digest(endgames)
+            if not present:
+                return array_of({})
+            target = probe_path(endgames.path)
             found = _read_prefix(target)
-            if found is None or found[0] != digest:  # rewritten meanwhile, from another store
-                return array_of({key: endgames.table(*key, keep=False) for key in present})
+            if found is None or found[0] != digest:
+                try:
+                    write_probe_file(endgames, on_write=on_write)
+                except OSError:  # a folder this user cannot write: the same array, in memory
+                    return array_of({key: endgames.table(*key, keep=False) for key in present})
+                found = _read_prefix(target)
+                if found is None or found[0] != digest:  # rewritten meanwhile, elsewhere
+                    return array_of({key: endgames.table(*key, keep=False) for key in present})
+        except Exception as error:  # a damaged table (or rows): said, then left out
+            detail = str(error).splitlines()[0] if str(error) else type(error).__name__
+            announce_unusable(endgames.path, f"cannot read {endgames.path}: {detail}")
+            return array_of({})
     with open(target, "rb") as file:
         mapped = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
     array: np.ndarray[Any, Any] = np.frombuffer(mapped, np.uint8, offset=_PREFIX)

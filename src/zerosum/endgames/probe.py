@@ -20,11 +20,13 @@ fit in what is left of it.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from typing import TYPE_CHECKING, Final
 
 from zerosum.endgames import ENV_STORE, MAX_MEN
 from zerosum.endgames.board import NINE_MENS_MORRIS
+from zerosum.endgames.probe_file import announce_unusable
 from zerosum.game import Outcome
 
 if TYPE_CHECKING:
@@ -51,17 +53,33 @@ _STANDARD: dict[int, tuple[Rules, bool]] = {}
 
 def default_endgames() -> Endgames | None:
     """The databases in the default store, opened once per process (and per value of
-    ``$ZEROSUM_ENDGAMES``); ``None`` when there is no store file (the search never builds)."""
+    ``$ZEROSUM_ENDGAMES``); ``None`` when there is no store file (the search never builds), or
+    when the file cannot be read (reported once: :func:`.probe_file.announce_unusable`)."""
     chosen = os.environ.get(ENV_STORE)
     if chosen not in _OPENED:
         # Imported here, not above: numpy and SQLite only once a probe needs the store.
         from zerosum.endgames.database import EndgameError, Endgames, default_path
 
+        path = default_path()
         try:
-            _OPENED[chosen] = Endgames(default_path(), create=False)
-        except EndgameError:
+            _OPENED[chosen] = Endgames(path, create=False)
+        except EndgameError as error:
             _OPENED[chosen] = None
+            if path.exists():  # there, but damaged or unreadable: said, then left out
+                announce_unusable(path, str(error))
     return _OPENED[chosen]
+
+
+def _unreadable(endgames: Endgames, error: Exception) -> None:
+    """The default store ``endgames`` failed while a probe read it: left out from now on
+    (reported once), the probe answering as if it had no store."""
+    for chosen, opened in list(_OPENED.items()):
+        if opened is endgames:
+            _OPENED[chosen] = None
+    detail = str(error).splitlines()[0] if str(error) else type(error).__name__
+    announce_unusable(endgames.path, f"cannot read {endgames.path}: {detail}")
+    with contextlib.suppress(Exception):
+        endgames.close()
 
 
 def probe_men(
@@ -91,7 +109,13 @@ def probe_men(
         endgames = default_endgames()
         if endgames is None:
             return None
-    code = endgames.code(mine, theirs)
+        try:
+            code = endgames.code(mine, theirs)
+        except Exception as error:  # a damaged table of the default store: searched without it
+            _unreadable(endgames, error)
+            return None
+    else:
+        code = endgames.code(mine, theirs)
     if code is None:
         return None
     if code == 0:

@@ -11,6 +11,11 @@ Writing the file takes seconds (7.6 s through 6-6 on a loaded machine), once per
 whenever its classes change. The library never prints: :func:`~.mapped.probe_array` reports
 the write to a callback, by default to every listener of this process (:func:`listen`), and
 the command line listens, so a command that meets a store without its file says so on stderr.
+
+A store that is there but cannot be read (damaged, not a store, unreadable) is left out of the
+searches, which go on without it (their answers stay right, only slower); it is reported once
+per process and store the same way (:func:`listen_unusable`), so the command line says so in
+one line instead of ignoring it silently.
 """
 
 from __future__ import annotations
@@ -77,5 +82,48 @@ def announce(note: ProbeWrite) -> None:
     :func:`~.mapped.probe_array`)."""
     with _lock:
         listeners = list(_listeners)
+    for listener in listeners:
+        listener(note)
+
+
+@dataclass(frozen=True)
+class UnusableStore:
+    """An endgame store that is there but cannot be read: the searches go on without it."""
+
+    path: Path
+    problem: str
+    """What is wrong with it, in one line (from :class:`~.database.EndgameError`)."""
+
+
+UnusableListener = Callable[[UnusableStore], None]
+
+_unusable_listeners: list[UnusableListener] = []
+_reported: set[Path] = set()
+"""The stores already reported as unusable by this process."""
+
+
+def listen_unusable(listener: UnusableListener) -> Callable[[], None]:
+    """Hear of every endgame store a search of this process leaves out because it cannot be
+    read (once per store); returns the call that stops it."""
+    with _lock:
+        _unusable_listeners.append(listener)
+
+    def stop() -> None:
+        with _lock:
+            if listener in _unusable_listeners:
+                _unusable_listeners.remove(listener)
+
+    return stop
+
+
+def announce_unusable(path: str | Path, problem: str) -> None:
+    """Tell every listener of this process that the store at ``path`` cannot be read
+    (``problem``) and is left out; only the first time for each store."""
+    note = UnusableStore(Path(path), problem)
+    with _lock:
+        if note.path in _reported:
+            return
+        _reported.add(note.path)
+        listeners = list(_unusable_listeners)
     for listener in listeners:
         listener(note)
