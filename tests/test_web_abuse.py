@@ -264,7 +264,12 @@ def test_one_session_cannot_take_every_slot() -> None:
         wait_until_no_searches()
 
 
-def test_compare_keeps_its_time_limit(client: TestClient) -> None:
+def test_compare_keeps_its_time_limit(client: TestClient, monkeypatch: Any) -> None:
+    # A compare's clock starts with its job (the child starts, loads, then searches): asked to
+    # stop at 0.5 s, it had GRACE (2 s) more to answer, which a starved child on a loaded
+    # machine can miss. Allowed to answer when it can, it must still end incomplete: asked to
+    # stop at its time limit, long before its 12 plies.
+    monkeypatch.setattr(jobs, "GRACE", HANG_S)
     sid = new(client, "connect4")
     with client.websocket_connect(f"/api/sessions/{sid}/live", headers=HOST) as live:
         live.send_json({"action": "compare", "depth": 12, "time": 0.5})
@@ -283,7 +288,9 @@ def test_a_job_past_its_time_limit_is_stopped_then_killed(monkeypatch: Any) -> N
     async def run(job: Job) -> list[dict[str, Any]]:
         return [event async for event in job.events()]
 
-    # a think asked to stop at its limit answers with its last iteration
+    # a think asked to stop at its limit answers with its last iteration (when it can: a
+    # starved child may take more than the 2 s of GRACE on a loaded machine)
+    monkeypatch.setattr(jobs, "GRACE", HANG_S)
     events = asyncio.run(
         run(Job("think", {**request, "seed": 1, "engine": "engine"}, time_limit=1))
     )
