@@ -129,8 +129,9 @@ def test_iterative_deepening_under_a_time_limit_returns_a_legal_move() -> None:
     solver = Solver("morris", hash_mb=8)
     game = get_game("morris").new()
     result = solver.search(game, limit=Limit(time=0.3))
-    # how deep 0.3 s reach depends on the machine's load: one full iteration is always kept
-    assert result.best_move in game.legal_moves() and result.depth >= 1
+    # How deep 0.3 s reach depends on the machine's load (depth 0, a legal move, when the
+    # process is starved through them all).
+    assert result.best_move in game.legal_moves() and not result.complete
 
 
 def test_exact_solves_are_refused_with_a_clear_error() -> None:

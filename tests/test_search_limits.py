@@ -38,7 +38,9 @@ def test_time_limit_is_kept() -> None:
     result = search(game, algorithm="minimax", table=False, limit=Limit(time=0.3))
     elapsed = time.perf_counter() - started
     assert elapsed < HANG_S  # 0.3 s; the search ignoring it would never end
-    assert result.depth >= 1 and result.best_move is not None
+    # How deep 0.3 s reach is the machine's load: a process starved through them keeps no
+    # iteration and answers with a legal move at depth 0.
+    assert result.best_move in game.legal_moves()
 
 
 def test_stop_callback_ends_the_search() -> None:

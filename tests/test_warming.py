@@ -305,7 +305,8 @@ def test_a_depth_search_waits_for_a_compiled_engine_that_only_loads() -> None:
 def test_a_limited_search_keeps_to_the_twin_while_the_compile_runs() -> None:
     engine = warming(PythonEngine())
     found = engine.search(TicTacToe(), Limit(time=0.2))
-    assert found.best_move is not None and found.depth >= 1
+    # How deep 0.2 s reach is the machine's load (depth 0, the first move, when starved).
+    assert found.best_move in TicTacToe().legal_moves()
     assert engine.answered is engine.twin
     assert engine.warmer.started == 1  # type: ignore[attr-defined]  # the fake's counter
 
