@@ -184,3 +184,27 @@ def test_ctrl_c_while_the_program_loads_is_a_clean_exit(start: list[str]) -> Non
             process.communicate()
     lines = [line for line in err.decode().splitlines() if not line.startswith("import time:")]
     assert (process.returncode, lines, out) == (130, ["zerosum: interrupted"], b""), err[-2000:]
+
+
+def test_a_ctrl_c_while_the_program_ends_is_noted_and_the_clean_up_goes_on(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """After the command, a first Ctrl-C is noted (the program then exits 130 once its
+    clean-up has run) rather than raised in the middle of an atexit handler; a second one
+    ends the process as during the start-up."""
+    from zerosum import startup
+
+    monkeypatch.setattr(startup, "_ending", [])
+    ended: list[int] = []
+    monkeypatch.setattr(startup.os, "_exit", ended.append)
+    before = signal.getsignal(signal.SIGINT)
+    try:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        startup.hold_while_ending()
+        assert not startup.interrupted_while_ending()
+        signal.raise_signal(signal.SIGINT)  # no KeyboardInterrupt: noted
+        assert startup.interrupted_while_ending() and ended == []
+        signal.raise_signal(signal.SIGINT)
+        assert ended == [130]
+    finally:
+        signal.signal(signal.SIGINT, before)

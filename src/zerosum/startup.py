@@ -10,7 +10,10 @@ Python happened to be, and the user saw an import's traceback.
 both start in :mod:`zerosum.__main__`, whose package imports nothing: see :mod:`zerosum`): a
 Ctrl-C then ends the process at once, saying ``zerosum: interrupted`` with status 130 (nothing
 has started that would need stopping). :func:`release` gives Ctrl-C back to Python as the
-command begins, and the program holds it again once the command has returned.
+command begins. Once the command has returned, :func:`hold_while_ending` notes a Ctrl-C
+instead, so that the clean-up still runs (Ray's shutdown, the workers' ends), and the program
+then says ``zerosum: interrupted`` and exits 130 (:func:`interrupted_while_ending`); a second
+Ctrl-C ends it at once.
 
 This module imports only the standard library's ``os`` and ``signal`` (typing only for
 the type checker): it loads before anything slow.
@@ -49,3 +52,27 @@ def release() -> None:
     :func:`hold` held it; otherwise nothing changes."""
     if signal.getsignal(signal.SIGINT) is _interrupted:
         signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+_ending: list[int] = []
+"""The Ctrl-Cs noted since :func:`hold_while_ending`."""
+
+
+def _noted(signum: int, frame: FrameType | None) -> None:
+    """SIGINT's handler while the program ends: the first is noted, the second ends it."""
+    _ending.append(signum)
+    if len(_ending) > 1:
+        _interrupted(signum, frame)
+
+
+def hold_while_ending() -> None:
+    """While the program ends (its command has returned): a Ctrl-C is noted and the clean-up
+    goes on (:func:`interrupted_while_ending`); a second one ends the process as :func:`hold`
+    does. An ignored SIGINT stays ignored."""
+    if signal.getsignal(signal.SIGINT) in (signal.default_int_handler, _interrupted):
+        signal.signal(signal.SIGINT, _noted)
+
+
+def interrupted_while_ending() -> bool:
+    """Whether a Ctrl-C came since :func:`hold_while_ending`."""
+    return bool(_ending)

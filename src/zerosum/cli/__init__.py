@@ -49,7 +49,7 @@ from zerosum.cli.parser import Command, Parser
 from zerosum.cli.parser import build_parser as _build_parser
 from zerosum.endgames.probe_file import listen, listen_unusable
 from zerosum.game import ZerosumError
-from zerosum.startup import hold, release
+from zerosum.startup import hold, hold_while_ending, interrupted_while_ending, release
 
 COMMANDS: Final[tuple[Command, ...]] = (
     info,
@@ -126,18 +126,22 @@ def program() -> NoReturn:
     ``os._exit``. With a thread other than daemons still running, Python's own exit waits for
     it as usual. A compile child left in the background is never waited for.
 
-    Ctrl-C is held (:func:`zerosum.startup.hold`) except while the command runs: before it,
-    while this module loads (when the program did not start in :mod:`zerosum.__main__`), and
-    after it, while the process ends, a Ctrl-C says ``zerosum: interrupted`` and exits 130."""
+    Ctrl-C is held (:func:`zerosum.startup.hold`) but while the command runs: before it (while
+    this module loads, when the program did not start in :mod:`zerosum.__main__`) a Ctrl-C
+    says ``zerosum: interrupted`` and exits 130 at once; after it, while the process ends, the
+    clean-up goes on first (a second Ctrl-C ends it at once)."""
     hold()
     status = main()
-    hold()
+    hold_while_ending()
     if any(
         thread.is_alive() and not thread.daemon and thread is not threading.main_thread()
         for thread in threading.enumerate()
     ):
-        sys.exit(status)
+        sys.exit(status)  # Python's exit waits for the thread (Ctrl-C: noted, a second ends it)
     atexit._run_exitfuncs()
+    if interrupted_while_ending():
+        print("zerosum: interrupted", file=sys.stderr)
+        status = EXIT_INTERRUPTED
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
