@@ -328,9 +328,10 @@ CLOCK_OPENING = Opening("late middle game", tuple("35233144337636746666175141542
 
 def test_zerosum_players_keep_a_clock(monkeypatch: pytest.MonkeyPatch) -> None:
     # Every move of a zerosum player without limits of its own gets a share of its clock (the
-    # behaviour under test, checked on the budgets it asked for); the clock is long enough that
-    # a loaded machine's delays on the few remaining moves cannot spend it, short enough that
-    # a player ignoring it would (its default level searches for much longer).
+    # behaviour under test, checked on the budgets it asked for: a player ignoring the clock
+    # asks for none). Whether a game also ends without a time forfeit is not checked: a search
+    # polls its clock every so many nodes, and on a loaded machine those nodes take long
+    # enough to pass a short budget late in a 2 s game.
     budgets: list[tuple[float, float]] = []
 
     def spy(turn: players.Turn) -> float | None:
@@ -351,8 +352,6 @@ def test_zerosum_players_keep_a_clock(monkeypatch: pytest.MonkeyPatch) -> None:
     played = sum(len(record.moves) - len(CLOCK_OPENING.moves) for record in result.games)
     assert len(budgets) == played > 0  # every move was planned on the clock
     assert all(0 < seconds <= left / 2 for seconds, left in budgets)
-    for record in result.games:
-        assert record.ending.reason != "time forfeit"
 
 
 def test_bad_players_fail_before_any_game() -> None:
