@@ -335,7 +335,9 @@ def server() -> Iterator[str]:
 
 
 def test_a_search_ends_when_its_http_client_leaves(server: str) -> None:
-    with httpx.Client(base_url=server) as client:
+    # httpx's own 5 s timeout is not for a loaded machine: the hang bound, but for the think
+    # the client gives up on.
+    with httpx.Client(base_url=server, timeout=HANG_S) as client:
         sid = client.post("/api/sessions", json={"game": "connect4"}).json()["id"]
         started: list[Job] = []
         job_start = Job._start

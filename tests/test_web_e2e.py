@@ -164,6 +164,7 @@ def test_closing_the_tab_ends_its_search(browser: Browser, monkeypatch: pytest.M
     served = LocalServer()
     try:
         context = browser.new_context()
+        context.set_default_timeout(HANG_MS)
         page = context.new_page()
         open_game(page, served.url, "connect4")
         page.click("#analyze")
@@ -174,6 +175,7 @@ def test_closing_the_tab_ends_its_search(browser: Browser, monkeypatch: pytest.M
         assert page.request.get(f"{served.url}/api/health").json()["searches"] >= 1
         context.close()
         probe = browser.new_context()
+        probe.set_default_timeout(HANG_MS)
         wait_until(
             lambda: probe.request.get(f"{served.url}/api/health").json()["searches"] == 0,
             "the closed tab's search ended",

@@ -350,10 +350,13 @@ def served() -> Iterator[str]:
 
 def test_clients_that_close_at_once_leave_no_search_behind(served: str) -> None:
     # the probe of issue 24: five thinks, each socket closed right after its message
-    with httpx.Client(base_url=f"http://{served}") as client:
+    # httpx's and websockets' own timeouts (5 s, 10 s) are not for a loaded machine: a think
+    # over HTTP waits for its process to start and load its engine.
+    with httpx.Client(base_url=f"http://{served}", timeout=BOUND) as client:
         sid = new(client)
         for _ in range(5):
-            with websockets.sync.client.connect(f"ws://{served}/api/sessions/{sid}/live") as ws:
+            url = f"ws://{served}/api/sessions/{sid}/live"
+            with websockets.sync.client.connect(url, open_timeout=BOUND) as ws:
                 ws.send('{"action": "think", "time": 1}')
         wait_for(lambda: searches(client) == 0, "searches of clients that went away")
         answer = client.post(f"/api/sessions/{sid}/think", json={"depth": 1, "time": 5})

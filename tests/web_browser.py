@@ -87,6 +87,7 @@ def browser_fixture() -> Iterator[Browser]:
 def page_fixture(browser: Browser) -> Iterator[Page]:
     """A fresh tab; the test fails if the page raised an error."""
     context = browser.new_context(viewport={"width": 1280, "height": 1000})
+    context.set_default_timeout(HANG_MS)  # clicks, fills and loads: Playwright's 30 s otherwise
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
