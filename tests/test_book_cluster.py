@@ -26,6 +26,7 @@ pytest.importorskip("ray")
 
 from ray_nodes import TwoNodes, joined_two_nodes
 from test_cli_crash import ENV, _rows
+from waiting import HANG_S
 
 from zerosum.cli import main
 from zerosum.runtime.cluster import RayTaskExecutor
@@ -106,7 +107,7 @@ def test_a_connect_four_book_on_two_nodes_resumes_after_kill_9_and_equals_the_se
             assert time.monotonic() < deadline, "the first build stored nothing"
             time.sleep(0.02)  # polling an observable state, not waiting a fixed time
         first.kill()
-        assert first.wait(timeout=60) == -signal.SIGKILL
+        assert first.wait(timeout=HANG_S) == -signal.SIGKILL
     finally:
         if first.poll() is None:
             first.kill()

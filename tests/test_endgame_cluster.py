@@ -32,6 +32,7 @@ pytest.importorskip("ray")
 from ray_nodes import TwoNodes, joined_two_nodes
 from test_cli_crash import ENV
 from test_endgames import store  # noqa: F401  (the session's serially built classes)
+from waiting import HANG_S
 
 from zerosum.endgames.database import Endgames
 from zerosum.endgames.split_levels import level_folder, load_levels
@@ -225,7 +226,7 @@ def test_a_build_that_lost_its_driver_and_a_node_resumes_on_the_other(
             assert driver.poll() is None, f"the build ended first: {errors.read_text()}"
             assert time.monotonic() < deadline, "no unit caught on the second node"
             time.sleep(0.02)  # polling an observable state, not waiting a fixed time
-        assert driver.wait(timeout=60) == -signal.SIGKILL
+        assert driver.wait(timeout=HANG_S) == -signal.SIGKILL
     finally:
         caught = loser.stop()
         if driver.poll() is None:
