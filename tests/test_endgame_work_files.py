@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from test_cli_crash import ENV
+from waiting import HANG_S
 
 from zerosum.endgames.database import EndgameError
 from zerosum.endgames.work_files import save_array, write_whole
@@ -71,7 +72,7 @@ def test_a_file_size_limit_stops_a_write_cleanly(tmp_path: Path) -> None:
         env=ENV,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=HANG_S,
         check=True,
     )
     lines = done.stdout.splitlines()
