@@ -13,7 +13,7 @@ from zerosum.games import get_game, register
 from zerosum.games.tictactoe import TicTacToe
 from zerosum.web import jobs
 
-LOAD_SECONDS = 4.0
+LOAD_SECONDS = 5.0
 
 
 class SlowToe(TicTacToe):
