@@ -60,7 +60,7 @@ def add_parser(commands: Subcommands) -> None:
         default=1,
         metavar="N",
         help="build independent tiers and the parts of large ones at once in N local "
-        "processes (0 or auto: one per core)",
+        "processes (0 or auto: one per core; at most 4 a core)",
     )
     endgames.add_argument(
         "--part-size",

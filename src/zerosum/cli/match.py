@@ -89,7 +89,10 @@ def add_parser(commands: Subcommands) -> None:
         "--beta", type=probability, default=0.05, help="--sprt: chance of a false H0 (0.05)"
     )
     match.add_argument(
-        "--workers", type=worker_count, default=1, help="processes playing games (0 or auto: cores)"
+        "--workers",
+        type=worker_count,
+        default=1,
+        help="processes playing games (0 or auto: cores; at most 4 a core)",
     )
     match.add_argument(
         "--cluster",

@@ -244,7 +244,7 @@ def workers_option(parser: argparse.ArgumentParser) -> None:
         default=1,
         metavar="N",
         help="parallel searches: processes, threads in the compiled engine (default 1; 0 or "
-        "auto: one per core)",
+        f"auto: one per core; at most {WORKERS_PER_CORE} a core)",
     )
 
 
