@@ -88,6 +88,8 @@ def test_an_interrupted_ray_solve_resumes(ray_cluster: RayTaskExecutor, tmp_path
     # hides the units below it), so from_store may be fewer than the units kept.
     assert resumed.rank == SCORE and resumed.from_store >= 1
     assert {key(position) for position in arrived}.isdisjoint(key(p) for p in again)
+    # no budget, no split: the kept units are not units of the second run
+    assert resumed.units + len({key(position) for position in arrived}) <= stopped.units
 
 
 def test_the_command_line_joins_the_running_ray(
