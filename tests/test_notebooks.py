@@ -43,6 +43,13 @@ def executed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
             notebook,
             kernel_name="python3",
             timeout=TIMEOUT,
+            # nbclient's own bounds are for an idle machine: a kernel's start (60 s) and the
+            # outputs still on their way once a cell has answered (4 s, after which it goes
+            # on without them): both are hang bounds here, the latter raising rather than
+            # leaving a cell's output out.
+            startup_timeout=TIMEOUT,
+            iopub_timeout=TIMEOUT,
+            raise_on_iopub_timeout=True,
             resources={"metadata": {"path": str(tmp_path_factory.mktemp(path.stem))}},
         )
         client.execute()  # raises CellExecutionError naming the cell and its traceback
