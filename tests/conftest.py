@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -38,3 +39,18 @@ def sigint_as_python_starts_it() -> Iterator[None]:
     restore()
     yield
     restore()
+
+
+@pytest.fixture(autouse=True)
+def web_jobs_answer_when_they_can(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A web search asked to stop at its time limit has ``jobs.GRACE`` (2 s) to answer before
+    it is killed and its job ends in an error; a starved child on a loaded machine can miss
+    that, and a test asking for a search of a second or two would then fail on the machine's
+    schedule. In the tests GRACE is the hang bound (what they check is that the search was
+    asked to stop, and what it answered); the tests of the kill itself set it to 0. Only when
+    the web app is loaded (its modules are heavy: never imported for this)."""
+    jobs = sys.modules.get("zerosum.web.jobs")
+    if jobs is not None:
+        from waiting import HANG_S
+
+        monkeypatch.setattr(jobs, "GRACE", HANG_S)
