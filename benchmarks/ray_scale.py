@@ -79,11 +79,14 @@ from unittest import mock
 
 from zerosum.compiled import distributed
 from zerosum.compiled.distributed import (
+    SNAPSHOT_ENTRIES,
     Budget,
     TableSnapshot,
     UnitAnswer,
     _unit_solver,
+    hands_over,
     load_snapshot,
+    snapshot,
     solve_distributed,
 )
 from zerosum.compiled.distributed import solve_unit as run_unit
@@ -163,15 +166,18 @@ class Costs:
             engine.clear()
             if start is not None:
                 load_snapshot(engine.keys, engine.data, start)
-            budget = Budget(nodes=int(nodes))
+            budget = None if nodes == "None" else Budget(nodes=int(nodes))
             made = run_unit(
                 "connect4", position, (int(low), int(high)), weak == "1", HASH_MB, budget
             )
-            self._keep(recipe.digest, made.table)
+            table = made.table
+            if table is None:  # a run that completed (a bound): its table all the same
+                table = snapshot(engine.keys, engine.data, SNAPSHOT_ENTRIES)
+            self._keep(recipe.digest, table)
         return self.tables[recipe.digest]
 
     def _keep(self, digest: str, table: TableSnapshot) -> None:
-        if len(self.tables) >= 8:
+        if len(self.tables) >= 32:
             del self.tables[next(iter(self.tables))]
         self.tables[digest] = table
 
@@ -196,7 +202,7 @@ class Costs:
             if done is not None and (
                 budget is None or budget.nodes is None or done.nodes <= budget.nodes
             ):
-                return done
+                return self._handed(self._keys[id(done)], window, done)
             if self.spent >= self.measure_s:
                 raise OutOfTime
             started = time.perf_counter()
@@ -206,6 +212,8 @@ class Costs:
             if start is not None:
                 load_snapshot(engine.keys, engine.data, start)
             answer = run_unit("connect4", position, window, weak, HASH_MB, budget)
+            if answer.rank is not None:
+                answer = replace(answer, table=None)  # made again from its recipe if needed
             if answer.rank is None:
                 if answer.table is not None:
                     self._keep(self._recipe(key).digest, answer.table)
@@ -220,7 +228,15 @@ class Costs:
             if self._unsaved >= 50:
                 self.save()
         self.used.add(key)
-        return self.answers[key]
+        return self._handed(key, window, self.answers[key])
+
+    def _handed(self, key: str, window: tuple[int, int], answer: UnitAnswer) -> UnitAnswer:
+        """``answer`` (measured as ``key``) with the table a real unit sends back with it:
+        a stopped one's (its recipe already), or a completed one's if it answered a bound
+        (:func:`~zerosum.compiled.distributed.hands_over`: the recipe of its run)."""
+        if answer.rank is None or not hands_over(window, answer.rank, answer.nodes):
+            return answer
+        return replace(answer, table=self._recipe(key))
 
     def _complete(self, base: str, tail: str) -> UnitAnswer | None:
         return self.complete.get(base + tail)
@@ -494,6 +510,7 @@ def replay(
     overhead_s: float,
     stop: bool = True,
     scouts: bool = True,
+    preempt: bool = False,
 ) -> tuple[float, Simulated, Any, float]:
     """The simulated time on ``workers`` workers, the executor, the result, the coordinator's
     seconds."""
@@ -519,6 +536,7 @@ def replay(
             # (a hair less, so that a checkpoint at the budget is past it whatever the rounding)
             budget=None if budget is None else Budget(seconds=quantum / rate * (1 - 1e-9)),
             scouts=scouts,
+            preempt=preempt,
             share_tables=False,  # not modelled: which worker runs a unit is not simulated
         )
     coordinator = time.perf_counter() - started - (costs.spent - spent)
@@ -554,6 +572,11 @@ def main() -> None:
         "--no-scouts",
         action="store_true",
         help="as before: every unit in its whole window, without null-window tests first",
+    )
+    parser.add_argument(
+        "--preempt",
+        action="store_true",
+        help="units later in the tree's order stop for needed ones that wait (preempt=True)",
     )
     args = parser.parse_args()
     scouts = not args.no_scouts
@@ -595,6 +618,7 @@ def main() -> None:
                     args.rate or 1e7,
                     overhead_s,
                     scouts=scouts,
+                    preempt=args.preempt,
                 )
                 rows.append((nodes, took, sim, found, coordinator))
         except OutOfTime:
@@ -623,6 +647,7 @@ def main() -> None:
                     rate,
                     overhead_s,
                     scouts=scouts,
+                    preempt=args.preempt,
                 ),
             )
             for n, *_ in rows
@@ -655,6 +680,7 @@ def main() -> None:
                             overhead_s,
                             False,
                             scouts,
+                            args.preempt,
                         ),
                     )
                     for n, *_ in rows
