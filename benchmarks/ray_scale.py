@@ -188,13 +188,16 @@ class Costs:
         weak: bool,
         budget: Budget | None,
         table: Recipe | None,
-    ) -> UnitAnswer:
+        peek: bool = False,
+    ) -> UnitAnswer | None:
         """The unit's answer with ``budget`` (nodes), starting from the table ``table``
         (none: a cleared one): measured, unless known already (an answer that completed within
         fewer nodes is the same answer: the search is deterministic from a given table)."""
         base = f"{position}|{window[0]}|{window[1]}|{int(weak)}|"
         tail = f"|{table.digest if table is not None else 0}"
         key = f"{base}{budget and budget.nodes}{tail}"
+        if peek and key not in self.answers:
+            return None
         if key not in self.answers:
             done = self._complete(base, tail)
             if done is not None:
@@ -346,7 +349,9 @@ class Simulated(Executor):
     def _measure(self, run: dict[str, Any], nodes: int | None) -> UnitAnswer:
         position, window, weak, table = (run["args"][i] for i in (1, 2, 3, 6))
         budget = None if nodes is None else Budget(nodes=nodes)
-        return self.costs.answer(position, window, weak, budget, table)
+        answer = self.costs.answer(position, window, weak, budget, table)
+        assert answer is not None
+        return answer
 
     def _plan(self, future: Future[Any]) -> None:
         """The next event of a running unit: its end, if it completes before its next
@@ -447,8 +452,24 @@ class Simulated(Executor):
         return True
 
     def stop(self, future: Future[Any]) -> bool:
-        self.cancel(future)
-        return False
+        """A cancelled unit stops at once and answers with what it proved by its last
+        checkpoint (if one is measured: a real one answers with what it proved by now)."""
+        run = self._runs.get(future)
+        if run is None or not self.stops or run["step"] == 0:
+            self.cancel(future)
+            return False
+        position, window, weak, table = (run["args"][i] for i in (1, 2, 3, 6))
+        budget = Budget(nodes=self.checkpoint(run["step"] - 1))
+        answer = self.costs.answer(position, window, weak, budget, table, peek=True)
+        if answer is None or answer.rank is not None:
+            self.cancel(future)
+            return False
+        started = run["start"]
+        self._finish(future, "cancelled")
+        self.cancelled_s += self.now - started
+        future.set_result(answer)
+        self._dispatch()
+        return True
 
     def cancel(self, future: Future[Any]) -> None:
         run = self._runs.get(future)
@@ -511,6 +532,8 @@ def replay(
     stop: bool = True,
     scouts: bool = True,
     preempt: bool = False,
+    young_wait: bool = False,
+    root_tests: bool = False,
 ) -> tuple[float, Simulated, Any, float]:
     """The simulated time on ``workers`` workers, the executor, the result, the coordinator's
     seconds."""
@@ -537,6 +560,8 @@ def replay(
             budget=None if budget is None else Budget(seconds=quantum / rate * (1 - 1e-9)),
             scouts=scouts,
             preempt=preempt,
+            young_wait=young_wait,
+            root_tests=root_tests,
             share_tables=False,  # not modelled: which worker runs a unit is not simulated
         )
     coordinator = time.perf_counter() - started - (costs.spent - spent)
@@ -577,6 +602,16 @@ def main() -> None:
         "--preempt",
         action="store_true",
         help="units later in the tree's order stop for needed ones that wait (preempt=True)",
+    )
+    parser.add_argument(
+        "--young-wait",
+        action="store_true",
+        help="speculative units (younger brothers of an unsettled eldest) last (young_wait=True)",
+    )
+    parser.add_argument(
+        "--root-tests",
+        action="store_true",
+        help="the root's rank by null-window tests, every unit in a null window (root_tests=True)",
     )
     args = parser.parse_args()
     scouts = not args.no_scouts
@@ -619,6 +654,8 @@ def main() -> None:
                     overhead_s,
                     scouts=scouts,
                     preempt=args.preempt,
+                    young_wait=args.young_wait,
+                    root_tests=args.root_tests,
                 )
                 rows.append((nodes, took, sim, found, coordinator))
         except OutOfTime:
@@ -648,6 +685,8 @@ def main() -> None:
                     overhead_s,
                     scouts=scouts,
                     preempt=args.preempt,
+                    young_wait=args.young_wait,
+                    root_tests=args.root_tests,
                 ),
             )
             for n, *_ in rows
@@ -681,6 +720,8 @@ def main() -> None:
                             False,
                             scouts,
                             args.preempt,
+                            args.young_wait,
+                            args.root_tests,
                         ),
                     )
                     for n, *_ in rows

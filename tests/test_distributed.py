@@ -439,32 +439,49 @@ def test_units_cancelled_while_they_run_stop_and_the_values_stay_serial(
         stopped += found.stopped
 
 
-def test_units_preempted_for_earlier_ones_give_the_serial_results(data_dir: Path) -> None:
-    # With ``preempt``, a unit later in the tree's order that has run its budget stops when an
-    # earlier one waits for a worker, and is sent again from its table: on EagerSplits (every
-    # run deterministic) that happens, and the values stay the serial ones.
+def test_the_scheduling_options_give_the_serial_results(data_dir: Path) -> None:
+    # ``preempt``: a unit later in the tree's order that has run its budget stops when an
+    # earlier one waits for a worker, and is sent again from its table; ``young_wait``: units
+    # below an unsettled eldest brother go last; ``root_tests``: the root's rank by null-window
+    # tests. On EagerSplits (every run deterministic) preemption happens, and the values stay
+    # the serial ones with each option.
     connect4 = Solver("connect4")
     cases = [Connect4.from_position("32164625")]
     cases += [Connect4.from_position(m) for m, _ in read_set(data_dir, "Test_L2_R1")[:1]]
+    options: list[dict[str, bool]] = [
+        {"preempt": True},
+        {"preempt": True, "young_wait": True},
+        {"root_tests": True},
+        {"root_tests": True, "preempt": True},
+    ]
     preempted = 0
     for game in cases:
         rank, best, every = _local_moves(connect4, game, False)
-        for moves in ("best", "all"):
-            with Store(":memory:") as store:
-                found = solve_distributed(
-                    game,
-                    executor=EagerSplits(4),
-                    store=store,
-                    split=1,
-                    moves=moves,
-                    budget=Budget(seconds=0.5),
-                    preempt=True,
-                )
-            assert (found.rank, list(found.best_moves)) == (rank, best), game.position()
-            if moves == "all":
-                assert list(found.moves) == every, game.position()
-            preempted += found.preempted
+        for chosen in options:
+            for moves in ("best", "all"):
+                with Store(":memory:") as store:
+                    found = solve_distributed(
+                        game,
+                        executor=EagerSplits(4),
+                        store=store,
+                        split=1,
+                        moves=moves,
+                        budget=Budget(seconds=0.5),
+                        **chosen,
+                    )
+                assert (found.rank, list(found.best_moves)) == (rank, best), (game, chosen)
+                if moves == "all":
+                    assert list(found.moves) == every, (game.position(), chosen)
+                if chosen.get("preempt"):
+                    preempted += found.preempted
     assert preempted > 0
+    game = cases[0]
+    rank, best, _ = _local_moves(connect4, game, True)
+    with Store(":memory:") as store:
+        found = solve_distributed(
+            game, executor=EagerSplits(4), store=store, moves="best", weak=True, root_tests=True
+        )
+    assert (found.rank, list(found.best_moves)) == (rank, best)
 
 
 def test_a_unit_that_answers_a_bound_hands_its_table_to_its_next_run() -> None:

@@ -87,6 +87,7 @@ from zerosum.compiled.engine import (
     UPPER,
     _flag,
     _score,
+    next_test,
     probe,
     rank_of_lower_bound,
     rank_of_upper_bound,
@@ -607,7 +608,12 @@ class _Tree:
         return proven
 
     def needed(
-        self, moves: str | None = None, *, scouts: bool = True
+        self,
+        moves: str | None = None,
+        *,
+        scouts: bool = True,
+        young_wait: bool = False,
+        tests: bool = False,
     ) -> dict[int, tuple[int, int]]:
         """The units whose result can still change the root's value, in tree order (see the
         module docstring), each with the rank window ``[low, high]`` in which it matters: a
@@ -618,36 +624,64 @@ class _Tree:
 
         ``scouts``: a child whose sibling already guarantees its parent more than the window
         does is first only tested in the null window at that guarantee (does it beat it?),
-        as a scout search does; only a child that beats it is then solved in its window."""
-        wanted: dict[int, tuple[int, int]] = {}
+        as a scout search does; only a child that beats it is then solved in its window.
 
-        def walk(node: _Node, a: int, b: int) -> None:
+        ``young_wait``: the units below a position's younger children while its eldest child
+        still has needed units are *speculative* (the eldest may refute the position, as the
+        young brothers wait rule says); they come after all the others, each part in tree
+        order.
+
+        ``tests``: the root's rank is found as the engine finds a unit's, by null-window tests
+        that halve its interval (:func:`~zerosum.compiled.engine.next_test`), one after the
+        other: the units needed are those that can decide the current test, each in a null
+        window, none in a wide one."""
+        wanted: dict[int, tuple[int, int]] = {}
+        speculative: set[int] = set()
+
+        def walk(node: _Node, a: int, b: int, guess: bool) -> bool:
+            """Whether anything below ``node`` is needed."""
             if node.exact or node.lo >= b or node.hi <= a:
-                return
+                return False
             if node.unit:
                 if node.key not in wanted:
                     wanted[node.key] = (max(a, node.lo), min(b, node.hi))
-                return
+                    if guess:
+                        speculative.add(node.key)
+                elif not guess:  # also reached as a certain unit
+                    speculative.discard(node.key)
+                return True
             guarantees = [-child.hi for child in node.children]
+            below = eldest = False
             for index, child in enumerate(node.children):
                 others = max((g for i, g in enumerate(guarantees) if i != index), default=a)
                 bound = max(a, others)
+                young = guess or (young_wait and index > 0 and eldest)
                 if scouts and others > a and -bound < child.hi and -bound - 1 > -b:
                     # A sibling guarantees ``bound``: first only whether this child beats it.
-                    walk(child, -bound - 1, -bound)
+                    found = walk(child, -bound - 1, -bound, young)
                 else:
-                    walk(child, -b, -bound)
+                    found = walk(child, -b, -bound, young)
+                if index == 0:
+                    eldest = found
+                below = below or found
+            return below
 
         root = self.root
         if moves == "all":
             for child in root.children:
-                walk(child, -_UNBOUNDED, _UNBOUNDED)
+                walk(child, -_UNBOUNDED, _UNBOUNDED, False)
         elif moves == "best" and root.exact:
             for child in root.children:
-                walk(child, -root.lo, -root.lo + 1)
+                walk(child, -root.lo, -root.lo + 1, False)
+        elif tests and root.children and not root.exact:
+            middle = int(next_test(root.lo, root.hi))
+            walk(root, middle, middle + 1, False)
         else:
-            walk(root, -_UNBOUNDED, _UNBOUNDED)
-        return wanted
+            walk(root, -_UNBOUNDED, _UNBOUNDED, False)
+        if not speculative:
+            return wanted
+        first = {key: window for key, window in wanted.items() if key not in speculative}
+        return first | {key: wanted[key] for key in wanted if key in speculative}
 
     def done(self, moves: str | None = None) -> bool:
         """Whether the root's rank (and what ``moves`` asks for) is known."""
@@ -690,6 +724,8 @@ def solve_distributed(
     scouts: bool = True,
     share_tables: bool = True,
     preempt: bool = False,
+    young_wait: bool = False,
+    root_tests: bool = False,
 ) -> DistributedResult:
     """The exact rank of ``game`` from work units solved on ``executor`` (see the module
     docstring), every result kept in ``store``. ``on_unit(position, rank)`` is called as each
@@ -798,7 +834,7 @@ def solve_distributed(
     try:
         while not tree.done(moves):
             # Step 1. Cancel what is no longer needed, send what is, most promising first.
-            wanted = tree.needed(moves, scouts=scouts)
+            wanted = tree.needed(moves, scouts=scouts, young_wait=young_wait, tests=root_tests)
             for future, unit in list(running.items()):
                 if unit[0] not in wanted:
                     del running[future]
@@ -899,8 +935,10 @@ def solve_distributed(
                         store.put(solver.name, proven_key, rank, weak=weak)
                         if proven_key in tree.units:
                             finished.append(proven_key)
-                    if asked:  # cancelled: no longer needed, so not split
+                    if asked:  # cancelled: no longer needed now, so not split
                         stopped += 1
+                        if key not in finished and answer.table is not None:
+                            keep(key, answer.table)  # if it is needed again (another test)
                     elif back:  # back to the queue, to start again from its table
                         preempted += 1
                         if key not in finished and answer.table is not None:
