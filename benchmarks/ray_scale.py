@@ -14,14 +14,18 @@
    on a simulated executor of N workers (one CPU per node) with a clock of its own: a unit
    starts when a worker is free and ends its cost later, answers come back in the order of
    that clock and prune, split and send exactly as in a real run. As in a real run, a unit
-   cancelled while it runs stops at once and frees its worker (its partial proofs are not
-   measured, so the replay takes none back: pessimistic), and a worker that would idle gets
+   cancelled while it runs stops at once and frees its worker, and answers with what it
+   proved by its last checkpoint (a real one: by now; none before its first checkpoint, the
+   measurements kept few: pessimistic), and a worker that would idle gets
    work by splitting the unit that has run longest once it has run ``--budget`` nodes. A
    real unit stops within milliseconds of the request; a replayed one stops at its next
    *checkpoint* (``--budget`` nodes times 1, 2, 4, then a quarter more each time; at once if
    asked at one), where its answer is measured (pessimistic too, and it keeps the
    measurements few and reusable). A unit may be split at a checkpoint that reaches its
    budget exactly (the budget is taken a hair short, so that rounding does not decide).
+   A run that answers a bound after ``HANDOVER_NODES`` nodes sends its table back, as in a
+   real run; the replay makes that table again when a later run needs it, by running it
+   again from its own starting table (the search is deterministic).
 3. The figures. ``T1`` is the replay on one worker; the speed-up on N is ``T1 / TN``;
    ``eff`` is the speed-up over N. Where the N workers' time went: ``busy`` is the share of
    N x TN they spent on units, ``cancel`` the share of their busy time spent on units that a

@@ -58,7 +58,8 @@ table would repeat most of the first run, which the serial solver's own table sa
 Cancelled units stop. A running unit that a result made unneeded is asked to stop
 (:meth:`~zerosum.runtime.executor.Executor.stop`), so its worker is free again within
 milliseconds; the bounds it proved before it stopped are taken in as a split unit's are (the
-exact ones stored), and its worker's table keeps the rest for the units it runs next.
+exact ones stored), and the table it sends back is kept for the unit's next run, if it is
+needed again later (its worker's table keeps the rest for the units it runs next).
 
 The root's moves (``moves="best"`` or ``"all"``, what ``solve`` prints). The same walk, started
 from the root's children instead of the root: for every move's exact rank, each child in the
