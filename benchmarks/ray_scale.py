@@ -14,14 +14,18 @@
    on a simulated executor of N workers (one CPU per node) with a clock of its own: a unit
    starts when a worker is free and ends its cost later, answers come back in the order of
    that clock and prune, split and send exactly as in a real run. As in a real run, a unit
-   cancelled while it runs stops at once and frees its worker (its partial proofs are not
-   measured, so the replay takes none back: pessimistic), and a worker that would idle gets
+   cancelled while it runs stops at once and frees its worker, and answers with what it
+   proved by its last checkpoint (a real one: by now; none before its first checkpoint, the
+   measurements kept few: pessimistic), and a worker that would idle gets
    work by splitting the unit that has run longest once it has run ``--budget`` nodes. A
    real unit stops within milliseconds of the request; a replayed one stops at its next
    *checkpoint* (``--budget`` nodes times 1, 2, 4, then a quarter more each time; at once if
    asked at one), where its answer is measured (pessimistic too, and it keeps the
    measurements few and reusable). A unit may be split at a checkpoint that reaches its
    budget exactly (the budget is taken a hair short, so that rounding does not decide).
+   A run that answers a bound after ``HANDOVER_NODES`` nodes sends its table back, as in a
+   real run; the replay makes that table again when a later run needs it, by running it
+   again from its own starting table (the search is deterministic).
 3. The figures. ``T1`` is the replay on one worker; the speed-up on N is ``T1 / TN``;
    ``eff`` is the speed-up over N. Where the N workers' time went: ``busy`` is the share of
    N x TN they spent on units, ``cancel`` the share of their busy time spent on units that a
@@ -79,11 +83,14 @@ from unittest import mock
 
 from zerosum.compiled import distributed
 from zerosum.compiled.distributed import (
+    SNAPSHOT_ENTRIES,
     Budget,
     TableSnapshot,
     UnitAnswer,
     _unit_solver,
+    hands_over,
     load_snapshot,
+    snapshot,
     solve_distributed,
 )
 from zerosum.compiled.distributed import solve_unit as run_unit
@@ -163,15 +170,18 @@ class Costs:
             engine.clear()
             if start is not None:
                 load_snapshot(engine.keys, engine.data, start)
-            budget = Budget(nodes=int(nodes))
+            budget = None if nodes == "None" else Budget(nodes=int(nodes))
             made = run_unit(
                 "connect4", position, (int(low), int(high)), weak == "1", HASH_MB, budget
             )
-            self._keep(recipe.digest, made.table)
+            table = made.table
+            if table is None:  # a run that completed (a bound): its table all the same
+                table = snapshot(engine.keys, engine.data, SNAPSHOT_ENTRIES)
+            self._keep(recipe.digest, table)
         return self.tables[recipe.digest]
 
     def _keep(self, digest: str, table: TableSnapshot) -> None:
-        if len(self.tables) >= 8:
+        if len(self.tables) >= 32:
             del self.tables[next(iter(self.tables))]
         self.tables[digest] = table
 
@@ -182,13 +192,16 @@ class Costs:
         weak: bool,
         budget: Budget | None,
         table: Recipe | None,
-    ) -> UnitAnswer:
+        peek: bool = False,
+    ) -> UnitAnswer | None:
         """The unit's answer with ``budget`` (nodes), starting from the table ``table``
         (none: a cleared one): measured, unless known already (an answer that completed within
         fewer nodes is the same answer: the search is deterministic from a given table)."""
         base = f"{position}|{window[0]}|{window[1]}|{int(weak)}|"
         tail = f"|{table.digest if table is not None else 0}"
         key = f"{base}{budget and budget.nodes}{tail}"
+        if peek and key not in self.answers:
+            return None
         if key not in self.answers:
             done = self._complete(base, tail)
             if done is not None:
@@ -196,7 +209,7 @@ class Costs:
             if done is not None and (
                 budget is None or budget.nodes is None or done.nodes <= budget.nodes
             ):
-                return done
+                return self._handed(self._keys[id(done)], window, done)
             if self.spent >= self.measure_s:
                 raise OutOfTime
             started = time.perf_counter()
@@ -206,6 +219,8 @@ class Costs:
             if start is not None:
                 load_snapshot(engine.keys, engine.data, start)
             answer = run_unit("connect4", position, window, weak, HASH_MB, budget)
+            if answer.rank is not None:
+                answer = replace(answer, table=None)  # made again from its recipe if needed
             if answer.rank is None:
                 if answer.table is not None:
                     self._keep(self._recipe(key).digest, answer.table)
@@ -220,7 +235,15 @@ class Costs:
             if self._unsaved >= 50:
                 self.save()
         self.used.add(key)
-        return self.answers[key]
+        return self._handed(key, window, self.answers[key])
+
+    def _handed(self, key: str, window: tuple[int, int], answer: UnitAnswer) -> UnitAnswer:
+        """``answer`` (measured as ``key``) with the table a real unit sends back with it:
+        a stopped one's (its recipe already), or a completed one's if it answered a bound
+        (:func:`~zerosum.compiled.distributed.hands_over`: the recipe of its run)."""
+        if answer.rank is None or not hands_over(window, answer.rank, answer.nodes):
+            return answer
+        return replace(answer, table=self._recipe(key))
 
     def _complete(self, base: str, tail: str) -> UnitAnswer | None:
         return self.complete.get(base + tail)
@@ -330,7 +353,9 @@ class Simulated(Executor):
     def _measure(self, run: dict[str, Any], nodes: int | None) -> UnitAnswer:
         position, window, weak, table = (run["args"][i] for i in (1, 2, 3, 6))
         budget = None if nodes is None else Budget(nodes=nodes)
-        return self.costs.answer(position, window, weak, budget, table)
+        answer = self.costs.answer(position, window, weak, budget, table)
+        assert answer is not None
+        return answer
 
     def _plan(self, future: Future[Any]) -> None:
         """The next event of a running unit: its end, if it completes before its next
@@ -431,8 +456,24 @@ class Simulated(Executor):
         return True
 
     def stop(self, future: Future[Any]) -> bool:
-        self.cancel(future)
-        return False
+        """A cancelled unit stops at once and answers with what it proved by its last
+        checkpoint (if one is measured: a real one answers with what it proved by now)."""
+        run = self._runs.get(future)
+        if run is None or not self.stops or run["step"] == 0:
+            self.cancel(future)
+            return False
+        position, window, weak, table = (run["args"][i] for i in (1, 2, 3, 6))
+        budget = Budget(nodes=self.checkpoint(run["step"] - 1))
+        answer = self.costs.answer(position, window, weak, budget, table, peek=True)
+        if answer is None or answer.rank is not None:
+            self.cancel(future)
+            return False
+        started = run["start"]
+        self._finish(future, "cancelled")
+        self.cancelled_s += self.now - started
+        future.set_result(answer)
+        self._dispatch()
+        return True
 
     def cancel(self, future: Future[Any]) -> None:
         run = self._runs.get(future)
@@ -494,6 +535,9 @@ def replay(
     overhead_s: float,
     stop: bool = True,
     scouts: bool = True,
+    preempt: bool = False,
+    young_wait: bool = False,
+    root_tests: bool = False,
 ) -> tuple[float, Simulated, Any, float]:
     """The simulated time on ``workers`` workers, the executor, the result, the coordinator's
     seconds."""
@@ -519,6 +563,9 @@ def replay(
             # (a hair less, so that a checkpoint at the budget is past it whatever the rounding)
             budget=None if budget is None else Budget(seconds=quantum / rate * (1 - 1e-9)),
             scouts=scouts,
+            preempt=preempt,
+            young_wait=young_wait,
+            root_tests=root_tests,
             share_tables=False,  # not modelled: which worker runs a unit is not simulated
         )
     coordinator = time.perf_counter() - started - (costs.spent - spent)
@@ -554,6 +601,21 @@ def main() -> None:
         "--no-scouts",
         action="store_true",
         help="as before: every unit in its whole window, without null-window tests first",
+    )
+    parser.add_argument(
+        "--preempt",
+        action="store_true",
+        help="units later in the tree's order stop for needed ones that wait (preempt=True)",
+    )
+    parser.add_argument(
+        "--young-wait",
+        action="store_true",
+        help="speculative units (younger brothers of an unsettled eldest) last (young_wait=True)",
+    )
+    parser.add_argument(
+        "--root-tests",
+        action="store_true",
+        help="the root's rank by null-window tests, every unit in a null window (root_tests=True)",
     )
     args = parser.parse_args()
     scouts = not args.no_scouts
@@ -595,6 +657,9 @@ def main() -> None:
                     args.rate or 1e7,
                     overhead_s,
                     scouts=scouts,
+                    preempt=args.preempt,
+                    young_wait=args.young_wait,
+                    root_tests=args.root_tests,
                 )
                 rows.append((nodes, took, sim, found, coordinator))
         except OutOfTime:
@@ -623,6 +688,9 @@ def main() -> None:
                     rate,
                     overhead_s,
                     scouts=scouts,
+                    preempt=args.preempt,
+                    young_wait=args.young_wait,
+                    root_tests=args.root_tests,
                 ),
             )
             for n, *_ in rows
@@ -655,6 +723,9 @@ def main() -> None:
                             overhead_s,
                             False,
                             scouts,
+                            args.preempt,
+                            args.young_wait,
+                            args.root_tests,
                         ),
                     )
                     for n, *_ in rows

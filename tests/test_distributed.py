@@ -18,12 +18,14 @@ from waiting import HANG_S
 
 from zerosum.compiled.book_units import book_distributed
 from zerosum.compiled.distributed import (
+    HANDOVER_NODES,
     SHARE_S,
     Budget,
     SplitError,
     TableSnapshot,
     _loaded,
     _unit_solver,
+    hands_over,
     load_snapshot,
     snapshot,
     solve_distributed,
@@ -439,6 +441,76 @@ def test_units_cancelled_while_they_run_stop_and_the_values_stay_serial(
         assert (found.rank, list(found.best_moves)) == (rank, best), moves
         assert found.stopped <= found.cancelled
         stopped += found.stopped
+
+
+def test_the_scheduling_options_give_the_serial_results(data_dir: Path) -> None:
+    # ``preempt``: a unit later in the tree's order that has run its budget stops when an
+    # earlier one waits for a worker, and is sent again from its table; ``young_wait``: units
+    # below an unsettled eldest brother go last; ``root_tests``: the root's rank by null-window
+    # tests. On EagerSplits (every run deterministic) preemption happens, and the values stay
+    # the serial ones with each option.
+    connect4 = Solver("connect4")
+    cases = [Connect4.from_position("32164625")]
+    cases += [Connect4.from_position(m) for m, _ in read_set(data_dir, "Test_L2_R1")[:1]]
+    options: list[dict[str, bool]] = [
+        {"preempt": True},
+        {"preempt": True, "young_wait": True},
+        {"root_tests": True},
+        {"root_tests": True, "preempt": True},
+    ]
+    preempted = 0
+    for game in cases:
+        rank, best, every = _local_moves(connect4, game, False)
+        for chosen in options:
+            for moves in ("best", "all"):
+                with Store(":memory:") as store:
+                    found = solve_distributed(
+                        game,
+                        executor=EagerSplits(4),
+                        store=store,
+                        split=1,
+                        moves=moves,
+                        budget=Budget(seconds=0.5),
+                        **chosen,
+                    )
+                assert (found.rank, list(found.best_moves)) == (rank, best), (game, chosen)
+                if moves == "all":
+                    assert list(found.moves) == every, (game.position(), chosen)
+                if chosen.get("preempt"):
+                    preempted += found.preempted
+    assert preempted > 0
+    game = cases[0]
+    rank, best, _ = _local_moves(connect4, game, True)
+    with Store(":memory:") as store:
+        found = solve_distributed(
+            game, executor=EagerSplits(4), store=store, moves="best", weak=True, root_tests=True
+        )
+    assert (found.rank, list(found.best_moves)) == (rank, best)
+
+
+def test_a_unit_that_answers_a_bound_hands_its_table_to_its_next_run() -> None:
+    # A null-window scout that fails high after HANDOVER_NODES nodes sends its table back; the
+    # unit's run in its next window starts from it: the serial rank, with fewer nodes than from
+    # a cleared table.
+    game = Connect4.from_position("3216462")
+    serial = Solver("connect4").solve(game).rank
+    engine = _unit_solver("connect4", 16).engine
+    engine.clear()
+    scout = solve_unit("connect4", game.position(), (serial - 1, serial), False, 16)
+    assert scout.rank is not None and scout.rank >= serial
+    assert hands_over((serial - 1, serial), scout.rank, scout.nodes) == (
+        scout.nodes >= HANDOVER_NODES
+    )
+    assert scout.nodes >= HANDOVER_NODES and isinstance(scout.table, TableSnapshot)
+    engine.clear()
+    cold = solve_unit("connect4", game.position(), (serial - 1, 100), False, 16)
+    engine.clear()
+    warm = solve_unit("connect4", game.position(), (serial - 1, 100), False, 16, None, scout.table)
+    assert cold.rank == warm.rank == serial and cold.table is None
+    assert warm.nodes < cold.nodes
+    # An exact answer, or a bound found in few nodes, sends none.
+    assert not hands_over((serial - 1, 100), serial, 1 << 30)
+    assert not hands_over((serial - 1, serial), serial, HANDOVER_NODES - 1)
 
 
 def test_a_split_units_children_start_from_its_table() -> None:

@@ -48,10 +48,18 @@ with the latest tables of the last ``SHARED_TABLES`` workers that sent one; a wo
 each other worker's table once and skips its own, so a position proven on one node is not
 proven again on another when a unit there transposes into it.
 
+A unit searched again starts from its last run's table. A unit that answers a bound (its
+rank lies outside the window it was sent in, a scout's fail high say) after at least
+``HANDOVER_NODES`` nodes sends its worker's table back with it; if the unit is needed again in
+another window (the re-search after a scout's fail high, a best move's test), that run loads
+the table first, as a split unit's children do. A search again in a new window from an empty
+table would repeat most of the first run, which the serial solver's own table saves it.
+
 Cancelled units stop. A running unit that a result made unneeded is asked to stop
 (:meth:`~zerosum.runtime.executor.Executor.stop`), so its worker is free again within
 milliseconds; the bounds it proved before it stopped are taken in as a split unit's are (the
-exact ones stored), and its worker's table keeps the rest for the units it runs next.
+exact ones stored), and the table it sends back is kept for the unit's next run, if it is
+needed again later (its worker's table keeps the rest for the units it runs next).
 
 The root's moves (``moves="best"`` or ``"all"``, what ``solve`` prints). The same walk, started
 from the root's children instead of the root: for every move's exact rank, each child in the
@@ -80,6 +88,7 @@ from zerosum.compiled.engine import (
     UPPER,
     _flag,
     _score,
+    next_test,
     probe,
     rank_of_lower_bound,
     rank_of_upper_bound,
@@ -104,6 +113,12 @@ SHARED_TABLES: Final = 2
 SNAPSHOT_ENTRIES: Final = 1 << 18
 """How many table entries (24 bytes each) a stopped unit sends back for its children's units
 (:class:`TableSnapshot`)."""
+HANDOVER_NODES: Final = 1 << 18
+"""How many nodes a unit that answers a bound searches before it sends its table back, for
+its next run in another window (:func:`hands_over`)."""
+KEPT_TABLES: Final = 32
+"""How many such tables the coordinator keeps (the latest; each at most
+:data:`SNAPSHOT_ENTRIES` entries)."""
 DEFAULT_RATE: Final = 5_000_000.0
 """Nodes per second assumed of a worker until the first answers tell (a budget in nodes)."""
 _MAX_DOUBLINGS: Final = 10
@@ -206,6 +221,14 @@ def load_snapshot(keys: np.ndarray[Any, Any], data: np.ndarray[Any, Any], table:
         table_store(keys, data, stored ^ entry, entry)
 
 
+def hands_over(window: tuple[int, int], rank: int, nodes: int) -> bool:
+    """Whether a unit that answered ``rank`` in ``window`` after ``nodes`` nodes sends its
+    table back for its next run: its answer is a bound (outside the window, so the unit may be
+    searched again in another one) and it ran at least :data:`HANDOVER_NODES` nodes."""
+    low, high = window
+    return not low < rank < high and nodes >= HANDOVER_NODES
+
+
 @cache
 def _unit_solver(game: str, hash_mb: float) -> Solver:
     return Solver(game, hash_mb=hash_mb)
@@ -248,6 +271,8 @@ def solve_unit(
     engine = solver.engine
     here = f"{socket.gethostname()}:{os.getpid()}"
     for other in shared or ():
+        if table is not None and other.origin == table.origin:
+            continue  # loaded below
         if other.worker != here and other.origin not in _loaded:
             _loaded.add(other.origin)
             load_snapshot(engine.keys, engine.data, other)
@@ -262,9 +287,12 @@ def solve_unit(
     stats = solution.stats
     if solution.complete:
         kept = None
-        if shared is not None and stats.time_s >= SHARE_S:
+        rank = int(solution.rank)
+        if (shared is not None and stats.time_s >= SHARE_S) or hands_over(
+            window, rank, stats.nodes
+        ):
             kept = snapshot(engine.keys, engine.data, SNAPSHOT_ENTRIES, _origin())
-        return UnitAnswer(int(solution.rank), stats.nodes, stats.time_s, table=kept)
+        return UnitAnswer(rank, stats.nodes, stats.time_s, table=kept)
     bounds = table_bounds(solver, start, REPORT_PLIES)
     kept = snapshot(engine.keys, engine.data, SNAPSHOT_ENTRIES, _origin())
     return UnitAnswer(None, stats.nodes, stats.time_s, bounds, kept)
@@ -364,6 +392,9 @@ class DistributedResult:
     stopped: int = 0
     """Units cancelled while they ran that stopped at once when asked (their worker free
     again, what they proved taken in); counted in ``cancelled`` too."""
+    preempted: int = 0
+    """Units stopped for needed units earlier in the tree's order (``preempt``) and sent again
+    later from their tables."""
 
     @property
     def complete(self) -> bool:
@@ -578,7 +609,12 @@ class _Tree:
         return proven
 
     def needed(
-        self, moves: str | None = None, *, scouts: bool = True
+        self,
+        moves: str | None = None,
+        *,
+        scouts: bool = True,
+        young_wait: bool = False,
+        tests: bool = False,
     ) -> dict[int, tuple[int, int]]:
         """The units whose result can still change the root's value, in tree order (see the
         module docstring), each with the rank window ``[low, high]`` in which it matters: a
@@ -589,36 +625,64 @@ class _Tree:
 
         ``scouts``: a child whose sibling already guarantees its parent more than the window
         does is first only tested in the null window at that guarantee (does it beat it?),
-        as a scout search does; only a child that beats it is then solved in its window."""
-        wanted: dict[int, tuple[int, int]] = {}
+        as a scout search does; only a child that beats it is then solved in its window.
 
-        def walk(node: _Node, a: int, b: int) -> None:
+        ``young_wait``: the units below a position's younger children while its eldest child
+        still has needed units are *speculative* (the eldest may refute the position, as the
+        young brothers wait rule says); they come after all the others, each part in tree
+        order.
+
+        ``tests``: the root's rank is found as the engine finds a unit's, by null-window tests
+        that halve its interval (:func:`~zerosum.compiled.engine.next_test`), one after the
+        other: the units needed are those that can decide the current test, each in a null
+        window, none in a wide one."""
+        wanted: dict[int, tuple[int, int]] = {}
+        speculative: set[int] = set()
+
+        def walk(node: _Node, a: int, b: int, guess: bool) -> bool:
+            """Whether anything below ``node`` is needed."""
             if node.exact or node.lo >= b or node.hi <= a:
-                return
+                return False
             if node.unit:
                 if node.key not in wanted:
                     wanted[node.key] = (max(a, node.lo), min(b, node.hi))
-                return
+                    if guess:
+                        speculative.add(node.key)
+                elif not guess:  # also reached as a certain unit
+                    speculative.discard(node.key)
+                return True
             guarantees = [-child.hi for child in node.children]
+            below = eldest = False
             for index, child in enumerate(node.children):
                 others = max((g for i, g in enumerate(guarantees) if i != index), default=a)
                 bound = max(a, others)
+                young = guess or (young_wait and index > 0 and eldest)
                 if scouts and others > a and -bound < child.hi and -bound - 1 > -b:
                     # A sibling guarantees ``bound``: first only whether this child beats it.
-                    walk(child, -bound - 1, -bound)
+                    found = walk(child, -bound - 1, -bound, young)
                 else:
-                    walk(child, -b, -bound)
+                    found = walk(child, -b, -bound, young)
+                if index == 0:
+                    eldest = found
+                below = below or found
+            return below
 
         root = self.root
         if moves == "all":
             for child in root.children:
-                walk(child, -_UNBOUNDED, _UNBOUNDED)
+                walk(child, -_UNBOUNDED, _UNBOUNDED, False)
         elif moves == "best" and root.exact:
             for child in root.children:
-                walk(child, -root.lo, -root.lo + 1)
+                walk(child, -root.lo, -root.lo + 1, False)
+        elif tests and root.children and not root.exact:
+            middle = int(next_test(root.lo, root.hi))
+            walk(root, middle, middle + 1, False)
         else:
-            walk(root, -_UNBOUNDED, _UNBOUNDED)
-        return wanted
+            walk(root, -_UNBOUNDED, _UNBOUNDED, False)
+        if not speculative:
+            return wanted
+        first = {key: window for key, window in wanted.items() if key not in speculative}
+        return first | {key: wanted[key] for key in wanted if key in speculative}
 
     def done(self, moves: str | None = None) -> bool:
         """Whether the root's rank (and what ``moves`` asks for) is known."""
@@ -660,6 +724,9 @@ def solve_distributed(
     budget: Budget | None = None,
     scouts: bool = True,
     share_tables: bool = True,
+    preempt: bool = False,
+    young_wait: bool = False,
+    root_tests: bool = False,
 ) -> DistributedResult:
     """The exact rank of ``game`` from work units solved on ``executor`` (see the module
     docstring), every result kept in ``store``. ``on_unit(position, rank)`` is called as each
@@ -694,6 +761,12 @@ def solve_distributed(
     """When each running unit was sent (the executor's clock)."""
     splitting: set[Future[UnitAnswer]] = set()
     """Running units asked to stop so that they can be split (their answers still to come)."""
+    preempting: set[Future[UnitAnswer]] = set()
+    """Running units asked to stop for needed units earlier in the tree's order (``preempt``):
+    sent again later, from the tables they send back."""
+    again: dict[int, Any] = {}
+    """The tables units that answered a bound sent back, by unit, for their next run in
+    another window (the latest :data:`KEPT_TABLES`)."""
     recent: dict[str, Any] = {}
     """The latest table each worker sent back (:class:`TableSnapshot`), the latest last."""
     rate = [0, 0.0]
@@ -708,7 +781,7 @@ def solve_distributed(
             seconds.append(budget.nodes / speed)
         return min(seconds)
 
-    solved = cancelled = nodes = splits = stopped = 0
+    solved = cancelled = nodes = splits = stopped = preempted = 0
     proven: list[tuple[float, int]] = []
     """When the root's rank was proven: (seconds, nodes) so far."""
 
@@ -736,7 +809,15 @@ def solve_distributed(
             solve_nodes=solve_nodes,
             splits=splits,
             stopped=stopped,
+            preempted=preempted,
         )
+
+    def keep(key: int, table: Any) -> None:
+        """``table`` for the next run of the unit ``key``."""
+        again.pop(key, None)
+        again[key] = table
+        while len(again) > KEPT_TABLES:
+            del again[next(iter(again))]
 
     def stop_running() -> int:
         for future in [*running, *stopping]:
@@ -745,6 +826,7 @@ def solve_distributed(
         running.clear()
         stopping.clear()
         splitting.clear()
+        preempting.clear()
         return count
 
     for node in tree.update(full=True):
@@ -753,12 +835,13 @@ def solve_distributed(
     try:
         while not tree.done(moves):
             # Step 1. Cancel what is no longer needed, send what is, most promising first.
-            wanted = tree.needed(moves, scouts=scouts)
+            wanted = tree.needed(moves, scouts=scouts, young_wait=young_wait, tests=root_tests)
             for future, unit in list(running.items()):
                 if unit[0] not in wanted:
                     del running[future]
                     began.pop(future, None)
                     splitting.discard(future)
+                    preempting.discard(future)
                     cancelled += 1
                     if executor.stop(future):  # it stops now; what it proved comes back
                         stopping[future] = unit
@@ -768,7 +851,9 @@ def solve_distributed(
                     break
                 if key not in sent:
                     position = tree.units[key][0].game.position()
-                    table = tree.tables.pop(key, None)
+                    table = again.pop(key, None)
+                    above = tree.tables.pop(key, None)  # a split parent's (older)
+                    table = above if table is None else table
                     shared = tuple(recent.values())[-SHARED_TABLES:] if share_tables else None
                     future = executor.submit(
                         solve_unit,
@@ -783,17 +868,43 @@ def solve_distributed(
                     )
                     running[future] = (key, window)
                     began[future] = executor.clock()
+            # Step 1b. With ``preempt``: needed units that wait for a worker while units later
+            # in the tree's order run (the most speculative ones): the latest of those, once
+            # past their budget, stop and go back to the queue, sent again from their tables.
+            if preempt and budget is not None and len(running) >= executor.workers:
+                order = {key: index for index, key in enumerate(wanted)}
+                sent = {key for key, _ in running.values()}
+                waiting = [order[key] for key in wanted if key not in sent]
+                waiting = waiting[len(splitting) + len(preempting) :]
+                now, least = executor.clock(), least_run(budget)
+                later = sorted(
+                    (
+                        future
+                        for future in running
+                        if future not in splitting
+                        and future not in preempting
+                        and now - began[future] >= least
+                    ),
+                    key=lambda future: -order[running[future][0]],
+                )
+                for first, future in zip(waiting, later, strict=False):
+                    if order[running[future][0]] <= first:
+                        break
+                    if executor.split(future):
+                        preempting.add(future)
             # Step 2. Workers that would idle: the units that have run longest (at least their
             # budget, doubled with each split above them) stop and are split, their children
             # going to the idle workers.
-            idle = executor.workers - len(running) - len(splitting)
+            idle = executor.workers - len(running) - len(splitting) - len(preempting)
             if budget is not None and idle > 0:
                 now, least = executor.clock(), least_run(budget)
                 for future in sorted(running, key=began.__getitem__):
                     if idle <= 0:
                         break
                     turns = min(tree.generation.get(running[future][0], 0), _MAX_DOUBLINGS)
-                    if future in splitting or now - began[future] < least * 2**turns:
+                    if future in splitting or future in preempting:
+                        continue
+                    if now - began[future] < least * 2**turns:
                         continue
                     if executor.split(future):
                         splitting.add(future)
@@ -803,6 +914,8 @@ def solve_distributed(
             done = executor.wait([*running, *stopping], _POLL_S)
             for future in done:
                 asked = future in stopping
+                back = future in preempting
+                preempting.discard(future)
                 key, window = stopping.pop(future) if asked else running.pop(future)
                 began.pop(future, None)
                 splitting.discard(future)
@@ -823,8 +936,14 @@ def solve_distributed(
                         store.put(solver.name, proven_key, rank, weak=weak)
                         if proven_key in tree.units:
                             finished.append(proven_key)
-                    if asked:  # cancelled: no longer needed, so not split
+                    if asked:  # cancelled: no longer needed now, so not split
                         stopped += 1
+                        if key not in finished and answer.table is not None:
+                            keep(key, answer.table)  # if it is needed again (another test)
+                    elif back:  # back to the queue, to start again from its table
+                        preempted += 1
+                        if key not in finished and answer.table is not None:
+                            keep(key, answer.table)
                     else:  # stopped to be split
                         splits += 1
                         if key not in finished:
@@ -835,6 +954,8 @@ def solve_distributed(
                     if tree.settle(key, window, answer.rank):
                         finished.append(key)
                         store.put(solver.name, key, tree.units[key][0].lo, weak=weak)
+                    elif answer.table is not None and hands_over(window, answer.rank, answer.nodes):
+                        keep(key, answer.table)  # for its run in another window
                 if on_unit is not None:
                     for done_key in finished:
                         on_unit(tree.units[done_key][0].game, tree.units[done_key][0].lo)
