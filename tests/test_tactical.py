@@ -13,7 +13,7 @@ from zerosum.game import WIN, Game, play_moves
 from zerosum.games import get_game
 from zerosum.games.chess import Chess
 from zerosum.search import Limit, search
-from zerosum.search.tactical import EXACT_OPTIONS, Options, TacticalSearch
+from zerosum.search.tactical import EXACT_OPTIONS, Options, Report, TacticalSearch, best_first
 
 CHESS_POSITIONS = [
     chess.STARTING_FEN,
@@ -130,6 +130,21 @@ def test_multipv_and_root_moves() -> None:
     restricted = list(TacticalSearch(game).iterate(Limit(depth=2), root_moves=[only]))
     assert all(r.pv[0] == only for r in restricted)
     assert result.best_move != only
+
+
+def test_multipv_lines_are_reported_best_first() -> None:
+    """A later line can come back better than an earlier one (its own pruned tree over a table
+    the earlier ones filled; seen on a loaded machine as line 2 at +50 after line 1 at +46):
+    the lines of an iteration go out best first, numbered again, ties in the order searched."""
+    a3, h3, e4 = (chess.Move.from_uci(uci) for uci in ("a2a3", "h2h3", "e2e4"))
+    searched = [
+        Report(3, 7, 46, (a3,), 1087, 0.1, line=1),
+        Report(3, 7, 50, (h3,), 1312, 0.2, line=2),
+        Report(3, 7, 46, (e4,), 1500, 0.3, line=3),
+    ]
+    ranked = best_first(searched)
+    assert [(r.pv[0], r.value, r.line) for r in ranked] == [(h3, 50, 1), (a3, 46, 2), (e4, 46, 3)]
+    assert [r.nodes for r in ranked] == [1312, 1087, 1500]  # each line keeps its own figures
 
 
 def test_selective_options_can_be_switched_off_one_by_one() -> None:

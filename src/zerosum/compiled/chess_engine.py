@@ -57,6 +57,7 @@ from zerosum.search.tactical import (
     Report,
     SearchDriver,
     _incomplete,
+    best_first,
 )
 
 MAX_THREADS: Final = 64
@@ -198,6 +199,7 @@ class CoreSearch(SearchDriver[chess.Move]):
             if stopped:
                 yield from self._stopped(depth, reports, last, moves)
                 return
+            reports = best_first(reports)
             yield from reports
             last = reports
             if self._deepening_ends(moves, reports[0], depth, lines, soft_time):

@@ -47,7 +47,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Final, Generic, TypeVar
 
 from zerosum.capabilities import Checks, NullMove, QuiescenceMoves, RuleDraws, Tactical
@@ -438,6 +438,7 @@ class TacticalSearch(SearchDriver[M]):
                 while game.ply() > ply_at_start:
                     game.undo()
                 raise
+            reports = best_first(reports)
             yield from reports
             last = reports
             if self._deepening_ends(moves, reports[0], depth, lines, soft_time):
@@ -812,6 +813,18 @@ class TacticalSearch(SearchDriver[M]):
         if best == -INFINITY:
             return terminal_score(outcome_without_moves(game), ply)
         return best
+
+
+def best_first(reports: list[Report[M]]) -> list[Report[M]]:
+    """The lines of one finished MultiPV iteration, best value first and numbered again.
+
+    Each line is searched with the moves of the lines before it left out, each in its own tree
+    over one table: with reductions and pruning, a later line can come back with a better value
+    than an earlier one (its tree met entries the earlier one had not). Line 1 is always the
+    best, as a reader of the lines (and a UCI GUI) takes it to be; equal values keep their
+    order (a stable sort)."""
+    ordered = sorted(reports, key=lambda report: -report.value)
+    return [replace(report, line=line) for line, report in enumerate(ordered, start=1)]
 
 
 def _incomplete(report: Report[M], nodes: int, seconds: float) -> Report[M]:
