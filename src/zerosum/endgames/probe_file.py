@@ -26,7 +26,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
+from typing import Final, TypeVar
 
 ENV_PROBE_DIR: Final = "ZEROSUM_PROBE_DIR"
 """The environment variable naming a folder for the probe files (unset or empty: beside
@@ -59,22 +59,29 @@ class ProbeWrite:
 
 ProbeListener = Callable[[ProbeWrite], None]
 
+_L = TypeVar("_L")
+
 _listeners: list[ProbeListener] = []
 _lock = threading.Lock()
+
+
+def _add(listeners: list[_L], listener: _L) -> Callable[[], None]:
+    """Put ``listener`` on ``listeners``; returns the call that takes it off again."""
+    with _lock:
+        listeners.append(listener)
+
+    def stop() -> None:
+        with _lock:
+            if listener in listeners:
+                listeners.remove(listener)
+
+    return stop
 
 
 def listen(listener: ProbeListener) -> Callable[[], None]:
     """Hear of every probe file this process writes for an engine; returns the call that
     stops it."""
-    with _lock:
-        _listeners.append(listener)
-
-    def stop() -> None:
-        with _lock:
-            if listener in _listeners:
-                _listeners.remove(listener)
-
-    return stop
+    return _add(_listeners, listener)
 
 
 def announce(note: ProbeWrite) -> None:
@@ -105,15 +112,7 @@ _reported: set[Path] = set()
 def listen_unusable(listener: UnusableListener) -> Callable[[], None]:
     """Hear of every endgame store a search of this process leaves out because it cannot be
     read (once per store); returns the call that stops it."""
-    with _lock:
-        _unusable_listeners.append(listener)
-
-    def stop() -> None:
-        with _lock:
-            if listener in _unusable_listeners:
-                _unusable_listeners.remove(listener)
-
-    return stop
+    return _add(_unusable_listeners, listener)
 
 
 def announce_unusable(path: str | Path, problem: str) -> None:
