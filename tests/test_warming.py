@@ -15,11 +15,12 @@ from typing import Any
 
 import chess
 import pytest
+from waiting import HANG_S
 
 from zerosum.compiled import warm
 from zerosum.engines import COMPILED, PythonEngine, TacticalEngine, open_engine
 from zerosum.engines.base import Engine, OnIteration
-from zerosum.engines.warming import WarmingEngine
+from zerosum.engines.warming import TWIN_PROOF_NODES, WarmingEngine
 from zerosum.game import Game
 from zerosum.games import get_game
 from zerosum.games.tictactoe import TicTacToe
@@ -358,6 +359,130 @@ def test_a_compiled_engine_that_fails_to_load_leaves_the_twin_answering() -> Non
     assert isinstance(engine.error, RuntimeError)
     assert "failed" in engine.status()
     assert engine.search(TicTacToe(), Limit(depth=2)).best_move is not None
+
+
+def _answered(call: Any) -> Any:
+    """``call()``'s result, failing (not hanging) if it waits for a compile that never ends."""
+    results: list[Any] = []
+    thread = threading.Thread(target=lambda: results.append(call()), daemon=True)
+    thread.start()
+    thread.join(HANG_S)
+    assert results, "it waited for the compiled engine"
+    return results[0]
+
+
+def _exact(result: SearchResult[Any]) -> tuple[Any, ...]:
+    """What a proof of perfect play or a solve must agree on, whichever engine found it."""
+    return (result.value, set(result.best_moves), dict(result.move_values), result.solved)
+
+
+@pytest.mark.parametrize(
+    ("name", "position"),
+    [("tictactoe", ""), ("tictactoe", "x.o/.x./..."), ("connect4", "367774542722127342472614")],
+)
+def test_a_proof_within_the_twins_budget_is_the_twins_and_equals_the_compiled_one(
+    name: str, position: str
+) -> None:
+    """Perfect play and solves of positions the twin proves at once (a whole tic-tac-toe
+    game, a connect four game near its end) do not wait for a compile that never ends, and
+    answer what the compiled engine answers."""
+    from zerosum.engines.compiled import CompiledEngine
+
+    spec = get_game(name)
+    game = spec.new() if not position else spec.from_position(position)
+    compiled = CompiledEngine(name, hash_mb=1)
+    engine = WarmingEngine(
+        spec,
+        ("solve",),
+        PythonEngine(),
+        lambda: compiled,
+        name=COMPILED,
+        warmer=SlowCompile(),
+        load=lambda: None,  # type: ignore[arg-type]  # the fake
+    )
+    perfect = _answered(lambda: engine.best_moves(game.copy(), depth=0, seed=3))
+    assert engine.answered is engine.twin and not engine.ready
+    assert perfect.solved and perfect.complete and perfect.stats.nodes <= TWIN_PROOF_NODES
+    expected = compiled.best_moves(game.copy(), depth=0, seed=3)
+    assert (perfect.value, set(perfect.best_moves)) == (expected.value, set(expected.best_moves))
+    solved = _answered(lambda: engine.solve(game.copy()))
+    assert engine.answered is engine.twin
+    assert _exact(solved) == _exact(compiled.solve(game.copy()))
+    engine.close()
+
+
+class Announcing(PythonEngine):
+    """The Python engine, saying when a proof of perfect play has ended."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.gave_up = threading.Event()
+
+    def _best_moves(
+        self, game: Game[Any], depth: int, seed: int | None, limit: Limit | None
+    ) -> SearchResult[Any]:
+        found = super()._best_moves(game, depth, seed, limit)
+        self.gave_up.set()
+        return found
+
+
+PAST_THE_BUDGET = "366356216464"
+"""A connect four position whose perfect play the Python engine cannot prove within
+:data:`TWIN_PROOF_NODES` nodes."""
+
+
+def test_a_proof_past_the_twins_budget_waits_for_the_compiled_engine() -> None:
+    from zerosum.engines.compiled import CompiledEngine
+
+    spec = get_game("connect4")
+    compiled = CompiledEngine("connect4", hash_mb=4)
+    warmer = SlowCompile()
+    twin = Announcing()
+    engine = WarmingEngine(
+        spec,
+        ("solve",),
+        twin,
+        lambda: compiled,
+        name=COMPILED,
+        warmer=warmer,
+        load=lambda: None,  # type: ignore[arg-type]  # the fake
+    )
+    game = spec.from_position(PAST_THE_BUDGET)
+    answers: list[SearchResult[Any]] = []
+    thinking = threading.Thread(
+        target=lambda: answers.append(engine.best_moves(game.copy(), depth=0, seed=3))
+    )
+    thinking.start()
+    assert twin.gave_up.wait(HANG_S)  # the twin's try ended unproven ...
+    assert thinking.is_alive()  # ... and the call waits for the compiled one (not ready yet)
+    warmer.finished.set()
+    thinking.join(HANG_S)
+    assert not thinking.is_alive() and engine.answered is compiled
+    expected = compiled.best_moves(game.copy(), depth=0, seed=3)
+    assert answers[0].solved and answers[0].value == expected.value
+    assert set(answers[0].best_moves) == set(expected.best_moves)
+    engine.close()
+
+
+def test_ctrl_c_while_a_proof_waits_for_the_compiled_engine_ends_the_wait() -> None:
+    spec = get_game("connect4")
+    engine = WarmingEngine(
+        spec,
+        ("solve",),
+        Announcing(),
+        PythonEngine,
+        name=COMPILED,
+        warmer=SlowCompile(),
+        load=lambda: None,  # type: ignore[arg-type]  # the fake
+    )
+    twin = engine.twin
+    assert isinstance(twin, Announcing)
+    stopped = Limit(stop=twin.gave_up.is_set)  # Ctrl-C as soon as the twin gave up
+    found = _answered(
+        lambda: engine.best_moves(spec.from_position(PAST_THE_BUDGET), depth=0, limit=stopped)
+    )
+    assert not found.complete and not engine.ready and engine.answered is twin
+    engine.close()
 
 
 def test_open_engine_answers_at_once_only_when_asked_and_allowed(

@@ -37,6 +37,7 @@ from zerosum.cli.parser import (
 from zerosum.cli.progress import Progress
 from zerosum.engines import COMPILED, MCTS, Engine, open_engine
 from zerosum.engines.mcts import FIRST_ITERATION
+from zerosum.engines.warming import WarmingEngine
 from zerosum.formatting import describe, line_labels, move_label, move_labels, numbered_line
 from zerosum.game import Game, ZerosumError
 from zerosum.games import GameSpec
@@ -73,11 +74,16 @@ class Computer:
     compiled engine when it has one). ``depth`` 0 plays perfectly, choosing among all best
     moves with ``rng``.
 
-    A player at a depth answers at once (its Python twin while the compiled engine compiles);
-    the perfect player (depth 0) needs the compiled engine itself, whose opening imports numba
-    and loads or compiles its code (seconds under load, a minute on first use): that engine
-    opens in a thread (:meth:`start_loading`), so that the board and the human's first move
-    come at once, and the computer's first search waits for it (:meth:`wait_loaded`)."""
+    A player at a depth answers at once (its Python twin while the compiled engine compiles).
+    So does the perfect player (depth 0) where the twin proves the position within a budget
+    (tic-tac-toe, a connect four game near its end: see
+    :class:`~zerosum.engines.warming.WarmingEngine`); elsewhere it needs the compiled engine
+    itself, which loads or compiles its code (seconds under load, a minute on first use). The
+    perfect player's engine opens in a thread (:meth:`start_loading`), so that the board and
+    the human's first move come at once even where opening it has to wait for the compiled
+    code (``ZEROSUM_COMPILE=wait``), and the computer's first search waits for it
+    (:meth:`wait_loaded`). Whichever engine proves them, the best moves come in the order of
+    the legal moves, so that a seed plays the same game on a cold machine and a warm one."""
 
     def __init__(
         self,
@@ -94,7 +100,7 @@ class Computer:
         """The most a move may take (``None``: as long as the depth needs)."""
 
         def opened() -> Engine:
-            return open_engine(spec, task="play", store=store, workers=workers, instant=depth != 0)
+            return open_engine(spec, task="play", store=store, workers=workers, instant=True)
 
         self._open = opened
         self._engine: Engine | None = None if depth == 0 else self._open()
@@ -170,7 +176,9 @@ class Computer:
                 found = self.engine.search(game, limit.since(started))
         if stop is not None and stop() and not found.complete:
             return [], ""
-        return list(found.best_moves), describe(found.value, solved=found.solved)
+        order = {move: at for at, move in enumerate(game.legal_moves())}
+        moves = sorted(found.best_moves, key=lambda move: order.get(move, len(order)))
+        return moves, describe(found.value, solved=found.solved)
 
     def move(self, game: Game[Any], *, stop: Callable[[], bool] | None = None) -> Any | None:
         """The move to play: one of the best moves at the computer's depth, chosen by ``rng``;
@@ -189,10 +197,24 @@ class Computer:
     def live_nodes(self) -> int | None:
         """The nodes the running search has visited so far, when the engine can tell (the
         compiled solver counts them as it goes), for the status line."""
-        solver = getattr(self._engine, "solver", None)
+        engine = self._engine
+        if isinstance(engine, WarmingEngine):
+            engine = engine.current()
+        solver = getattr(engine, "solver", None)
         count = getattr(solver, "live_nodes", None)
         value = count() if callable(count) else None
         return None if value is None else int(value)
+
+    def waiting(self) -> str:
+        """What the perfect player waits for, for the status line: the compiled engine's
+        compile or load once its twin could not prove the position at once ('' otherwise)."""
+        engine = self._engine
+        if self.depth != 0 or not isinstance(engine, WarmingEngine) or engine.settled:
+            return ""
+        if engine.warmer.done():
+            return "loading the compiled engine"
+        left = engine.warmer.remaining()
+        return f"compiling the engine (its first use: about {left:.0f} s left)"
 
     def close(self) -> None:
         """Close the engine (one still loading is closed by its thread once loaded)."""
@@ -213,7 +235,7 @@ def _think(game: Game[Any], computer: Computer, strength: str) -> Any | None:
 
     def nodes() -> str:
         count = computer.live_nodes()
-        return f"{count:,} nodes" if count else ""
+        return f"{count:,} nodes" if count else computer.waiting()
 
     with interruptible() as stop, Progress("computer") as status:
         if computer.loading:

@@ -23,8 +23,10 @@ disk cache, lets the twin search only while the loader waits out its delay (its 
 iterations are the command's first lines), then waits for the loader: loading takes a second
 or two, and the twin, sharing the GIL with it, would only slow both down (the caller shows a
 status line meanwhile). Exact
-solves and perfect play (``best_moves`` at depth 0) wait for the compiled engine: the twins
-solve connect four far too slowly to be an answer.
+solves and perfect play (``best_moves`` at depth 0) are the twin's only if it proves them within
+:data:`TWIN_PROOF_NODES` nodes (all of tic-tac-toe, a connect four position near its end);
+otherwise they wait for the compiled engine: the twins solve connect four far too slowly to be
+an answer.
 
 Trade-off: the twin and the loader share the GIL, so the twin searches more slowly while numba
 loads, and a collection or a long call of the loader delays the twin's look at its clock; and
@@ -53,6 +55,12 @@ LOADER_DELAY_S: Final = 0.5
 """How long the loader waits before it imports numba, which holds the GIL in long stretches:
 the command's first lines (a board, uciok, a first iteration) go out before it. A caller that
 waits for the compiled engine cuts the delay short."""
+
+TWIN_PROOF_NODES: Final = 20_000
+"""How many nodes the twin may spend trying to prove a position (an exact solve, perfect
+play) before the call waits for the compiled engine: a few tenths of a second in Python,
+enough for tic-tac-toe's whole tree, so that a game's first perfect move does not wait for a
+compile. A proof is a proof whoever finds it; a position past the budget loses that much time."""
 
 
 class WarmingEngine(Engine):
@@ -280,22 +288,47 @@ class WarmingEngine(Engine):
             return taken
         return found
 
-    def solve(self, game: Game[Any], *, limit: Limit | None = None) -> SearchResult[Any]:
-        """The compiled engine's exact solve, once it is loaded (waits for it; the twin's only
-        if it failed to load)."""
-        self.wait()
+    def _proved(
+        self, prove: Callable[[Engine, Limit | None], SearchResult[Any]], limit: Limit | None
+    ) -> SearchResult[Any]:
+        """``prove`` (an exact solve or perfect play) by the compiled engine, or by the twin if
+        that is not ready and the twin's proof takes at most :data:`TWIN_PROOF_NODES` nodes
+        (and no more than ``limit`` allows). Otherwise it waits for the compiled engine
+        (or ``limit``'s stop, Ctrl-C: then the twin's unfinished result), which gets the rest
+        of ``limit``'s time; the twin's for good if the compiled engine failed to load."""
+        self.start()
+        limit = limit or Limit()
+        started = time.perf_counter()
+        tried: SearchResult[Any] | None = None
+        if self.compiled is None and self.twin.exact:
+            budget = TWIN_PROOF_NODES if limit.nodes is None else min(limit.nodes, TWIN_PROOF_NODES)
+            tried = prove(self.twin, Limit(nodes=budget, time=limit.time, stop=limit.stop))
+            self.answered = self.twin
+            if (tried.complete and tried.solved) or budget == limit.nodes:  # or budget spent
+                return tried
+            if limit.time is not None and time.perf_counter() - started >= limit.time:
+                return tried
+            self._wait_unless_stopped(limit)
+            if limit.stop is not None and limit.stop() and self.compiled is None:
+                return tried
         self.answered = self.current()
-        return self.answered.solve(game, limit=limit)
+        return prove(self.answered, limit.since(started))
+
+    def solve(self, game: Game[Any], *, limit: Limit | None = None) -> SearchResult[Any]:
+        """The exact solve: the twin's if it proves the position at once, else the compiled
+        engine's once it is loaded (see :meth:`_proved`)."""
+        return self._proved(lambda engine, limited: engine.solve(game, limit=limited), limit)
 
     def _best_moves(
         self, game: Game[Any], depth: int, seed: int | None, limit: Limit | None
     ) -> SearchResult[Any]:
-        """Perfect play (``depth`` 0) waits for the compiled engine; a player at a depth is
-        the twin until the compiled engine is ready."""
+        """Perfect play (``depth`` 0) as :meth:`solve` proves; a player at a depth is the
+        twin until the compiled engine is ready."""
         if depth == 0:
-            self.wait()
-        else:
-            self.start()
+            return self._proved(
+                lambda engine, limited: engine._best_moves(game, 0, seed, limited), limit
+            )
+        self.start()
         self.answered = self.current()
         return self.answered._best_moves(game, depth, seed, limit)
 
