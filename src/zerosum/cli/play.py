@@ -206,11 +206,14 @@ class Computer:
         return None if value is None else int(value)
 
     def waiting(self) -> str:
-        """What the perfect player waits for, for the status line: the compiled engine's
-        compile or load once its twin could not prove the position at once ('' otherwise)."""
+        """For the status line while the compiled engine compiles or loads ('' otherwise):
+        what the perfect player waits for once its twin could not prove the position at
+        once; at a depth, that the twin searches meanwhile."""
         engine = self._engine
-        if self.depth != 0 or not isinstance(engine, WarmingEngine) or engine.settled:
+        if not isinstance(engine, WarmingEngine) or engine.settled:
             return ""
+        if self.depth != 0:
+            return engine.status()
         if engine.warmer.done():
             return "loading the compiled engine"
         left = engine.warmer.remaining()

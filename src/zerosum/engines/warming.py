@@ -204,14 +204,14 @@ class WarmingEngine(Engine):
         ready)."""
         if self.compiled is not None:
             return ""
+        twin = "the Python" + ("" if self.twin.name == "engine" else f" {self.twin.name}")
         if self.settled:
-            return f"the compiled engine failed to load ({self.error}); {self.twin.name} answers"
+            return f"the compiled engine failed to load ({self.error}); {twin} engine answers"
         if self.warmer.done():
-            return f"loading the compiled {self.name} engine from the disk cache"
+            return f"loading the {self.name} engine's machine code from the disk cache"
         return (
             f"compiling the {self.name} engine in the background (first use: about "
-            f"{self.warmer.remaining():.0f} s left); the Python {self.twin.name} engine answers "
-            "meanwhile"
+            f"{self.warmer.remaining():.0f} s left); {twin} engine answers meanwhile"
         )
 
     @property
