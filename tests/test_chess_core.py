@@ -191,3 +191,48 @@ def test_insufficient_material_on_random_few_piece_boards() -> None:
 def test_perft_refuses_more_moves_than_the_state_holds() -> None:
     with pytest.raises(ValueError, match="out of range"):
         cb.perft(cb.state_of(chess.Board()), cb.MAX_STACK + 1)
+
+
+def test_static_exchange_twins_agree_on_random_games() -> None:
+    from zerosum.compiled import chess_exchange as cx
+    from zerosum.games import chess_exchange as px
+
+    # Known exchanges: a free pawn; a knight for a pawn (d3xe5, d7xe5, and the rook and
+    # bishop behind do not win it back); a bishop for a knight is within the tolerance.
+    for fen, uci, value in (
+        ("1k1r4/1pp4p/p7/4p3/8/P5P1/1PP4P/2K1R3 w - - 0 1", "e1e5", 63),
+        ("1k1r3q/1ppn3p/p4b2/4p3/8/P2N2P1/1PP1R1BP/2KQ4 w - - 0 1", "d3e5", 63 - 352),
+        ("4k3/8/2p5/3n4/8/5B2/8/4K3 w - - 0 1", "f3d5", 352 - 353),
+    ):
+        board = chess.Board(fen)
+        move = chess.Move.from_uci(uci)
+        code = move.from_square | (move.to_square << 6)
+        assert (
+            px.exchange_value(board, move) == value == cx.exchange_value(cb.state_of(board), code)
+        )
+    assert not Chess("4k3/8/2p5/3n4/8/5B2/8/4K3 w - - 0 1").loses_material(
+        chess.Move.from_uci("f3d5")
+    )
+    rng = random.Random(3)
+    captures = losing = 0
+    for _ in range(40):
+        board = chess.Board()
+        for _ in range(rng.randrange(20, 100)):
+            moves = list(board.legal_moves)
+            if not moves:
+                break
+            state = cb.state_of(board)
+            for move in moves:
+                if board.piece_type_at(move.to_square) is None:
+                    continue
+                code = move.from_square | (move.to_square << 6) | ((move.promotion or 0) << 12)
+                assert px.exchange_value(board, move) == cx.exchange_value(state, code), (
+                    board.fen(),
+                    move,
+                )
+                lost = px.loses_material(board, move)
+                assert lost == cx.loses_material(state, code)
+                captures += 1
+                losing += lost
+            board.push(rng.choice(moves))
+    assert captures > 1000 and 0 < losing < captures

@@ -19,9 +19,9 @@ a node of the search, so engines resolve capabilities once per search into bound
 
 Which engine uses what:
 
-* :class:`Tactical`, :class:`QuiescenceMoves`, :class:`Checks`, :class:`RuleDraws` and
-  :class:`NullMove`: the tactical search (``zerosum.search.tactical``); the web app shows
-  :meth:`Checks.in_check`.
+* :class:`Tactical`, :class:`QuiescenceMoves`, :class:`LosingCaptures`, :class:`Checks`,
+  :class:`RuleDraws` and :class:`NullMove`: the tactical search (``zerosum.search.tactical``);
+  the web app shows :meth:`Checks.in_check`.
 * :class:`RandomPlayouts`: MCTS's random playouts (``zerosum.engines.mcts``).
 * :class:`MoveLabels`: the front ends (CLI, web app) show moves to people in its notation
   (SAN in chess) and keep :meth:`~zerosum.game.Game.format_move` for machines
@@ -41,6 +41,7 @@ from zerosum.game import Outcome, Probe, Probing, probe_of
 
 __all__ = [
     "Checks",
+    "LosingCaptures",
     "MoveLabels",
     "NullMove",
     "Probe",
@@ -91,6 +92,17 @@ class QuiescenceMoves(Protocol[M]):
     def quiescence_moves(self, margin: int) -> list[M]:
         """The tactical moves that may gain at least ``margin`` (centi-units) for the side to
         move, in :meth:`Tactical.tactical_moves` order; a subset of those moves."""
+        ...
+
+
+@runtime_checkable
+class LosingCaptures(Protocol[M_contra]):
+    """A :class:`Tactical` game that tells a capture losing material (by a static exchange
+    evaluation in chess)."""
+
+    def loses_material(self, move: M_contra) -> bool:
+        """Whether ``move``, legal here, is a tactical move that loses material; the tactical
+        search tries such moves after the quiet ones."""
         ...
 
 

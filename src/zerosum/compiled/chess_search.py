@@ -11,9 +11,10 @@ tests compare; they compare with every option on but late-move reductions and pr
 
 Differences that change node counts but not the algorithm: the moves of a node are generated
 at once and picked best first (table move, tactical moves by MVV-LVA, killers, quiet moves by
-history) instead of in lazily generated stages; a pseudo-legal move is dropped when it leaves
-the mover's king attacked; the table is :mod:`.engine`'s (two-entry buckets of packed words,
-safe to share between threads), and history is indexed by the move code.
+history, the captures that lose material) instead of in lazily generated stages; a
+pseudo-legal move is dropped when it leaves the mover's king attacked; the table is
+:mod:`.engine`'s (two-entry buckets of packed words, safe to share between threads), and
+history is indexed by the move code.
 
 Recursion: numba caches directly recursive functions, so the search recurses as the readable
 one does. Everything the search touches lives in arrays passed down as one tuple, the
@@ -31,6 +32,7 @@ import numpy as np
 from numba import types
 
 from zerosum.compiled import chess_board as cb
+from zerosum.compiled import chess_exchange as cx
 from zerosum.compiled.engine import (
     ABORTED,
     CUTOFFS,
@@ -103,6 +105,8 @@ _TT_MOVE: Final = 1 << 30
 _TACTICAL: Final = 1 << 24
 _KILLER: Final = 1 << 22
 _HISTORY_CAP: Final = (1 << 22) - 4
+_LOSING: Final = -(1 << 20)
+"""Below every quiet move's history score: the captures that lose material come last."""
 
 _C1 = types.Array(types.int64, 1, "C")
 _A1 = types.Array(types.int64, 1, "A")
@@ -220,7 +224,10 @@ def _score_moves(ctx: Any, ply: int, count: int, table_move: int) -> None:
         if move == table_move:
             scores[i] = _TT_MOVE
         elif not _is_quiet(st, move):
-            scores[i] = _TACTICAL + _order(st, move)
+            if cx.loses_material(st, move):
+                scores[i] = _LOSING + _order(st, move)
+            else:
+                scores[i] = _TACTICAL + _order(st, move)
         elif move == killers[0]:
             scores[i] = _KILLER + 1
         elif move == killers[1]:
@@ -293,30 +300,21 @@ def _reward(ctx: Any, ply: int, index: int, depth: int) -> None:
 
 @cached_njit(nogil=True)
 def _quiescence_moves(st: Any, moves: Any, scores: Any, margin: int) -> int:
-    """``Chess.quiescence_moves``: captures of a piece worth at least ``margin`` (except a
-    more valuable piece taking a defended one) and queen promotions, with MVV-LVA scores."""
+    """``Chess.quiescence_moves``: captures of a piece worth at least ``margin`` (except
+    those whose exchange loses material) and queen promotions, with MVV-LVA scores."""
     if margin > GAIN_CEILING:
         return 0
     count = cb.pseudo_moves(st, moves, 1)
-    white = st[cb.SIDE]
     kept = 0
     for i in range(count):
         move = moves[i]
-        source, target = move & 63, (move >> 6) & 63
+        target = (move >> 6) & 63
         victim = st[target] & 7
-        attacker = st[source] & 7
         if victim == 0:
             if (move >> 12) & 7 != cb.QUEEN:
                 continue  # en passant: not a capture of a listed piece
-        else:
-            if cb.VALUE[victim] < margin:
-                continue
-            if (
-                cb.VALUE[attacker] > cb.VALUE[victim] + 50
-                and attacker != cb.KING
-                and cb.attacked(st, target, 1 - white)
-            ):
-                continue
+        elif cb.VALUE[victim] < margin or cx.loses_material(st, move):
+            continue
         moves[kept] = move
         scores[kept] = _order(st, move)
         kept += 1
@@ -474,12 +472,13 @@ def node(ctx: Any, depth: int, alpha: int, beta: int, ply: int, allow_null: bool
     for index in range(count):
         move = _pick(moves, scores, index, count)
         if not staged and scores[index] < _KILLER:
-            # The plain quiet moves come last, ordered by the history as it is once the
+            # The plain quiet moves come next, ordered by the history as it is once the
             # moves before them are searched (their subtrees update it), as the Python twin
-            # generates them only then.
+            # generates them only then; the losing captures stay last.
             staged = True
             for i in range(index, count):
-                scores[i] = min(history[moves[i] & 0x7FFF], _HISTORY_CAP)
+                if scores[i] > _LOSING // 2:  # history may be negative
+                    scores[i] = min(history[moves[i] & 0x7FFF], _HISTORY_CAP)
             move = _pick(moves, scores, index, count)
         # From here scores[index] marks a searched quiet move (1) for the history's malus.
         scores[index] = 0

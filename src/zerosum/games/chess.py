@@ -37,11 +37,13 @@ import chess.polyglot
 from zerosum.game import MoveError, Outcome, PositionError, Score
 from zerosum.games.boards import BoardState, draw_board
 from zerosum.games.chess_evaluation import TEMPO, positional_terms
+from zerosum.games.chess_exchange import loses_material
 from zerosum.games.chess_tables import MATERIAL_EG, MATERIAL_MG, PST_EG, PST_MG
 
 if TYPE_CHECKING:
     from zerosum.capabilities import (
         Checks,
+        LosingCaptures,
         MoveLabels,
         NullMove,
         QuiescenceMoves,
@@ -437,8 +439,8 @@ class Chess:
     def quiescence_moves(self, margin: int) -> list[Move]:
         """The tactical moves worth a look when the side to move must gain at least
         ``margin`` over its evaluation: captures of a piece worth at least ``margin`` (and
-        queen promotions), except those that give a more valuable piece for a defended one;
-        MVV-LVA order, then by :func:`move_code`."""
+        queen promotions), except those whose exchange loses material
+        (:meth:`loses_material`); MVV-LVA order, then by :func:`move_code`."""
         if margin > GAIN_CEILING:
             return []
         board = self.board
@@ -448,18 +450,13 @@ class Chess:
             if MATERIAL_MG[piece] >= margin:
                 targets |= board.pieces_mask(piece, not turn)
         piece_at = board.piece_type_at
-        attacked = board.is_attacked_by
         scored = []
         if targets:
             for move in board.generate_legal_moves(chess.BB_ALL, targets):
+                if loses_material(board, move):
+                    continue
                 victim = piece_at(move.to_square) or 0
                 attacker = piece_at(move.from_square) or 0
-                if (
-                    MATERIAL_MG[attacker] > MATERIAL_MG[victim] + 50
-                    and attacker != chess.KING
-                    and attacked(not turn, move.to_square)
-                ):
-                    continue
                 order = victim * 8 - attacker + (40 if move.promotion == chess.QUEEN else 0)
                 scored.append((order, move))
         pawns = (
@@ -471,6 +468,12 @@ class Chess:
                     scored.append((36, move))
         scored.sort(key=_mvv_lva_then_code)
         return [move for _, move in scored]
+
+    def loses_material(self, move: Move) -> bool:
+        """Whether ``move`` (legal here) is a capture whose static exchange loses more than
+        ``chess_exchange.SEE_TOLERANCE`` (:func:`zerosum.games.chess_exchange.loses_material`):
+        quiescence leaves it out and the search tries it after the quiet moves."""
+        return loses_material(self.board, move)
 
     def quiet_moves(self) -> list[Move]:
         """The legal moves that :meth:`tactical_moves` leaves out, by increasing
@@ -688,6 +691,12 @@ if TYPE_CHECKING:  # mypy checks that Chess implements its capabilities with the
     def _capabilities(
         game: Chess,
     ) -> tuple[
-        Tactical[Move], QuiescenceMoves[Move], Checks[Move], RuleDraws, NullMove, MoveLabels[Move]
+        Tactical[Move],
+        QuiescenceMoves[Move],
+        LosingCaptures[Move],
+        Checks[Move],
+        RuleDraws,
+        NullMove,
+        MoveLabels[Move],
     ]:
-        return game, game, game, game, game, game
+        return game, game, game, game, game, game, game

@@ -25,13 +25,15 @@ like chess needs to see far enough in a second of Python:
 * move ordering in stages, generated lazily: the table move, tactical moves, two killer moves,
   then the quiet moves by history score: a quiet move that fails high gains
   :func:`history_bonus` of the depth, the quiet moves searched before it at that node lose as
-  much, and every score stays within :data:`HISTORY_MAX` (:func:`history_update`);
+  much, and every score stays within :data:`HISTORY_MAX` (:func:`history_update`); last the
+  tactical moves that lose material;
 * mate-distance pruning and depth-adjusted mate scores (the shortest mate scores highest);
 * repetitions and other rule draws through the game's ``drawn``, scored 0.
 
 Search knows no game: everything game-specific comes from the game's optional capabilities,
 typed protocols checked once per search (:mod:`zerosum.capabilities`: :class:`Tactical`,
-:class:`QuiescenceMoves`, :class:`Checks`, :class:`RuleDraws`, :class:`NullMove`; see
+:class:`QuiescenceMoves`, :class:`LosingCaptures`, :class:`Checks`, :class:`RuleDraws`,
+:class:`NullMove`; see
 :class:`Capabilities`). A game without them is searched as by ``algorithms.pvs`` (no
 quiescence, extension, null move or reductions: its values at a fixed depth are the reference
 minimax's), and with every option of :class:`Options` off the same holds for a game with
@@ -50,7 +52,14 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Final, Generic, TypeVar
 
-from zerosum.capabilities import Checks, NullMove, QuiescenceMoves, RuleDraws, Tactical
+from zerosum.capabilities import (
+    Checks,
+    LosingCaptures,
+    NullMove,
+    QuiescenceMoves,
+    RuleDraws,
+    Tactical,
+)
 from zerosum.game import (
     HEURISTIC_LIMIT,
     INFINITY,
@@ -205,6 +214,9 @@ class Capabilities(Generic[M]):
         self.quiescence_moves: Callable[[int], list[M]] = self._all_tactical
         if isinstance(game, Tactical) and isinstance(game, QuiescenceMoves):
             self.quiescence_moves = game.quiescence_moves
+        self.loses_material: Callable[[M], bool] = _never
+        if isinstance(game, Tactical) and isinstance(game, LosingCaptures):
+            self.loses_material = game.loses_material
         self.in_check: Callable[[], bool] = _false
         self.gives_check: Callable[[M], bool] = _never
         if isinstance(game, Checks):
@@ -726,15 +738,21 @@ class TacticalSearch(SearchDriver[M]):
 
     def _ordered(self, table_move: M | None, ply: int) -> Iterator[tuple[M, bool]]:
         """The moves in stages, each generated only when the earlier ones did not cut off:
-        ``(move, quiet)`` for the table move, the tactical moves, the killers, the rest."""
+        ``(move, quiet)`` for the table move, the tactical moves, the killers, the rest, and
+        last the tactical moves that lose material (``LosingCaptures``)."""
         caps = self._caps
         if table_move is not None and caps.is_legal(table_move):
             yield table_move, caps.is_quiet(table_move)
         else:
             table_move = None
+        losing: list[M] = []
+        loses_material = caps.loses_material
         for move in caps.tactical_moves():
             if move != table_move:
-                yield move, False
+                if loses_material(move):
+                    losing.append(move)
+                else:
+                    yield move, False
         killers = self.killers[ply]
         first, second = killers
         for killer in (first, second):
@@ -752,6 +770,8 @@ class TacticalSearch(SearchDriver[M]):
         for move in quiets:
             if move != table_move and move != first and move != second:
                 yield move, True
+        for move in losing:
+            yield move, False
 
     def _reward(self, move: M, depth: int, ply: int, tried: list[M]) -> None:
         """A quiet ``move`` failed high at ``depth``: it becomes the first killer of ``ply``

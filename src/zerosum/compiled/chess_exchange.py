@@ -1,0 +1,101 @@
+"""Static exchange evaluation on the compiled board: the twin of
+:mod:`zerosum.games.chess_exchange` (same values, same tolerance, the same attacker among
+equals: the one on the lowest square), which the tests compare on random positions."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from zerosum.compiled import chess_board as cb
+from zerosum.games.chess_exchange import SEE_TOLERANCE
+from zerosum.jit import cached_njit
+
+
+@cached_njit(nogil=True)
+def least_attacker(st: Any, square: int, white: int, removed: int) -> int:
+    """``8 * from_square + piece type`` of the side ``white``'s least valuable piece attacking
+    ``square`` once the pieces on the bitboard ``removed`` are gone (the lowest square among
+    equals), or -1."""
+    mine = 8 * white
+    best = 64
+    for i in range(cb.PAWN_FROM_COUNT[white, square]):
+        source = cb.PAWN_FROM[white, square, i]
+        if st[source] == cb.PAWN + mine and (removed & cb.BIT[source]) == 0 and source < best:
+            best = source
+    if best < 64:
+        return best * 8 + cb.PAWN
+    for i in range(cb.KNIGHT_COUNT[square]):
+        source = cb.KNIGHT_TO[square, i]
+        if st[source] == cb.KNIGHT + mine and (removed & cb.BIT[source]) == 0 and source < best:
+            best = source
+    if best < 64:
+        return best * 8 + cb.KNIGHT
+    # The first piece on each ray from the square, the removed ones seen through.
+    first = np.full(8, -1, np.int64)
+    for d in range(8):
+        for i in range(cb.RAY_LENGTH[square, d]):
+            source = cb.RAY[square, d, i]
+            if st[source] != 0 and (removed & cb.BIT[source]) == 0:
+                first[d] = source
+                break
+    for kind in (cb.BISHOP, cb.ROOK, cb.QUEEN):
+        for d in range(8):
+            source = first[d]
+            if source < 0 or st[source] != kind + mine or source >= best:
+                continue
+            if (kind == cb.BISHOP and d < 4) or (kind == cb.ROOK and d >= 4):
+                continue
+            best = source
+        if best < 64:
+            return best * 8 + kind
+    for i in range(cb.KING_COUNT[square]):
+        source = cb.KING_TO[square, i]
+        if st[source] == cb.KING + mine and (removed & cb.BIT[source]) == 0:
+            return int(source * 8 + cb.KING)
+    return -1
+
+
+@cached_njit(nogil=True)
+def exchange_value(st: Any, move: int) -> int:
+    """``chess_exchange.exchange_value``: what the capture ``move`` (onto an occupied square)
+    and the exchange on its square win for the side to move."""
+    source, target, promotion = move & 63, (move >> 6) & 63, (move >> 12) & 7
+    gains = np.zeros(40, np.int64)
+    gains[0] = cb.VALUE[st[target] & 7]
+    on_square = cb.VALUE[st[source] & 7]
+    if promotion != 0:
+        gains[0] += cb.VALUE[promotion] - cb.VALUE[cb.PAWN]
+        on_square = cb.VALUE[promotion]
+    removed = cb.BIT[source]
+    white = 1 - st[cb.SIDE]
+    depth = 0
+    while True:
+        found = least_attacker(st, target, white, removed)
+        if found < 0:
+            break
+        square, kind = found >> 3, found & 7
+        if kind == cb.KING and least_attacker(st, target, 1 - white, removed | cb.BIT[square]) >= 0:
+            break  # the king may not take a defended piece
+        depth += 1
+        gains[depth] = on_square - gains[depth - 1]
+        on_square = cb.VALUE[kind]
+        removed |= cb.BIT[square]
+        white = 1 - white
+    while depth > 0:
+        gains[depth - 1] = -max(-gains[depth - 1], gains[depth])
+        depth -= 1
+    return int(gains[0])
+
+
+@cached_njit(nogil=True)
+def loses_material(st: Any, move: int) -> bool:
+    """``chess_exchange.loses_material``: a capture whose exchange loses more than the
+    tolerance (a capture by a piece worth at most the victim plus it never does)."""
+    victim = st[(move >> 6) & 63] & 7
+    if victim == 0:
+        return False
+    if cb.VALUE[st[move & 63] & 7] - cb.VALUE[victim] <= SEE_TOLERANCE:
+        return False
+    return bool(exchange_value(st, move) < -SEE_TOLERANCE)
