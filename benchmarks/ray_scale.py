@@ -538,6 +538,8 @@ def replay(
     preempt: bool = False,
     young_wait: bool = False,
     root_tests: bool = False,
+    tests_at_once: int = 1,
+    split_first: bool = False,
 ) -> tuple[float, Simulated, Any, float]:
     """The simulated time on ``workers`` workers, the executor, the result, the coordinator's
     seconds."""
@@ -566,6 +568,8 @@ def replay(
             preempt=preempt,
             young_wait=young_wait,
             root_tests=root_tests,
+            tests_at_once=tests_at_once,
+            split_first=split_first,
             share_tables=False,  # not modelled: which worker runs a unit is not simulated
         )
     coordinator = time.perf_counter() - started - (costs.spent - spent)
@@ -617,6 +621,17 @@ def main() -> None:
         action="store_true",
         help="the root's rank by null-window tests, every unit in a null window (root_tests=True)",
     )
+    parser.add_argument(
+        "--tests-at-once",
+        type=int,
+        default=1,
+        help="with --root-tests: up to this many root tests at once (tests_at_once)",
+    )
+    parser.add_argument(
+        "--split-first",
+        action="store_true",
+        help="the running unit first in the tree's order is split first, budget not doubled",
+    )
     args = parser.parse_args()
     scouts = not args.no_scouts
     overhead_s = args.overhead_ms / 1000
@@ -660,6 +675,8 @@ def main() -> None:
                     preempt=args.preempt,
                     young_wait=args.young_wait,
                     root_tests=args.root_tests,
+                    tests_at_once=args.tests_at_once,
+                    split_first=args.split_first,
                 )
                 rows.append((nodes, took, sim, found, coordinator))
         except OutOfTime:
@@ -691,6 +708,8 @@ def main() -> None:
                     preempt=args.preempt,
                     young_wait=args.young_wait,
                     root_tests=args.root_tests,
+                    tests_at_once=args.tests_at_once,
+                    split_first=args.split_first,
                 ),
             )
             for n, *_ in rows
@@ -726,6 +745,8 @@ def main() -> None:
                             args.preempt,
                             args.young_wait,
                             args.root_tests,
+                            args.tests_at_once,
+                            args.split_first,
                         ),
                     )
                     for n, *_ in rows
