@@ -466,9 +466,6 @@ class _Tree:
         self.stale: list[_Node] = []
         """Inner positions whose children changed since the last :meth:`update`."""
         self.from_store = 0
-        self.speculative: set[int] = set()
-        """The units :meth:`needed` last found speculative (below a younger brother of an
-        unsettled eldest with ``young_wait``, or needed only by a later root test)."""
         self._split = split
         self._expanded = 0
         """Positions :meth:`_expand` has made (bounded by :data:`MAX_TREE`)."""
@@ -707,7 +704,6 @@ class _Tree:
                 walk(root, middle, middle + 1, index > 0)
         else:
             walk(root, -_UNBOUNDED, _UNBOUNDED, False)
-        self.speculative = speculative
         if not speculative:
             return wanted
         first = {key: window for key, window in wanted.items() if key not in speculative}
@@ -894,23 +890,8 @@ def solve_distributed(
                     if executor.stop(future):  # it stops now; what it proved comes back
                         stopping[future] = unit
             sent = {key for key, _ in running.values()}
-            # Speculative units wait while a certain one has run its budget (a worker free
-            # now goes to its split first, step 2), and take no worker kept for the children
-            # of a split under way.
-            hold = (
-                budget is not None
-                and bool(tree.speculative)
-                and any(
-                    key not in tree.speculative and due(future)
-                    for future, (key, _) in running.items()
-                )
-            )
             for key, window in wanted.items():
                 if len(running) >= executor.workers:
-                    break
-                if key in tree.speculative and (
-                    hold or len(running) + len(splitting) >= executor.workers
-                ):
                     break
                 if key not in sent:
                     position = tree.units[key][0].game.position()
@@ -962,11 +943,7 @@ def solve_distributed(
             # needed one) comes first, its budget not doubled.
             idle = executor.workers - len(running) - len(splitting) - len(preempting)
             if budget is not None and idle > 0:
-                # certain units first, then speculative ones, each the longest run first
-                candidates = sorted(
-                    running,
-                    key=lambda f: (running[f][0] in tree.speculative, began[f]),
-                )
+                candidates = sorted(running, key=began.__getitem__)
                 first = None
                 if split_first and candidates:
                     order = {key: index for index, key in enumerate(wanted)}
