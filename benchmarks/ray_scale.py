@@ -539,7 +539,6 @@ def replay(
     young_wait: bool = False,
     root_tests: bool = False,
     tests_at_once: int = 1,
-    split_first: bool = False,
 ) -> tuple[float, Simulated, Any, float]:
     """The simulated time on ``workers`` workers, the executor, the result, the coordinator's
     seconds."""
@@ -569,7 +568,6 @@ def replay(
             young_wait=young_wait,
             root_tests=root_tests,
             tests_at_once=tests_at_once,
-            split_first=split_first,
             share_tables=False,  # not modelled: which worker runs a unit is not simulated
         )
     coordinator = time.perf_counter() - started - (costs.spent - spent)
@@ -627,11 +625,6 @@ def main() -> None:
         default=1,
         help="with --root-tests: up to this many root tests at once (tests_at_once)",
     )
-    parser.add_argument(
-        "--split-first",
-        action="store_true",
-        help="the running unit first in the tree's order is split first, budget not doubled",
-    )
     args = parser.parse_args()
     scouts = not args.no_scouts
     overhead_s = args.overhead_ms / 1000
@@ -676,7 +669,6 @@ def main() -> None:
                     young_wait=args.young_wait,
                     root_tests=args.root_tests,
                     tests_at_once=args.tests_at_once,
-                    split_first=args.split_first,
                 )
                 rows.append((nodes, took, sim, found, coordinator))
         except OutOfTime:
@@ -709,7 +701,6 @@ def main() -> None:
                     young_wait=args.young_wait,
                     root_tests=args.root_tests,
                     tests_at_once=args.tests_at_once,
-                    split_first=args.split_first,
                 ),
             )
             for n, *_ in rows
@@ -746,7 +737,6 @@ def main() -> None:
                             args.young_wait,
                             args.root_tests,
                             args.tests_at_once,
-                            args.split_first,
                         ),
                     )
                     for n, *_ in rows

@@ -462,8 +462,7 @@ def test_the_scheduling_options_give_the_serial_results(data_dir: Path) -> None:
         {"root_tests": True},
         {"root_tests": True, "preempt": True},
         {"root_tests": True, "tests_at_once": 3},
-        {"root_tests": True, "tests_at_once": 7, "split_first": True},
-        {"split_first": True},
+        {"root_tests": True, "tests_at_once": 7, "preempt": True},
     ]
     preempted = 0
     for game in cases:

@@ -753,7 +753,6 @@ def solve_distributed(
     young_wait: bool = False,
     root_tests: bool = False,
     tests_at_once: int = 1,
-    split_first: bool = False,
 ) -> DistributedResult:
     """The exact rank of ``game`` from work units solved on ``executor`` (see the module
     docstring), every result kept in ``store``. ``on_unit(position, rank)`` is called as each
@@ -764,10 +763,8 @@ def solve_distributed(
     window, without the null-window tests first (:meth:`_Tree.needed`), ``share_tables=False``
     no worker's table to the others (for comparisons). ``root_tests`` finds the root's rank by
     null-window tests, as the engine does, ``tests_at_once`` of them at once (see
-    :func:`root_tests`). ``split_first``: when a worker would idle, the running unit first in
-    the tree's order (the most needed one) is split first, once it has run its budget, not
-    doubled by the splits above it. (The options ``preempt``, ``young_wait``, ``root_tests``
-    and ``split_first`` are off by default: see ``docs/parallel.md``.)
+    :func:`root_tests`). (The options ``preempt``, ``young_wait`` and ``root_tests`` are off
+    by default: see ``docs/parallel.md``.)
 
     ``moves="best"`` also finds every best move (once the rank is known, each root move's
     subtree is solved in the null window that tells whether it keeps the rank, as the local
@@ -815,12 +812,12 @@ def solve_distributed(
             seconds.append(budget.nodes / speed)
         return min(seconds)
 
-    def due(future: Future[UnitAnswer], flat: bool = False) -> bool:
+    def due(future: Future[UnitAnswer]) -> bool:
         """Whether the running unit ``future`` may be split: not being stopped already, and
-        it has run its budget (doubled with each split above it, unless ``flat``)."""
+        it has run its budget (doubled with each split above it)."""
         if budget is None or future in splitting or future in preempting:
             return False
-        turns = 0 if flat else min(tree.generation.get(running[future][0], 0), _MAX_DOUBLINGS)
+        turns = min(tree.generation.get(running[future][0], 0), _MAX_DOUBLINGS)
         return executor.clock() - began[future] >= least_run(budget) * 2**turns
 
     solved = cancelled = nodes = splits = stopped = preempted = 0
@@ -939,21 +936,12 @@ def solve_distributed(
             # Step 2. Workers that would idle: the units that have run longest (at least their
             # budget, doubled with each split above them) stop and are split, their children
             # going to the idle workers.
-            # With ``split_first``, the running unit first in the tree's order (the most
-            # needed one) comes first, its budget not doubled.
             idle = executor.workers - len(running) - len(splitting) - len(preempting)
             if budget is not None and idle > 0:
-                candidates = sorted(running, key=began.__getitem__)
-                first = None
-                if split_first and candidates:
-                    order = {key: index for index, key in enumerate(wanted)}
-                    first = min(candidates, key=lambda f: order.get(running[f][0], len(order)))
-                    candidates.remove(first)
-                    candidates.insert(0, first)
-                for future in candidates:
+                for future in sorted(running, key=began.__getitem__):
                     if idle <= 0:
                         break
-                    if not due(future, flat=future is first):
+                    if not due(future):
                         continue
                     if executor.split(future):
                         splitting.add(future)
