@@ -338,9 +338,9 @@ def root_tests(lo: int, hi: int, count: int) -> list[int]:
     position whose rank lies in ``[lo, hi]``, to run at once: the engine's next test
     (:func:`~zerosum.compiled.engine.next_test`) first, then the tests that would follow each
     of its outcomes (at most ``middle``: ``[lo, middle]``; above: ``[middle + 1, hi]``), and
-    so on, breadth first. Whatever the outcomes, the test the engine would run next is always
-    among them or already answered, so ``count`` tests at once halve the interval
-    ``log2(count + 1)`` times in one round."""
+    so on, breadth first: whatever the outcomes, the first ``log2(count + 1)`` tests the engine
+    would run one after the other are among them (all ``hi - lo`` ranks if ``count`` is as
+    large), so one round of them halves the interval that many times."""
     found: list[int] = []
     intervals = deque([(lo, hi)])
     while intervals and len(found) < count:
