@@ -50,7 +50,8 @@
 
 ``--also-run-to-end`` also replays each position as the code did before cancelled units
 stopped (a unit cancelled while it runs keeps its worker to its end), to show what stopping
-brings; the output says so.
+brings; the output says so. ``--preempt``, ``--young-wait``, ``--root-tests`` and
+``--tests-at-once K`` replay the options of ``solve_distributed`` of those names.
 
 A position whose measurements cannot all be made in time (the empty board: Pons's solver needs
 about 3 G nodes, and units with cold tables more) is replayed as far as ``--measure-s`` allows
@@ -60,7 +61,7 @@ Run from the repository root::
 
     .venv/bin/python benchmarks/ray_scale.py [--positions 3216462 ...] [--budget 500000]
         [--nodes 2 8 32 128] [--split 1] [--overhead-ms 5] [--cache PATH] [--measure-s 600]
-        [--also-run-to-end] [--path-nodes 32]
+        [--also-run-to-end] [--path-nodes 32] [--root-tests [--tests-at-once 3]] [--preempt]
 """
 
 from __future__ import annotations
