@@ -818,7 +818,8 @@ def solve_distributed(
         if budget is None or future in splitting or future in preempting:
             return False
         turns = min(tree.generation.get(running[future][0], 0), _MAX_DOUBLINGS)
-        return executor.clock() - began[future] >= least_run(budget) * 2**turns
+        least: float = least_run(budget) * 2**turns
+        return executor.clock() - began[future] >= least
 
     solved = cancelled = nodes = splits = stopped = preempted = 0
     proven: list[tuple[float, int]] = []
