@@ -540,6 +540,7 @@ def replay(
     young_wait: bool = False,
     root_tests: bool = False,
     tests_at_once: int = 1,
+    doubling: bool = True,
 ) -> tuple[float, Simulated, Any, float]:
     """The simulated time on ``workers`` workers, the executor, the result, the coordinator's
     seconds."""
@@ -569,6 +570,7 @@ def replay(
             young_wait=young_wait,
             root_tests=root_tests,
             tests_at_once=tests_at_once,
+            doubling=doubling,
             share_tables=False,  # not modelled: which worker runs a unit is not simulated
         )
     coordinator = time.perf_counter() - started - (costs.spent - spent)
@@ -626,6 +628,11 @@ def main() -> None:
         default=1,
         help="with --root-tests: up to this many root tests at once (tests_at_once)",
     )
+    parser.add_argument(
+        "--no-doubling",
+        action="store_true",
+        help="a unit's budget does not double with the splits above it (doubling=False)",
+    )
     args = parser.parse_args()
     scouts = not args.no_scouts
     overhead_s = args.overhead_ms / 1000
@@ -670,6 +677,7 @@ def main() -> None:
                     young_wait=args.young_wait,
                     root_tests=args.root_tests,
                     tests_at_once=args.tests_at_once,
+                    doubling=not args.no_doubling,
                 )
                 rows.append((nodes, took, sim, found, coordinator))
         except OutOfTime:
@@ -702,6 +710,7 @@ def main() -> None:
                     young_wait=args.young_wait,
                     root_tests=args.root_tests,
                     tests_at_once=args.tests_at_once,
+                    doubling=not args.no_doubling,
                 ),
             )
             for n, *_ in rows
@@ -738,6 +747,7 @@ def main() -> None:
                             args.young_wait,
                             args.root_tests,
                             args.tests_at_once,
+                            not args.no_doubling,
                         ),
                     )
                     for n, *_ in rows

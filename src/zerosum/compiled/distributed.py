@@ -753,6 +753,7 @@ def solve_distributed(
     young_wait: bool = False,
     root_tests: bool = False,
     tests_at_once: int = 1,
+    doubling: bool = True,
 ) -> DistributedResult:
     """The exact rank of ``game`` from work units solved on ``executor`` (see the module
     docstring), every result kept in ``store``. ``on_unit(position, rank)`` is called as each
@@ -763,7 +764,8 @@ def solve_distributed(
     window, without the null-window tests first (:meth:`_Tree.needed`), ``share_tables=False``
     no worker's table to the others (for comparisons). ``root_tests`` finds the root's rank by
     null-window tests, as the engine does, ``tests_at_once`` of them at once (see
-    :func:`root_tests`). (The options ``preempt``, ``young_wait`` and ``root_tests`` are off
+    :func:`root_tests`). ``doubling=False``: a unit's budget does not double with the splits
+    above it. (The options ``preempt``, ``young_wait`` and ``root_tests`` are off
     by default: see ``docs/parallel.md``.)
 
     ``moves="best"`` also finds every best move (once the rank is known, each root move's
@@ -814,10 +816,10 @@ def solve_distributed(
 
     def due(future: Future[UnitAnswer]) -> bool:
         """Whether the running unit ``future`` may be split: not being stopped already, and
-        it has run its budget (doubled with each split above it)."""
+        it has run its budget (doubled with each split above it, if ``doubling``)."""
         if budget is None or future in splitting or future in preempting:
             return False
-        turns = min(tree.generation.get(running[future][0], 0), _MAX_DOUBLINGS)
+        turns = min(tree.generation.get(running[future][0], 0), _MAX_DOUBLINGS) if doubling else 0
         least: float = least_run(budget) * 2**turns
         return executor.clock() - began[future] >= least
 
