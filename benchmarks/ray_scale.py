@@ -552,8 +552,7 @@ def replay(
 
     def noted(tree: Any, *args: Any, **kwargs: Any) -> dict[int, tuple[int, int]]:
         wanted = needed(tree, *args, **kwargs)
-        runs = [*wanted.items(), *tree.also]
-        simulated.needed([(tree.units[k][0].game.position(), w) for k, w in runs])
+        simulated.needed([(tree.units[k][0].game.position(), w) for k, w in wanted.items()])
         return wanted
 
     with Store(":memory:") as store, mock.patch.object(distributed._Tree, "needed", noted):

@@ -466,10 +466,6 @@ class _Tree:
         self.stale: list[_Node] = []
         """Inner positions whose children changed since the last :meth:`update`."""
         self.from_store = 0
-        self.also: list[tuple[int, tuple[int, int]]] = []
-        """The other windows :meth:`needed` last found for its units, in order: with several
-        root tests at once, a unit a later test needs in another window than an earlier one
-        (``(key, window)``, speculative)."""
         self._split = split
         self._expanded = 0
         """Positions :meth:`_expand` has made (bounded by :data:`MAX_TREE`)."""
@@ -663,26 +659,22 @@ class _Tree:
         are those that can decide the current test, each in a null window, none in a wide one.
         ``at_once`` (with ``tests``): up to that many tests at once, the current one and the
         tests that would follow its outcomes (:func:`root_tests`); the later tests' units are
-        speculative (after all the current test's); a unit that a later test needs in
-        another window than an earlier one is needed in that window too (:attr:`also`)."""
+        speculative (after all the current test's), and a unit already needed by an earlier
+        test keeps that test's window."""
         wanted: dict[int, tuple[int, int]] = {}
         speculative: set[int] = set()
-        also: dict[tuple[int, tuple[int, int]], None] = {}
 
         def walk(node: _Node, a: int, b: int, guess: bool) -> bool:
             """Whether anything below ``node`` is needed."""
             if node.exact or node.lo >= b or node.hi <= a:
                 return False
             if node.unit:
-                window = (max(a, node.lo), min(b, node.hi))
                 if node.key not in wanted:
-                    wanted[node.key] = window
+                    wanted[node.key] = (max(a, node.lo), min(b, node.hi))
                     if guess:
                         speculative.add(node.key)
                 elif not guess:  # also reached as a certain unit
                     speculative.discard(node.key)
-                elif tests and at_once > 1 and window != wanted[node.key]:
-                    also[(node.key, window)] = None  # a later test's window
                 return True
             guarantees = [-child.hi for child in node.children]
             below = eldest = False
@@ -712,7 +704,6 @@ class _Tree:
                 walk(root, middle, middle + 1, index > 0)
         else:
             walk(root, -_UNBOUNDED, _UNBOUNDED, False)
-        self.also = list(also)
         if not speculative:
             return wanted
         first = {key: window for key, window in wanted.items() if key not in speculative}
@@ -823,9 +814,6 @@ def solve_distributed(
             seconds.append(budget.nodes / speed)
         return min(seconds)
 
-    several = root_tests and tests_at_once > 1
-    """A unit may run in several windows at once (one for each root test that needs it)."""
-
     def due(future: Future[UnitAnswer]) -> bool:
         """Whether the running unit ``future`` may be split: not being stopped already, and
         it has run its budget (doubled with each split above it, if ``doubling``)."""
@@ -892,11 +880,8 @@ def solve_distributed(
             wanted = tree.needed(
                 moves, scouts=scouts, young_wait=young_wait, tests=root_tests, at_once=tests_at_once
             )
-            # With several root tests at once, a unit may run in several windows at once (a
-            # window of each test, ``tree.also``); a run in a window no test needs now stops.
-            pairs = set(wanted.items()) | set(tree.also) if several else set()
             for future, unit in list(running.items()):
-                if unit[0] not in wanted or (several and unit not in pairs):
+                if unit[0] not in wanted:
                     del running[future]
                     began.pop(future, None)
                     splitting.discard(future)
@@ -904,19 +889,15 @@ def solve_distributed(
                     cancelled += 1
                     if executor.stop(future):  # it stops now; what it proved comes back
                         stopping[future] = unit
-            sent: set[Any] = set(running.values()) if several else {k for k, _ in running.values()}
-            for key, window in [*wanted.items(), *tree.also]:
+            sent = {key for key, _ in running.values()}
+            for key, window in wanted.items():
                 if len(running) >= executor.workers:
                     break
-                if ((key, window) if several else key) not in sent:
-                    sent.add((key, window) if several else key)
+                if key not in sent:
                     position = tree.units[key][0].game.position()
-                    if several:  # the unit may run in another window too: both start from it
-                        table = again.get(key, tree.tables.get(key))
-                    else:
-                        table = again.pop(key, None)
-                        above = tree.tables.pop(key, None)  # a split parent's (older)
-                        table = above if table is None else table
+                    table = again.pop(key, None)
+                    above = tree.tables.pop(key, None)  # a split parent's (older)
+                    table = above if table is None else table
                     shared = tuple(recent.values())[-SHARED_TABLES:] if share_tables else None
                     future = executor.submit(
                         solve_unit,
