@@ -451,8 +451,9 @@ def test_the_scheduling_options_give_the_serial_results(data_dir: Path) -> None:
     # ``preempt``: a unit later in the tree's order that has run its budget stops when an
     # earlier one waits for a worker, and is sent again from its table; ``young_wait``: units
     # below an unsettled eldest brother go last; ``root_tests``: the root's rank by null-window
-    # tests. On EagerSplits (every run deterministic) preemption happens, and the values stay
-    # the serial ones with each option.
+    # tests (``tests_at_once`` of them at once); ``doubling=False``: budgets that do not double
+    # with the splits above. On EagerSplits (every run deterministic) preemption happens, and
+    # the values stay the serial ones with each option.
     connect4 = Solver("connect4")
     cases = [Connect4.from_position("32164625")]
     cases += [Connect4.from_position(m) for m, _ in read_set(data_dir, "Test_L2_R1")[:1]]
@@ -463,6 +464,7 @@ def test_the_scheduling_options_give_the_serial_results(data_dir: Path) -> None:
         {"root_tests": True, "preempt": True},
         {"root_tests": True, "tests_at_once": 3},
         {"root_tests": True, "tests_at_once": 7, "preempt": True},
+        {"doubling": False},
     ]
     preempted = 0
     for game in cases:
