@@ -50,7 +50,8 @@
 
 ``--also-run-to-end`` also replays each position as the code did before cancelled units
 stopped (a unit cancelled while it runs keeps its worker to its end), to show what stopping
-brings; the output says so.
+brings; the output says so. ``--preempt``, ``--young-wait``, ``--root-tests`` and
+``--tests-at-once K`` replay the options of ``solve_distributed`` of those names.
 
 A position whose measurements cannot all be made in time (the empty board: Pons's solver needs
 about 3 G nodes, and units with cold tables more) is replayed as far as ``--measure-s`` allows
@@ -60,7 +61,7 @@ Run from the repository root::
 
     .venv/bin/python benchmarks/ray_scale.py [--positions 3216462 ...] [--budget 500000]
         [--nodes 2 8 32 128] [--split 1] [--overhead-ms 5] [--cache PATH] [--measure-s 600]
-        [--also-run-to-end] [--path-nodes 32]
+        [--also-run-to-end] [--path-nodes 32] [--root-tests [--tests-at-once 3]] [--preempt]
 """
 
 from __future__ import annotations
@@ -538,6 +539,8 @@ def replay(
     preempt: bool = False,
     young_wait: bool = False,
     root_tests: bool = False,
+    tests_at_once: int = 1,
+    doubling: bool = True,
 ) -> tuple[float, Simulated, Any, float]:
     """The simulated time on ``workers`` workers, the executor, the result, the coordinator's
     seconds."""
@@ -566,6 +569,8 @@ def replay(
             preempt=preempt,
             young_wait=young_wait,
             root_tests=root_tests,
+            tests_at_once=tests_at_once,
+            doubling=doubling,
             share_tables=False,  # not modelled: which worker runs a unit is not simulated
         )
     coordinator = time.perf_counter() - started - (costs.spent - spent)
@@ -617,6 +622,17 @@ def main() -> None:
         action="store_true",
         help="the root's rank by null-window tests, every unit in a null window (root_tests=True)",
     )
+    parser.add_argument(
+        "--tests-at-once",
+        type=int,
+        default=1,
+        help="with --root-tests: up to this many root tests at once (tests_at_once)",
+    )
+    parser.add_argument(
+        "--no-doubling",
+        action="store_true",
+        help="a unit's budget does not double with the splits above it (doubling=False)",
+    )
     args = parser.parse_args()
     scouts = not args.no_scouts
     overhead_s = args.overhead_ms / 1000
@@ -660,6 +676,8 @@ def main() -> None:
                     preempt=args.preempt,
                     young_wait=args.young_wait,
                     root_tests=args.root_tests,
+                    tests_at_once=args.tests_at_once,
+                    doubling=not args.no_doubling,
                 )
                 rows.append((nodes, took, sim, found, coordinator))
         except OutOfTime:
@@ -691,6 +709,8 @@ def main() -> None:
                     preempt=args.preempt,
                     young_wait=args.young_wait,
                     root_tests=args.root_tests,
+                    tests_at_once=args.tests_at_once,
+                    doubling=not args.no_doubling,
                 ),
             )
             for n, *_ in rows
@@ -726,6 +746,8 @@ def main() -> None:
                             args.preempt,
                             args.young_wait,
                             args.root_tests,
+                            args.tests_at_once,
+                            not args.no_doubling,
                         ),
                     )
                     for n, *_ in rows

@@ -27,10 +27,12 @@ from zerosum.compiled.distributed import (
     _unit_solver,
     hands_over,
     load_snapshot,
+    root_tests,
     snapshot,
     solve_distributed,
     solve_unit,
 )
+from zerosum.compiled.engine import next_test
 from zerosum.compiled.solver import Solver
 from zerosum.games.connect4 import Connect4
 from zerosum.games.tictactoe import TicTacToe
@@ -116,6 +118,8 @@ def test_bad_requests() -> None:
         open_executor("127.0.0.1:1")
     with Store(":memory:") as store, pytest.raises(ValueError, match="split"):
         solve_distributed(Connect4(), executor=ProcessExecutor(1), store=store, split=0)
+    with Store(":memory:") as store, pytest.raises(ValueError, match="tests_at_once"):
+        solve_distributed(Connect4(), executor=ProcessExecutor(1), store=store, tests_at_once=0)
 
 
 def test_a_split_too_deep_to_expand_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -447,16 +451,20 @@ def test_the_scheduling_options_give_the_serial_results(data_dir: Path) -> None:
     # ``preempt``: a unit later in the tree's order that has run its budget stops when an
     # earlier one waits for a worker, and is sent again from its table; ``young_wait``: units
     # below an unsettled eldest brother go last; ``root_tests``: the root's rank by null-window
-    # tests. On EagerSplits (every run deterministic) preemption happens, and the values stay
-    # the serial ones with each option.
+    # tests (``tests_at_once`` of them at once); ``doubling=False``: budgets that do not double
+    # with the splits above. On EagerSplits (every run deterministic) preemption happens, and
+    # the values stay the serial ones with each option.
     connect4 = Solver("connect4")
     cases = [Connect4.from_position("32164625")]
     cases += [Connect4.from_position(m) for m, _ in read_set(data_dir, "Test_L2_R1")[:1]]
-    options: list[dict[str, bool]] = [
+    options: list[dict[str, Any]] = [
         {"preempt": True},
         {"preempt": True, "young_wait": True},
         {"root_tests": True},
         {"root_tests": True, "preempt": True},
+        {"root_tests": True, "tests_at_once": 3},
+        {"root_tests": True, "tests_at_once": 7, "preempt": True},
+        {"doubling": False},
     ]
     preempted = 0
     for game in cases:
@@ -486,6 +494,29 @@ def test_the_scheduling_options_give_the_serial_results(data_dir: Path) -> None:
             game, executor=EagerSplits(4), store=store, moves="best", weak=True, root_tests=True
         )
     assert (found.rank, list(found.best_moves)) == (rank, best)
+
+
+def test_root_tests_at_once_are_the_engines_next_tests_whatever_the_outcomes() -> None:
+    # The first is the engine's next test; they are distinct ranks of the interval, as many
+    # as asked while any are left.
+    for lo in range(-6, 7):
+        for hi in range(lo, 8):
+            for count in (1, 2, 3, 7, 50):
+                tests = root_tests(lo, hi, count)
+                assert len(tests) == len(set(tests)) == min(count, hi - lo), (lo, hi, count)
+                assert all(lo <= middle < hi for middle in tests)
+                if tests:
+                    assert tests[0] == next_test(lo, hi)
+                # Whatever the rank, the first log2(count + 1) tests the engine would run
+                # for it are all there: one round of them halves the interval that often.
+                for rank in range(lo, hi + 1):
+                    low, high = lo, hi
+                    for _ in range((min(count, hi - lo) + 1).bit_length() - 1):
+                        if low >= high:
+                            break
+                        middle = int(next_test(low, high))
+                        assert middle in tests, (lo, hi, count, rank)
+                        low, high = (low, middle) if rank <= middle else (middle + 1, high)
 
 
 def test_a_unit_that_answers_a_bound_hands_its_table_to_its_next_run() -> None:

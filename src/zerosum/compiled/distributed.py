@@ -73,6 +73,7 @@ from __future__ import annotations
 import os
 import socket
 import time
+from collections import deque
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future
 from dataclasses import dataclass, field, replace
@@ -330,6 +331,26 @@ def table_bounds(solver: Solver, game: Game[Any], plies: int) -> tuple[tuple[int
 
     walk(game.copy(), plies)
     return tuple((key, lo, hi) for key, (lo, hi) in found.items())
+
+
+def root_tests(lo: int, hi: int, count: int) -> list[int]:
+    """The ranks ``middle`` of up to ``count`` null-window tests ``(middle, middle + 1)`` of a
+    position whose rank lies in ``[lo, hi]``, to run at once: the engine's next test
+    (:func:`~zerosum.compiled.engine.next_test`) first, then the tests that would follow each
+    of its outcomes (at most ``middle``: ``[lo, middle]``; above: ``[middle + 1, hi]``), and
+    so on, breadth first: whatever the outcomes, the first ``log2(count + 1)`` tests the engine
+    would run one after the other are among them (all ``hi - lo`` ranks if ``count`` is as
+    large), so one round of them halves the interval that many times."""
+    found: list[int] = []
+    intervals = deque([(lo, hi)])
+    while intervals and len(found) < count:
+        low, high = intervals.popleft()
+        if low >= high:
+            continue
+        middle = int(next_test(low, high))
+        found.append(middle)
+        intervals.extend([(low, middle), (middle + 1, high)])
+    return found
 
 
 @dataclass
@@ -615,6 +636,7 @@ class _Tree:
         scouts: bool = True,
         young_wait: bool = False,
         tests: bool = False,
+        at_once: int = 1,
     ) -> dict[int, tuple[int, int]]:
         """The units whose result can still change the root's value, in tree order (see the
         module docstring), each with the rank window ``[low, high]`` in which it matters: a
@@ -633,9 +655,12 @@ class _Tree:
         order.
 
         ``tests``: the root's rank is found as the engine finds a unit's, by null-window tests
-        that halve its interval (:func:`~zerosum.compiled.engine.next_test`), one after the
-        other: the units needed are those that can decide the current test, each in a null
-        window, none in a wide one."""
+        that halve its interval (:func:`~zerosum.compiled.engine.next_test`): the units needed
+        are those that can decide the current test, each in a null window, none in a wide one.
+        ``at_once`` (with ``tests``): up to that many tests at once, the current one and the
+        tests that would follow its outcomes (:func:`root_tests`); the later tests' units are
+        speculative (after all the current test's), and a unit already needed by an earlier
+        test keeps that test's window."""
         wanted: dict[int, tuple[int, int]] = {}
         speculative: set[int] = set()
 
@@ -675,8 +700,8 @@ class _Tree:
             for child in root.children:
                 walk(child, -root.lo, -root.lo + 1, False)
         elif tests and root.children and not root.exact:
-            middle = int(next_test(root.lo, root.hi))
-            walk(root, middle, middle + 1, False)
+            for index, middle in enumerate(root_tests(root.lo, root.hi, at_once)):
+                walk(root, middle, middle + 1, index > 0)
         else:
             walk(root, -_UNBOUNDED, _UNBOUNDED, False)
         if not speculative:
@@ -727,6 +752,8 @@ def solve_distributed(
     preempt: bool = False,
     young_wait: bool = False,
     root_tests: bool = False,
+    tests_at_once: int = 1,
+    doubling: bool = True,
 ) -> DistributedResult:
     """The exact rank of ``game`` from work units solved on ``executor`` (see the module
     docstring), every result kept in ``store``. ``on_unit(position, rank)`` is called as each
@@ -735,7 +762,11 @@ def solve_distributed(
     unit that has run at least that long is split into its children when a worker would
     otherwise idle (see the module docstring). ``scouts=False`` sends every unit in its whole
     window, without the null-window tests first (:meth:`_Tree.needed`), ``share_tables=False``
-    no worker's table to the others (for comparisons).
+    no worker's table to the others (for comparisons). ``root_tests`` finds the root's rank by
+    null-window tests, as the engine does, ``tests_at_once`` of them at once (see
+    :func:`root_tests`). ``doubling=False``: a unit's budget does not double with the splits
+    above it. (The options ``preempt``, ``young_wait`` and ``root_tests`` are off
+    by default: see ``docs/parallel.md``.)
 
     ``moves="best"`` also finds every best move (once the rank is known, each root move's
     subtree is solved in the null window that tells whether it keeps the rank, as the local
@@ -747,6 +778,8 @@ def solve_distributed(
         raise ValueError(f"split {split} is out of range: expected 1 or more plies")
     if moves not in (None, "best", "all"):
         raise ValueError(f"moves={moves!r}: expected None, 'best' or 'all'")
+    if tests_at_once < 1:
+        raise ValueError(f"tests_at_once={tests_at_once}: expected 1 or more tests")
     started = time.perf_counter()
     limit = limit or Limit()
     solver = _unit_solver(game.name, 1)
@@ -780,6 +813,15 @@ def solve_distributed(
             speed = rate[0] / rate[1] if rate[1] > 0 and rate[0] > 0 else DEFAULT_RATE
             seconds.append(budget.nodes / speed)
         return min(seconds)
+
+    def due(future: Future[UnitAnswer]) -> bool:
+        """Whether the running unit ``future`` may be split: not being stopped already, and
+        it has run its budget (doubled with each split above it, if ``doubling``)."""
+        if budget is None or future in splitting or future in preempting:
+            return False
+        turns = min(tree.generation.get(running[future][0], 0), _MAX_DOUBLINGS) if doubling else 0
+        least: float = least_run(budget) * 2**turns
+        return executor.clock() - began[future] >= least
 
     solved = cancelled = nodes = splits = stopped = preempted = 0
     proven: list[tuple[float, int]] = []
@@ -835,7 +877,9 @@ def solve_distributed(
     try:
         while not tree.done(moves):
             # Step 1. Cancel what is no longer needed, send what is, most promising first.
-            wanted = tree.needed(moves, scouts=scouts, young_wait=young_wait, tests=root_tests)
+            wanted = tree.needed(
+                moves, scouts=scouts, young_wait=young_wait, tests=root_tests, at_once=tests_at_once
+            )
             for future, unit in list(running.items()):
                 if unit[0] not in wanted:
                     del running[future]
@@ -897,14 +941,10 @@ def solve_distributed(
             # going to the idle workers.
             idle = executor.workers - len(running) - len(splitting) - len(preempting)
             if budget is not None and idle > 0:
-                now, least = executor.clock(), least_run(budget)
                 for future in sorted(running, key=began.__getitem__):
                     if idle <= 0:
                         break
-                    turns = min(tree.generation.get(running[future][0], 0), _MAX_DOUBLINGS)
-                    if future in splitting or future in preempting:
-                        continue
-                    if now - began[future] < least * 2**turns:
+                    if not due(future):
                         continue
                     if executor.split(future):
                         splitting.add(future)
