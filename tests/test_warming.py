@@ -485,6 +485,26 @@ def test_ctrl_c_while_a_proof_waits_for_the_compiled_engine_ends_the_wait() -> N
     engine.close()
 
 
+class Inexact(HandingOver):
+    """A twin that proves nothing (as the tactical search): it must never be asked to."""
+
+    exact = False
+
+
+def test_a_twin_that_proves_nothing_leaves_proofs_to_the_compiled_engine() -> None:
+    from zerosum.engines.compiled import CompiledEngine
+
+    compiled = CompiledEngine("tictactoe", hash_mb=1)
+    warmer = SlowCompile()
+    engine = warming(Inexact(warmer), compiled, warmer)
+    warmer.finished.set()  # the compile is done: the call waits for the load alone
+    game = TicTacToe.from_position("x.o/.x./...")
+    perfect = _answered(lambda: engine.best_moves(game.copy(), depth=0, seed=3))
+    assert engine.answered is compiled and perfect.solved
+    assert _exact(_answered(lambda: engine.solve(game.copy()))) == _exact(compiled.solve(game))
+    engine.close()
+
+
 def test_open_engine_answers_at_once_only_when_asked_and_allowed(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

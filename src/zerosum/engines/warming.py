@@ -293,7 +293,8 @@ class WarmingEngine(Engine):
     ) -> SearchResult[Any]:
         """``prove`` (an exact solve or perfect play) by the compiled engine, or by the twin if
         that is not ready and the twin's proof takes at most :data:`TWIN_PROOF_NODES` nodes
-        (and no more than ``limit`` allows). Otherwise it waits for the compiled engine
+        (and no more than ``limit`` allows; a twin that is not :attr:`exact` does not try).
+        Otherwise it waits for the compiled engine
         (or ``limit``'s stop, Ctrl-C: then the twin's unfinished result), which gets the rest
         of ``limit``'s time; the twin's for good if the compiled engine failed to load."""
         self.start()
@@ -311,6 +312,8 @@ class WarmingEngine(Engine):
             self._wait_unless_stopped(limit)
             if limit.stop is not None and limit.stop() and self.compiled is None:
                 return tried
+        elif self.compiled is None:  # a twin that proves nothing (the tactical search)
+            self.wait()
         self.answered = self.current()
         return prove(self.answered, limit.since(started))
 
