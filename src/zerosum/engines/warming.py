@@ -300,7 +300,6 @@ class WarmingEngine(Engine):
         self.start()
         limit = limit or Limit()
         started = time.perf_counter()
-        tried: SearchResult[Any] | None = None
         if self.compiled is None and self.twin.exact:
             budget = TWIN_PROOF_NODES if limit.nodes is None else min(limit.nodes, TWIN_PROOF_NODES)
             tried = prove(self.twin, Limit(nodes=budget, time=limit.time, stop=limit.stop))
