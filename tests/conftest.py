@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from ray_nodes import TwoNodes
 
 # The front ends answer with a pure-Python twin while a compiled engine compiles in a child
 # process (zerosum.engines.warming); tests compare the compiled engines' own output, so they
@@ -21,6 +22,19 @@ DATA = Path(__file__).resolve().parent / "data"
 @pytest.fixture(scope="session")
 def data_dir() -> Path:
     return DATA
+
+
+@pytest.fixture(scope="session")
+def ray_cluster() -> Iterator[TwoNodes]:
+    """One real two-node Ray cluster (:class:`ray_nodes.TwoNodes`) for every test file of the
+    slow set that needs one: starting it takes 10-60 s on a busy machine. A test may lose its
+    second node; :func:`ray_nodes.joined` brings it back for the next. Killed at the end."""
+    pytest.importorskip("ray")
+    nodes = TwoNodes()
+    try:
+        yield nodes
+    finally:
+        nodes.close()
 
 
 @pytest.fixture(autouse=True)

@@ -233,13 +233,26 @@ class TwoNodes:
 
 
 @contextlib.contextmanager
-def joined_two_nodes(home: Path) -> Iterator[TwoNodes]:
-    """Two nodes, joined from this process with the cluster's token (as a user who exported
-    it: :func:`holding_token`, ``home`` as HOME); every process of them is killed afterwards,
-    also when the test failed."""
-    nodes = TwoNodes()
-    try:
-        with holding_token(nodes.token, home):
-            yield nodes
-    finally:
-        nodes.close()
+def joined(nodes: TwoNodes, home: Path) -> Iterator[TwoNodes]:
+    """Both of ``nodes`` up (the second started again if a test lost it, and then waited for
+    until the head counts just the two running nodes), joined from this process with the
+    cluster's token (as a user who exported it: :func:`holding_token`, ``home`` as HOME)."""
+    restarted = nodes.lost
+    nodes.ensure_second()
+    with holding_token(nodes.token, home):
+        if restarted:
+            both_alive(nodes)
+        yield nodes
+
+
+def both_alive(nodes: TwoNodes) -> None:
+    """Wait until the head counts just the two running nodes: a second node killed earlier
+    stays alive in its view (and its CPU in the cluster's) until its health checks fail. Needs
+    the cluster's token (:func:`holding_token`)."""
+    from zerosum.runtime.cluster import RayTaskExecutor
+
+    with RayTaskExecutor(nodes.address) as probe:
+        deadline = time.monotonic() + HANG_S
+        while sum(node["Alive"] for node in probe._ray.nodes()) != 2:
+            assert time.monotonic() < deadline, probe._ray.nodes()
+            time.sleep(0.1)  # polling an observable state, not waiting a fixed time

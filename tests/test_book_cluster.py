@@ -24,7 +24,7 @@ import pytest
 
 pytest.importorskip("ray")
 
-from ray_nodes import TwoNodes, joined_two_nodes
+from ray_nodes import TwoNodes, joined
 from test_cli_crash import ENV, _rows
 from waiting import HANG_S
 
@@ -78,11 +78,12 @@ CONNECT4 = ["book", "connect4", "--moves", "3216462", "--plies", "2", "--no-book
 
 
 @pytest.fixture
-def two_nodes(tmp_path: Path) -> Iterator[TwoNodes]:
-    """Two nodes, joined from this process (:func:`ray_nodes.joined_two_nodes`)."""
+def two_nodes(ray_cluster: TwoNodes, tmp_path: Path) -> Iterator[TwoNodes]:
+    """The session's two nodes (``conftest.ray_cluster``), both up and joined from this
+    process (:func:`ray_nodes.joined`)."""
     home = tmp_path / "home"
     home.mkdir()
-    with joined_two_nodes(home) as nodes:
+    with joined(ray_cluster, home) as nodes:
         yield nodes
 
 

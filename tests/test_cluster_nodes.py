@@ -1,8 +1,8 @@
 """A real Ray cluster of two nodes (``ray start``, token authentication): joining it, work spread
 over both nodes, and losing the second node in the middle of a solve and of a match.
 
-One cluster serves the module (:mod:`ray_nodes`; about 20 s to start on a loaded 2-core
-machine); a test after one that lost the second node starts it again. Each test joins from
+One cluster serves the whole session (``conftest.ray_cluster``; 10-60 s to start on a loaded
+2-core machine); a test after one that lost the second node starts it again. Each test joins from
 this process and leaves (``ray.shutdown``) at its end. Ray missing is the only reason to skip:
 a machine that cannot start the cluster fails these tests.
 """
@@ -22,7 +22,7 @@ import pytest
 
 pytest.importorskip("ray")
 
-from ray_nodes import TwoNodes, holding_token
+from ray_nodes import TwoNodes, both_alive, joined
 from waiting import HANG_S
 
 from zerosum.cli import main
@@ -44,24 +44,18 @@ SLOW = "3216462"
 """One ply earlier: more work in each unit, so a node is lost while it still has some."""
 
 
-@pytest.fixture(scope="module")
-def cluster() -> Iterator[TwoNodes]:
-    nodes = TwoNodes()
-    try:
-        yield nodes
-    finally:
-        nodes.close()
+@pytest.fixture
+def cluster(ray_cluster: TwoNodes) -> TwoNodes:
+    """The session's two nodes (``conftest.ray_cluster``)."""
+    return ray_cluster
 
 
 @pytest.fixture
 def token(cluster: TwoNodes, tmp_path: Path) -> Iterator[str]:
     """Both nodes up; this process holds the cluster's token in RAY_AUTH_TOKEN, has no token
-    file and no RAY_AUTH_MODE (as a user who only exported the token). Afterwards the
-    environment and Ray's view of it (its mode and its cached token) are as before, so a local
-    Ray started later in this process is not given this cluster's token. (A test lists it
-    before ``monkeypatch``, whose changes are then undone first.)"""
-    cluster.ensure_second()
-    with holding_token(cluster.token, tmp_path):
+    file and no RAY_AUTH_MODE (as a user who only exported the token): :func:`ray_nodes.joined`.
+    (A test lists it before ``monkeypatch``, whose changes are then undone first.)"""
+    with joined(cluster, tmp_path):
         yield cluster.token
 
 
@@ -70,17 +64,6 @@ def _second(ray: Any) -> str:
     ids = [n["NodeID"] for n in ray.nodes() if n["Alive"] and "second" in n["Resources"]]
     assert len(ids) == 1, ray.nodes()
     return str(ids[0])
-
-
-def _both_alive(cluster: TwoNodes) -> None:
-    """Wait until the head counts just the two running nodes: a second node killed by an
-    earlier test stays alive in its view (and its CPU in the cluster's) until its health
-    checks fail."""
-    with RayTaskExecutor(cluster.address) as probe:
-        deadline = time.monotonic() + HANG_S
-        while sum(node["Alive"] for node in probe._ray.nodes()) != 2:
-            assert time.monotonic() < deadline, probe._ray.nodes()
-            time.sleep(0.1)
 
 
 def _cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -281,7 +264,7 @@ def test_losing_a_node_in_a_match_replays_its_game(cluster: TwoNodes, token: str
     b = parse_player("depth=4,algorithm=alphabeta,seed=9")
     match = Match("connect4", a, b, games=6, seed=11)
     serial = match.play()
-    _both_alive(cluster)
+    both_alive(cluster)
     with RayActorExecutor(cluster.address, teardown=close_players, kill=kill_players) as executor:
         assert executor.workers == 2
         second = _second(executor._ray)

@@ -29,7 +29,7 @@ import pytest
 
 pytest.importorskip("ray")
 
-from ray_nodes import TwoNodes, joined_two_nodes
+from ray_nodes import TwoNodes, joined
 from test_cli_crash import ENV
 from test_endgames import store  # noqa: F401  (the session's serially built classes)
 from waiting import HANG_S
@@ -44,10 +44,11 @@ pytestmark = pytest.mark.slow
 
 
 @pytest.fixture
-def cluster(tmp_path: Path) -> Iterator[TwoNodes]:
-    """Two nodes, joined from this process with the cluster's token (as a user who exported
-    it); the environment and Ray's view of it are put back afterwards."""
-    with joined_two_nodes(tmp_path) as nodes:
+def cluster(ray_cluster: TwoNodes, tmp_path: Path) -> Iterator[TwoNodes]:
+    """The session's two nodes (``conftest.ray_cluster``), both up, joined from this process
+    with the cluster's token (as a user who exported it); the environment and Ray's view of it
+    are put back afterwards."""
+    with joined(ray_cluster, tmp_path) as nodes:
         yield nodes
 
 

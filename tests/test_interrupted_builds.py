@@ -48,10 +48,18 @@ def _solved(path: Path) -> set[tuple[str, int, int, int]]:
         db.close()
 
 
-@pytest.mark.slow  # a book on workers built twice, and serially for the oracle
+@pytest.fixture(scope="module")
+def serial_book(tmp_path_factory: pytest.TempPathFactory) -> set[tuple[str, int, int, int]]:
+    """What the serial book stores: built once for the tests below."""
+    serial = tmp_path_factory.mktemp("serial") / "serial.sqlite"
+    assert _rerun([*BOOK, "--store", str(serial)])["complete"] is True
+    return _solved(serial)
+
+
+@pytest.mark.slow  # a book on workers built twice, and serially (once) for the oracle
 @SIGNALS
 def test_an_interrupted_book_on_workers_resumes_and_equals_the_serial_book(
-    tmp_path: Path, how: signal.Signals
+    tmp_path: Path, how: signal.Signals, serial_book: set[tuple[str, int, int, int]]
 ) -> None:
     path = tmp_path / "book.sqlite"
     command = [*BOOK, "--store", str(path), "--workers", "2"]
@@ -79,11 +87,9 @@ def test_an_interrupted_book_on_workers_resumes_and_equals_the_serial_book(
     data = _rerun(command)
     assert data["complete"] is True
     assert data["stored_before"] == len(kept)  # resumed: nothing proven twice
-    serial = tmp_path / "serial.sqlite"
-    assert _rerun([*BOOK, "--store", str(serial)])["complete"] is True
     # The serial book also proves a best move of each position it searched (one ply deeper):
     # every result of the workers' book is the serial book's, and every book position is there.
-    assert _solved(path) <= _solved(serial)
+    assert _solved(path) <= serial_book
     assert len(_solved(path)) == data["positions"]
 
 
