@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import math
+import multiprocessing
 import subprocess
 import sys
 import time
@@ -135,6 +136,29 @@ def test_a_split_that_does_not_wait_keeps_orphans_until_drained() -> None:
         assert late == [(50, True)] and not split.orphans
     finally:
         group.close()
+
+
+def test_a_worker_that_cannot_start_raises_its_own_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The second process fails to start (as a script without the ``__main__`` guard makes
+    a spawned child fail): the first is ended and that error is raised, not one of ending a
+    process that never started."""
+    started: list[Any] = []
+    real = multiprocessing.get_context("spawn").Process.start
+
+    def start(process: Any) -> None:
+        if started:
+            raise RuntimeError("no second process")
+        started.append(process)
+        real(process)
+
+    monkeypatch.setattr(multiprocessing.get_context("spawn").Process, "start", start)
+    with pytest.raises(RuntimeError, match="no second process"):
+        WorkerGroup(2, _echo, lambda index, pipe: ([0, 0], index, pipe), flag=_no_flag, name="t")
+    assert len(started) == 1 and not started[0].is_alive()
+
+
+def _no_flag(worker: int, raised: bool) -> None:
+    pass
 
 
 def test_the_runtime_imports_neither_numba_nor_ray() -> None:

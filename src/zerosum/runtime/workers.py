@@ -98,7 +98,10 @@ def wait_until_ready(pipes: Iterable[Connection]) -> None:
         except EOFError:
             ready = None
         if ready != "ready":
-            raise RuntimeError("a search worker failed to start (see its error above)")
+            raise RuntimeError(
+                "a search worker failed to start (see its error above; a script that starts"
+                ' workers must do so under `if __name__ == "__main__":`)'
+            )
 
 
 def _process_main(imports: Sequence[str], target: Callable[..., None], *args: Any) -> None:
@@ -209,6 +212,8 @@ class WorkerGroup:
         for worker in self._workers:
             if self.threads:
                 worker.join()
+                continue
+            if worker.pid is None:  # its start failed: there is no process to end
                 continue
             if kill:
                 worker.kill()
