@@ -199,7 +199,9 @@ def test_the_twin_answers_until_the_compiled_engine_is_ready_with_the_same_value
     game = TicTacToe.from_position("x.o/.x./...")
     early = engine.search(game, Limit(depth=9))
     assert engine.answered is engine.twin and not engine.ready
-    assert "about 42 s left" in engine.status()
+    assert engine.status().endswith("about 42 s left); the Python engine answers meanwhile")
+    # A caller waiting for the compiled engine (a proof) is told what it waits for alone.
+    assert engine.status(waiting=True).endswith("engine (its first use: about 42 s left)")
     warmer.finished.set()
     assert engine.wait()
     late = engine.search(game, Limit(depth=9))

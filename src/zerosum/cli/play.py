@@ -212,12 +212,7 @@ class Computer:
         engine = self._engine
         if not isinstance(engine, WarmingEngine) or engine.settled:
             return ""
-        if self.depth != 0:
-            return engine.status()
-        if engine.warmer.done():
-            return "loading the compiled engine"
-        left = engine.warmer.remaining()
-        return f"compiling the engine (its first use: about {left:.0f} s left)"
+        return engine.status(waiting=self.depth == 0)
 
     def close(self) -> None:
         """Close the engine (one still loading is closed by its thread once loaded)."""

@@ -199,20 +199,24 @@ class WarmingEngine(Engine):
         """The engine that answers now: the compiled one once loaded, else the twin."""
         return self.compiled if self.compiled is not None else self.twin
 
-    def status(self) -> str:
+    def status(self, *, waiting: bool = False) -> str:
         """What the engine is doing, for a status line (empty once the compiled engine is
-        ready)."""
+        ready). ``waiting``: for a caller that waits for the compiled engine (a proof the twin
+        could not give), so the twin's answering is not mentioned."""
         if self.compiled is not None:
             return ""
         twin = "the Python" + ("" if self.twin.name == "engine" else f" {self.twin.name}")
         if self.settled:
             return f"the compiled engine failed to load ({self.error}); {twin} engine answers"
+        kind = self.name.removeprefix("compiled").removeprefix("-")  # "", "tactical", "mcts"
+        what = f"{self.spec.name} {kind}".rstrip()
         if self.warmer.done():
-            return f"loading the {self.name} engine's machine code from the disk cache"
-        return (
-            f"compiling the {self.name} engine in the background (first use: about "
-            f"{self.warmer.remaining():.0f} s left); {twin} engine answers meanwhile"
+            return f"loading the {what} engine's machine code from the disk cache"
+        compiling = (
+            f"compiling the {what} engine (its first use: about "
+            f"{self.warmer.remaining():.0f} s left)"
         )
+        return compiling if waiting else f"{compiling}; {twin} engine answers meanwhile"
 
     @property
     def exact(self) -> bool:  # type: ignore[override]  # a property where the base has a field
