@@ -25,16 +25,25 @@ def data_dir() -> Path:
 
 
 @pytest.fixture(scope="session")
-def ray_cluster() -> Iterator[TwoNodes]:
+def two_ray_nodes() -> Iterator[TwoNodes]:
     """One real two-node Ray cluster (:class:`ray_nodes.TwoNodes`) for every test file of the
     slow set that needs one: starting it takes 10-60 s on a busy machine. A test may lose its
-    second node; :func:`ray_nodes.joined` brings it back for the next. Killed at the end."""
+    second node; :func:`ray_nodes.joined` brings it back for the next. Its tests run last
+    (:func:`pytest_collection_modifyitems`), so no other test meets its processes; it is
+    killed at the end."""
     pytest.importorskip("ray")
     nodes = TwoNodes()
     try:
         yield nodes
     finally:
         nodes.close()
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The tests on the session's two-node cluster (:func:`two_ray_nodes`) run last, in their
+    order: no other test runs beside its nodes (a test that counts Ray's processes, or starts
+    a local Ray, would meet them)."""
+    items.sort(key=lambda item: "two_ray_nodes" in getattr(item, "fixturenames", ()))
 
 
 @pytest.fixture(autouse=True)

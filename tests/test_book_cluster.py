@@ -78,12 +78,12 @@ CONNECT4 = ["book", "connect4", "--moves", "3216462", "--plies", "2", "--no-book
 
 
 @pytest.fixture
-def two_nodes(ray_cluster: TwoNodes, tmp_path: Path) -> Iterator[TwoNodes]:
-    """The session's two nodes (``conftest.ray_cluster``), both up and joined from this
+def two_nodes(two_ray_nodes: TwoNodes, tmp_path: Path) -> Iterator[TwoNodes]:
+    """The session's two nodes (``conftest.two_ray_nodes``), both up and joined from this
     process (:func:`ray_nodes.joined`)."""
     home = tmp_path / "home"
     home.mkdir()
-    with joined(ray_cluster, home) as nodes:
+    with joined(two_ray_nodes, home) as nodes:
         yield nodes
 
 

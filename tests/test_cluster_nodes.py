@@ -1,7 +1,7 @@
 """A real Ray cluster of two nodes (``ray start``, token authentication): joining it, work spread
 over both nodes, and losing the second node in the middle of a solve and of a match.
 
-One cluster serves the whole session (``conftest.ray_cluster``; 10-60 s to start on a loaded
+One cluster serves the whole session (``conftest.two_ray_nodes``; 10-60 s to start on a loaded
 2-core machine); a test after one that lost the second node starts it again. Each test joins from
 this process and leaves (``ray.shutdown``) at its end. Ray missing is the only reason to skip:
 a machine that cannot start the cluster fails these tests.
@@ -45,9 +45,9 @@ SLOW = "3216462"
 
 
 @pytest.fixture
-def cluster(ray_cluster: TwoNodes) -> TwoNodes:
-    """The session's two nodes (``conftest.ray_cluster``)."""
-    return ray_cluster
+def cluster(two_ray_nodes: TwoNodes) -> TwoNodes:
+    """The session's two nodes (``conftest.two_ray_nodes``)."""
+    return two_ray_nodes
 
 
 @pytest.fixture

@@ -44,11 +44,11 @@ pytestmark = pytest.mark.slow
 
 
 @pytest.fixture
-def cluster(ray_cluster: TwoNodes, tmp_path: Path) -> Iterator[TwoNodes]:
-    """The session's two nodes (``conftest.ray_cluster``), both up, joined from this process
+def cluster(two_ray_nodes: TwoNodes, tmp_path: Path) -> Iterator[TwoNodes]:
+    """The session's two nodes (``conftest.two_ray_nodes``), both up, joined from this process
     with the cluster's token (as a user who exported it); the environment and Ray's view of it
     are put back afterwards."""
-    with joined(ray_cluster, tmp_path) as nodes:
+    with joined(two_ray_nodes, tmp_path) as nodes:
         yield nodes
 
 
