@@ -94,8 +94,8 @@ from zerosum.compiled.engine import (
     rank_of_lower_bound,
     rank_of_upper_bound,
 )
-from zerosum.compiled.engine import store as table_store
 from zerosum.compiled.kernels import compiled_game
+from zerosum.compiled.snapshots import TableSnapshot, load_snapshot, snapshot  # noqa: F401  (re-exported)
 from zerosum.compiled.solver import Solver
 from zerosum.game import Game, ZerosumError
 from zerosum.games import get_game
@@ -164,62 +164,6 @@ class UnitAnswer:
     table: Any = None
     """For a stopped unit: its worker's table (a :class:`TableSnapshot`), for the tables of its
     children's units if it is split, so that they start from everything it proved."""
-
-
-@dataclass(frozen=True, eq=False)
-class TableSnapshot:
-    """A worker's table entries, to be loaded into another worker's table of the same size:
-    the entries of the largest search depth (nearest the roots of its searches, so the ones
-    that stand for the most work), at most :data:`SNAPSHOT_ENTRIES`."""
-
-    size: int
-    """Slots of the table they come from."""
-    slots: np.ndarray[Any, Any]
-    """The slots they lie in."""
-    keys: np.ndarray[Any, Any]
-    """The table's ``keys`` at those slots."""
-    data: np.ndarray[Any, Any]
-    """The table's ``data`` (the packed entries) at those slots."""
-    origin: str = ""
-    """The worker process it comes from (host and process id), and its number there."""
-
-    def __len__(self) -> int:
-        return len(self.slots)
-
-    @property
-    def worker(self) -> str:
-        """The worker process it comes from."""
-        return self.origin.rpartition("#")[0]
-
-
-def snapshot(
-    keys: np.ndarray[Any, Any], data: np.ndarray[Any, Any], most: int, origin: str = ""
-) -> TableSnapshot:
-    """The entries of the table ``(keys, data)``, the ``most`` deepest of them if it holds
-    more (of the depth where they are cut, those in the lowest slots)."""
-    slots = np.flatnonzero(data)
-    if len(slots) > most:
-        depths = (data[slots] >> 40) & 255  # the packed entry's search depth
-        counts = np.cumsum(np.bincount(depths, minlength=256)[::-1])
-        cut = 255 - int(np.searchsorted(counts, most))  # the depth where ``most`` is reached
-        deeper = slots[depths > cut]
-        slots = np.sort(np.concatenate([deeper, slots[depths == cut][: most - len(deeper)]]))
-    return TableSnapshot(len(keys), slots, keys[slots].copy(), data[slots].copy(), origin)
-
-
-def load_snapshot(keys: np.ndarray[Any, Any], data: np.ndarray[Any, Any], table: Any) -> None:
-    """Put the entries of ``table`` (a :class:`TableSnapshot`) into the table ``(keys, data)``:
-    into the same slots for a table of the same size, over an entry of a smaller search depth
-    (or none); else one by one as the search stores them."""
-    if table.size == len(keys):
-        held = data[table.slots]
-        depth = (table.data >> 40) & 255
-        over = (held == 0) | (((held >> 40) & 255) <= depth)
-        keys[table.slots[over]] = table.keys[over]
-        data[table.slots[over]] = table.data[over]
-        return
-    for stored, entry in zip(table.keys.tolist(), table.data.tolist(), strict=True):
-        table_store(keys, data, stored ^ entry, entry)
 
 
 def hands_over(window: tuple[int, int], rank: int, nodes: int) -> bool:
