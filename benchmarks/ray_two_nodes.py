@@ -27,7 +27,7 @@ median and the per-round ratios.
 Run from the repository root (Ray installed)::
 
     .venv/bin/python benchmarks/ray_two_nodes.py [--positions 44534 44533 44536] [--rounds 2]
-        [--unit-nodes N] [--split 2]
+        [--unit-nodes N] [--split 2] [--root-tests K] [--before CHECKOUT]
 """
 
 from __future__ import annotations
@@ -94,6 +94,13 @@ def main() -> None:
     parser.add_argument("--unit-nodes", type=int, help="solve --unit-nodes (default: solve's)")
     parser.add_argument("--split", type=int, default=2)
     parser.add_argument(
+        "--root-tests",
+        type=int,
+        default=0,
+        metavar="K",
+        help="solve --root-tests K on the clusters of this checkout (not on --before's)",
+    )
+    parser.add_argument(
         "--before",
         type=Path,
         help="also solve on two and on one node with the zerosum source at BEFORE/src "
@@ -108,9 +115,10 @@ def main() -> None:
     try:
         two = _started(clusters, TwoNodes, None)
         one = _started(clusters, OneNode, None)
+        now = ["--root-tests", str(args.root_tests)] if args.root_tests else []
         ways = {
-            "two": (["--cluster", two.address, *cluster], two.env),
-            "one": (["--cluster", one.address, *cluster], one.env),
+            "two": (["--cluster", two.address, *cluster, *now], two.env),
+            "one": (["--cluster", one.address, *cluster, *now], one.env),
             "local": (["--no-book"], dict(os.environ)),
         }
         if args.before is not None:

@@ -41,6 +41,8 @@ def run_cluster(args: argparse.Namespace, spec: GameSpec, game: Game[Any]) -> in
 
     if args.unit_nodes < 0:
         raise UsageError(f"--unit-nodes {args.unit_nodes}: expected 0 (never split) or more")
+    if args.root_tests < 0:
+        raise UsageError(f"--root-tests {args.root_tests}: expected 0 (none) or more tests")
     budget = Budget(nodes=args.unit_nodes) if args.unit_nodes else None
     with Store(args.store or ":memory:") as store, interruptible() as stop:
         started = time.perf_counter()
@@ -57,6 +59,8 @@ def run_cluster(args: argparse.Namespace, spec: GameSpec, game: Game[Any]) -> in
                 limit=Limit(time=args.time, stop=stop),
                 moves="all" if args.all else "best",
                 budget=budget,
+                root_tests=args.root_tests > 0,
+                tests_at_once=max(args.root_tests, 1),
             )
         finally:
             executor.shutdown(wait=False, cancel_futures=True)

@@ -199,6 +199,7 @@ def solve_unit(
     budget: Budget | None = None,
     table: Any = None,
     shared: tuple[Any, ...] | None = None,
+    handover: bool = True,
 ) -> UnitAnswer:
     """A work unit, run in a task: the rank of ``position`` if it lies inside ``window``, else
     a bound (the engine fails soft: an answer at or below the low end is an upper bound, one at
@@ -210,8 +211,9 @@ def solve_unit(
     proved. ``shared`` are other workers' tables (:class:`TableSnapshot`): each goes into the
     table once, unless it comes from this worker; a unit given them (``()`` too: none yet)
     that runs at least :data:`SHARE_S` sends its own table back with its rank, for the
-    others. The solver (and
-    its table) is kept for the life of the worker process."""
+    others. ``handover``: a unit that answers a bound sends its table back for its next run
+    (:func:`hands_over`; False when there is only one worker, whose table holds it already).
+    The solver (and its table) is kept for the life of the worker process."""
     solver = _unit_solver(game, hash_mb)
     engine = solver.engine
     here = f"{socket.gethostname()}:{os.getpid()}"
@@ -233,8 +235,8 @@ def solve_unit(
     if solution.complete:
         kept = None
         rank = int(solution.rank)
-        if (shared is not None and stats.time_s >= SHARE_S) or hands_over(
-            window, rank, stats.nodes
+        if (shared is not None and stats.time_s >= SHARE_S) or (
+            handover and hands_over(window, rank, stats.nodes)
         ):
             kept = snapshot(engine.keys, engine.data, SNAPSHOT_ENTRIES, _origin())
         return UnitAnswer(rank, stats.nodes, stats.time_s, table=kept)
@@ -726,6 +728,10 @@ def solve_distributed(
         raise ValueError(f"tests_at_once={tests_at_once}: expected 1 or more tests")
     started = time.perf_counter()
     limit = limit or Limit()
+    alone = executor.workers == 1
+    """One worker: its table holds every unit's work already, so no table is shared or
+    handed over (choosing and sending one costs tens of milliseconds a unit)."""
+    sharing = share_tables and not alone
     solver = _unit_solver(game.name, 1)
     tree = _Tree(solver, store, game, split, weak=weak, moves=moves is not None)
     running: dict[Future[UnitAnswer], tuple[int, tuple[int, int]]]
@@ -842,7 +848,7 @@ def solve_distributed(
                     table = again.pop(key, None)
                     above = tree.tables.pop(key, None)  # a split parent's (older)
                     table = above if table is None else table
-                    shared = tuple(recent.values())[-SHARED_TABLES:] if share_tables else None
+                    shared = tuple(recent.values())[-SHARED_TABLES:] if sharing else None
                     future = executor.submit(
                         solve_unit,
                         game.name,
@@ -853,6 +859,7 @@ def solve_distributed(
                         None,
                         table,
                         shared,
+                        not alone,
                     )
                     running[future] = (key, window)
                     began[future] = executor.clock()
@@ -906,7 +913,7 @@ def solve_distributed(
                 if future.cancelled():
                     continue
                 answer = future.result()
-                if share_tables and answer.table is not None:
+                if sharing and answer.table is not None:
                     recent.pop(answer.table.worker, None)
                     recent[answer.table.worker] = answer.table
                     while len(recent) > SHARED_TABLES:  # the others are never sent again
