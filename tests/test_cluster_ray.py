@@ -17,7 +17,7 @@ pytest.importorskip("ray")
 from waiting import HANG_S
 
 from zerosum.cli import main
-from zerosum.compiled.distributed import _unit_solver, solve_distributed, solve_unit
+from zerosum.compiled.distributed import _unit_solver, solve_distributed, solve_unit, warm_unit
 from zerosum.endgames.board import NINE_MENS_MORRIS
 from zerosum.endgames.database import EndgameError
 from zerosum.endgames.tiers import count_unit
@@ -203,3 +203,12 @@ def test_the_stop_board_answers_a_waiting_unit_when_it_is_asked() -> None:
         return told, await other, await board.wait(3, HANG_S), await board.asked(1)
 
     assert asyncio.run(scenario()) == (True, False, True, True)
+
+
+def test_warming_the_workers_is_counted_nowhere(ray_cluster: RayTaskExecutor) -> None:
+    ray = importlib.import_module("ray")
+    before = sum(ray_cluster.units_per_node.values())
+    ray_cluster.warm(warm_unit, "connect4", 16)
+    assert len(ray_cluster._warming) == ray_cluster.workers
+    assert ray.get(ray_cluster._warming, timeout=HANG_S)  # each ran, on a node
+    assert sum(ray_cluster.units_per_node.values()) == before

@@ -33,6 +33,7 @@ from zerosum.compiled.distributed import (
     snapshot,
     solve_distributed,
     solve_unit,
+    warm_unit,
 )
 from zerosum.compiled.engine import next_test
 from zerosum.compiled.solver import Solver
@@ -688,3 +689,15 @@ def test_the_command_line_finds_the_score_by_tests_at_once(
     assert (
         capsys.readouterr().err.strip().endswith("--root-tests -1: expected 0 (none) or more tests")
     )
+
+
+def test_warming_the_pool_leaves_the_results_serial() -> None:
+    # Each worker gets a warm-up before the units (best effort); the solve is the serial one.
+    game = Connect4.from_position("32164625")
+    with ProcessExecutor(2) as pool, Store(":memory:") as store:
+        pool.warm(warm_unit, "connect4", 16)
+        found = solve_distributed(game, executor=pool, store=store, moves="best")
+    rank, best, _ = _local_moves(Solver("connect4"), game, False)
+    assert (found.rank, list(found.best_moves)) == (rank, best)
+    warm_unit("connect4", 16)
+    assert _unit_solver.cache_info().currsize >= 1

@@ -245,6 +245,14 @@ def solve_unit(
     return UnitAnswer(None, stats.nodes, stats.time_s, bounds, kept)
 
 
+def warm_unit(game: str, hash_mb: float) -> None:
+    """What a worker's first unit would load, loaded ahead of it (:meth:`Executor.warm
+    <zerosum.runtime.executor.Executor.warm>`): the solver with its table, and the compiled
+    solve (a search of one node)."""
+    solver = _unit_solver(game, hash_mb)
+    solver.engine.solve(solver.state(get_game(game).new()), limit=Limit(nodes=1))
+
+
 def table_bounds(solver: Solver, game: Game[Any], plies: int) -> tuple[tuple[int, int, int], ...]:
     """What ``solver``'s table proved of ``game`` and the positions up to ``plies`` below it:
     ``(canonical key, lo, hi)`` where an entry narrows a position's rank range (every entry of
@@ -728,6 +736,7 @@ def solve_distributed(
         raise ValueError(f"tests_at_once={tests_at_once}: expected 1 or more tests")
     started = time.perf_counter()
     limit = limit or Limit()
+    executor.warm(warm_unit, game.name, hash_mb)  # while the unit tree is built here
     alone = executor.workers == 1
     """One worker: its table holds every unit's work already, so no table is shared or
     handed over (choosing and sending one costs tens of milliseconds a unit)."""

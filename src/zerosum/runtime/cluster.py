@@ -213,6 +213,8 @@ class RayTaskExecutor(Executor):
         :data:`ASK_AGAIN_S`)."""
         self._asked_at = 0.0
         self._count = 0
+        self._warming: list[Any] = []
+        """The tasks of the last :meth:`warm` (their results are dropped)."""
         self._board: Any = None
         try:
             self._board = self._stop_board()
@@ -270,6 +272,13 @@ class RayTaskExecutor(Executor):
     def _forget(self, future: Future[Any]) -> None:
         self._numbers.pop(future, None)
 
+    def warm(self, fn: Callable[..., Any], /, *args: Any) -> None:
+        """One task of ``fn(*args)`` per CPU of the cluster, spread over its nodes as the
+        units are, submitted before them; not counted in :attr:`units_per_node`."""
+        self._warming = [
+            self._remote.remote(self._imports, None, 0, fn, *args) for _ in range(self.workers)
+        ]
+
     def wait(self, futures: Collection[Future[Any]], timeout: float) -> set[Future[Any]]:
         now = time.monotonic()
         if self._asked and self._board is not None and now >= self._asked_at + ASK_AGAIN_S:
@@ -303,6 +312,7 @@ class RayTaskExecutor(Executor):
     def close(self) -> None:
         for future in list(self._running):
             self.cancel(future)
+        self._warming.clear()
         board, self._board = self._board, None
         if board is not None:
             with contextlib.suppress(Exception):
