@@ -28,6 +28,7 @@ from zerosum.compiled.distributed import (
     _loaded,
     _unit_solver,
     hands_over,
+    load_coordinator,
     load_snapshot,
     root_tests,
     snapshot,
@@ -701,3 +702,10 @@ def test_warming_the_pool_leaves_the_results_serial() -> None:
     assert (found.rank, list(found.best_moves)) == (rank, best)
     warm_unit("connect4", 16)
     assert _unit_solver.cache_info().currsize >= 1
+
+
+def test_the_coordinator_loads_its_kernel_ahead() -> None:
+    game = Connect4.from_position("4453")
+    load_coordinator(game)  # what solve --cluster runs while Ray connects
+    assert _unit_solver.cache_info().currsize >= 1
+    assert load_coordinator(Connect4.from_position("1212121")) is None  # a finished game too

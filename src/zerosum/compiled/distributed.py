@@ -253,6 +253,18 @@ def warm_unit(game: str, hash_mb: float) -> None:
     solver.engine.solve(solver.state(get_game(game).new()), limit=Limit(nodes=1))
 
 
+def load_coordinator(game: Game[Any]) -> None:
+    """Load what :func:`solve_distributed` needs of ``game``'s compiled kernel to build its
+    unit tree (numba loads each function from its cache at its first call, about 0.6 s in all
+    here), so that a caller can do it while it waits for something else (a cluster to join)."""
+    solver = _unit_solver(game.name, 1)
+    kernel, state = solver.compiled.kernel, solver.state(game)
+    kernel.rank_range(state)
+    kernel.decided(state)
+    kernel.moves(state, np.zeros(kernel.max_moves, np.int64))
+    solver.compiled.canonical_key(game)
+
+
 def table_bounds(solver: Solver, game: Game[Any], plies: int) -> tuple[tuple[int, int, int], ...]:
     """What ``solver``'s table proved of ``game`` and the positions up to ``plies`` below it:
     ``(canonical key, lo, hi)`` where an entry narrows a position's rank range (every entry of
