@@ -10,6 +10,8 @@ load hits the three alike; pair the rows of one round):
 * ``one``: ``--cluster`` on the one-node cluster;
 * ``local``: one local process, the compiled solver with its one table (``--no-book``: the
   cluster solve does not read the book either);
+* with ``--root-tests K``, also ``two-t`` and ``one-t``: the same clusters, ``solve
+  --root-tests K`` (the score by null-window tests over the units, K at once);
 * with ``--before CHECKOUT``, also ``two-b`` and ``one-b``: on two and one nodes started with
   the zerosum source of another checkout (the code before a change), so that before and
   after are measured in the same rounds.
@@ -27,7 +29,7 @@ median and the per-round ratios.
 Run from the repository root (Ray installed)::
 
     .venv/bin/python benchmarks/ray_two_nodes.py [--positions 44534 44533 44536] [--rounds 2]
-        [--unit-nodes N] [--split 2]
+        [--unit-nodes N] [--split 2] [--root-tests K] [--before CHECKOUT]
 """
 
 from __future__ import annotations
@@ -94,6 +96,13 @@ def main() -> None:
     parser.add_argument("--unit-nodes", type=int, help="solve --unit-nodes (default: solve's)")
     parser.add_argument("--split", type=int, default=2)
     parser.add_argument(
+        "--root-tests",
+        type=int,
+        default=0,
+        metavar="K",
+        help="also ways 'two-t' and 'one-t': solve --root-tests K on the same clusters",
+    )
+    parser.add_argument(
         "--before",
         type=Path,
         help="also solve on two and on one node with the zerosum source at BEFORE/src "
@@ -113,6 +122,10 @@ def main() -> None:
             "one": (["--cluster", one.address, *cluster], one.env),
             "local": (["--no-book"], dict(os.environ)),
         }
+        if args.root_tests:
+            tests = ["--root-tests", str(args.root_tests)]
+            ways["two-t"] = (["--cluster", two.address, *cluster, *tests], two.env)
+            ways["one-t"] = (["--cluster", one.address, *cluster, *tests], one.env)
         if args.before is not None:
             source = str(args.before.resolve() / "src")
             two_before = _started(clusters, TwoNodes, source)
@@ -166,6 +179,11 @@ def main() -> None:
                 f"round {r + 1}: two/one {per_round['two'][r] / per_round['one'][r]:.2f}, "
                 f"two/local {per_round['two'][r] / per_round['local'][r]:.2f}"
             )
+            if "two-t" in per_round:
+                line += (
+                    f"; root tests: two/one {per_round['two-t'][r] / per_round['one-t'][r]:.2f}, "
+                    f"two/local {per_round['two-t'][r] / per_round['local'][r]:.2f}"
+                )
             if "two-b" in per_round:
                 line += (
                     f"; before: two/one {per_round['two-b'][r] / per_round['one-b'][r]:.2f}, "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 import json
 import time
@@ -16,7 +17,7 @@ pytest.importorskip("ray")
 from waiting import HANG_S
 
 from zerosum.cli import main
-from zerosum.compiled.distributed import _unit_solver, solve_distributed, solve_unit
+from zerosum.compiled.distributed import _unit_solver, solve_distributed, solve_unit, warm_unit
 from zerosum.endgames.board import NINE_MENS_MORRIS
 from zerosum.endgames.database import EndgameError
 from zerosum.endgames.tiers import count_unit
@@ -183,3 +184,31 @@ def test_a_stop_request_outlives_its_board(ray_cluster: RayTaskExecutor) -> None
     ray.kill(board, no_restart=False)  # as the kernel's kill -9 would
     settle(ray_cluster, [endless], "the unit asked to stop before its board died")
     assert endless.result().rank is None
+
+
+def test_the_stop_board_answers_a_waiting_unit_when_it_is_asked() -> None:
+    # The board's coroutines, run here as its actor runs them: a unit's wait returns as soon
+    # as it is asked (not after its time), another unit's wait runs out, False; a unit asked
+    # before it waits is told at once.
+    from zerosum.runtime.cluster import _StopBoard
+
+    async def scenario() -> tuple[bool, bool, bool, bool]:
+        board = _StopBoard()
+        first = asyncio.ensure_future(board.wait(1, HANG_S))
+        other = asyncio.ensure_future(board.wait(2, 0.01))
+        await asyncio.sleep(0)  # both wait now
+        await board.ask(1)
+        told = await asyncio.wait_for(first, HANG_S)
+        await board.ask(3)
+        return told, await other, await board.wait(3, HANG_S), await board.asked(1)
+
+    assert asyncio.run(scenario()) == (True, False, True, True)
+
+
+def test_warming_the_workers_is_counted_nowhere(ray_cluster: RayTaskExecutor) -> None:
+    ray = importlib.import_module("ray")
+    before = sum(ray_cluster.units_per_node.values())
+    ray_cluster.warm(warm_unit, "connect4", 16)
+    assert len(ray_cluster._warming) == ray_cluster.workers
+    assert ray.get(ray_cluster._warming, timeout=HANG_S)  # each ran, on a node
+    assert sum(ray_cluster.units_per_node.values()) == before

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 import time
 from collections.abc import Callable, Collection, Iterator
@@ -16,6 +17,7 @@ from test_compiled import read_set
 from test_search_exhaustive import POSITIONS
 from waiting import HANG_S
 
+from zerosum.cli import main
 from zerosum.compiled.book_units import book_distributed
 from zerosum.compiled.distributed import (
     HANDOVER_NODES,
@@ -26,18 +28,20 @@ from zerosum.compiled.distributed import (
     _loaded,
     _unit_solver,
     hands_over,
+    load_coordinator,
     load_snapshot,
     root_tests,
     snapshot,
     solve_distributed,
     solve_unit,
+    warm_unit,
 )
 from zerosum.compiled.engine import next_test
 from zerosum.compiled.solver import Solver
 from zerosum.games.connect4 import Connect4
 from zerosum.games.tictactoe import TicTacToe
 from zerosum.runtime.cluster import ClusterError, open_executor
-from zerosum.runtime.executor import Executor, ProcessExecutor
+from zerosum.runtime.executor import Executor, ProcessExecutor, SerialExecutor
 from zerosum.search import Limit
 from zerosum.store import Store
 
@@ -647,3 +651,61 @@ def test_shared_tables_on_the_pool_give_the_serial_results(data_dir: Path) -> No
                         share_tables=share,
                     )
                 assert (found.rank, list(found.best_moves)) == (rank, best), (moves, share)
+
+
+class _Recorded(SerialExecutor):
+    """This process, one worker, keeping every unit's arguments."""
+
+    def __init__(self) -> None:
+        self.sent: list[tuple[Any, ...]] = []
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any) -> Future[Any]:
+        self.sent.append(args)
+        return super().submit(fn, *args)
+
+
+def test_one_worker_is_sent_no_table_and_sends_none_back() -> None:
+    # Its own table holds every unit's work already: no shared tables go out, no unit hands
+    # its table over (shared None, handover False), and nothing comes back but from a stop.
+    solver = Solver("connect4")
+    game = Connect4.from_position("32164625")
+    rank, best, _ = _local_moves(solver, game, False)
+    executor = _Recorded()
+    with Store(":memory:") as store:
+        found = solve_distributed(game, executor=executor, store=store, moves="best")
+    assert (found.rank, list(found.best_moves)) == (rank, best)
+    assert executor.sent and all(args[7] is None and args[8] is False for args in executor.sent)
+
+
+def test_the_command_line_finds_the_score_by_tests_at_once(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    argv = ["solve", "connect4", "--moves", "32164625", "--json"]
+    assert main([*argv, "--no-book"]) == 0
+    local = json.loads(capsys.readouterr().out)
+    assert main([*argv, "--cluster", "local", "--workers", "2", "--root-tests", "3"]) == 0
+    tested = json.loads(capsys.readouterr().out)
+    assert (tested["score"], tested["best_moves"]) == (local["score"], local["best_moves"])
+    assert main([*argv, "--cluster", "local", "--root-tests", "-1"]) == 2
+    assert (
+        capsys.readouterr().err.strip().endswith("--root-tests -1: expected 0 (none) or more tests")
+    )
+
+
+def test_warming_the_pool_leaves_the_results_serial() -> None:
+    # Each worker gets a warm-up before the units (best effort); the solve is the serial one.
+    game = Connect4.from_position("32164625")
+    with ProcessExecutor(2) as pool, Store(":memory:") as store:
+        pool.warm(warm_unit, "connect4", 16)
+        found = solve_distributed(game, executor=pool, store=store, moves="best")
+    rank, best, _ = _local_moves(Solver("connect4"), game, False)
+    assert (found.rank, list(found.best_moves)) == (rank, best)
+    warm_unit("connect4", 16)
+    assert _unit_solver.cache_info().currsize >= 1
+
+
+def test_the_coordinator_loads_its_kernel_ahead() -> None:
+    game = Connect4.from_position("4453")
+    load_coordinator(game)  # what solve --cluster runs while Ray connects
+    assert _unit_solver.cache_info().currsize >= 1
+    assert load_coordinator(Connect4.from_position("1212121")) is None  # a finished game too

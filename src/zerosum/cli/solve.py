@@ -89,6 +89,14 @@ def add_parser(commands: Subcommands) -> None:
         f"when a worker would otherwise idle (default {DEFAULT_UNIT_NODES:,}; 0: never)",
     )
     solver.add_argument(
+        "--root-tests",
+        type=int,
+        default=0,
+        metavar="K",
+        help="with --cluster: find the score by null-window tests over the work units, K at "
+        "once, as the local solver narrows it (default 0: one alpha-beta walk over the units)",
+    )
+    solver.add_argument(
         "--positions",
         metavar="FILE",
         type=file_path("a test-set file"),

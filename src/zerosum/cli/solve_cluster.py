@@ -17,6 +17,8 @@ starting) Ray to the answer, in parts: ``startup_s``, ``solve_s`` (the score) an
 from __future__ import annotations
 
 import argparse
+import contextlib
+import threading
 import time
 from typing import Any, Final
 
@@ -36,15 +38,31 @@ before it may be split into its children for a worker that would otherwise idle.
 
 def run_cluster(args: argparse.Namespace, spec: GameSpec, game: Game[Any]) -> int:
     """Solve ``game`` on the Ray cluster ``args.cluster`` and print the answer."""
-    from zerosum.compiled.distributed import Budget, solve_distributed  # numba: when asked
+    from zerosum.compiled.distributed import (  # numba: when asked
+        Budget,
+        load_coordinator,
+        solve_distributed,
+    )
     from zerosum.runtime.cluster import open_executor
 
     if args.unit_nodes < 0:
         raise UsageError(f"--unit-nodes {args.unit_nodes}: expected 0 (never split) or more")
+    if args.root_tests < 0:
+        raise UsageError(f"--root-tests {args.root_tests}: expected 0 (none) or more tests")
     budget = Budget(nodes=args.unit_nodes) if args.unit_nodes else None
     with Store(args.store or ":memory:") as store, interruptible() as stop:
         started = time.perf_counter()
+
+        # The kernel loads here while Ray connects (mostly waiting on its processes); an
+        # error there is the solve's to report, in its own words.
+        def load() -> None:
+            with contextlib.suppress(Exception):
+                load_coordinator(game)
+
+        loading = threading.Thread(target=load, daemon=True)
+        loading.start()
         executor = open_executor(args.cluster, workers=0 if args.workers == 1 else args.workers)
+        loading.join()
         startup_s = time.perf_counter() - started
         try:
             found = solve_distributed(
@@ -57,6 +75,8 @@ def run_cluster(args: argparse.Namespace, spec: GameSpec, game: Game[Any]) -> in
                 limit=Limit(time=args.time, stop=stop),
                 moves="all" if args.all else "best",
                 budget=budget,
+                root_tests=args.root_tests > 0,
+                tests_at_once=max(args.root_tests, 1),
             )
         finally:
             executor.shutdown(wait=False, cancel_futures=True)

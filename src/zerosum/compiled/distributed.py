@@ -94,8 +94,8 @@ from zerosum.compiled.engine import (
     rank_of_lower_bound,
     rank_of_upper_bound,
 )
-from zerosum.compiled.engine import store as table_store
 from zerosum.compiled.kernels import compiled_game
+from zerosum.compiled.snapshots import TableSnapshot, load_snapshot, snapshot  # noqa: F401  (re-exported)
 from zerosum.compiled.solver import Solver
 from zerosum.game import Game, ZerosumError
 from zerosum.games import get_game
@@ -166,62 +166,6 @@ class UnitAnswer:
     children's units if it is split, so that they start from everything it proved."""
 
 
-@dataclass(frozen=True, eq=False)
-class TableSnapshot:
-    """A worker's table entries, to be loaded into another worker's table of the same size:
-    the entries of the largest search depth (nearest the roots of its searches, so the ones
-    that stand for the most work), at most :data:`SNAPSHOT_ENTRIES`."""
-
-    size: int
-    """Slots of the table they come from."""
-    slots: np.ndarray[Any, Any]
-    """The slots they lie in."""
-    keys: np.ndarray[Any, Any]
-    """The table's ``keys`` at those slots."""
-    data: np.ndarray[Any, Any]
-    """The table's ``data`` (the packed entries) at those slots."""
-    origin: str = ""
-    """The worker process it comes from (host and process id), and its number there."""
-
-    def __len__(self) -> int:
-        return len(self.slots)
-
-    @property
-    def worker(self) -> str:
-        """The worker process it comes from."""
-        return self.origin.rpartition("#")[0]
-
-
-def snapshot(
-    keys: np.ndarray[Any, Any], data: np.ndarray[Any, Any], most: int, origin: str = ""
-) -> TableSnapshot:
-    """The entries of the table ``(keys, data)``, the ``most`` deepest of them if it holds
-    more (of the depth where they are cut, those in the lowest slots)."""
-    slots = np.flatnonzero(data)
-    if len(slots) > most:
-        depths = (data[slots] >> 40) & 255  # the packed entry's search depth
-        counts = np.cumsum(np.bincount(depths, minlength=256)[::-1])
-        cut = 255 - int(np.searchsorted(counts, most))  # the depth where ``most`` is reached
-        deeper = slots[depths > cut]
-        slots = np.sort(np.concatenate([deeper, slots[depths == cut][: most - len(deeper)]]))
-    return TableSnapshot(len(keys), slots, keys[slots].copy(), data[slots].copy(), origin)
-
-
-def load_snapshot(keys: np.ndarray[Any, Any], data: np.ndarray[Any, Any], table: Any) -> None:
-    """Put the entries of ``table`` (a :class:`TableSnapshot`) into the table ``(keys, data)``:
-    into the same slots for a table of the same size, over an entry of a smaller search depth
-    (or none); else one by one as the search stores them."""
-    if table.size == len(keys):
-        held = data[table.slots]
-        depth = (table.data >> 40) & 255
-        over = (held == 0) | (((held >> 40) & 255) <= depth)
-        keys[table.slots[over]] = table.keys[over]
-        data[table.slots[over]] = table.data[over]
-        return
-    for stored, entry in zip(table.keys.tolist(), table.data.tolist(), strict=True):
-        table_store(keys, data, stored ^ entry, entry)
-
-
 def hands_over(window: tuple[int, int], rank: int, nodes: int) -> bool:
     """Whether a unit that answered ``rank`` in ``window`` after ``nodes`` nodes sends its
     table back for its next run: its answer is a bound (outside the window, so the unit may be
@@ -255,6 +199,7 @@ def solve_unit(
     budget: Budget | None = None,
     table: Any = None,
     shared: tuple[Any, ...] | None = None,
+    handover: bool = True,
 ) -> UnitAnswer:
     """A work unit, run in a task: the rank of ``position`` if it lies inside ``window``, else
     a bound (the engine fails soft: an answer at or below the low end is an upper bound, one at
@@ -266,8 +211,9 @@ def solve_unit(
     proved. ``shared`` are other workers' tables (:class:`TableSnapshot`): each goes into the
     table once, unless it comes from this worker; a unit given them (``()`` too: none yet)
     that runs at least :data:`SHARE_S` sends its own table back with its rank, for the
-    others. The solver (and
-    its table) is kept for the life of the worker process."""
+    others. ``handover``: a unit that answers a bound sends its table back for its next run
+    (:func:`hands_over`; False when there is only one worker, whose table holds it already).
+    The solver (and its table) is kept for the life of the worker process."""
     solver = _unit_solver(game, hash_mb)
     engine = solver.engine
     here = f"{socket.gethostname()}:{os.getpid()}"
@@ -289,14 +235,34 @@ def solve_unit(
     if solution.complete:
         kept = None
         rank = int(solution.rank)
-        if (shared is not None and stats.time_s >= SHARE_S) or hands_over(
-            window, rank, stats.nodes
+        if (shared is not None and stats.time_s >= SHARE_S) or (
+            handover and hands_over(window, rank, stats.nodes)
         ):
             kept = snapshot(engine.keys, engine.data, SNAPSHOT_ENTRIES, _origin())
         return UnitAnswer(rank, stats.nodes, stats.time_s, table=kept)
     bounds = table_bounds(solver, start, REPORT_PLIES)
     kept = snapshot(engine.keys, engine.data, SNAPSHOT_ENTRIES, _origin())
     return UnitAnswer(None, stats.nodes, stats.time_s, bounds, kept)
+
+
+def warm_unit(game: str, hash_mb: float) -> None:
+    """What a worker's first unit would load, loaded ahead of it (:meth:`Executor.warm
+    <zerosum.runtime.executor.Executor.warm>`): the solver with its table, and the compiled
+    solve (a search of one node)."""
+    solver = _unit_solver(game, hash_mb)
+    solver.engine.solve(solver.state(get_game(game).new()), limit=Limit(nodes=1))
+
+
+def load_coordinator(game: Game[Any]) -> None:
+    """Load what :func:`solve_distributed` needs of ``game``'s compiled kernel to build its
+    unit tree (numba loads each function from its cache at its first call, about 0.6 s in all
+    here), so that a caller can do it while it waits for something else (a cluster to join)."""
+    solver = _unit_solver(game.name, 1)
+    kernel, state = solver.compiled.kernel, solver.state(game)
+    kernel.rank_range(state)
+    kernel.decided(state)
+    kernel.moves(state, np.zeros(kernel.max_moves, np.int64))
+    solver.compiled.canonical_key(game)
 
 
 def table_bounds(solver: Solver, game: Game[Any], plies: int) -> tuple[tuple[int, int, int], ...]:
@@ -782,6 +748,11 @@ def solve_distributed(
         raise ValueError(f"tests_at_once={tests_at_once}: expected 1 or more tests")
     started = time.perf_counter()
     limit = limit or Limit()
+    executor.warm(warm_unit, game.name, hash_mb)  # while the unit tree is built here
+    alone = executor.workers == 1
+    """One worker: its table holds every unit's work already, so no table is shared or
+    handed over (choosing and sending one costs tens of milliseconds a unit)."""
+    sharing = share_tables and not alone
     solver = _unit_solver(game.name, 1)
     tree = _Tree(solver, store, game, split, weak=weak, moves=moves is not None)
     running: dict[Future[UnitAnswer], tuple[int, tuple[int, int]]]
@@ -898,7 +869,7 @@ def solve_distributed(
                     table = again.pop(key, None)
                     above = tree.tables.pop(key, None)  # a split parent's (older)
                     table = above if table is None else table
-                    shared = tuple(recent.values())[-SHARED_TABLES:] if share_tables else None
+                    shared = tuple(recent.values())[-SHARED_TABLES:] if sharing else None
                     future = executor.submit(
                         solve_unit,
                         game.name,
@@ -909,6 +880,7 @@ def solve_distributed(
                         None,
                         table,
                         shared,
+                        not alone,
                     )
                     running[future] = (key, window)
                     began[future] = executor.clock()
@@ -962,7 +934,7 @@ def solve_distributed(
                 if future.cancelled():
                     continue
                 answer = future.result()
-                if share_tables and answer.table is not None:
+                if sharing and answer.table is not None:
                     recent.pop(answer.table.worker, None)
                     recent[answer.table.worker] = answer.table
                     while len(recent) > SHARED_TABLES:  # the others are never sent again

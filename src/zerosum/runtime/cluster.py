@@ -25,12 +25,14 @@ its process) is a failure of the unit, reported as such.
 Stopping. ``ray.cancel`` is never used: in Ray 2.60 a cancelled task whose reply still arrives
 aborts the calling process ("Tried to complete task that was not pending", seen here in about one
 distributed solve in three). Instead, a :class:`RayTaskExecutor` keeps its units' stop requests in
-a small actor of its own (no CPU, on the driver's node), which a running task asks at most every
-:data:`STOP_POLL_S` through :func:`~zerosum.runtime.executor.unit_stop`: a cancelled (or
-:meth:`~RayTaskExecutor.stop`-ped) unit that polls it stops within that time and frees its CPU; its
-answer is dropped (or, stopped, taken). The board is restarted if it dies, and the executor sends
-the requests of units still running again while it waits (a request sent while it restarts is lost,
-not retried: Ray would tell the driver's output of every retry). A :class:`RayActorExecutor`'s
+a small actor of its own (no CPU, on the driver's node). A running task always has one call
+out to it, which the board answers as soon as the unit is asked to stop (or after :data:`WAIT_S`,
+and the task sends the next), and :func:`~zerosum.runtime.executor.unit_stop` only looks whether
+that answer came: a cancelled (or :meth:`~RayTaskExecutor.stop`-ped) unit stops within
+milliseconds of the request and frees its CPU; its answer is dropped (or, stopped, taken). The
+board is restarted if it dies, and the executor sends the requests of units still running again
+while it waits (a request sent while it restarts is lost, not retried: Ray would tell the driver's
+output of every retry). A :class:`RayActorExecutor`'s
 running units run to their end. At the end, every actor runs its ``teardown`` (engines are sent
 ``quit``) and is then killed with ``ray.kill``; when the work is abandoned (Ctrl-C, an error), busy
 actors first run ``kill`` beside their unit (in the actor's second thread), so nothing waits for a
@@ -43,6 +45,7 @@ that will never come.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import importlib
 import threading
@@ -73,7 +76,10 @@ MAX_ATTEMPTS: Final = 3
 """How many times a unit is run before a lost node (or actor) fails it: Ray's task retries
 and the actor executor's own."""
 STOP_POLL_S: Final = 0.02
-"""How often a running Ray task asks whether it was asked to stop (one small actor call)."""
+"""How soon a running Ray task calls its stop board again after a call failed (the board
+died, and is restarted)."""
+WAIT_S: Final = 1.0
+"""How long one call of a running Ray task to its stop board waits for a stop request."""
 ASK_AGAIN_S: Final = 1.0
 """How often :meth:`RayTaskExecutor.wait` sends its running units' stop requests again: a
 stop board that died (the kernel's out-of-memory killer takes Ray's workers first) comes back
@@ -107,30 +113,63 @@ def _node_id() -> str:
 
 
 class _StopBoard:
-    """The stop requests of a :class:`RayTaskExecutor`'s units, by unit number (an actor)."""
+    """The stop requests of a :class:`RayTaskExecutor`'s units, by unit number (an actor whose
+    methods are coroutines: a unit's :meth:`wait` is answered the moment it is asked to stop,
+    while the others' go on)."""
 
     def __init__(self) -> None:
         self._asked: set[int] = set()
+        self._waiting: dict[int, asyncio.Event] = {}
+        """The events that the running units' :meth:`wait` calls wait on, by unit number."""
 
-    def ask(self, number: int) -> None:
+    async def ask(self, number: int) -> None:
         self._asked.add(number)
+        event = self._waiting.get(number)
+        if event is not None:
+            event.set()
 
-    def asked(self, number: int) -> bool:
+    async def asked(self, number: int) -> bool:
+        return number in self._asked
+
+    async def wait(self, number: int, seconds: float) -> bool:
+        """Whether unit ``number`` is asked to stop, once it is, or after ``seconds``."""
+        if number not in self._asked:
+            event = self._waiting.setdefault(number, asyncio.Event())
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(event.wait(), seconds)
+            if self._waiting.get(number) is event and not event.is_set():
+                del self._waiting[number]
         return number in self._asked
 
 
 def _asks(board: Any, number: int) -> Callable[[], bool]:
-    """Unit ``number``'s stop check on ``board``: true once it was asked to stop (the board
-    is asked at most every :data:`STOP_POLL_S`; a board that cannot be reached never stops it)."""
-    ray = importlib.import_module("ray")
-    state = {"asked": False, "next": 0.0}
+    """Unit ``number``'s stop check on ``board``: true once it was asked to stop. One call of
+    the board's :meth:`_StopBoard.wait` is always out, answered when the unit is asked (or
+    after :data:`WAIT_S`, when the next goes out); the check only looks whether its answer
+    came, which costs no message (polling the board every 20 ms cost the search about a tenth
+    of its CPU). A board that cannot be reached is called again after :data:`STOP_POLL_S`, and
+    never stops the unit."""
+    state: dict[str, Any] = {"asked": False, "call": None, "next": 0.0}
 
     def check() -> bool:
-        now = time.monotonic()
-        if not state["asked"] and now >= state["next"]:
-            state["next"] = now + STOP_POLL_S
+        if state["asked"]:
+            return True
+        call = state["call"]
+        if call is None:
+            now = time.monotonic()
+            if now < state["next"]:
+                return False
             with contextlib.suppress(Exception):
-                state["asked"] = bool(ray.get(board.asked.remote(number), timeout=GRACE_SECONDS))
+                state["call"] = call = board.wait.remote(number, WAIT_S).future()
+            if call is None:
+                state["next"] = now + STOP_POLL_S
+                return False
+        if call.done():  # a future that Ray completes: looking costs no message
+            state["call"] = None
+            try:
+                state["asked"] = bool(call.result())
+            except Exception:  # the board died (it is restarted): call it again soon
+                state["next"] = time.monotonic() + STOP_POLL_S
         return bool(state["asked"])
 
     return check
@@ -174,6 +213,8 @@ class RayTaskExecutor(Executor):
         :data:`ASK_AGAIN_S`)."""
         self._asked_at = 0.0
         self._count = 0
+        self._warming: list[Any] = []
+        """The tasks of the last :meth:`warm` (their results are dropped)."""
         self._board: Any = None
         try:
             self._board = self._stop_board()
@@ -231,6 +272,13 @@ class RayTaskExecutor(Executor):
     def _forget(self, future: Future[Any]) -> None:
         self._numbers.pop(future, None)
 
+    def warm(self, fn: Callable[..., Any], /, *args: Any) -> None:
+        """One task of ``fn(*args)`` per CPU of the cluster, spread over its nodes as the
+        units are, submitted before them; not counted in :attr:`units_per_node`."""
+        self._warming = [
+            self._remote.remote(self._imports, None, 0, fn, *args) for _ in range(self.workers)
+        ]
+
     def wait(self, futures: Collection[Future[Any]], timeout: float) -> set[Future[Any]]:
         now = time.monotonic()
         if self._asked and self._board is not None and now >= self._asked_at + ASK_AGAIN_S:
@@ -264,6 +312,7 @@ class RayTaskExecutor(Executor):
     def close(self) -> None:
         for future in list(self._running):
             self.cancel(future)
+        self._warming.clear()
         board, self._board = self._board, None
         if board is not None:
             with contextlib.suppress(Exception):

@@ -141,6 +141,13 @@ class Executor(abc.ABC):
         """The time of this executor's units, in seconds (a simulated backend has its own)."""
         return time.monotonic()
 
+    def warm(self, fn: Callable[..., Any], /, *args: Any) -> None:
+        """Run ``fn(*args)`` ahead of the units on each worker, best effort, its result
+        dropped and counted nowhere: what a worker loads once (compiled code, a table) is then
+        loaded while the caller prepares its first units, not in them. This backend does
+        nothing (its units load it when they need it)."""
+        return None
+
     def map_unordered(self, fn: Callable[[T], R], items: Sequence[T]) -> Iterator[tuple[int, R]]:
         """``(index, fn(item))`` for every item, as each is done, in any order; a unit that
         failed raises (:meth:`result`). Leaving the iterator early cancels what is left."""
@@ -314,6 +321,12 @@ class ProcessExecutor(Executor):
         :func:`unit_stop`) and its answer is dropped."""
         if not future.cancel():  # running (handed to a worker): ask it to stop
             self.stop(future)
+
+    def warm(self, fn: Callable[..., Any], /, *args: Any) -> None:
+        """One run of ``fn(*args)`` per worker, queued before the units (a worker that
+        finishes one first may run two: best effort); their answers are dropped."""
+        for _ in self.processes:
+            self.submit(fn, *args)
 
     def split(self, future: Future[Any]) -> bool:
         return any(sent is future for sent in self._sent.values()) and self.stop(future)

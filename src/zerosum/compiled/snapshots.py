@@ -1,0 +1,124 @@
+"""Table snapshots: a worker's deepest table entries, to be loaded into another worker's table.
+
+A distributed solve (:mod:`.distributed`) sends a stopped unit's table to the units of its
+children, and a long unit's table to the other workers, as a :class:`TableSnapshot`: the entries
+of the largest search depth (nearest the roots of the searches, so the ones that stand for the
+most work), at most a given count, with the slots they lie in.
+
+Choosing them is a pass over the whole table (4 M entries at the default 64 MB), made for nearly
+every unit that runs a second or answers a bound. :func:`deepest_slots` makes it in two compiled
+passes (a count of the entries per depth, then the slots kept), about ten times faster than the
+array operations of :func:`deepest_slots_reference`, its slow twin and the tests' oracle: at
+0.1 s a snapshot, the snapshots of a one-node solve of ``44534`` cost 2 of its 13 seconds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from zerosum.compiled.engine import store
+from zerosum.jit import cached_njit
+
+
+@dataclass(frozen=True, eq=False)
+class TableSnapshot:
+    """A worker's table entries, to be loaded into another worker's table of the same size:
+    the entries of the largest search depth, at most a given count (:func:`snapshot`)."""
+
+    size: int
+    """Slots of the table they come from."""
+    slots: np.ndarray[Any, Any]
+    """The slots they lie in."""
+    keys: np.ndarray[Any, Any]
+    """The table's ``keys`` at those slots."""
+    data: np.ndarray[Any, Any]
+    """The table's ``data`` (the packed entries) at those slots."""
+    origin: str = ""
+    """The worker process it comes from (host and process id), and its number there."""
+
+    def __len__(self) -> int:
+        return len(self.slots)
+
+    @property
+    def worker(self) -> str:
+        """The worker process it comes from."""
+        return self.origin.rpartition("#")[0]
+
+
+@cached_njit(nogil=True)
+def deepest_slots(data: Any, most: int) -> Any:
+    """The slots (ascending) of the non-empty entries of ``data`` (a table's packed entries):
+    all of them if there are at most ``most``, else the ``most`` of the largest search depth,
+    those of the depth where the count is reached taken from the lowest slots."""
+    # Step 1. How many entries each depth has.
+    counts = np.zeros(256, np.int64)
+    filled = 0
+    for slot in range(data.shape[0]):
+        entry = data[slot]
+        if entry != 0:
+            counts[(entry >> 40) & 255] += 1
+            filled += 1
+    # Step 2. The depth where ``most`` is reached from the deepest, and how many entries of
+    # that depth fit.
+    cut, room = -1, filled
+    if filled > most:
+        above = 0
+        cut = 255
+        while above + counts[cut] < most:
+            above += counts[cut]
+            cut -= 1
+        room = most - above
+    # Step 3. The slots, in order.
+    slots = np.empty(min(filled, most), np.int64)
+    taken = 0
+    for slot in range(data.shape[0]):
+        entry = data[slot]
+        if entry != 0:
+            depth = (entry >> 40) & 255
+            if depth > cut:
+                slots[taken] = slot
+                taken += 1
+            elif depth == cut and room > 0:
+                slots[taken] = slot
+                taken += 1
+                room -= 1
+    return slots
+
+
+def deepest_slots_reference(data: np.ndarray[Any, Any], most: int) -> np.ndarray[Any, Any]:
+    """:func:`deepest_slots` with array operations (its slow twin)."""
+    slots = np.flatnonzero(data)
+    if len(slots) > most:
+        depths = (data[slots] >> 40) & 255  # the packed entry's search depth
+        counts = np.cumsum(np.bincount(depths, minlength=256)[::-1])
+        cut = 255 - int(np.searchsorted(counts, most))  # the depth where ``most`` is reached
+        deeper = slots[depths > cut]
+        slots = np.sort(np.concatenate([deeper, slots[depths == cut][: most - len(deeper)]]))
+    return slots.astype(np.int64)
+
+
+def snapshot(
+    keys: np.ndarray[Any, Any], data: np.ndarray[Any, Any], most: int, origin: str = ""
+) -> TableSnapshot:
+    """The entries of the table ``(keys, data)``, the ``most`` deepest of them if it holds
+    more (of the depth where they are cut, those in the lowest slots)."""
+    slots = deepest_slots(data, most)
+    return TableSnapshot(len(keys), slots, keys[slots], data[slots], origin)
+
+
+def load_snapshot(keys: np.ndarray[Any, Any], data: np.ndarray[Any, Any], table: Any) -> None:
+    """Put the entries of ``table`` (a :class:`TableSnapshot`) into the table ``(keys, data)``:
+    into the same slots for a table of the same size, over an entry of a smaller search depth
+    (or none); else one by one as the search stores them."""
+    if table.size == len(keys):
+        held = data[table.slots]
+        depth = (table.data >> 40) & 255
+        over = (held == 0) | (((held >> 40) & 255) <= depth)
+        keys[table.slots[over]] = table.keys[over]
+        data[table.slots[over]] = table.data[over]
+        return
+    for stored, entry in zip(table.keys.tolist(), table.data.tolist(), strict=True):
+        store(keys, data, stored ^ entry, entry)
