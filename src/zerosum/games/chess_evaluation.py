@@ -18,6 +18,9 @@ are added up from python-chess's bitboards when the position is evaluated. Each 
   it adds weighted *units* for the zone squares it attacks, and two attackers or more cost the
   defender ``units * units // 4`` (at most :data:`KING_ATTACK_CAP`);
 * **pieces**: the bishop pair; rooks on open files (no pawns) and half-open ones (no own pawn);
+* **threats and support**: a knight, bishop, rook or queen that an enemy pawn attacks, and a
+  rook or queen that an enemy knight or bishop attacks, lose; a pawn that an own pawn defends
+  gains;
 * **tempo**: the side to move gets :data:`TEMPO` (added by ``Chess.evaluate``).
 
 The compiled board (:mod:`zerosum.compiled.chess_board`) computes the same numbers from its
@@ -61,6 +64,12 @@ ranks."""
 BISHOP_PAIR: Final = (30, 58)
 ROOK_OPEN: Final = (23, 2)
 ROOK_HALF_OPEN: Final = (17, 22)
+THREAT_BY_PAWN: Final = (40, 30)
+"""(middlegame, endgame) penalty per knight, bishop, rook or queen an enemy pawn attacks."""
+THREAT_BY_MINOR: Final = (25, 20)
+"""(middlegame, endgame) penalty per rook or queen an enemy knight or bishop attacks."""
+PAWN_SUPPORTED: Final = (8, 6)
+"""(middlegame, endgame) bonus per pawn an own pawn defends."""
 TEMPO: Final = 11
 """What having the move is worth, added to the side to move's evaluation."""
 
@@ -149,8 +158,24 @@ def _side_terms(board: chess.Board, colour: chess.Color) -> tuple[int, int]:
                     PASSED_ENEMY_KING * chess.square_distance(enemy_king, stop)
                     - PASSED_OWN_KING * chess.square_distance(own_king, stop)
                 )
+    supported = chess.popcount(own_pawns & pawn_attacks(own_pawns, bool(colour)))
+    mg += PAWN_SUPPORTED[0] * supported
+    eg += PAWN_SUPPORTED[1] * supported
+    # Threats: pieces an enemy pawn attacks; rooks and queens an enemy minor piece attacks.
+    enemy_pawn_attacks = pawn_attacks(enemy_pawns, not colour)
+    pieces = own & ~board.pawns & ~board.kings
+    threatened = chess.popcount(pieces & enemy_pawn_attacks)
+    mg -= THREAT_BY_PAWN[0] * threatened
+    eg -= THREAT_BY_PAWN[1] * threatened
+    enemy_minors = (board.knights | board.bishops) & board.occupied_co[not colour]
+    minor_attacks = 0
+    for square in chess.scan_forward(enemy_minors):
+        minor_attacks |= board.attacks_mask(square)
+    threatened = chess.popcount((board.rooks | board.queens) & own & minor_attacks)
+    mg -= THREAT_BY_MINOR[0] * threatened
+    eg -= THREAT_BY_MINOR[1] * threatened
     # Mobility, rooks' files and the attack on the enemy king's zone.
-    safe = ~own & ~pawn_attacks(enemy_pawns, not colour)
+    safe = ~own & ~enemy_pawn_attacks
     zone = KING_ZONE[enemy_king]
     units = attackers = 0
     for piece in (chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN):
