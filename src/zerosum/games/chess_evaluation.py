@@ -33,44 +33,44 @@ from typing import Final
 
 import chess
 
-PASSED_MG: Final = (0, -2, -5, 8, 17, 39, 56, 0)
+PASSED_MG: Final = (0, -5, -10, 4, 12, 41, 58, 0)
 """Middlegame bonus of a passed pawn by its rank counted from its own side (0 = first)."""
-PASSED_EG: Final = (0, 5, 19, 22, 34, 63, 114, 0)
+PASSED_EG: Final = (0, 2, 17, 17, 37, 62, 123, 0)
 """Endgame bonus of a passed pawn by its relative rank."""
-PASSED_ENEMY_KING: Final = 6
-PASSED_OWN_KING: Final = 4
+PASSED_ENEMY_KING: Final = 8
+PASSED_OWN_KING: Final = 5
 """Endgame bonus per square of the enemy king's distance to the passed pawn's next square,
 and penalty per square of its own king's, each times the pawn's relative rank less two."""
-DOUBLED: Final = (11, 21)
-ISOLATED: Final = (14, 4)
+DOUBLED: Final = (12, 21)
+ISOLATED: Final = (13, 4)
 """(middlegame, endgame) penalties per doubled and per isolated pawn."""
 MOBILITY: Final = {
-    chess.KNIGHT: (4, 4, 4),
-    chess.BISHOP: (4, -4, 6),
-    chess.ROOK: (3, 3, 6),
-    chess.QUEEN: (1, 8, 12),
+    chess.KNIGHT: (4, 2, 4),
+    chess.BISHOP: (4, 0, 6),
+    chess.ROOK: (4, 2, 6),
+    chess.QUEEN: (2, 3, 12),
 }
 """Per piece type: (middlegame, endgame) worth of each safe square it attacks, and the count
 that is worth nothing (fewer cost, more gain)."""
-KING_ATTACK_UNITS: Final = (0, 0, 4, 3, 3, 5, 0)
+KING_ATTACK_UNITS: Final = (0, 0, 3, 3, 2, 6, 0)
 """Units per enemy king-zone square attacked, by piece type (index: python-chess type)."""
 KING_ATTACK_CAP: Final = 500
-SHIELD_NEAR: Final = 8
+SHIELD_NEAR: Final = 6
 SHIELD_FAR: Final = 2
-SHIELD_MISSING: Final = 16
+SHIELD_MISSING: Final = 15
 """Middlegame bonus of an own pawn one and two squares ahead of the king's file or a file
 beside it, and penalty for such a file without an own pawn, for a king on its first two
 ranks."""
-BISHOP_PAIR: Final = (30, 58)
-ROOK_OPEN: Final = (23, 2)
-ROOK_HALF_OPEN: Final = (17, 22)
-THREAT_BY_PAWN: Final = (40, 30)
+BISHOP_PAIR: Final = (27, 58)
+ROOK_OPEN: Final = (27, 0)
+ROOK_HALF_OPEN: Final = (9, 21)
+THREAT_BY_PAWN: Final = (38, 28)
 """(middlegame, endgame) penalty per knight, bishop, rook or queen an enemy pawn attacks."""
-THREAT_BY_MINOR: Final = (25, 20)
+THREAT_BY_MINOR: Final = (32, 24)
 """(middlegame, endgame) penalty per rook or queen an enemy knight or bishop attacks."""
-PAWN_SUPPORTED: Final = (8, 6)
+PAWN_SUPPORTED: Final = (4, 8)
 """(middlegame, endgame) bonus per pawn an own pawn defends."""
-TEMPO: Final = 11
+TEMPO: Final = 13
 """What having the move is worth, added to the side to move's evaluation."""
 
 
