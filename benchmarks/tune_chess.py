@@ -119,7 +119,14 @@ WEIGHTS = [
     _scalar("SHIELD_MISSING"),
     *(
         _indexed(name, phase)
-        for name in ("BISHOP_PAIR", "ROOK_OPEN", "ROOK_HALF_OPEN")
+        for name in (
+            "BISHOP_PAIR",
+            "ROOK_OPEN",
+            "ROOK_HALF_OPEN",
+            "THREAT_BY_PAWN",
+            "THREAT_BY_MINOR",
+            "PAWN_SUPPORTED",
+        )
         for phase in (0, 1)
     ),
 ]
@@ -781,6 +788,7 @@ def apply(args: argparse.Namespace) -> None:
     names = ["PASSED_MG", "PASSED_EG", "PASSED_ENEMY_KING", "PASSED_OWN_KING", "DOUBLED"]
     names += ["ISOLATED", "SHIELD_NEAR", "SHIELD_FAR", "SHIELD_MISSING", "BISHOP_PAIR"]
     names += ["ROOK_OPEN", "ROOK_HALF_OPEN", "TEMPO", "KING_ATTACK_UNITS", "KING_ATTACK_CAP"]
+    names += ["THREAT_BY_PAWN", "THREAT_BY_MINOR", "PAWN_SUPPORTED"]
     for name in names:
         value = getattr(ce, name)
         pattern = rf"^{name}: Final = .*$"

@@ -196,13 +196,16 @@ def test_perft_refuses_more_moves_than_the_state_holds() -> None:
 def test_static_exchange_twins_agree_on_random_games() -> None:
     from zerosum.compiled import chess_exchange as cx
     from zerosum.games import chess_exchange as px
+    from zerosum.games.chess_tables import MATERIAL_MG
 
     # Known exchanges: a free pawn; a knight for a pawn (d3xe5, d7xe5, and the rook and
     # bishop behind do not win it back); a bishop for a knight is within the tolerance.
+    pawn, knight = MATERIAL_MG[chess.PAWN], MATERIAL_MG[chess.KNIGHT]
+    bishop = MATERIAL_MG[chess.BISHOP]
     for fen, uci, value in (
-        ("1k1r4/1pp4p/p7/4p3/8/P5P1/1PP4P/2K1R3 w - - 0 1", "e1e5", 63),
-        ("1k1r3q/1ppn3p/p4b2/4p3/8/P2N2P1/1PP1R1BP/2KQ4 w - - 0 1", "d3e5", 63 - 352),
-        ("4k3/8/2p5/3n4/8/5B2/8/4K3 w - - 0 1", "f3d5", 352 - 353),
+        ("1k1r4/1pp4p/p7/4p3/8/P5P1/1PP4P/2K1R3 w - - 0 1", "e1e5", pawn),
+        ("1k1r3q/1ppn3p/p4b2/4p3/8/P2N2P1/1PP1R1BP/2KQ4 w - - 0 1", "d3e5", pawn - knight),
+        ("4k3/8/2p5/3n4/8/5B2/8/4K3 w - - 0 1", "f3d5", knight - bishop),
     ):
         board = chess.Board(fen)
         move = chess.Move.from_uci(uci)

@@ -96,7 +96,7 @@ def test_equal_values_after_moves_that_repeat() -> None:
     assert game.ply() == 6
 
 
-@pytest.mark.parametrize("contempt", [-100, 50])
+@pytest.mark.parametrize("contempt", [-150, 50])
 def test_contempt_scores_repetitions_alike_in_both_twins(contempt: int) -> None:
     # White may repeat with Ng1 (a draw: scored -contempt for the side to move at the root).
     game = Chess()
@@ -107,7 +107,7 @@ def test_contempt_scores_repetitions_alike_in_both_twins(contempt: int) -> None:
         fast = CoreSearch(game, options=options, hash_mb=1).search(Limit(depth=depth))
         slow = TacticalSearch(game, options=options).search(Limit(depth=depth))
         assert fast.value == slow.value
-        if contempt < 0:  # the repetition, worth 100 to White, beats every other move here
+        if contempt < 0:  # the repetition, worth 150 to White, beats every other move here
             assert fast.value == -contempt and fast.best_move == chess.Move.from_uci("f3g1")
         else:
             assert fast.best_move != chess.Move.from_uci("f3g1")

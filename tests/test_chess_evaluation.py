@@ -74,11 +74,28 @@ def test_doubled_and_isolated_pawns_lose_against_connected_ones() -> None:
         -ce.DOUBLED[0] - 2 * ce.ISOLATED[0] + ce.PASSED_MG[2],
         -ce.DOUBLED[1] - 2 * ce.ISOLATED[1] + ce.PASSED_EG[2],
     )
-    # d2 and e3: both passed, neither isolated nor doubled.
+    # d2 and e3: both passed, neither isolated nor doubled; d2 defends e3.
     assert connected == (
-        ce.PASSED_MG[1] + ce.PASSED_MG[2],
-        ce.PASSED_EG[1] + ce.PASSED_EG[2],
+        ce.PASSED_MG[1] + ce.PASSED_MG[2] + ce.PAWN_SUPPORTED[0],
+        ce.PASSED_EG[1] + ce.PASSED_EG[2] + ce.PAWN_SUPPORTED[1],
     )
+
+
+@pytest.mark.parametrize(
+    ("name", "count"), [("THREAT_BY_PAWN", -2), ("THREAT_BY_MINOR", -1), ("PAWN_SUPPORTED", -1)]
+)
+def test_threats_and_supported_pawns_by_count(
+    monkeypatch: pytest.MonkeyPatch, name: str, count: int
+) -> None:
+    # Black's c6 pawn attacks White's knight on b5 and bishop on d5 (two threats by a pawn);
+    # Black's knight on g3 attacks the rook on h1 (one threat by a minor piece); Black's b7
+    # pawn defends c6 (one supported pawn, Black's). Counts are White's less Black's.
+    fen = "4k3/1p6/2p5/1N1B4/8/6n1/4P3/R3K2R w - - 0 1"
+    before = both_terms(fen)
+    mg, eg = getattr(ce, name)
+    monkeypatch.setattr(ce, name, (mg + 1000, eg + 2000))
+    after = ce.positional_terms(chess.Board(fen))
+    assert (after[0] - before[0], after[1] - before[1]) == (1000 * count, 2000 * count)
 
 
 def test_mobility_shield_rooks_and_bishops_by_hand() -> None:

@@ -591,14 +591,19 @@ def positional_terms(st: Any) -> tuple[int, int]:
     white_pawn_attacks = ((white_pawns & NOT_FILE_A) << 7) | ((white_pawns & NOT_FILE_H) << 9)
     occupied = st[OCC] | st[OCC + 1]
     total_mg = total_eg = 0
+    # By side (0 Black, 1 White): the squares its knights and bishops attack, its rooks and
+    # queens (threats by minor pieces, counted once both sides are known).
+    minor_black = minor_white = majors_black = majors_white = 0
     for white in range(2):
         own = st[OCC + white]
         own_pawns = st[PAWNS + white]
         enemy_pawns = st[PAWNS + 1 - white]
-        safe = ~own & ~(black_pawn_attacks if white else white_pawn_attacks)
+        own_pawn_attacks = white_pawn_attacks if white else black_pawn_attacks
+        enemy_pawn_attacks = black_pawn_attacks if white else white_pawn_attacks
+        safe = ~own & ~enemy_pawn_attacks
         own_king, enemy_king = st[KINGS + white], st[KINGS + 1 - white]
         zone = KING_ZONE[enemy_king]
-        mg = eg = units = attackers = bishops = 0
+        mg = eg = units = attackers = bishops = minor = majors = 0
         bits = own
         while bits != 0:
             square = lowest_square(bits)
@@ -606,6 +611,9 @@ def positional_terms(st: Any) -> tuple[int, int]:
             piece = st[square] & 7
             if piece == PAWN:
                 # Pawn structure.
+                if own_pawn_attacks & BIT[square]:
+                    mg += ce.PAWN_SUPPORTED[0]
+                    eg += ce.PAWN_SUPPORTED[1]
                 if FRONT_SPAN[white, square] & own_pawns:
                     mg -= ce.DOUBLED[0]
                     eg -= ce.DOUBLED[1]
@@ -642,11 +650,15 @@ def positional_terms(st: Any) -> tuple[int, int]:
                         elif own_pawns & FILES[f] == 0:
                             mg -= ce.SHIELD_MISSING
             else:
-                # Mobility and the attack on the enemy king's zone.
+                # Threats by pawns, mobility and the attack on the enemy king's zone.
+                if enemy_pawn_attacks & BIT[square]:
+                    mg -= ce.THREAT_BY_PAWN[0]
+                    eg -= ce.THREAT_BY_PAWN[1]
                 count = hits = 0
                 if piece == KNIGHT:
                     for i in range(KNIGHT_COUNT[square]):
                         target = BIT[KNIGHT_TO[square, i]]
+                        minor |= target
                         if target & safe:
                             count += 1
                         if target & zone:
@@ -658,6 +670,8 @@ def positional_terms(st: Any) -> tuple[int, int]:
                     for d in range(first, last):
                         for i in range(RAY_LENGTH[square, d]):
                             target = BIT[RAY[square, d, i]]
+                            if piece == BISHOP:
+                                minor |= target
                             if target & safe:
                                 count += 1
                             if target & zone:
@@ -669,6 +683,8 @@ def positional_terms(st: Any) -> tuple[int, int]:
                 if hits:
                     attackers += 1
                     units += hits * KING_ATTACK_UNITS[piece]
+                if piece >= ROOK:
+                    majors |= BIT[square]
                 if piece == ROOK:
                     if FILES[square & 7] & (own_pawns | enemy_pawns) == 0:
                         mg += ce.ROOK_OPEN[0]
@@ -684,9 +700,23 @@ def positional_terms(st: Any) -> tuple[int, int]:
         if white:
             total_mg += mg
             total_eg += eg
+            minor_white, majors_white = minor, majors
         else:
             total_mg -= mg
             total_eg -= eg
+            minor_black, majors_black = minor, majors
+    # Rooks and queens that enemy minor pieces attack: White's count less Black's.
+    threatened = 0
+    bits = majors_white & minor_black
+    while bits != 0:
+        bits &= bits - 1
+        threatened += 1
+    bits = majors_black & minor_white
+    while bits != 0:
+        bits &= bits - 1
+        threatened -= 1
+    total_mg -= ce.THREAT_BY_MINOR[0] * threatened
+    total_eg -= ce.THREAT_BY_MINOR[1] * threatened
     return total_mg, total_eg
 
 

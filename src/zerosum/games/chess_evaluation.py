@@ -18,6 +18,9 @@ are added up from python-chess's bitboards when the position is evaluated. Each 
   it adds weighted *units* for the zone squares it attacks, and two attackers or more cost the
   defender ``units * units // 4`` (at most :data:`KING_ATTACK_CAP`);
 * **pieces**: the bishop pair; rooks on open files (no pawns) and half-open ones (no own pawn);
+* **threats and support**: a knight, bishop, rook or queen that an enemy pawn attacks, and a
+  rook or queen that an enemy knight or bishop attacks, lose; a pawn that an own pawn defends
+  gains;
 * **tempo**: the side to move gets :data:`TEMPO` (added by ``Chess.evaluate``).
 
 The compiled board (:mod:`zerosum.compiled.chess_board`) computes the same numbers from its
@@ -30,38 +33,44 @@ from typing import Final
 
 import chess
 
-PASSED_MG: Final = (0, -2, -5, 8, 17, 39, 56, 0)
+PASSED_MG: Final = (0, -5, -10, 4, 12, 41, 58, 0)
 """Middlegame bonus of a passed pawn by its rank counted from its own side (0 = first)."""
-PASSED_EG: Final = (0, 5, 19, 22, 34, 63, 114, 0)
+PASSED_EG: Final = (0, 2, 17, 17, 37, 62, 123, 0)
 """Endgame bonus of a passed pawn by its relative rank."""
-PASSED_ENEMY_KING: Final = 6
-PASSED_OWN_KING: Final = 4
+PASSED_ENEMY_KING: Final = 8
+PASSED_OWN_KING: Final = 5
 """Endgame bonus per square of the enemy king's distance to the passed pawn's next square,
 and penalty per square of its own king's, each times the pawn's relative rank less two."""
-DOUBLED: Final = (11, 21)
-ISOLATED: Final = (14, 4)
+DOUBLED: Final = (12, 21)
+ISOLATED: Final = (13, 4)
 """(middlegame, endgame) penalties per doubled and per isolated pawn."""
 MOBILITY: Final = {
-    chess.KNIGHT: (4, 4, 4),
-    chess.BISHOP: (4, -4, 6),
-    chess.ROOK: (3, 3, 6),
-    chess.QUEEN: (1, 8, 12),
+    chess.KNIGHT: (4, 2, 4),
+    chess.BISHOP: (4, 0, 6),
+    chess.ROOK: (4, 2, 6),
+    chess.QUEEN: (2, 3, 12),
 }
 """Per piece type: (middlegame, endgame) worth of each safe square it attacks, and the count
 that is worth nothing (fewer cost, more gain)."""
-KING_ATTACK_UNITS: Final = (0, 0, 4, 3, 3, 5, 0)
+KING_ATTACK_UNITS: Final = (0, 0, 3, 3, 2, 6, 0)
 """Units per enemy king-zone square attacked, by piece type (index: python-chess type)."""
 KING_ATTACK_CAP: Final = 500
-SHIELD_NEAR: Final = 8
+SHIELD_NEAR: Final = 6
 SHIELD_FAR: Final = 2
-SHIELD_MISSING: Final = 16
+SHIELD_MISSING: Final = 15
 """Middlegame bonus of an own pawn one and two squares ahead of the king's file or a file
 beside it, and penalty for such a file without an own pawn, for a king on its first two
 ranks."""
-BISHOP_PAIR: Final = (30, 58)
-ROOK_OPEN: Final = (23, 2)
-ROOK_HALF_OPEN: Final = (17, 22)
-TEMPO: Final = 11
+BISHOP_PAIR: Final = (27, 58)
+ROOK_OPEN: Final = (27, 0)
+ROOK_HALF_OPEN: Final = (9, 21)
+THREAT_BY_PAWN: Final = (38, 28)
+"""(middlegame, endgame) penalty per knight, bishop, rook or queen an enemy pawn attacks."""
+THREAT_BY_MINOR: Final = (32, 24)
+"""(middlegame, endgame) penalty per rook or queen an enemy knight or bishop attacks."""
+PAWN_SUPPORTED: Final = (4, 8)
+"""(middlegame, endgame) bonus per pawn an own pawn defends."""
+TEMPO: Final = 13
 """What having the move is worth, added to the side to move's evaluation."""
 
 
@@ -149,8 +158,24 @@ def _side_terms(board: chess.Board, colour: chess.Color) -> tuple[int, int]:
                     PASSED_ENEMY_KING * chess.square_distance(enemy_king, stop)
                     - PASSED_OWN_KING * chess.square_distance(own_king, stop)
                 )
+    supported = chess.popcount(own_pawns & pawn_attacks(own_pawns, bool(colour)))
+    mg += PAWN_SUPPORTED[0] * supported
+    eg += PAWN_SUPPORTED[1] * supported
+    # Threats: pieces an enemy pawn attacks; rooks and queens an enemy minor piece attacks.
+    enemy_pawn_attacks = pawn_attacks(enemy_pawns, not colour)
+    pieces = own & ~board.pawns & ~board.kings
+    threatened = chess.popcount(pieces & enemy_pawn_attacks)
+    mg -= THREAT_BY_PAWN[0] * threatened
+    eg -= THREAT_BY_PAWN[1] * threatened
+    enemy_minors = (board.knights | board.bishops) & board.occupied_co[not colour]
+    minor_attacks = 0
+    for square in chess.scan_forward(enemy_minors):
+        minor_attacks |= board.attacks_mask(square)
+    threatened = chess.popcount((board.rooks | board.queens) & own & minor_attacks)
+    mg -= THREAT_BY_MINOR[0] * threatened
+    eg -= THREAT_BY_MINOR[1] * threatened
     # Mobility, rooks' files and the attack on the enemy king's zone.
-    safe = ~own & ~pawn_attacks(enemy_pawns, not colour)
+    safe = ~own & ~enemy_pawn_attacks
     zone = KING_ZONE[enemy_king]
     units = attackers = 0
     for piece in (chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN):
