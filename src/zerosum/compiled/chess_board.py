@@ -33,6 +33,7 @@ import chess
 import chess.polyglot
 import numpy as np
 
+from zerosum.compiled.engine import popcount
 from zerosum.games import chess_evaluation as ce
 from zerosum.games.chess import EG, FULL_PHASE, MG, PHASE_WEIGHT, Chess
 from zerosum.games.chess_tables import MATERIAL_MG
@@ -706,15 +707,7 @@ def positional_terms(st: Any) -> tuple[int, int]:
             total_eg -= eg
             minor_black, majors_black = minor, majors
     # Rooks and queens that enemy minor pieces attack: White's count less Black's.
-    threatened = 0
-    bits = majors_white & minor_black
-    while bits != 0:
-        bits &= bits - 1
-        threatened += 1
-    bits = majors_black & minor_white
-    while bits != 0:
-        bits &= bits - 1
-        threatened -= 1
+    threatened = popcount(majors_white & minor_black) - popcount(majors_black & minor_white)
     total_mg -= ce.THREAT_BY_MINOR[0] * threatened
     total_eg -= ce.THREAT_BY_MINOR[1] * threatened
     return total_mg, total_eg

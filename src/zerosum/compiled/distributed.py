@@ -749,9 +749,9 @@ def solve_distributed(
     started = time.perf_counter()
     limit = limit or Limit()
     executor.warm(warm_unit, game.name, hash_mb)  # while the unit tree is built here
+    # One worker: its table holds every unit's work already, so no table is shared or handed
+    # over (choosing and sending one costs tens of milliseconds a unit).
     alone = executor.workers == 1
-    """One worker: its table holds every unit's work already, so no table is shared or
-    handed over (choosing and sending one costs tens of milliseconds a unit)."""
     sharing = share_tables and not alone
     solver = _unit_solver(game.name, 1)
     tree = _Tree(solver, store, game, split, weak=weak, moves=moves is not None)
