@@ -53,6 +53,26 @@ def test_spawned_match_workers_know_a_game_registered_at_run_time(noughts: GameS
     assert all(record.moves for record in result.games)
 
 
+def test_a_game_unregistered_is_no_longer_imported_by_workers(noughts: GameSpec) -> None:
+    """A worker imports the module of every registered game, and no more: a module left behind
+    by a game that is gone would be imported by every later worker (a Ray worker, whose path
+    is not the program's, then fails on it). A module stays while a game still comes from it."""
+    other = register(dataclasses_replace(noughts, name="crosses"))
+    try:
+        unregister("noughts")
+        assert "plugin_game" in WORKER_IMPORTS  # crosses still comes from it
+        register(noughts, replace=True)
+        register(noughts, replace=True)  # again: the module is listed once
+        assert WORKER_IMPORTS.count("plugin_game") == 1
+    finally:
+        unregister(other.name)
+    assert "plugin_game" in WORKER_IMPORTS
+    unregister("noughts")
+    assert "plugin_game" not in WORKER_IMPORTS
+    register(noughts, replace=True)  # for the fixture, which unregisters it
+    assert "plugin_game" in WORKER_IMPORTS
+
+
 def test_a_name_taken_by_another_game_is_refused() -> None:
     with pytest.raises(ZerosumError, match="already registered"):
         register(dataclasses_replace(get_game("tictactoe"), title="another"))

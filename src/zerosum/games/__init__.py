@@ -53,6 +53,7 @@ class _Registry(Mapping[str, GameSpec]):
 
     def __init__(self) -> None:
         self._specs: dict[str, GameSpec] = {}
+        self._modules: dict[str, str] = {}  # a game a program registered: its factory's module
         self._loaded = False
 
     def _builtin(self, name: str) -> GameSpec | None:
@@ -95,12 +96,31 @@ class _Registry(Mapping[str, GameSpec]):
                 f"a game named {spec.name!r} is already registered ({known.title}): expected "
                 "a new name, or replace=True"
             )
+        if self._modules.get(spec.name) != module:
+            self._forget_module(spec.name)  # the replaced game's module may be needed no more
         self._specs[spec.name] = spec
         if module is not None:
             from zerosum.runtime.workers import WORKER_IMPORTS  # multiprocessing: only here
 
+            self._modules[spec.name] = module
             if module not in WORKER_IMPORTS:
                 WORKER_IMPORTS.append(module)  # a spawned worker imports it, knows the game
+
+    def remove(self, name: str) -> None:
+        """Forget the game ``name`` (if known), and its module in the workers' imports unless
+        another registered game still comes from it: a worker never imports a module for a
+        game that is gone (one that only the program's own path finds, as a Ray worker's
+        would not)."""
+        self._specs.pop(name, None)
+        self._forget_module(name)
+
+    def _forget_module(self, name: str) -> None:
+        module = self._modules.pop(name, None)
+        if module is not None and module not in self._modules.values():
+            from zerosum.runtime.workers import WORKER_IMPORTS  # multiprocessing: only here
+
+            if module in WORKER_IMPORTS:
+                WORKER_IMPORTS.remove(module)
 
     def __getitem__(self, name: str) -> GameSpec:
         spec = self._builtin(name)
@@ -162,12 +182,13 @@ def register(spec: GameSpec, *, replace: bool = False) -> GameSpec:
 
 
 def unregister(name: str) -> None:
-    """Remove the game ``name`` from the registry (tests, and programs that replace a game);
+    """Remove the game ``name`` from the registry (tests, and programs that replace a game),
+    and its module from the worker processes' imports unless another game still comes from it;
     raises :class:`UnknownGameError` if there is none."""
     GAMES._load()
     if name not in GAMES._specs:
         raise UnknownGameError(f"unknown game {name!r}: nothing to unregister")
-    del GAMES._specs[name]
+    GAMES.remove(name)
 
 
 def get_game(name: str) -> GameSpec:
