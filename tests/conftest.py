@@ -18,6 +18,10 @@ os.environ.setdefault("ZEROSUM_COMPILE", "wait")
 
 DATA = Path(__file__).resolve().parent / "data"
 
+MOST_TEST_PROCESSES = 4
+"""The most processes the default set runs on: each loads numba and its compiled engines
+(several hundred megabytes), and beyond four the set's longest files bound its time."""
+
 
 @pytest.fixture(scope="session")
 def data_dir() -> Path:
@@ -37,6 +41,17 @@ def two_ray_nodes() -> Iterator[TwoNodes]:
         yield nodes
     finally:
         nodes.close()
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """How many processes ``-n auto`` (the default, pyproject.toml) runs the tests on: for the
+    default set (``-m 'not slow'``) one a core, at most :data:`MOST_TEST_PROCESSES`; for any
+    other selection (``-m slow``, ``-m ''``) none, and pytest runs as it would without xdist:
+    the slow set's cluster tests share one two-node Ray cluster and run last, alone (see
+    :func:`pytest_collection_modifyitems`). ``-n 0`` runs any set in this process."""
+    if (config.getoption("markexpr") or "").split() != ["not", "slow"]:
+        return 0
+    return max(1, min(os.cpu_count() or 1, MOST_TEST_PROCESSES))
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
