@@ -77,7 +77,7 @@ from collections import deque
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future
 from dataclasses import dataclass, field, replace
-from functools import cache
+from functools import lru_cache
 from typing import Any, Final
 
 import numpy as np
@@ -174,7 +174,12 @@ def hands_over(window: tuple[int, int], rank: int, nodes: int) -> bool:
     return not low < rank < high and nodes >= HANDOVER_NODES
 
 
-@cache
+KEPT_SOLVERS: Final = 2
+"""How many solvers (each with its table) a worker process keeps, the latest used: a worker
+that outlives its command (:mod:`zerosum.runtime.pool`) holds no more than these."""
+
+
+@lru_cache(maxsize=KEPT_SOLVERS)
 def _unit_solver(game: str, hash_mb: float) -> Solver:
     return Solver(game, hash_mb=hash_mb)
 
@@ -248,8 +253,14 @@ def solve_unit(
 def warm_unit(game: str, hash_mb: float) -> None:
     """What a worker's first unit would load, loaded ahead of it (:meth:`Executor.warm
     <zerosum.runtime.executor.Executor.warm>`): the solver with its table, and the compiled
-    solve (a search of one node)."""
+    solve (a search of one node). A worker that has the solver already (one kept from an
+    earlier solve, :mod:`zerosum.runtime.pool`) clears its table instead: every solve starts
+    from an empty table, as in a fresh process, so its node counts do not depend on what ran
+    before."""
+    hits = _unit_solver.cache_info().hits
     solver = _unit_solver(game, hash_mb)
+    if _unit_solver.cache_info().hits > hits:  # kept: an earlier solve's table
+        solver.engine.clear()
     solver.engine.solve(solver.state(get_game(game).new()), limit=Limit(nodes=1))
 
 

@@ -142,14 +142,21 @@ class _StopBoard:
         return number in self._asked
 
 
-def _asks(board: Any, number: int) -> Callable[[], bool]:
+def _asks(board: Any, number: int, *, gone_s: float | None = None) -> Callable[[], bool]:
     """Unit ``number``'s stop check on ``board``: true once it was asked to stop. One call of
     the board's :meth:`_StopBoard.wait` is always out, answered when the unit is asked (or
     after :data:`WAIT_S`, when the next goes out); the check only looks whether its answer
     came, which costs no message (polling the board every 20 ms cost the search about a tenth
-    of its CPU). A board that cannot be reached is called again after :data:`STOP_POLL_S`, and
-    never stops the unit."""
-    state: dict[str, Any] = {"asked": False, "call": None, "next": 0.0}
+    of its CPU). A board that cannot be reached is called again after :data:`STOP_POLL_S`; it
+    never stops the unit, unless ``gone_s`` is given and no call has reached it for that long
+    (its command is gone: a board dies with the process that made it)."""
+    state: dict[str, Any] = {"asked": False, "call": None, "next": 0.0, "reached": time.monotonic()}
+
+    def unreachable() -> bool:
+        """Note a failed call; whether the board counts as gone for good."""
+        now = time.monotonic()
+        state["next"] = now + STOP_POLL_S
+        return gone_s is not None and now - state["reached"] >= gone_s
 
     def check() -> bool:
         if state["asked"]:
@@ -162,17 +169,29 @@ def _asks(board: Any, number: int) -> Callable[[], bool]:
             with contextlib.suppress(Exception):
                 state["call"] = call = board.wait.remote(number, WAIT_S).future()
             if call is None:
-                state["next"] = now + STOP_POLL_S
-                return False
+                state["asked"] = unreachable()
+                return bool(state["asked"])
         if call.done():  # a future that Ray completes: looking costs no message
             state["call"] = None
             try:
                 state["asked"] = bool(call.result())
+                state["reached"] = time.monotonic()
             except Exception:  # the board died (it is restarted): call it again soon
-                state["next"] = time.monotonic() + STOP_POLL_S
+                state["asked"] = unreachable()
         return bool(state["asked"])
 
     return check
+
+
+def stop_board(ray: Any) -> Any:
+    """A new actor that keeps the stop requests of one executor's units (:class:`_StopBoard`),
+    on this node if Ray can say which it is; it dies with this process."""
+    options: dict[str, Any] = {"num_cpus": 0, "max_restarts": -1}
+    with contextlib.suppress(Exception):
+        strategies = importlib.import_module("ray.util.scheduling_strategies")
+        here = ray.get_runtime_context().get_node_id()
+        options["scheduling_strategy"] = strategies.NodeAffinitySchedulingStrategy(here, soft=True)
+    return ray.remote(**options)(_StopBoard).remote()
 
 
 def _run_task(
@@ -223,16 +242,7 @@ class RayTaskExecutor(Executor):
             raise
 
     def _stop_board(self) -> Any:
-        """The actor that keeps the stop requests, on this node if Ray can say which it is."""
-        ray = self._ray
-        options: dict[str, Any] = {"num_cpus": 0, "max_restarts": -1}
-        with contextlib.suppress(Exception):
-            strategies = importlib.import_module("ray.util.scheduling_strategies")
-            here = ray.get_runtime_context().get_node_id()
-            options["scheduling_strategy"] = strategies.NodeAffinitySchedulingStrategy(
-                here, soft=True
-            )
-        return ray.remote(**options)(_StopBoard).remote()
+        return stop_board(self._ray)
 
     def submit(self, fn: Callable[..., T], /, *args: Any) -> Future[T]:
         self._count += 1
@@ -554,12 +564,19 @@ class RayActorExecutor(Executor):
                     ray.shutdown()
 
 
-def open_executor(cluster: str | None = None, *, workers: int = 0) -> Executor:
+def open_executor(cluster: str | None = None, *, workers: int = 0, keep_s: float = 0.0) -> Executor:
     """The local process pool (``cluster`` None or ``"local"``), a local Ray (``"auto"``) or
     the Ray cluster at ``cluster``, as Ray tasks; ``workers`` sizes the local pool or the local
-    Ray (0: one per core)."""
+    Ray (0: one per core). With ``keep_s`` above 0, a joined cluster's units run on its pool
+    workers instead, which stay that many seconds after their last command for the next one
+    (:class:`~zerosum.runtime.pool.RayPoolExecutor`; a local Ray goes with the command, so it
+    keeps Ray tasks)."""
     if cluster is None or cluster == LOCAL:
         return ProcessExecutor(workers)
+    if keep_s > 0 and cluster != AUTO:
+        from zerosum.runtime.pool import RayPoolExecutor
+
+        return RayPoolExecutor(cluster, idle_s=keep_s)
     return RayTaskExecutor(cluster, workers=workers)
 
 

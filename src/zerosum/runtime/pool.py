@@ -1,0 +1,477 @@
+"""Workers that outlive a command: named, detached Ray actors that the next command reuses.
+
+A :class:`~zerosum.runtime.cluster.RayTaskExecutor` runs each unit as a Ray task, and Ray
+starts the worker processes of each command (each Ray job) anew: every one imports zerosum,
+loads the compiled code from numba's cache and allocates its table before its first unit,
+1-7 s of a ``solve --cluster`` of a few seconds (``docs/parallel.md``). A
+:class:`RayPoolExecutor` runs the units on *pool workers* instead: one Ray actor per CPU of
+each node, made by the first command that asks, detached (it outlives that command) and named
+after its node and slot in the :data:`NAMESPACE` namespace, so that the next command on the
+cluster finds it by name with its code loaded and its table allocated. The rules that keep
+such workers safe to share:
+
+1. **Bounded.** At most one pool worker per CPU of each node: its name is its node and slot,
+   and a command that finds the name takes the worker that holds it. What a worker keeps
+   between commands is what its units' functions cache (``solve_unit``: its last two solvers).
+2. **Never stale.** A worker notes the code it loaded (size and modification time of every
+   file of the zerosum package, :func:`code_stamp`); a command reuses it only while the files
+   on its node are still those, else it is killed and made again from the files there now.
+3. **Gone when unused.** A worker exits on its own once no command used it for ``idle_s``
+   seconds (the latest command's; :data:`IDLE_S` by default); it goes with its node or its
+   cluster too.
+4. **No CPU of Ray's.** A pool worker claims no CPU of Ray's: a detached actor holding one
+   would hold it while idle, and every other job of the cluster (a match, a book) would wait
+   for it. The executor itself runs at most one unit per worker, one per CPU; Ray's scheduler
+   does not see them, so other jobs of the same cluster share those CPUs meanwhile.
+5. **Stopped with its command.** A unit is asked to stop through its command's stop board, as
+   a Ray task is (:mod:`.cluster`); the board dies with the command, and a unit whose board
+   stays unreachable for :data:`GONE_S` seconds stops on its own, so a command killed with
+   ``kill -9`` leaves no unit running for longer. :meth:`RayPoolExecutor.close` asks its
+   running units to stop and waits (a few seconds at most) until they have.
+6. **Nothing lost.** A unit whose worker dies (with its node, say) goes back to the queue for
+   the others, up to :data:`~zerosum.runtime.cluster.MAX_ATTEMPTS` runs; a worker lost on a
+   node that lives on is made again.
+
+Units go to the workers as they come free, first one per node in turn, so that one solve
+spreads over every node; a command does not wait for workers that other commands keep busy
+beyond their queue (each worker runs one call at a time, in the order they came).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import importlib
+import os
+import sys
+import threading
+import time
+import traceback
+from collections import Counter, deque
+from collections.abc import Callable, Collection, Sequence
+from concurrent.futures import Future
+from pathlib import Path
+from typing import Any, Final, TypeVar
+
+import zerosum
+from zerosum.game import ZerosumError
+from zerosum.runtime.cluster import (
+    ASK_AGAIN_S,
+    MAX_ATTEMPTS,
+    _asks,
+    _node_id,
+    _reason,
+    stop_board,
+)
+from zerosum.runtime.executor import GRACE_SECONDS, Executor, WorkerError, run_unit
+from zerosum.runtime.joining import AUTO, connect
+from zerosum.runtime.signals import sigint_held
+from zerosum.runtime.workers import worker_imports, worker_init
+
+T = TypeVar("T")
+
+NAMESPACE: Final = "zerosum"
+"""The Ray namespace of the pool workers' names."""
+PREFIX: Final = "zerosum-unit-worker"
+"""How a pool worker's name begins (then its node's id and its slot)."""
+IDLE_S: Final = 300.0
+"""How long a pool worker waits for its next command before it exits (``solve --cluster
+--keep-workers``'s default)."""
+GONE_S: Final = 10.0
+"""How long a pool worker's unit goes on without reaching its command's stop board before it
+stops (the command died; a board that is restarted answers again within a second or two)."""
+MAKE_S: Final = 60.0
+"""How long making one pool worker may take (a stale one's name freed, a new one started)."""
+_LOOK_S: Final = 1.0
+"""How often an idle pool worker looks whether its time is up."""
+
+
+def code_stamp(modules: Sequence[str] = ()) -> str:
+    """What the zerosum code on this machine is now: the size and modification time of every
+    file of the zerosum package, and of the files of ``modules`` (a plugin's, already
+    imported), as one string (about a millisecond)."""
+    files = sorted(Path(zerosum.__file__).resolve().parent.rglob("*.py"))
+    for name in modules:
+        module = sys.modules.get(name)
+        path = getattr(module, "__file__", None)
+        if path:
+            files.append(Path(path))
+    parts = []
+    for path in files:
+        with contextlib.suppress(OSError):
+            stat = path.stat()
+            parts.append(f"{path}:{stat.st_size}:{stat.st_mtime_ns}")
+    return hashlib.sha1("\n".join(parts).encode()).hexdigest()
+
+
+class PoolWorker:
+    """What runs in one pool worker (made remote by :class:`RayPoolExecutor`)."""
+
+    def __init__(self, idle_s: float) -> None:
+        self._stamp = code_stamp()
+        self._idle_s = idle_s
+        self._last = time.monotonic()
+        self._busy = False
+        self._leaving = False
+        self._lock = threading.Lock()
+        self._uses = 0
+        threading.Thread(target=self._expire, name="zerosum-pool-idle", daemon=True).start()
+
+    def hello(self, idle_s: float) -> tuple[str, bool, int]:
+        """``(node, fresh, uses)`` for a command that is about to use this worker: ``fresh``
+        is false if the zerosum files on this node changed since it loaded them (or it is
+        leaving); ``uses`` counts the commands that greeted it, this one included;
+        ``idle_s`` is its idle time from now on."""
+        with self._lock:
+            self._idle_s = idle_s
+            self._last = time.monotonic()
+            self._uses += 1
+            fresh = not self._leaving and code_stamp() == self._stamp
+        return _node_id(), fresh, self._uses
+
+    def run(
+        self,
+        imports: Sequence[str],
+        board: Any,
+        number: int,
+        function: Callable[..., Any],
+        args: tuple[Any, ...],
+    ) -> tuple[bool, Any]:
+        """``(True, function(*args))`` with its stop requests on ``board`` (none if None);
+        ``(False, error)`` for bad input (a :class:`~zerosum.game.ZerosumError`), ``(False,
+        traceback)`` for anything else that went wrong."""
+        with self._lock:
+            self._busy = True
+        try:
+            worker_init(imports, signals=False)
+            stop = None if board is None else _asks(board, number, gone_s=GONE_S)
+            try:
+                return True, run_unit(stop, function, *args)
+            except ZerosumError as error:
+                return False, error
+            except Exception:
+                return False, traceback.format_exc()
+        finally:
+            with self._lock:
+                self._busy = False
+                self._last = time.monotonic()
+
+    def _expire(self) -> None:
+        """Exit once no command used this worker for its idle time."""
+        while True:
+            time.sleep(_LOOK_S)
+            with self._lock:
+                if self._busy or time.monotonic() - self._last < self._idle_s:
+                    continue
+                self._leaving = True
+            break
+        ray = importlib.import_module("ray")
+        with contextlib.suppress(Exception):
+            ray.kill(ray.get_runtime_context().current_actor, no_restart=True)
+        time.sleep(GRACE_SECONDS)  # Ray ends this process; if it did not, leave anyway
+        os._exit(0)
+
+
+class _Unit:
+    """A unit of a :class:`RayPoolExecutor`: what to run, its number, its future, its runs."""
+
+    def __init__(
+        self, number: int, fn: Callable[..., Any], args: tuple[Any, ...], future: Future[Any]
+    ) -> None:
+        self.number, self.fn, self.args, self.future = number, fn, args, future
+        self.runs = 0
+
+
+class _Slot:
+    """One pool worker as this command sees it."""
+
+    def __init__(self, node: str, slot: int, actor: Any) -> None:
+        self.node, self.slot, self.actor = node, slot, actor
+        self.name = f"{PREFIX}-{node}-{slot}"
+
+
+class RayPoolExecutor(Executor):
+    """Units on the pool workers of the Ray cluster at ``address`` (see the module docstring),
+    made now if they are not there; ``idle_s``: how long they stay after their last command.
+    Ray started here (``address`` ``auto``, with ``workers`` CPUs) is shut down by
+    :meth:`close`, its pool with it; a joined cluster is only disconnected from, its pool
+    workers left for the next command. ``reused`` counts the workers found alive and fresh,
+    ``made`` those made now."""
+
+    def __init__(self, address: str = AUTO, *, idle_s: float = IDLE_S, workers: int = 0) -> None:
+        if not idle_s > 0:
+            raise ValueError(f"idle time {idle_s} s: expected more than 0")
+        self._ray, self._owned = connect(address, workers=workers)
+        self._idle_s = idle_s
+        self._imports = worker_imports()
+        self._slots: list[_Slot] = []
+        self._idle: deque[int] = deque()
+        self._waiting: deque[_Unit] = deque()
+        """Units not yet handed to a worker (one lost with its worker comes first)."""
+        self._running: dict[Any, tuple[int, _Unit]] = {}
+        """Each call in flight: its object reference with (slot index, unit)."""
+        self._numbers = 0
+        self._asked: set[int] = set()
+        self._asked_at = 0.0
+        self._warming: list[Any] = []
+        self.units_per_node: Counter[str] = Counter()
+        """The units whose result came back, by the Ray node whose worker ran them."""
+        self.reused = 0
+        self.made = 0
+        self.lost_runs = 0
+        """Runs of units lost with their worker, and run again."""
+        self.workers = 0
+        self._board: Any = None
+        try:
+            self._board = stop_board(self._ray)
+            self._open()
+        except BaseException:
+            self.close()
+            raise
+
+    # -- the pool ------------------------------------------------------------------------------
+
+    def _actor(self, node: str, name: str) -> Any:
+        """The pool worker called ``name`` on ``node``: the one alive, else a new one."""
+        ray = self._ray
+        strategies = importlib.import_module("ray.util.scheduling_strategies")
+        return (
+            ray.remote(PoolWorker)
+            .options(
+                name=name,
+                namespace=NAMESPACE,
+                lifetime="detached",
+                get_if_exists=True,
+                num_cpus=0,
+                max_restarts=0,
+                max_concurrency=1,
+                scheduling_strategy=strategies.NodeAffinitySchedulingStrategy(node, soft=False),
+            )
+            .remote(self._idle_s)
+        )
+
+    def _open(self) -> None:
+        """One pool worker per CPU of every live node, found or made, fresh (see the module
+        docstring), slot 0 of every node first."""
+        ray = self._ray
+        nodes = [
+            (str(node["NodeID"]), int(node.get("Resources", {}).get("CPU", 0)))
+            for node in ray.nodes()
+            if node.get("Alive")
+        ]
+        most = max((cpus for _, cpus in nodes), default=0)
+        slots = [
+            _Slot(node, slot, None)
+            for slot in range(most)
+            for node, cpus in sorted(nodes)
+            if slot < cpus
+        ]
+        for slot in slots:
+            slot.actor = self._actor(slot.node, slot.name)
+        hellos = [slot.actor.hello.remote(self._idle_s) for slot in slots]
+        for slot, hello in zip(slots, hellos, strict=True):
+            if self._greet(slot, hello):
+                self._slots.append(slot)
+        if not self._slots:
+            raise WorkerError("no Ray pool worker could be started (the cluster has no CPU)")
+        self._idle.extend(range(len(self._slots)))
+        self.workers = len(self._slots)
+
+    def _greet(self, slot: _Slot, hello: Any) -> bool:
+        """Whether ``slot`` has a fresh worker (answering ``hello``), making it again while it
+        is stale or dying (bounded by :data:`MAKE_S`); False if its node is gone."""
+        ray = self._ray
+        deadline = time.monotonic() + MAKE_S
+        while True:
+            uses = 0
+            try:
+                _, fresh, uses = ray.get(hello, timeout=MAKE_S)
+            except ray.exceptions.GetTimeoutError:
+                raise WorkerError(f"the Ray pool worker {slot.name} did not answer") from None
+            except ray.exceptions.RayError:  # dying (a stale name not yet freed), or its node
+                fresh = None
+            if fresh:
+                if uses > 1:
+                    self.reused += 1
+                else:
+                    self.made += 1
+                return True
+            if not self._alive(slot.node) or time.monotonic() > deadline:
+                return False
+            if fresh is False:
+                with contextlib.suppress(Exception):
+                    ray.kill(slot.actor, no_restart=True)
+            else:
+                time.sleep(0.05)  # its name is freed once Ray has seen it die
+            slot.actor = self._actor(slot.node, slot.name)
+            hello = slot.actor.hello.remote(self._idle_s)
+
+    def _alive(self, node: str) -> bool:
+        try:
+            return any(n["NodeID"] == node and n.get("Alive") for n in self._ray.nodes())
+        except Exception:  # the cluster itself is going
+            return False
+
+    # -- units ---------------------------------------------------------------------------------
+
+    def submit(self, fn: Callable[..., T], /, *args: Any) -> Future[T]:
+        if self._board is None:
+            raise RuntimeError("the executor is closed")
+        self._numbers += 1
+        future: Future[T] = Future()
+        self._waiting.append(_Unit(self._numbers, fn, args, future))
+        self._dispatch()
+        return future
+
+    def warm(self, fn: Callable[..., Any], /, *args: Any) -> None:
+        """One run of ``fn(*args)`` on each pool worker, ahead of its units (each worker runs
+        its calls in order); their answers are dropped."""
+        for slot in self._slots:
+            with contextlib.suppress(Exception):
+                self._warming.append(slot.actor.run.remote(self._imports, None, 0, fn, args))
+
+    def _dispatch(self) -> None:
+        """Hand waiting units to the idle workers."""
+        while self._idle and self._waiting:
+            unit = self._waiting.popleft()
+            # a unit run again is running already; a new one may have been cancelled
+            if unit.future.running() or unit.future.set_running_or_notify_cancel():
+                index = self._idle.popleft()
+                unit.runs += 1
+                actor = self._slots[index].actor
+                ref = actor.run.remote(self._imports, self._board, unit.number, unit.fn, unit.args)
+                self._running[ref] = (index, unit)
+
+    def stop(self, future: Future[Any]) -> bool:
+        for _, unit in self._running.values():
+            if unit.future is future:
+                if future.done() or self._board is None:
+                    return False
+                try:
+                    self._board.ask.remote(unit.number)
+                except Exception:  # the board is gone (with the cluster)
+                    return False
+                self._asked.add(unit.number)
+                return True
+        future.cancel()  # still waiting for a worker: it never runs
+        return False
+
+    def split(self, future: Future[Any]) -> bool:
+        return future.running() and self.stop(future)
+
+    def cancel(self, future: Future[Any]) -> None:
+        """Give up ``future``: a unit still waiting never runs; a running one is asked to stop
+        (its worker is free again within milliseconds) and its answer is dropped."""
+        if not future.cancel():
+            self.stop(future)
+            for _, unit in self._running.values():
+                if unit.future is future:
+                    unit.future = Future()  # its answer goes nowhere
+
+    def wait(self, futures: Collection[Future[Any]], timeout: float) -> set[Future[Any]]:
+        done = {future for future in futures if future.done()}
+        if done:
+            return done
+        self._ask_again()
+        if not self._running:
+            if self._waiting:
+                raise WorkerError("no Ray pool worker is left to run the units (every one died)")
+            return set()
+        ray = self._ray
+        ready, _ = ray.wait(list(self._running), num_returns=1, timeout=timeout)
+        if ready:
+            ready, _ = ray.wait(list(self._running), num_returns=len(self._running), timeout=0)
+        for ref in ready:
+            index, unit = self._running.pop(ref)
+            try:
+                ok, value = ray.get(ref)
+            except ray.exceptions.RayActorError as error:
+                self._lose(index, unit, error)
+                continue
+            except ray.exceptions.RayError as error:
+                ok, value = False, _reason(error)
+            self._idle.append(index)
+            if ok:
+                self.units_per_node[self._slots[index].node] += 1
+                unit.future.set_result(value)
+            elif isinstance(value, ZerosumError):  # bad input: as raised, in one line
+                unit.future.set_exception(value)
+            else:
+                unit.future.set_exception(
+                    WorkerError(f"a task failed in a Ray pool worker: {value}")
+                )
+        self._dispatch()
+        return {future for future in futures if future.done()}
+
+    def _lose(self, index: int, unit: _Unit, error: BaseException) -> None:
+        """The worker of slot ``index`` died running ``unit``: the unit goes back to the queue
+        (or fails, after :data:`MAX_ATTEMPTS` runs); the worker is made again if its node
+        lives on."""
+        slot = self._slots[index]
+        if unit.runs < MAX_ATTEMPTS:
+            self.lost_runs += 1
+            self._waiting.appendleft(unit)
+        else:
+            unit.future.set_exception(
+                WorkerError(f"the Ray pool worker {slot.name} died: {_reason(error)}")
+            )
+        with contextlib.suppress(Exception):
+            self._ray.kill(slot.actor, no_restart=True)
+        if self._alive(slot.node):
+            slot.actor = self._actor(slot.node, slot.name)
+            with contextlib.suppress(WorkerError):
+                if self._greet(slot, slot.actor.hello.remote(self._idle_s)):
+                    self._idle.append(index)
+
+    def _ask_again(self) -> None:
+        """The running units' stop requests, sent again now and then (a board that died
+        comes back empty: see :data:`~zerosum.runtime.cluster.ASK_AGAIN_S`)."""
+        now = time.monotonic()
+        if not self._asked or self._board is None or now < self._asked_at + ASK_AGAIN_S:
+            return
+        self._asked_at = now
+        self._asked &= {unit.number for _, unit in self._running.values()}
+        for number in self._asked:
+            with contextlib.suppress(Exception):
+                self._board.ask.remote(number)
+
+    def close(self) -> None:
+        """Give up every unit: running ones are asked to stop and waited for (a few seconds at
+        most); the pool workers stay for the next command (a Ray started here goes, and they
+        with it)."""
+        with sigint_held():
+            for unit in self._waiting:
+                unit.future.cancel()
+            self._waiting.clear()
+            running, self._running = self._running, {}
+            board, self._board = self._board, None
+            ray = self._ray
+            if running and board is not None:
+                for _, unit in running.values():
+                    with contextlib.suppress(Exception):
+                        board.ask.remote(unit.number)
+                with contextlib.suppress(Exception):
+                    ray.wait(list(running), num_returns=len(running), timeout=GRACE_SECONDS)
+            for _, unit in running.values():
+                unit.future.cancel()
+            self._warming.clear()
+            if board is not None:
+                with contextlib.suppress(Exception):
+                    ray.kill(board, no_restart=True)
+            if self._owned:
+                self._owned = False
+                with contextlib.suppress(Exception):
+                    ray.shutdown()
+
+
+def pool_workers(ray: Any) -> list[str]:
+    """The names of the pool workers alive on the connected cluster."""
+    names = ray.util.list_named_actors(all_namespaces=True)
+    return sorted(
+        entry["name"]
+        for entry in names
+        if entry.get("namespace") == NAMESPACE and entry["name"].startswith(PREFIX)
+    )
+
+
+__all__ = ["GONE_S", "IDLE_S", "NAMESPACE", "PoolWorker", "RayPoolExecutor", "code_stamp"]
