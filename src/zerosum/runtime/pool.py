@@ -13,9 +13,11 @@ such workers safe to share:
 1. **Bounded.** At most one pool worker per CPU of each node: its name is its node and slot,
    and a command that finds the name takes the worker that holds it. What a worker keeps
    between commands is what its units' functions cache (``solve_unit``: its last two solvers).
-2. **Never stale.** A worker notes the code it loaded (size and modification time of every
-   file of the zerosum package, :func:`code_stamp`); a command reuses it only while the files
-   on its node are still those, else it is killed and made again from the files there now.
+2. **Never stale.** A worker notes the code it loaded (a digest of the files of the zerosum
+   package, and of the modules it imported for a command's games: :func:`code_stamp`); a
+   command reuses it only if that is the command's own code, else the worker is killed and
+   made again from the files on its node now (and taken as it is then, as a Ray task there
+   would be).
 3. **Gone when unused.** A worker exits on its own once no command used it for ``idle_s``
    seconds (the latest command's; :data:`IDLE_S` by default); it goes with its node or its
    cluster too.
@@ -33,8 +35,10 @@ such workers safe to share:
    node that lives on is made again.
 
 Units go to the workers as they come free, first one per node in turn, so that one solve
-spreads over every node; a command does not wait for workers that other commands keep busy
-beyond their queue (each worker runs one call at a time, in the order they came).
+spreads over every node. A worker runs one unit at a time, whichever command sent it (two
+commands at once share the workers, each unit waiting for the one before), and answers a
+command's greeting meanwhile. A warm-up (:meth:`RayPoolExecutor.warm`) keeps its worker from
+the units until it is done: a solve's clears the table a worker kept from the solve before.
 """
 
 from __future__ import annotations
@@ -82,26 +86,28 @@ GONE_S: Final = 10.0
 stops (the command died; a board that is restarted answers again within a second or two)."""
 MAKE_S: Final = 60.0
 """How long making one pool worker may take (a stale one's name freed, a new one started)."""
+CALLS: Final = 4
+"""Calls a pool worker takes at once: one unit runs (the others wait for it), and a command's
+:meth:`~PoolWorker.hello` is answered while another command's unit runs."""
 _LOOK_S: Final = 1.0
 """How often an idle pool worker looks whether its time is up."""
 
 
 def code_stamp(modules: Sequence[str] = ()) -> str:
-    """What the zerosum code on this machine is now: the size and modification time of every
-    file of the zerosum package, and of the files of ``modules`` (a plugin's, already
-    imported), as one string (about a millisecond)."""
-    files = sorted(Path(zerosum.__file__).resolve().parent.rglob("*.py"))
+    """What zerosum's code is on this machine now: a digest of every file of the zerosum
+    package (named from the package's folder, so that two machines with the same code agree)
+    and of the files of ``modules`` that are imported (a plugin's), a few milliseconds."""
+    package = Path(zerosum.__file__).resolve().parent
+    files = [(str(path.relative_to(package)), path) for path in sorted(package.rglob("*.py"))]
     for name in modules:
-        module = sys.modules.get(name)
-        path = getattr(module, "__file__", None)
+        path = getattr(sys.modules.get(name), "__file__", None)
         if path:
-            files.append(Path(path))
-    parts = []
-    for path in files:
+            files.append((name, Path(path)))
+    digest = hashlib.sha1()
+    for name, path in files:
         with contextlib.suppress(OSError):
-            stat = path.stat()
-            parts.append(f"{path}:{stat.st_size}:{stat.st_mtime_ns}")
-    return hashlib.sha1("\n".join(parts).encode()).hexdigest()
+            digest.update(name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
 
 
 class PoolWorker:
@@ -109,24 +115,36 @@ class PoolWorker:
 
     def __init__(self, idle_s: float) -> None:
         self._stamp = code_stamp()
+        self._stamps: dict[tuple[str, ...], str] = {(): self._stamp}
+        """The code this worker runs, for each set of modules a command imported in it (as
+        their files were when it first imported them)."""
         self._idle_s = idle_s
         self._last = time.monotonic()
-        self._busy = False
+        self._active = 0
+        """Calls of :meth:`run` running or waiting for :attr:`_one`."""
         self._leaving = False
         self._lock = threading.Lock()
+        self._one = threading.Lock()
+        """Held by the unit that runs: one at a time, whichever command sent it (a worker
+        answers :meth:`hello` meanwhile)."""
         self._uses = 0
         threading.Thread(target=self._expire, name="zerosum-pool-idle", daemon=True).start()
 
-    def hello(self, idle_s: float) -> tuple[str, bool, int]:
-        """``(node, fresh, uses)`` for a command that is about to use this worker: ``fresh``
-        is false if the zerosum files on this node changed since it loaded them (or it is
-        leaving); ``uses`` counts the commands that greeted it, this one included;
-        ``idle_s`` is its idle time from now on."""
+    def hello(self, idle_s: float, code: str, imports: Sequence[str]) -> tuple[str, bool, int]:
+        """``(node, fresh, uses)`` for a command that is about to use this worker, whose code
+        is ``code`` (:func:`code_stamp` of ``imports``): ``fresh`` is false if this worker
+        runs other code (loaded before the files changed, or another install's), or is
+        leaving; ``uses`` counts the commands that greeted it, this one included; ``idle_s``
+        is its idle time from now on."""
+        worker_init(imports, signals=False)
+        key = tuple(imports)
+        if key not in self._stamps:
+            self._stamps[key] = code_stamp(imports) if imports else self._stamp
         with self._lock:
             self._idle_s = idle_s
             self._last = time.monotonic()
             self._uses += 1
-            fresh = not self._leaving and code_stamp() == self._stamp
+            fresh = not self._leaving and self._stamps[key] == code
         return _node_id(), fresh, self._uses
 
     def run(
@@ -141,19 +159,20 @@ class PoolWorker:
         ``(False, error)`` for bad input (a :class:`~zerosum.game.ZerosumError`), ``(False,
         traceback)`` for anything else that went wrong."""
         with self._lock:
-            self._busy = True
+            self._active += 1
         try:
-            worker_init(imports, signals=False)
-            stop = None if board is None else _asks(board, number, gone_s=GONE_S)
-            try:
-                return True, run_unit(stop, function, *args)
-            except ZerosumError as error:
-                return False, error
-            except Exception:
-                return False, traceback.format_exc()
+            with self._one:
+                worker_init(imports, signals=False)
+                stop = None if board is None else _asks(board, number, gone_s=GONE_S)
+                try:
+                    return True, run_unit(stop, function, *args)
+                except ZerosumError as error:
+                    return False, error
+                except Exception:
+                    return False, traceback.format_exc()
         finally:
             with self._lock:
-                self._busy = False
+                self._active -= 1
                 self._last = time.monotonic()
 
     def _expire(self) -> None:
@@ -161,7 +180,7 @@ class PoolWorker:
         while True:
             time.sleep(_LOOK_S)
             with self._lock:
-                if self._busy or time.monotonic() - self._last < self._idle_s:
+                if self._active or time.monotonic() - self._last < self._idle_s:
                     continue
                 self._leaving = True
             break
@@ -170,6 +189,11 @@ class PoolWorker:
             ray.kill(ray.get_runtime_context().current_actor, no_restart=True)
         time.sleep(GRACE_SECONDS)  # Ray ends this process; if it did not, leave anyway
         os._exit(0)
+
+
+def _identity(actor: Any) -> Any:
+    """Ray's id of ``actor`` (two handles of one actor share it)."""
+    return getattr(actor, "_actor_id", None)
 
 
 class _Unit:
@@ -198,12 +222,22 @@ class RayPoolExecutor(Executor):
     workers left for the next command. ``reused`` counts the workers found alive and fresh,
     ``made`` those made now."""
 
-    def __init__(self, address: str = AUTO, *, idle_s: float = IDLE_S, workers: int = 0) -> None:
+    def __init__(
+        self,
+        address: str = AUTO,
+        *,
+        idle_s: float = IDLE_S,
+        workers: int = 0,
+        code: str | None = None,
+    ) -> None:
         if not idle_s > 0:
             raise ValueError(f"idle time {idle_s} s: expected more than 0")
+        self._imports = worker_imports()
+        self._code = code_stamp(self._imports) if code is None else code
+        """The code the workers must run to be reused (this process's; a caller may name
+        another, a version of its own)."""
         self._ray, self._owned = connect(address, workers=workers)
         self._idle_s = idle_s
-        self._imports = worker_imports()
         self._slots: list[_Slot] = []
         self._idle: deque[int] = deque()
         self._waiting: deque[_Unit] = deque()
@@ -213,7 +247,8 @@ class RayPoolExecutor(Executor):
         self._numbers = 0
         self._asked: set[int] = set()
         self._asked_at = 0.0
-        self._warming: list[Any] = []
+        self._warming: dict[Any, int] = {}
+        """The calls of :meth:`warm` in flight, with their worker's slot (busy until then)."""
         self.units_per_node: Counter[str] = Counter()
         """The units whose result came back, by the Ray node whose worker ran them."""
         self.reused = 0
@@ -244,7 +279,7 @@ class RayPoolExecutor(Executor):
                 get_if_exists=True,
                 num_cpus=0,
                 max_restarts=0,
-                max_concurrency=1,
+                max_concurrency=CALLS,
                 scheduling_strategy=strategies.NodeAffinitySchedulingStrategy(node, soft=False),
             )
             .remote(self._idle_s)
@@ -268,7 +303,7 @@ class RayPoolExecutor(Executor):
         ]
         for slot in slots:
             slot.actor = self._actor(slot.node, slot.name)
-        hellos = [slot.actor.hello.remote(self._idle_s) for slot in slots]
+        hellos = [self._hello(slot) for slot in slots]
         for slot, hello in zip(slots, hellos, strict=True):
             if self._greet(slot, hello):
                 self._slots.append(slot)
@@ -277,20 +312,28 @@ class RayPoolExecutor(Executor):
         self._idle.extend(range(len(self._slots)))
         self.workers = len(self._slots)
 
+    def _hello(self, slot: _Slot) -> Any:
+        return slot.actor.hello.remote(self._idle_s, self._code, self._imports)
+
     def _greet(self, slot: _Slot, hello: Any) -> bool:
-        """Whether ``slot`` has a fresh worker (answering ``hello``), making it again while it
-        is stale or dying (bounded by :data:`MAKE_S`); False if its node is gone."""
+        """Whether ``slot`` has a worker for this command (answering ``hello``), making it
+        again if it runs other code or is dying (bounded by :data:`MAKE_S`); False if its
+        node is gone. A worker made here is taken whatever its code: it runs what its node
+        has, as a Ray task there would."""
         ray = self._ray
         deadline = time.monotonic() + MAKE_S
+        made = False
         while True:
             uses = 0
             try:
                 _, fresh, uses = ray.get(hello, timeout=MAKE_S)
             except ray.exceptions.GetTimeoutError:
                 raise WorkerError(f"the Ray pool worker {slot.name} did not answer") from None
-            except ray.exceptions.RayError:  # dying (a stale name not yet freed), or its node
+            except ray.exceptions.RayActorError:  # dying (its name not yet freed), or its node
                 fresh = None
-            if fresh:
+            except ray.exceptions.RayError:  # its hello failed: another version's worker
+                fresh = False
+            if fresh or (made and fresh is False):
                 if uses > 1:
                     self.reused += 1
                 else:
@@ -298,13 +341,19 @@ class RayPoolExecutor(Executor):
                 return True
             if not self._alive(slot.node) or time.monotonic() > deadline:
                 return False
+            old = slot.actor
             if fresh is False:
                 with contextlib.suppress(Exception):
-                    ray.kill(slot.actor, no_restart=True)
-            else:
-                time.sleep(0.05)  # its name is freed once Ray has seen it die
-            slot.actor = self._actor(slot.node, slot.name)
-            hello = slot.actor.hello.remote(self._idle_s)
+                    ray.kill(old, no_restart=True)
+            while True:  # a new worker under the name, once Ray has freed it
+                slot.actor = self._actor(slot.node, slot.name)
+                if _identity(slot.actor) != _identity(old):
+                    break
+                if time.monotonic() > deadline:
+                    return False
+                time.sleep(0.05)
+            made = True
+            hello = self._hello(slot)
 
     def _alive(self, node: str) -> bool:
         try:
@@ -324,11 +373,12 @@ class RayPoolExecutor(Executor):
         return future
 
     def warm(self, fn: Callable[..., Any], /, *args: Any) -> None:
-        """One run of ``fn(*args)`` on each pool worker, ahead of its units (each worker runs
-        its calls in order); their answers are dropped."""
-        for slot in self._slots:
-            with contextlib.suppress(Exception):
-                self._warming.append(slot.actor.run.remote(self._imports, None, 0, fn, args))
+        """One run of ``fn(*args)`` on each idle pool worker, before its next unit (the worker
+        takes none until it is done); their answers are dropped."""
+        while self._idle:
+            index = self._idle.popleft()
+            ref = self._slots[index].actor.run.remote(self._imports, None, 0, fn, args)
+            self._warming[ref] = index
 
     def _dispatch(self) -> None:
         """Hand waiting units to the idle workers."""
@@ -373,15 +423,19 @@ class RayPoolExecutor(Executor):
         if done:
             return done
         self._ask_again()
-        if not self._running:
+        if not self._running and not self._warming:
             if self._waiting:
                 raise WorkerError("no Ray pool worker is left to run the units (every one died)")
             return set()
         ray = self._ray
-        ready, _ = ray.wait(list(self._running), num_returns=1, timeout=timeout)
+        calls = [*self._running, *self._warming]
+        ready, _ = ray.wait(calls, num_returns=1, timeout=timeout)
         if ready:
-            ready, _ = ray.wait(list(self._running), num_returns=len(self._running), timeout=0)
+            ready, _ = ray.wait(calls, num_returns=len(calls), timeout=0)
         for ref in ready:
+            if ref in self._warming:
+                self._warmed(ref)
+                continue
             index, unit = self._running.pop(ref)
             try:
                 ok, value = ray.get(ref)
@@ -403,12 +457,26 @@ class RayPoolExecutor(Executor):
         self._dispatch()
         return {future for future in futures if future.done()}
 
-    def _lose(self, index: int, unit: _Unit, error: BaseException) -> None:
+    def _warmed(self, ref: Any) -> None:
+        """A warm-up came back: its worker takes units (or, if it died, is made again)."""
+        index = self._warming.pop(ref)
+        try:
+            self._ray.get(ref)
+        except self._ray.exceptions.RayActorError as error:
+            self._lose(index, None, error)
+            return
+        except self._ray.exceptions.RayError:  # counted nowhere: its units will say
+            pass
+        self._idle.append(index)
+
+    def _lose(self, index: int, unit: _Unit | None, error: BaseException) -> None:
         """The worker of slot ``index`` died running ``unit``: the unit goes back to the queue
         (or fails, after :data:`MAX_ATTEMPTS` runs); the worker is made again if its node
         lives on."""
         slot = self._slots[index]
-        if unit.runs < MAX_ATTEMPTS:
+        if unit is None:
+            pass
+        elif unit.runs < MAX_ATTEMPTS:
             self.lost_runs += 1
             self._waiting.appendleft(unit)
         else:
@@ -420,7 +488,7 @@ class RayPoolExecutor(Executor):
         if self._alive(slot.node):
             slot.actor = self._actor(slot.node, slot.name)
             with contextlib.suppress(WorkerError):
-                if self._greet(slot, slot.actor.hello.remote(self._idle_s)):
+                if self._greet(slot, self._hello(slot)):
                     self._idle.append(index)
 
     def _ask_again(self) -> None:
