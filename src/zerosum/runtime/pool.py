@@ -31,8 +31,8 @@ such workers safe to share:
    ``kill -9`` leaves no unit running for longer. :meth:`RayPoolExecutor.close` asks its
    running units to stop and waits (a few seconds at most) until they have.
 6. **Nothing lost.** A unit whose worker dies (with its node, say) goes back to the queue for
-   the others, up to :data:`~zerosum.runtime.cluster.MAX_ATTEMPTS` runs; a worker lost on a
-   node that lives on is made again.
+   the others, up to :data:`~zerosum.runtime.cluster.MAX_ATTEMPTS` runs; the command goes on
+   without that worker, and the next command makes it again if its node lives on.
 
 Units go to the workers as they come free, first one per node in turn, so that one solve
 spreads over every node. A worker runs one unit at a time, whichever command sent it (two
@@ -470,26 +470,20 @@ class RayPoolExecutor(Executor):
         self._idle.append(index)
 
     def _lose(self, index: int, unit: _Unit | None, error: BaseException) -> None:
-        """The worker of slot ``index`` died running ``unit``: the unit goes back to the queue
-        (or fails, after :data:`MAX_ATTEMPTS` runs); the worker is made again if its node
-        lives on."""
+        """The worker of slot ``index`` died (running ``unit``, or its warm-up): the unit goes
+        back to the queue for the other workers (or fails, after :data:`MAX_ATTEMPTS` runs),
+        and this command uses that slot no more (the next command makes it again, if its node
+        lives on)."""
         slot = self._slots[index]
-        if unit is None:
-            pass
-        elif unit.runs < MAX_ATTEMPTS:
+        if unit is not None and unit.runs < MAX_ATTEMPTS:
             self.lost_runs += 1
             self._waiting.appendleft(unit)
-        else:
+        elif unit is not None:
             unit.future.set_exception(
                 WorkerError(f"the Ray pool worker {slot.name} died: {_reason(error)}")
             )
         with contextlib.suppress(Exception):
             self._ray.kill(slot.actor, no_restart=True)
-        if self._alive(slot.node):
-            slot.actor = self._actor(slot.node, slot.name)
-            with contextlib.suppress(WorkerError):
-                if self._greet(slot, self._hello(slot)):
-                    self._idle.append(index)
 
     def _ask_again(self) -> None:
         """The running units' stop requests, sent again now and then (a board that died
