@@ -61,6 +61,7 @@ from zerosum.runtime.executor import (
     GRACE_SECONDS,
     Executor,
     ProcessExecutor,
+    Shared,
     WorkerError,
     run_unit,
 )
@@ -194,6 +195,24 @@ def stop_board(ray: Any) -> Any:
     return ray.remote(**options)(_StopBoard).remote()
 
 
+class _RayShared(Shared[T]):
+    """A value put into Ray's object store once (:meth:`RayTaskExecutor.share`): a unit reads
+    it from there when it calls :meth:`get` (Ray keeps it while this reference lives)."""
+
+    def __init__(self, ref: Any) -> None:  # no call to super: no value of its own
+        self._ref = ref
+
+    def get(self) -> T:
+        ray = importlib.import_module("ray")
+        value: T = ray.get(self._ref)
+        return value
+
+
+def share_on_ray(ray: Any, value: T) -> Shared[T]:
+    """``value`` put into the connected Ray's object store once, for many units."""
+    return _RayShared(ray.put(value))
+
+
 def _run_task(
     imports: Sequence[str], board: Any, number: int, fn: Callable[..., T], *args: Any
 ) -> tuple[str, T]:
@@ -281,6 +300,10 @@ class RayTaskExecutor(Executor):
 
     def _forget(self, future: Future[Any]) -> None:
         self._numbers.pop(future, None)
+
+    def share(self, value: T) -> Shared[T]:
+        """``value`` in Ray's object store, put there once (see :meth:`Executor.share`)."""
+        return share_on_ray(self._ray, value)
 
     def warm(self, fn: Callable[..., Any], /, *args: Any) -> None:
         """One task of ``fn(*args)`` per CPU of the cluster, spread over its nodes as the

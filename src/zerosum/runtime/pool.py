@@ -65,9 +65,10 @@ from zerosum.runtime.cluster import (
     _asks,
     _node_id,
     _reason,
+    share_on_ray,
     stop_board,
 )
-from zerosum.runtime.executor import GRACE_SECONDS, Executor, WorkerError, run_unit
+from zerosum.runtime.executor import GRACE_SECONDS, Executor, Shared, WorkerError, run_unit
 from zerosum.runtime.joining import AUTO, connect
 from zerosum.runtime.signals import sigint_held
 from zerosum.runtime.workers import worker_imports, worker_init
@@ -371,6 +372,10 @@ class RayPoolExecutor(Executor):
         self._waiting.append(_Unit(self._numbers, fn, args, future))
         self._dispatch()
         return future
+
+    def share(self, value: T) -> Shared[T]:
+        """``value`` in Ray's object store, put there once (see :meth:`Executor.share`)."""
+        return share_on_ray(self._ray, value)
 
     def warm(self, fn: Callable[..., Any], /, *args: Any) -> None:
         """One run of ``fn(*args)`` on each idle pool worker, before its next unit (the worker
