@@ -240,7 +240,7 @@ def test_pool_workers_stop_units_when_asked_and_leave_when_idle(
 def test_a_unit_whose_board_is_gone_stops_on_its_own(ray_cluster: RayTaskExecutor) -> None:
     # A unit on a pool worker outlives its command: its stop check turns true once its board
     # (which dies with the command) has been unreachable for a while; a task's never does.
-    from zerosum.runtime.cluster import _asks, stop_board
+    from zerosum.runtime.raybase import _asks, stop_board
 
     ray = ray_cluster._ray
     board = stop_board(ray)
@@ -275,7 +275,7 @@ def test_the_stop_board_answers_a_waiting_unit_when_it_is_asked() -> None:
     # The board's coroutines, run here as its actor runs them: a unit's wait returns as soon
     # as it is asked (not after its time), another unit's wait runs out, False; a unit asked
     # before it waits is told at once.
-    from zerosum.runtime.cluster import _StopBoard
+    from zerosum.runtime.raybase import _StopBoard
 
     async def scenario() -> tuple[bool, bool, bool, bool]:
         board = _StopBoard()

@@ -59,7 +59,9 @@ from typing import Any, Final, TypeVar
 
 import zerosum
 from zerosum.game import ZerosumError
-from zerosum.runtime.cluster import (
+from zerosum.runtime.executor import GRACE_SECONDS, Executor, Shared, WorkerError, run_unit
+from zerosum.runtime.joining import AUTO, connect
+from zerosum.runtime.raybase import (
     ASK_AGAIN_S,
     MAX_ATTEMPTS,
     _asks,
@@ -68,8 +70,6 @@ from zerosum.runtime.cluster import (
     share_on_ray,
     stop_board,
 )
-from zerosum.runtime.executor import GRACE_SECONDS, Executor, Shared, WorkerError, run_unit
-from zerosum.runtime.joining import AUTO, connect
 from zerosum.runtime.signals import sigint_held
 from zerosum.runtime.workers import worker_imports, worker_init
 
