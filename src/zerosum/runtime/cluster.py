@@ -24,20 +24,20 @@ its process) is a failure of the unit, reported as such.
 
 Stopping. ``ray.cancel`` is never used: in Ray 2.60 a cancelled task whose reply still arrives
 aborts the calling process ("Tried to complete task that was not pending", seen here in about one
-distributed solve in three). Instead, a :class:`RayTaskExecutor` keeps its units' stop requests in
-a small actor of its own (no CPU, on the driver's node; :mod:`.raybase`). A running task
-always has one call out to it, which the board answers as soon as the unit is asked to stop (or
-after a second, and the task sends the next), and
-:func:`~zerosum.runtime.executor.unit_stop` only looks whether that answer came: a cancelled
-(or :meth:`~RayTaskExecutor.stop`-ped) unit stops within milliseconds of the request and frees
-its CPU; its answer is dropped (or, stopped, taken). The
-board is restarted if it dies, and the executor sends the requests of units still running again
-while it waits (a request sent while it restarts is lost, not retried: Ray would tell the driver's
-output of every retry). A :class:`RayActorExecutor`'s running units run to their end. (Units
-on workers that outlive their command, the same board and all: :mod:`.pool`.) At the end, every actor runs its ``teardown`` (engines are sent
-``quit``) and is then killed with ``ray.kill``; when the work is abandoned (Ctrl-C, an error), busy
-actors first run ``kill`` beside their unit (in the actor's second thread), so nothing waits for a
-unit to finish. A Ray started here is shut down; a joined cluster is only disconnected from.
+distributed solve in three). Instead, a :class:`RayTaskExecutor` keeps its units' stop requests in a
+small actor of its own (no CPU, on the driver's node; :mod:`.raybase`). A running task always has
+one call out to it, which the board answers as soon as the unit is asked to stop (or after a second,
+and the task sends the next), and :func:`~zerosum.runtime.executor.unit_stop` only looks whether
+that answer came: a cancelled (or :meth:`~RayTaskExecutor.stop`-ped) unit stops within milliseconds
+of the request and frees its CPU; its answer is dropped (or, stopped, taken). The board is restarted
+if it dies, and the executor sends the requests of units still running again while it waits (a
+request sent while it restarts is lost, not retried: Ray would tell the driver's output of every
+retry). A :class:`RayActorExecutor`'s running units run to their end. (Units on workers that outlive
+their command, the same board and all: :mod:`.pool`.) At the end, every actor runs its ``teardown``
+(engines are sent ``quit``) and is then killed with ``ray.kill``; when the work is abandoned
+(Ctrl-C, an error), busy actors first run ``kill`` beside their unit (in the actor's second thread),
+so nothing waits for a unit to finish. A Ray started here is shut down; a joined cluster is only
+disconnected from.
 
 Failures: a unit that raises, or an actor that dies (its process killed) raises
 :class:`~zerosum.runtime.executor.WorkerError` naming the unit, instead of waiting for a result
