@@ -65,6 +65,7 @@ from zerosum.runtime.executor import (
     run_unit,
 )
 from zerosum.runtime.joining import AUTO, ClusterError, connect
+from zerosum.runtime.pool import RayPoolExecutor
 from zerosum.runtime.raybase import (
     ASK_AGAIN_S,
     MAX_ATTEMPTS,
@@ -480,8 +481,6 @@ def open_executor(cluster: str | None = None, *, workers: int = 0, keep_s: float
     if cluster is None or cluster == LOCAL:
         return ProcessExecutor(workers)
     if keep_s > 0 and cluster != AUTO:
-        from zerosum.runtime.pool import RayPoolExecutor
-
         return RayPoolExecutor(cluster, idle_s=keep_s)
     return RayTaskExecutor(cluster, workers=workers)
 
