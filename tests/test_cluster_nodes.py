@@ -269,12 +269,12 @@ def test_pool_workers_on_both_nodes_are_kept_and_a_lost_node_loses_nothing(
         expected = solver.solve(game)
     both_alive(cluster)
     with RayPoolExecutor(cluster.address, idle_s=HANG_S) as first, Store(":memory:") as store:
-        assert first.workers == 2  # one on each node
+        assert first.workers == first.ready() == 2  # one on each node
         found = solve_distributed(Connect4.from_position(POSITION), executor=first, store=store)
         assert found.rank == SCORE
     path = tmp_path / "units.sqlite"
     with RayPoolExecutor(cluster.address, idle_s=HANG_S) as pool, Store(path) as store:
-        assert (pool.reused, pool.made) == (2, 0)  # the next command finds them
+        assert pool.ready() == 2 and (pool.reused, pool.made) == (2, 0)  # found again
         second = _second(pool._ray)
         [on_second] = [index for index, slot in enumerate(pool._slots) if slot.node == second]
 

@@ -189,24 +189,24 @@ def test_pool_workers_outlive_their_command_and_only_their_own_code_reuses_them(
     ray = ray_cluster._ray
     serial = _pool_solve(SerialExecutor())
     with RayPoolExecutor("auto", idle_s=HANG_S) as first:
-        assert first.workers == 2 and first.made + first.reused == 2
+        assert first.workers == first.ready() == 2 and first.made + first.reused == 2
         assert _pool_solve(first) == serial
     names = pool_workers(ray)
     assert len(names) == 2  # one per CPU of the node, alive after their command
     ids = {name: ray.get_actor(name, namespace=NAMESPACE)._actor_id for name in names}
     with RayPoolExecutor("auto", idle_s=HANG_S) as second:
-        assert (second.reused, second.made) == (2, 0)
+        assert second.ready() == 2 and (second.reused, second.made) == (2, 0)
         assert _pool_solve(second) == serial
     assert {name: ray.get_actor(name, namespace=NAMESPACE)._actor_id for name in names} == ids
     # A command whose code differs from theirs (another version) never reuses them: each is
     # made again from the files of its node, which is then taken as it is.
     with RayPoolExecutor("auto", idle_s=HANG_S, code="another version") as other:
-        assert (other.reused, other.made) == (0, 2)
+        assert other.ready() == 2 and (other.reused, other.made) == (0, 2)
         assert _pool_solve(other) == serial
     made = {name: ray.get_actor(name, namespace=NAMESPACE)._actor_id for name in names}
     assert pool_workers(ray) == names and not set(made.values()) & set(ids.values())
     with RayPoolExecutor("auto", idle_s=HANG_S) as back:  # they run this process's code
-        assert (back.reused, back.made) == (2, 0)
+        assert back.ready() == 2 and (back.reused, back.made) == (2, 0)
 
 
 def test_pool_workers_stop_units_when_asked_and_leave_when_idle(
@@ -215,6 +215,7 @@ def test_pool_workers_stop_units_when_asked_and_leave_when_idle(
     from zerosum.runtime.pool import RayPoolExecutor, pool_workers
 
     with RayPoolExecutor("auto", idle_s=HANG_S) as pool:
+        assert pool.ready() == 2  # both workers take units now: each starts at once
         # The empty board without a budget would run for minutes on each worker.
         endless = [pool.submit(solve_unit, "connect4", "", (-100, 100), False, 16) for _ in "ab"]
         waiting = pool.submit(solve_unit, "connect4", POSITION, (-100, 100), False, 16)

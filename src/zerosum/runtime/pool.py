@@ -250,6 +250,12 @@ class RayPoolExecutor(Executor):
         self._asked_at = 0.0
         self._warming: dict[Any, int] = {}
         """The calls of :meth:`warm` in flight, with their worker's slot (busy until then)."""
+        self._greeting: dict[Any, int] = {}
+        """The greetings in flight (:meth:`PoolWorker.hello`), with their worker's slot: a
+        worker takes units once it has answered, so that its start overlaps the caller's."""
+        self._warm_call: tuple[Callable[..., Any], tuple[Any, ...]] | None = None
+        """The last :meth:`warm`'s call, for the workers that answer after it."""
+        self._ready = 0
         self.units_per_node: Counter[str] = Counter()
         """The units whose result came back, by the Ray node whose worker ran them."""
         self.reused = 0
@@ -287,8 +293,9 @@ class RayPoolExecutor(Executor):
         )
 
     def _open(self) -> None:
-        """One pool worker per CPU of every live node, found or made, fresh (see the module
-        docstring), slot 0 of every node first."""
+        """One pool worker per CPU of every live node, slot 0 of every node first, asked for
+        (found or made) and greeted; their answers are taken as they come (:meth:`wait`,
+        :meth:`ready`)."""
         ray = self._ray
         nodes = [
             (str(node["NodeID"]), int(node.get("Resources", {}).get("CPU", 0)))
@@ -302,16 +309,34 @@ class RayPoolExecutor(Executor):
             for node, cpus in sorted(nodes)
             if slot < cpus
         ]
-        for slot in slots:
+        if not slots:
+            raise WorkerError("no Ray pool worker can be started: the cluster has no CPU")
+        self._slots = slots
+        for index, slot in enumerate(slots):
             slot.actor = self._actor(slot.node, slot.name)
-        hellos = [self._hello(slot) for slot in slots]
-        for slot, hello in zip(slots, hellos, strict=True):
-            if self._greet(slot, hello):
-                self._slots.append(slot)
-        if not self._slots:
-            raise WorkerError("no Ray pool worker could be started (the cluster has no CPU)")
-        self._idle.extend(range(len(self._slots)))
-        self.workers = len(self._slots)
+            self._greeting[self._hello(slot)] = index
+        self.workers = len(slots)
+
+    def ready(self) -> int:
+        """Wait until every pool worker has answered this command (found fresh, or made);
+        how many it has (fewer than :attr:`workers` if a node went meanwhile)."""
+        for ref in list(self._greeting):
+            self._greeted(ref)
+        return self._ready
+
+    def _greeted(self, ref: Any) -> None:
+        """A worker answered its greeting: it warms up (if :meth:`warm` was called) or takes
+        units, unless it had to be made again and its node went meanwhile."""
+        index = self._greeting.pop(ref)
+        slot = self._slots[index]
+        if not self._greet(slot, ref):
+            return
+        self._ready += 1
+        if self._warm_call is None:
+            self._idle.append(index)
+        else:
+            fn, args = self._warm_call
+            self._warming[slot.actor.run.remote(self._imports, None, 0, fn, args)] = index
 
     def _hello(self, slot: _Slot) -> Any:
         return slot.actor.hello.remote(self._idle_s, self._code, self._imports)
@@ -378,8 +403,10 @@ class RayPoolExecutor(Executor):
         return share_on_ray(self._ray, value)
 
     def warm(self, fn: Callable[..., Any], /, *args: Any) -> None:
-        """One run of ``fn(*args)`` on each idle pool worker, before its next unit (the worker
-        takes none until it is done); their answers are dropped."""
+        """One run of ``fn(*args)`` on each idle pool worker (and on each that answers its
+        greeting later), before its next unit (the worker takes none until it is done); their
+        answers are dropped."""
+        self._warm_call = (fn, args)
         while self._idle:
             index = self._idle.popleft()
             ref = self._slots[index].actor.run.remote(self._imports, None, 0, fn, args)
@@ -428,16 +455,19 @@ class RayPoolExecutor(Executor):
         if done:
             return done
         self._ask_again()
-        if not self._running and not self._warming:
+        if not self._running and not self._warming and not self._greeting:
             if self._waiting:
                 raise WorkerError("no Ray pool worker is left to run the units (every one died)")
             return set()
         ray = self._ray
-        calls = [*self._running, *self._warming]
+        calls = [*self._running, *self._warming, *self._greeting]
         ready, _ = ray.wait(calls, num_returns=1, timeout=timeout)
         if ready:
             ready, _ = ray.wait(calls, num_returns=len(calls), timeout=0)
         for ref in ready:
+            if ref in self._greeting:
+                self._greeted(ref)
+                continue
             if ref in self._warming:
                 self._warmed(ref)
                 continue
@@ -522,6 +552,7 @@ class RayPoolExecutor(Executor):
             for _, unit in running.values():
                 unit.future.cancel()
             self._warming.clear()
+            self._greeting.clear()
             if board is not None:
                 with contextlib.suppress(Exception):
                     ray.kill(board, no_restart=True)
