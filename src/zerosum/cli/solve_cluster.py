@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import math
 import threading
 import time
 from typing import Any, Final
@@ -53,8 +54,8 @@ def run_cluster(args: argparse.Namespace, spec: GameSpec, game: Game[Any]) -> in
 
     if args.unit_nodes < 0:
         raise UsageError(f"--unit-nodes {args.unit_nodes}: expected 0 (never split) or more")
-    if not args.keep_workers >= 0:
-        raise UsageError(f"--keep-workers {args.keep_workers}: expected 0 (none) or more seconds")
+    if not 0 <= args.keep_workers < math.inf:
+        raise UsageError(f"--keep-workers {args.keep_workers:g}: expected 0 (none) or more seconds")
     if args.root_tests < 0:
         raise UsageError(f"--root-tests {args.root_tests}: expected 0 (none) or more tests")
     budget = Budget(nodes=args.unit_nodes) if args.unit_nodes else None
