@@ -141,12 +141,12 @@ def test_a_split_too_deep_to_expand_is_refused(monkeypatch: pytest.MonkeyPatch) 
 
 
 def test_a_cluster_without_ray_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    import zerosum.runtime.cluster
+    import zerosum.runtime.joining
 
     def missing(name: str) -> Any:
         raise ImportError(name)
 
-    monkeypatch.setattr(zerosum.runtime.cluster.importlib, "import_module", missing)
+    monkeypatch.setattr(zerosum.runtime.joining.importlib, "import_module", missing)
     with pytest.raises(ClusterError, match=r"pip install zerosum\[ray\]"):
         open_executor("auto")
 
