@@ -169,6 +169,7 @@ def test_a_solve_and_a_match_spread_over_both_nodes(
     assert {k: remote[k] for k in LOCAL_FIELDS} == {k: local[k] for k in LOCAL_FIELDS}
     assert remote["score"] == SCORE
     assert remote["nodes"] == remote["solve_nodes"] + remote["moves_nodes"]
+    assert remote["workers_reused"] + remote["workers_made"] >= 1  # on the pool workers
     # Where the units ran depends on the schedule: a unit on a node whose worker is still
     # starting (loading the kernel) may be cancelled once the other node's answers make it
     # unneeded, so one solve may count units on one node only. Solves are run again until
