@@ -26,16 +26,19 @@ such workers safe to share:
    for it. The executor itself runs at most one unit per worker, one per CPU; Ray's scheduler
    does not see them, so other jobs of the same cluster share those CPUs meanwhile.
 5. **Stopped with its command.** A unit is asked to stop through its command's stop board, as
-   a Ray task is (:mod:`.cluster`); the board dies with the command, and a unit whose board
-   stays unreachable for :data:`GONE_S` seconds stops on its own, so a command killed with
-   ``kill -9`` leaves no unit running for longer. :meth:`RayPoolExecutor.close` asks its
-   running units to stop and waits (a few seconds at most) until they have.
+   a Ray task is (:mod:`.cluster`, :mod:`.raybase`); the board dies with the command, and a
+   unit whose board stays unreachable for :data:`GONE_S` seconds stops on its own, so a
+   command killed with ``kill -9`` leaves no unit running for longer.
+   :meth:`RayPoolExecutor.close` asks its running units to stop and waits (a few seconds at
+   most) until they have.
 6. **Nothing lost.** A unit whose worker dies (with its node, say) goes back to the queue for
-   the others, up to :data:`~zerosum.runtime.cluster.MAX_ATTEMPTS` runs; the command goes on
+   the others, up to :data:`~zerosum.runtime.raybase.MAX_ATTEMPTS` runs; the command goes on
    without that worker, and the next command makes it again if its node lives on.
 
-Units go to the workers as they come free, first one per node in turn, so that one solve
-spreads over every node. A worker runs one unit at a time, whichever command sent it (two
+A command greets its workers (found or made) and goes on at once: a worker takes units once
+it has answered, so that a first command's worker start overlaps its own work. Units go to the
+workers as they come free, first one per node in turn, so that one solve spreads over every
+node. A worker runs one unit at a time, whichever command sent it (two
 commands at once share the workers, each unit waiting for the one before), and answers a
 command's greeting meanwhile. A warm-up (:meth:`RayPoolExecutor.warm`) keeps its worker from
 the units until it is done: a solve's clears the table a worker kept from the solve before.
