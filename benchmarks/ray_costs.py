@@ -23,12 +23,17 @@ It prints, per solve, where the command's seconds went:
 * ``cores``: the CPU seconds of the units' processes over the units' span (how much of a core
   the workers got: the machine is shared).
 
+The units run where ``solve --cluster`` runs them: on the cluster's pool workers, kept
+``--keep-workers`` seconds between commands (``0``: each command's own Ray tasks), so the
+first solve on a new cluster pays for their start and the next ones find them loaded.
+
 With one worker the parts but ``cores`` add up to the command's time (less Python's start);
 with two, the units' parts are summed over both workers.
 
 Run from the repository root (Ray installed)::
 
     .venv/bin/python benchmarks/ray_costs.py [--positions 44534 44533 44536] [--nodes 1]
+        [--keep-workers S]
 """
 
 from __future__ import annotations
@@ -47,6 +52,7 @@ from dataclasses import dataclass  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
 
+from zerosum.cli.solve_cluster import KEEP_WORKERS_S  # noqa: E402
 from zerosum.compiled import DEFAULT_HASH_MB  # noqa: E402
 from zerosum.compiled.distributed import (  # noqa: E402
     Budget,
@@ -88,10 +94,10 @@ def timed_unit(*args: Any) -> Timed:
     return Timed(*fields, began=began, ended=time.time(), setup=setup, pid=os.getpid(), cpu=cpu)
 
 
-def child(address: str, position: str, root_tests: int) -> None:
+def child(address: str, position: str, root_tests: int, keep_s: float) -> None:
     """One solve in this process; prints its parts as JSON."""
     started = time.perf_counter()
-    executor = open_executor(address)
+    executor = open_executor(address, keep_s=keep_s)
     connect = time.perf_counter() - started
     sent: dict[Any, float] = {}
     taken: dict[Any, float] = {}
@@ -184,10 +190,17 @@ def main() -> None:
     parser.add_argument("--positions", nargs="+", default=["44534", "44533", "44536"])
     parser.add_argument("--nodes", type=int, choices=(1, 2), default=1)
     parser.add_argument("--root-tests", type=int, default=0, metavar="K")
+    parser.add_argument(
+        "--keep-workers",
+        type=float,
+        default=KEEP_WORKERS_S,
+        metavar="S",
+        help="as solve --keep-workers: pool workers kept S seconds (0: the command's Ray tasks)",
+    )
     parser.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        child(*args.child, args.root_tests)
+        child(*args.child, args.root_tests, args.keep_workers)
         return
     print(f"command: {' '.join([os.path.basename(sys.executable), *sys.argv])}")
     sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -206,8 +219,9 @@ def main() -> None:
             load = os.getloadavg()[0]
             begun = time.perf_counter()
             command = [sys.executable, __file__, "--child", cluster.address, position]
+            command += ["--root-tests", str(args.root_tests)]
             done = subprocess.run(
-                [*command, "--root-tests", str(args.root_tests)],
+                [*command, "--keep-workers", str(args.keep_workers)],
                 capture_output=True,
                 text=True,
                 env=cluster.env,

@@ -16,6 +16,11 @@ load hits the three alike; pair the rows of one round):
   the zerosum source of another checkout (the code before a change), so that before and
   after are measured in the same rounds.
 
+``solve --cluster`` runs its units on each cluster's pool workers (``zerosum.runtime.pool``),
+which outlive a command: the first command on a cluster makes them (its time includes their
+start), the next ones find them loaded. The ``before`` clusters run whatever that checkout
+runs (Ray tasks, before the pool).
+
 Each command runs in a session of its own, as each ``ray start`` node does: with the
 kernel's autogroup scheduling, a session is one scheduling group, so the local process and
 each node get a share of the CPUs as separate machines would (on this shared machine, a

@@ -169,6 +169,7 @@ def test_a_solve_and_a_match_spread_over_both_nodes(
     assert {k: remote[k] for k in LOCAL_FIELDS} == {k: local[k] for k in LOCAL_FIELDS}
     assert remote["score"] == SCORE
     assert remote["nodes"] == remote["solve_nodes"] + remote["moves_nodes"]
+    assert remote["workers_reused"] + remote["workers_made"] >= 1  # on the pool workers
     # Where the units ran depends on the schedule: a unit on a node whose worker is still
     # starting (loading the kernel) may be cancelled once the other node's answers make it
     # unneeded, so one solve may count units on one node only. Solves are run again until
@@ -254,6 +255,43 @@ def test_losing_a_node_in_a_solve_loses_nothing(
         assert found.rank == expected.rank and found.complete
         head = sum(n for node, n in executor.units_per_node.items() if node != second)
         assert head > 0
+    with Store(path) as store:  # every proven result stayed in the store
+        again = solve_distributed(game, executor=SerialExecutor(), store=store)
+    assert again.stored and again.rank == expected.rank and again.solved == 0
+
+
+def test_pool_workers_on_both_nodes_are_kept_and_a_lost_node_loses_nothing(
+    cluster: TwoNodes, token: str, tmp_path: Path
+) -> None:
+    from zerosum.runtime.pool import RayPoolExecutor
+
+    game = Connect4.from_position(SLOW)
+    with Solver("connect4") as solver:
+        expected = solver.solve(game)
+    both_alive(cluster)
+    with RayPoolExecutor(cluster.address, idle_s=HANG_S) as first, Store(":memory:") as store:
+        assert first.workers == first.ready() == 2  # one on each node
+        found = solve_distributed(Connect4.from_position(POSITION), executor=first, store=store)
+        assert found.rank == SCORE
+    path = tmp_path / "units.sqlite"
+    with RayPoolExecutor(cluster.address, idle_s=HANG_S) as pool, Store(path) as store:
+        assert pool.ready() == 2 and (pool.reused, pool.made) == (2, 0)  # found again
+        second = _second(pool._ray)
+        [on_second] = [index for index, slot in enumerate(pool._slots) if slot.node == second]
+
+        def running() -> int:  # units running on the second node's worker now
+            try:
+                return sum(index == on_second for index, _ in list(pool._running.values()))
+            except RuntimeError:  # changed while it was read: look again
+                return 0
+
+        loser = _Loser(cluster, running)
+        try:
+            found = solve_distributed(game, executor=pool, store=store)
+        finally:
+            killed = loser.stop()
+        assert killed, f"the solve ended before the second node ran a unit: {found}"
+        assert found.rank == expected.rank and found.complete
     with Store(path) as store:  # every proven result stayed in the store
         again = solve_distributed(game, executor=SerialExecutor(), store=store)
     assert again.stored and again.rank == expected.rank and again.solved == 0

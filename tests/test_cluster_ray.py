@@ -22,6 +22,7 @@ from zerosum.endgames.board import NINE_MENS_MORRIS
 from zerosum.endgames.database import EndgameError
 from zerosum.endgames.tiers import count_unit
 from zerosum.games.connect4 import Connect4
+from zerosum.runtime import Executor, SerialExecutor
 from zerosum.runtime.cluster import RayTaskExecutor
 from zerosum.search import Limit
 from zerosum.store import Store
@@ -30,7 +31,7 @@ POSITION, SCORE = "32164625", 11
 """The first position of Test_L1_R1 and its exact score."""
 
 
-def settle(executor: RayTaskExecutor, futures: list[Any], what: str) -> None:
+def settle(executor: Executor, futures: list[Any], what: str) -> None:
     """Wait through ``executor`` until every one of ``futures`` is done (bounded against a
     hang only)."""
     deadline = time.monotonic() + HANG_S
@@ -169,6 +170,91 @@ def test_the_command_line_gives_the_local_solve(
     assert remote["best_moves"] == (["4", "3"] if weak else ["3"])  # weak: every win
 
 
+# -- pool workers (zerosum.runtime.pool) ------------------------------------------------------
+
+
+def _pool_solve(executor: Any) -> tuple[int | None, list[Any]]:
+    with Store(":memory:") as store:
+        found = solve_distributed(
+            Connect4.from_position(POSITION), executor=executor, store=store, moves="best"
+        )
+    return found.rank, list(found.best_moves)
+
+
+def test_pool_workers_outlive_their_command_and_only_their_own_code_reuses_them(
+    ray_cluster: RayTaskExecutor,
+) -> None:
+    from zerosum.runtime.pool import NAMESPACE, RayPoolExecutor, pool_workers
+
+    ray = ray_cluster._ray
+    serial = _pool_solve(SerialExecutor())
+    with RayPoolExecutor("auto", idle_s=HANG_S) as first:
+        assert first.workers == first.ready() == 2 and first.made + first.reused == 2
+        assert _pool_solve(first) == serial
+    names = pool_workers(ray)
+    assert len(names) == 2  # one per CPU of the node, alive after their command
+    ids = {name: ray.get_actor(name, namespace=NAMESPACE)._actor_id for name in names}
+    with RayPoolExecutor("auto", idle_s=HANG_S) as second:
+        assert second.ready() == 2 and (second.reused, second.made) == (2, 0)
+        assert _pool_solve(second) == serial
+    assert {name: ray.get_actor(name, namespace=NAMESPACE)._actor_id for name in names} == ids
+    # A command whose code differs from theirs (another version) never reuses them: each is
+    # made again from the files of its node, which is then taken as it is.
+    with RayPoolExecutor("auto", idle_s=HANG_S, code="another version") as other:
+        assert other.ready() == 2 and (other.reused, other.made) == (0, 2)
+        assert _pool_solve(other) == serial
+    made = {name: ray.get_actor(name, namespace=NAMESPACE)._actor_id for name in names}
+    assert pool_workers(ray) == names and not set(made.values()) & set(ids.values())
+    with RayPoolExecutor("auto", idle_s=HANG_S) as back:  # they run this process's code
+        assert back.ready() == 2 and (back.reused, back.made) == (2, 0)
+
+
+def test_pool_workers_stop_units_when_asked_and_leave_when_idle(
+    ray_cluster: RayTaskExecutor, tmp_path: Path
+) -> None:
+    from zerosum.runtime.pool import RayPoolExecutor, pool_workers
+
+    with RayPoolExecutor("auto", idle_s=HANG_S) as pool:
+        assert pool.ready() == 2  # both workers take units now: each starts at once
+        # The empty board without a budget would run for minutes on each worker.
+        endless = [pool.submit(solve_unit, "connect4", "", (-100, 100), False, 16) for _ in "ab"]
+        waiting = pool.submit(solve_unit, "connect4", POSITION, (-100, 100), False, 16)
+        assert not pool.split(waiting)  # not started: nothing to split
+        assert pool.stop(endless[0])  # its answer comes, what it proved
+        pool.cancel(endless[1])  # its answer is dropped, its worker free again
+        settle(pool, [endless[0], waiting], "the stopped unit and the one that waited")
+        assert endless[0].result().rank is None and waiting.result().rank == SCORE
+        missing = str(tmp_path / "inputs")  # bad input: raised as the unit raised it
+        bad = pool.submit(count_unit, NINE_MENS_MORRIS, missing, str(tmp_path), 3, 4, 0, 9)
+        settle(pool, [bad], "a unit with bad input")
+        with pytest.raises(EndgameError, match="cannot read the input table"):
+            bad.result()
+    # The last command's idle time is theirs: they leave once it has passed.
+    with RayPoolExecutor("auto", idle_s=0.2):
+        pass
+    deadline = time.monotonic() + HANG_S
+    while pool_workers(ray_cluster._ray):
+        assert time.monotonic() < deadline, "the pool workers stayed after their idle time"
+        time.sleep(0.1)  # polling an observable state, not waiting a fixed time
+
+
+def test_a_unit_whose_board_is_gone_stops_on_its_own(ray_cluster: RayTaskExecutor) -> None:
+    # A unit on a pool worker outlives its command: its stop check turns true once its board
+    # (which dies with the command) has been unreachable for a while; a task's never does.
+    from zerosum.runtime.raybase import _asks, stop_board
+
+    ray = ray_cluster._ray
+    board = stop_board(ray)
+    ray.kill(board, no_restart=True)
+    pooled, tasked = _asks(board, 1, gone_s=0.2), _asks(board, 1)
+    deadline = time.monotonic() + HANG_S
+    while not pooled():
+        assert time.monotonic() < deadline, "the unit never learnt that its board is gone"
+        assert not tasked()
+        time.sleep(0.01)  # polling an observable state, not waiting a fixed time
+    assert not tasked()
+
+
 def test_a_stop_request_outlives_its_board(ray_cluster: RayTaskExecutor) -> None:
     """(Last in this file: Ray tells the driver's output of each request sent while the board
     was down, after a delay, so a later test reading a command's output could see it.)
@@ -190,7 +276,7 @@ def test_the_stop_board_answers_a_waiting_unit_when_it_is_asked() -> None:
     # The board's coroutines, run here as its actor runs them: a unit's wait returns as soon
     # as it is asked (not after its time), another unit's wait runs out, False; a unit asked
     # before it waits is told at once.
-    from zerosum.runtime.cluster import _StopBoard
+    from zerosum.runtime.raybase import _StopBoard
 
     async def scenario() -> tuple[bool, bool, bool, bool]:
         board = _StopBoard()

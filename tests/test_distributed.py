@@ -141,12 +141,12 @@ def test_a_split_too_deep_to_expand_is_refused(monkeypatch: pytest.MonkeyPatch) 
 
 
 def test_a_cluster_without_ray_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    import zerosum.runtime.cluster
+    import zerosum.runtime.joining
 
     def missing(name: str) -> Any:
         raise ImportError(name)
 
-    monkeypatch.setattr(zerosum.runtime.cluster.importlib, "import_module", missing)
+    monkeypatch.setattr(zerosum.runtime.joining.importlib, "import_module", missing)
     with pytest.raises(ClusterError, match=r"pip install zerosum\[ray\]"):
         open_executor("auto")
 
@@ -690,6 +690,10 @@ def test_the_command_line_finds_the_score_by_tests_at_once(
     assert (
         capsys.readouterr().err.strip().endswith("--root-tests -1: expected 0 (none) or more tests")
     )
+    for bad in ("-1", "nan", "inf"):  # how long pool workers stay: checked before Ray is asked
+        assert main([*argv, "--cluster", "127.0.0.1:1", "--keep-workers", bad]) == 2
+        error = capsys.readouterr().err.strip()
+        assert error.endswith(f"--keep-workers {bad}: expected 0 (none) or more seconds")
 
 
 def test_warming_the_pool_leaves_the_results_serial() -> None:

@@ -254,12 +254,12 @@ def test_a_writable_pgn_check_leaves_no_stray_file(
 def test_a_cluster_without_ray_is_a_clear_error(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import zerosum.runtime.cluster
+    import zerosum.runtime.joining
 
     def missing(name: str) -> object:
         raise ImportError(name)
 
-    monkeypatch.setattr(zerosum.runtime.cluster.importlib, "import_module", missing)
+    monkeypatch.setattr(zerosum.runtime.joining.importlib, "import_module", missing)
     argv = ["tictactoe", "--a", "level=1", "--b", "level=1", "--cluster", "auto"]
     status, out, err = run(capsys, "match", *argv)
     assert status == 2 and out == ""

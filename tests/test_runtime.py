@@ -197,6 +197,8 @@ def _imports(tree: ast.AST) -> Iterator[tuple[ast.AST, str]]:
         "runtime/__init__.py",
         "runtime/cluster.py",
         "runtime/executor.py",
+        "runtime/pool.py",
+        "runtime/raybase.py",
         "runtime/scheduler.py",
         "runtime/signals.py",
         "runtime/workers.py",

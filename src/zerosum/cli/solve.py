@@ -30,7 +30,7 @@ from zerosum.cli.parser import (
 )
 from zerosum.cli.progress import Progress
 from zerosum.cli.solve_book import solve_from_book
-from zerosum.cli.solve_cluster import DEFAULT_UNIT_NODES, cost_line, run_cluster
+from zerosum.cli.solve_cluster import DEFAULT_UNIT_NODES, KEEP_WORKERS_S, cost_line, run_cluster
 from zerosum.cli.solve_positions import run_positions
 from zerosum.compiled import DEFAULT_HASH_MB
 from zerosum.endgames import MAX_MEN
@@ -87,6 +87,15 @@ def add_parser(commands: Subcommands) -> None:
         metavar="N",
         help="with --cluster: a work unit that has run N nodes is split into its children "
         f"when a worker would otherwise idle (default {DEFAULT_UNIT_NODES:,}; 0: never)",
+    )
+    solver.add_argument(
+        "--keep-workers",
+        type=float,
+        default=KEEP_WORKERS_S,
+        metavar="S",
+        help="with --cluster ADDRESS: the units run on workers that stay S seconds after the "
+        "command, with the compiled code loaded, for the next solve on the cluster (default "
+        f"{KEEP_WORKERS_S:g}; 0: the command's own Ray tasks)",
     )
     solver.add_argument(
         "--root-tests",

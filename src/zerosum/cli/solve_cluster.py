@@ -1,23 +1,26 @@
 """``zerosum solve --cluster``: an exact solve in work units on Ray.
 
-The position is split ``--split`` plies down into work units that Ray workers (or local
-processes: ``--cluster local``) solve with the compiled engine; a unit that has run
-``--unit-nodes`` is split into its children while the solve runs when a worker would otherwise
-idle, and a unit that a result made unneeded stops at once. Every unit's result is
-kept in the store (an in-memory one without ``--store``), so a second run resumes an
-interrupted one. The answer has the fields and lines
-of the local compiled solve (score, best moves; with ``--all`` every move's score), plus the
-work units and where they ran: ``cluster_nodes`` (the Ray nodes that ran units) and
-``units_per_node`` (by Ray node id). ``time_s`` is the whole command's, from joining (or
-starting) Ray to the answer, in parts: ``startup_s``, ``solve_s`` (the score) and ``moves_s``
-(the best moves, or every move's score with ``--all``); ``nodes`` is ``solve_nodes`` plus
-``moves_nodes``.
+The position is split ``--split`` plies down into work units that Ray workers (or local processes:
+``--cluster local``) solve with the compiled engine; a unit that has run ``--unit-nodes`` is split
+into its children while the solve runs when a worker would otherwise idle, and a unit that a result
+made unneeded stops at once. Every unit's result is kept in the store (an in-memory one without
+``--store``), so a second run resumes an interrupted one. The answer has the fields and lines of the
+local compiled solve (score, best moves; with ``--all`` every move's score), plus the work units and
+where they ran: ``cluster_nodes`` (the Ray nodes that ran units) and ``units_per_node`` (by Ray node
+id). On a cluster joined by address the units run on its pool workers (:mod:`zerosum.runtime.pool`),
+which stay ``--keep-workers`` seconds after the command with their compiled code loaded, so that the
+next solve skips their start (``0``: the command's own Ray tasks, started and ended with it);
+``workers_reused`` and ``workers_made`` count the workers this command found and the ones it made
+(of those that answered it). ``time_s`` is the whole command's, from joining (or starting) Ray to
+the answer, in parts: ``startup_s``, ``solve_s`` (the score) and ``moves_s`` (the best moves, or
+every move's score with ``--all``); ``nodes`` is ``solve_nodes`` plus ``moves_nodes``.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import math
 import threading
 import time
 from typing import Any, Final
@@ -31,6 +34,9 @@ from zerosum.games import GameSpec
 from zerosum.search import Limit
 from zerosum.store import Store
 
+KEEP_WORKERS_S: Final = 300.0
+"""``--keep-workers``: how long the cluster's pool workers stay after a command for the next
+(:mod:`zerosum.runtime.pool`; its own default, ``IDLE_S``, is the same)."""
 DEFAULT_UNIT_NODES: Final = 20_000_000
 """``--unit-nodes``: how many nodes a work unit runs (a few seconds of the compiled solver)
 before it may be split into its children for a worker that would otherwise idle."""
@@ -47,6 +53,8 @@ def run_cluster(args: argparse.Namespace, spec: GameSpec, game: Game[Any]) -> in
 
     if args.unit_nodes < 0:
         raise UsageError(f"--unit-nodes {args.unit_nodes}: expected 0 (never split) or more")
+    if not 0 <= args.keep_workers < math.inf:
+        raise UsageError(f"--keep-workers {args.keep_workers:g}: expected 0 (none) or more seconds")
     if args.root_tests < 0:
         raise UsageError(f"--root-tests {args.root_tests}: expected 0 (none) or more tests")
     budget = Budget(nodes=args.unit_nodes) if args.unit_nodes else None
@@ -61,7 +69,11 @@ def run_cluster(args: argparse.Namespace, spec: GameSpec, game: Game[Any]) -> in
 
         loading = threading.Thread(target=load, daemon=True)
         loading.start()
-        executor = open_executor(args.cluster, workers=0 if args.workers == 1 else args.workers)
+        executor = open_executor(
+            args.cluster,
+            workers=0 if args.workers == 1 else args.workers,
+            keep_s=args.keep_workers,
+        )
         loading.join()
         startup_s = time.perf_counter() - started
         try:
@@ -82,6 +94,8 @@ def run_cluster(args: argparse.Namespace, spec: GameSpec, game: Game[Any]) -> in
             executor.shutdown(wait=False, cancel_futures=True)
     placed = dict(getattr(executor, "units_per_node", {}))
     data, lines = _output(args, spec, game, found, startup_s, placed)
+    if hasattr(executor, "reused"):  # pool workers: found again, or made by this command
+        data.update(workers_reused=executor.reused, workers_made=getattr(executor, "made", 0))
     emit(args, data, "\n".join(lines))
     return 0
 

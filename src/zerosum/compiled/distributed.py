@@ -77,7 +77,7 @@ from collections import deque
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future
 from dataclasses import dataclass, field, replace
-from functools import cache
+from functools import lru_cache
 from typing import Any, Final
 
 import numpy as np
@@ -95,11 +95,11 @@ from zerosum.compiled.engine import (
     rank_of_upper_bound,
 )
 from zerosum.compiled.kernels import compiled_game
-from zerosum.compiled.snapshots import TableSnapshot, load_snapshot, snapshot  # noqa: F401  (re-exported)
+from zerosum.compiled.snapshots import TableSnapshot, load_snapshot, snapshot
 from zerosum.compiled.solver import Solver
 from zerosum.game import Game, ZerosumError
 from zerosum.games import get_game
-from zerosum.runtime.executor import Executor, unit_stop
+from zerosum.runtime.executor import Executor, Shared, unit_stop
 from zerosum.search.core import Limit
 from zerosum.store import Store
 
@@ -166,6 +166,23 @@ class UnitAnswer:
     children's units if it is split, so that they start from everything it proved."""
 
 
+@dataclass(frozen=True)
+class SharedTable:
+    """A worker's table that goes with many units (:data:`SHARED_TABLES`), shared once by the
+    executor (in Ray's object store, say): a unit reads it only if it loads it."""
+
+    origin: str
+    """:attr:`TableSnapshot.origin` of the table."""
+    worker: str
+    """:attr:`TableSnapshot.worker` of the table."""
+    table: Shared[TableSnapshot]
+    """The table, through the executor."""
+
+    def get(self) -> TableSnapshot:
+        """The table."""
+        return self.table.get()
+
+
 def hands_over(window: tuple[int, int], rank: int, nodes: int) -> bool:
     """Whether a unit that answered ``rank`` in ``window`` after ``nodes`` nodes sends its
     table back for its next run: its answer is a bound (outside the window, so the unit may be
@@ -174,7 +191,12 @@ def hands_over(window: tuple[int, int], rank: int, nodes: int) -> bool:
     return not low < rank < high and nodes >= HANDOVER_NODES
 
 
-@cache
+KEPT_SOLVERS: Final = 2
+"""How many solvers (each with its table) a worker process keeps, the latest used: a worker
+that outlives its command (:mod:`zerosum.runtime.pool`) holds no more than these."""
+
+
+@lru_cache(maxsize=KEPT_SOLVERS)
 def _unit_solver(game: str, hash_mb: float) -> Solver:
     return Solver(game, hash_mb=hash_mb)
 
@@ -207,22 +229,28 @@ def solve_unit(
     ``budget``, or by the executor (:func:`~zerosum.runtime.executor.unit_stop`: cancelled, or
     to be split), answers ``rank=None`` and what its table proved (:class:`UnitAnswer`).
 
-    ``table`` (a :class:`TableSnapshot`) goes into the table first: what a stopped unit above
-    proved. ``shared`` are other workers' tables (:class:`TableSnapshot`): each goes into the
-    table once, unless it comes from this worker; a unit given them (``()`` too: none yet)
-    that runs at least :data:`SHARE_S` sends its own table back with its rank, for the
-    others. ``handover``: a unit that answers a bound sends its table back for its next run
+    ``table`` (a :class:`TableSnapshot`, or one shared by the executor: a
+    :class:`~zerosum.runtime.executor.Shared`) goes into the table first: what a stopped unit
+    above proved. ``shared`` are other workers' tables (:class:`SharedTable`, or
+    :class:`TableSnapshot`): each goes into the table once, unless it comes from this worker
+    (a shared one is read from the executor's store only then); a unit given them (``()``
+    too: none yet) that runs at least :data:`SHARE_S` sends its own table back with its rank,
+    for the others. ``handover``: a unit that answers a bound sends its table back for its next run
     (:func:`hands_over`; False when there is only one worker, whose table holds it already).
     The solver (and its table) is kept for the life of the worker process."""
     solver = _unit_solver(game, hash_mb)
     engine = solver.engine
     here = f"{socket.gethostname()}:{os.getpid()}"
+    if isinstance(table, Shared):
+        table = table.get()
     for other in shared or ():
         if table is not None and other.origin == table.origin:
             continue  # loaded below
         if other.worker != here and other.origin not in _loaded:
             _loaded.add(other.origin)
-            load_snapshot(engine.keys, engine.data, other)
+            load_snapshot(
+                engine.keys, engine.data, other.get() if isinstance(other, SharedTable) else other
+            )
     if table is not None:
         load_snapshot(engine.keys, engine.data, table)
     start = get_game(game).from_position(position)
@@ -248,8 +276,14 @@ def solve_unit(
 def warm_unit(game: str, hash_mb: float) -> None:
     """What a worker's first unit would load, loaded ahead of it (:meth:`Executor.warm
     <zerosum.runtime.executor.Executor.warm>`): the solver with its table, and the compiled
-    solve (a search of one node)."""
+    solve (a search of one node). A worker that has the solver already (one kept from an
+    earlier solve, :mod:`zerosum.runtime.pool`) clears its table instead: every solve starts
+    from an empty table, as in a fresh process, so its node counts do not depend on what ran
+    before."""
+    hits = _unit_solver.cache_info().hits
     solver = _unit_solver(game, hash_mb)
+    if _unit_solver.cache_info().hits > hits:  # kept: an earlier solve's table
+        solver.engine.clear()
     solver.engine.solve(solver.state(get_game(game).new()), limit=Limit(nodes=1))
 
 
@@ -936,7 +970,9 @@ def solve_distributed(
                 answer = future.result()
                 if sharing and answer.table is not None:
                     recent.pop(answer.table.worker, None)
-                    recent[answer.table.worker] = answer.table
+                    recent[answer.table.worker] = SharedTable(
+                        answer.table.origin, answer.table.worker, executor.share(answer.table)
+                    )
                     while len(recent) > SHARED_TABLES:  # the others are never sent again
                         del recent[next(iter(recent))]
                 nodes += answer.nodes
@@ -959,8 +995,10 @@ def solve_distributed(
                     else:  # stopped to be split
                         splits += 1
                         if key not in finished:
-                            for child in tree.split(key):
-                                tree.tables[child] = answer.table
+                            children = tree.split(key)
+                            once = None if answer.table is None else executor.share(answer.table)
+                            for child in children:
+                                tree.tables[child] = once
                 else:
                     solved += 1
                     if tree.settle(key, window, answer.rank):

@@ -24,19 +24,20 @@ its process) is a failure of the unit, reported as such.
 
 Stopping. ``ray.cancel`` is never used: in Ray 2.60 a cancelled task whose reply still arrives
 aborts the calling process ("Tried to complete task that was not pending", seen here in about one
-distributed solve in three). Instead, a :class:`RayTaskExecutor` keeps its units' stop requests in
-a small actor of its own (no CPU, on the driver's node). A running task always has one call
-out to it, which the board answers as soon as the unit is asked to stop (or after :data:`WAIT_S`,
+distributed solve in three). Instead, a :class:`RayTaskExecutor` keeps its units' stop requests in a
+small actor of its own (no CPU, on the driver's node; :mod:`.raybase`). A running task always has
+one call out to it, which the board answers as soon as the unit is asked to stop (or after a second,
 and the task sends the next), and :func:`~zerosum.runtime.executor.unit_stop` only looks whether
-that answer came: a cancelled (or :meth:`~RayTaskExecutor.stop`-ped) unit stops within
-milliseconds of the request and frees its CPU; its answer is dropped (or, stopped, taken). The
-board is restarted if it dies, and the executor sends the requests of units still running again
-while it waits (a request sent while it restarts is lost, not retried: Ray would tell the driver's
-output of every retry). A :class:`RayActorExecutor`'s
-running units run to their end. At the end, every actor runs its ``teardown`` (engines are sent
-``quit``) and is then killed with ``ray.kill``; when the work is abandoned (Ctrl-C, an error), busy
-actors first run ``kill`` beside their unit (in the actor's second thread), so nothing waits for a
-unit to finish. A Ray started here is shut down; a joined cluster is only disconnected from.
+that answer came: a cancelled (or :meth:`~RayTaskExecutor.stop`-ped) unit stops within milliseconds
+of the request and frees its CPU; its answer is dropped (or, stopped, taken). The board is restarted
+if it dies, and the executor sends the requests of units still running again while it waits (a
+request sent while it restarts is lost, not retried: Ray would tell the driver's output of every
+retry). A :class:`RayActorExecutor`'s running units run to their end. (Units on workers that outlive
+their command, the same board and all: :mod:`.pool`.) At the end, every actor runs its ``teardown``
+(engines are sent ``quit``) and is then killed with ``ray.kill``; when the work is abandoned
+(Ctrl-C, an error), busy actors first run ``kill`` beside their unit (in the actor's second thread),
+so nothing waits for a unit to finish. A Ray started here is shut down; a joined cluster is only
+disconnected from.
 
 Failures: a unit that raises, or an actor that dies (its process killed) raises
 :class:`~zerosum.runtime.executor.WorkerError` naming the unit, instead of waiting for a result
@@ -45,9 +46,7 @@ that will never come.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
-import importlib
 import threading
 import time
 import traceback
@@ -61,10 +60,21 @@ from zerosum.runtime.executor import (
     GRACE_SECONDS,
     Executor,
     ProcessExecutor,
+    Shared,
     WorkerError,
     run_unit,
 )
 from zerosum.runtime.joining import AUTO, ClusterError, connect
+from zerosum.runtime.pool import RayPoolExecutor
+from zerosum.runtime.raybase import (
+    ASK_AGAIN_S,
+    MAX_ATTEMPTS,
+    _asks,
+    _node_id,
+    _reason,
+    share_on_ray,
+    stop_board,
+)
 from zerosum.runtime.signals import sigint_held
 from zerosum.runtime.workers import worker_imports, worker_init
 
@@ -72,29 +82,10 @@ LOCAL: Final = "local"
 """The cluster address that means the local process pool (:class:`ProcessExecutor`)."""
 T = TypeVar("T")
 
-MAX_ATTEMPTS: Final = 3
-"""How many times a unit is run before a lost node (or actor) fails it: Ray's task retries
-and the actor executor's own."""
-STOP_POLL_S: Final = 0.02
-"""How soon a running Ray task calls its stop board again after a call failed (the board
-died, and is restarted)."""
-WAIT_S: Final = 1.0
-"""How long one call of a running Ray task to its stop board waits for a stop request."""
-ASK_AGAIN_S: Final = 1.0
-"""How often :meth:`RayTaskExecutor.wait` sends its running units' stop requests again: a
-stop board that died (the kernel's out-of-memory killer takes Ray's workers first) comes back
-empty, and a request it lost must reach it again, or the unit would never stop."""
-
 
 def cluster_cpus(ray: Any) -> int:
     """The CPUs of the connected Ray cluster (at least 1)."""
     return max(int(ray.cluster_resources().get("CPU", 1)), 1)
-
-
-def _reason(error: BaseException) -> str:
-    """Ray's error, in one line."""
-    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
-    return lines[0] if lines else type(error).__name__
 
 
 def _as_raised(error: BaseException) -> BaseException:
@@ -104,75 +95,6 @@ def _as_raised(error: BaseException) -> BaseException:
     gives it, traceback and all (a bug)."""
     cause = getattr(error, "cause", None)
     return cause if isinstance(cause, ZerosumError) else error
-
-
-def _node_id() -> str:
-    """The Ray node this code runs on (hex id)."""
-    ray = importlib.import_module("ray")
-    return str(ray.get_runtime_context().get_node_id())
-
-
-class _StopBoard:
-    """The stop requests of a :class:`RayTaskExecutor`'s units, by unit number (an actor whose
-    methods are coroutines: a unit's :meth:`wait` is answered the moment it is asked to stop,
-    while the others' go on)."""
-
-    def __init__(self) -> None:
-        self._asked: set[int] = set()
-        self._waiting: dict[int, asyncio.Event] = {}
-        """The events that the running units' :meth:`wait` calls wait on, by unit number."""
-
-    async def ask(self, number: int) -> None:
-        self._asked.add(number)
-        event = self._waiting.get(number)
-        if event is not None:
-            event.set()
-
-    async def asked(self, number: int) -> bool:
-        return number in self._asked
-
-    async def wait(self, number: int, seconds: float) -> bool:
-        """Whether unit ``number`` is asked to stop, once it is, or after ``seconds``."""
-        if number not in self._asked:
-            event = self._waiting.setdefault(number, asyncio.Event())
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(event.wait(), seconds)
-            if self._waiting.get(number) is event and not event.is_set():
-                del self._waiting[number]
-        return number in self._asked
-
-
-def _asks(board: Any, number: int) -> Callable[[], bool]:
-    """Unit ``number``'s stop check on ``board``: true once it was asked to stop. One call of
-    the board's :meth:`_StopBoard.wait` is always out, answered when the unit is asked (or
-    after :data:`WAIT_S`, when the next goes out); the check only looks whether its answer
-    came, which costs no message (polling the board every 20 ms cost the search about a tenth
-    of its CPU). A board that cannot be reached is called again after :data:`STOP_POLL_S`, and
-    never stops the unit."""
-    state: dict[str, Any] = {"asked": False, "call": None, "next": 0.0}
-
-    def check() -> bool:
-        if state["asked"]:
-            return True
-        call = state["call"]
-        if call is None:
-            now = time.monotonic()
-            if now < state["next"]:
-                return False
-            with contextlib.suppress(Exception):
-                state["call"] = call = board.wait.remote(number, WAIT_S).future()
-            if call is None:
-                state["next"] = now + STOP_POLL_S
-                return False
-        if call.done():  # a future that Ray completes: looking costs no message
-            state["call"] = None
-            try:
-                state["asked"] = bool(call.result())
-            except Exception:  # the board died (it is restarted): call it again soon
-                state["next"] = time.monotonic() + STOP_POLL_S
-        return bool(state["asked"])
-
-    return check
 
 
 def _run_task(
@@ -223,16 +145,7 @@ class RayTaskExecutor(Executor):
             raise
 
     def _stop_board(self) -> Any:
-        """The actor that keeps the stop requests, on this node if Ray can say which it is."""
-        ray = self._ray
-        options: dict[str, Any] = {"num_cpus": 0, "max_restarts": -1}
-        with contextlib.suppress(Exception):
-            strategies = importlib.import_module("ray.util.scheduling_strategies")
-            here = ray.get_runtime_context().get_node_id()
-            options["scheduling_strategy"] = strategies.NodeAffinitySchedulingStrategy(
-                here, soft=True
-            )
-        return ray.remote(**options)(_StopBoard).remote()
+        return stop_board(self._ray)
 
     def submit(self, fn: Callable[..., T], /, *args: Any) -> Future[T]:
         self._count += 1
@@ -271,6 +184,10 @@ class RayTaskExecutor(Executor):
 
     def _forget(self, future: Future[Any]) -> None:
         self._numbers.pop(future, None)
+
+    def share(self, value: T) -> Shared[T]:
+        """``value`` in Ray's object store, put there once (see :meth:`Executor.share`)."""
+        return share_on_ray(self._ray, value)
 
     def warm(self, fn: Callable[..., Any], /, *args: Any) -> None:
         """One task of ``fn(*args)`` per CPU of the cluster, spread over its nodes as the
@@ -554,12 +471,17 @@ class RayActorExecutor(Executor):
                     ray.shutdown()
 
 
-def open_executor(cluster: str | None = None, *, workers: int = 0) -> Executor:
+def open_executor(cluster: str | None = None, *, workers: int = 0, keep_s: float = 0.0) -> Executor:
     """The local process pool (``cluster`` None or ``"local"``), a local Ray (``"auto"``) or
     the Ray cluster at ``cluster``, as Ray tasks; ``workers`` sizes the local pool or the local
-    Ray (0: one per core)."""
+    Ray (0: one per core). With ``keep_s`` above 0, a joined cluster's units run on its pool
+    workers instead, which stay that many seconds after their last command for the next one
+    (:class:`~zerosum.runtime.pool.RayPoolExecutor`; a local Ray goes with the command, so it
+    keeps Ray tasks)."""
     if cluster is None or cluster == LOCAL:
         return ProcessExecutor(workers)
+    if keep_s > 0 and cluster != AUTO:
+        return RayPoolExecutor(cluster, idle_s=keep_s)
     return RayTaskExecutor(cluster, workers=workers)
 
 

@@ -50,7 +50,7 @@ import traceback
 from collections import deque
 from collections.abc import Callable, Collection, Iterator, Sequence
 from concurrent.futures import Future
-from typing import Any, Final, Self, TypeVar
+from typing import Any, Final, Generic, Self, TypeVar
 
 from zerosum.game import ZerosumError
 from zerosum.runtime.signals import exit_on_terminate, sigint_held
@@ -88,6 +88,18 @@ def run_unit(stop: Callable[[], bool] | None, fn: Callable[..., T], *args: Any) 
         return fn(*args)
     finally:
         _unit.stop = None
+
+
+class Shared(Generic[T]):
+    """A value that many units take (:meth:`Executor.share`): :meth:`get` gives it in the
+    unit. This one carries the value itself, sent with each unit that takes it."""
+
+    def __init__(self, value: T) -> None:
+        self._value = value
+
+    def get(self) -> T:
+        """The value."""
+        return self._value
 
 
 class WorkerError(ZerosumError, RuntimeError):
@@ -147,6 +159,13 @@ class Executor(abc.ABC):
         loaded while the caller prepares its first units, not in them. This backend does
         nothing (its units load it when they need it)."""
         return None
+
+    def share(self, value: T) -> Shared[T]:
+        """``value`` for many units: pass the answer as an argument (in a tuple, a dataclass)
+        and call its :meth:`~Shared.get` in the unit. A backend with a store of its own (Ray's
+        object store) puts the value there once, and each unit carries only a reference, which
+        it reads when it needs the value; here, it goes with each unit."""
+        return Shared(value)
 
     def map_unordered(self, fn: Callable[[T], R], items: Sequence[T]) -> Iterator[tuple[int, R]]:
         """``(index, fn(item))`` for every item, as each is done, in any order; a unit that

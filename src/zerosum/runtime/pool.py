@@ -1,0 +1,578 @@
+"""Workers that outlive a command: named, detached Ray actors that the next command reuses.
+
+A :class:`~zerosum.runtime.cluster.RayTaskExecutor` runs each unit as a Ray task, and Ray
+starts the worker processes of each command (each Ray job) anew: every one imports zerosum,
+loads the compiled code from numba's cache and allocates its table before its first unit,
+1-7 s of a ``solve --cluster`` of a few seconds (``docs/parallel.md``). A
+:class:`RayPoolExecutor` runs the units on *pool workers* instead: one Ray actor per CPU of
+each node, made by the first command that asks, detached (it outlives that command) and named
+after its node and slot in the :data:`NAMESPACE` namespace, so that the next command on the
+cluster finds it by name with its code loaded and its table allocated. The rules that keep
+such workers safe to share:
+
+1. **Bounded.** At most one pool worker per CPU of each node: its name is its node and slot,
+   and a command that finds the name takes the worker that holds it. What a worker keeps
+   between commands is what its units' functions cache (``solve_unit``: its last two solvers).
+2. **Never stale.** A worker notes the code it loaded (a digest of the files of the zerosum
+   package, and of the modules it imported for a command's games: :func:`code_stamp`); a
+   command reuses it only if that is the command's own code, else the worker is killed and
+   made again from the files on its node now (and taken as it is then, as a Ray task there
+   would be).
+3. **Gone when unused.** A worker exits on its own once no command used it for ``idle_s``
+   seconds (the latest command's; :data:`IDLE_S` by default); it goes with its node or its
+   cluster too.
+4. **No CPU of Ray's.** A pool worker claims no CPU of Ray's: a detached actor holding one
+   would hold it while idle, and every other job of the cluster (a match, a book) would wait
+   for it. The executor itself runs at most one unit per worker, one per CPU; Ray's scheduler
+   does not see them, so other jobs of the same cluster share those CPUs meanwhile.
+5. **Stopped with its command.** A unit is asked to stop through its command's stop board, as
+   a Ray task is (:mod:`.cluster`, :mod:`.raybase`); the board dies with the command, and a
+   unit whose board stays unreachable for :data:`GONE_S` seconds stops on its own, so a
+   command killed with ``kill -9`` leaves no unit running for longer.
+   :meth:`RayPoolExecutor.close` asks its running units to stop and waits (a few seconds at
+   most) until they have.
+6. **Nothing lost.** A unit whose worker dies (with its node, say) goes back to the queue for
+   the others, up to :data:`~zerosum.runtime.raybase.MAX_ATTEMPTS` runs; the command goes on
+   without that worker, and the next command makes it again if its node lives on.
+
+A command greets its workers (found or made) and goes on at once: a worker takes units once
+it has answered, so that a first command's worker start overlaps its own work. Units go to the
+workers as they come free, first one per node in turn, so that one solve spreads over every
+node. A worker runs one unit at a time, whichever command sent it (two
+commands at once share the workers, each unit waiting for the one before), and answers a
+command's greeting meanwhile. A warm-up (:meth:`RayPoolExecutor.warm`) keeps its worker from
+the units until it is done: a solve's clears the table a worker kept from the solve before.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import importlib
+import os
+import sys
+import threading
+import time
+import traceback
+from collections import Counter, deque
+from collections.abc import Callable, Collection, Sequence
+from concurrent.futures import Future
+from pathlib import Path
+from typing import Any, Final, TypeVar
+
+import zerosum
+from zerosum.game import ZerosumError
+from zerosum.runtime.executor import GRACE_SECONDS, Executor, Shared, WorkerError, run_unit
+from zerosum.runtime.joining import AUTO, connect
+from zerosum.runtime.raybase import (
+    ASK_AGAIN_S,
+    MAX_ATTEMPTS,
+    _asks,
+    _node_id,
+    _reason,
+    share_on_ray,
+    stop_board,
+)
+from zerosum.runtime.signals import sigint_held
+from zerosum.runtime.workers import worker_imports, worker_init
+
+T = TypeVar("T")
+
+NAMESPACE: Final = "zerosum"
+"""The Ray namespace of the pool workers' names."""
+PREFIX: Final = "zerosum-unit-worker"
+"""How a pool worker's name begins (then its node's id and its slot)."""
+IDLE_S: Final = 300.0
+"""How long a pool worker waits for its next command before it exits (``solve --cluster
+--keep-workers``'s default)."""
+GONE_S: Final = 10.0
+"""How long a pool worker's unit goes on without reaching its command's stop board before it
+stops (the command died; a board that is restarted answers again within a second or two)."""
+MAKE_S: Final = 60.0
+"""How long making one pool worker may take (a stale one's name freed, a new one started)."""
+CALLS: Final = 4
+"""Calls a pool worker takes at once: one unit runs (the others wait for it), and a command's
+:meth:`~PoolWorker.hello` is answered while another command's unit runs."""
+_LOOK_S: Final = 1.0
+"""How often an idle pool worker looks whether its time is up."""
+
+
+def code_stamp(modules: Sequence[str] = ()) -> str:
+    """What zerosum's code is on this machine now: a digest of every file of the zerosum
+    package (named from the package's folder, so that two machines with the same code agree)
+    and of the files of ``modules`` that are imported (a plugin's), a few milliseconds."""
+    package = Path(zerosum.__file__).resolve().parent
+    files = [(str(path.relative_to(package)), path) for path in sorted(package.rglob("*.py"))]
+    for name in modules:
+        path = getattr(sys.modules.get(name), "__file__", None)
+        if path:
+            files.append((name, Path(path)))
+    digest = hashlib.sha1()
+    for name, path in files:
+        with contextlib.suppress(OSError):
+            digest.update(name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+class PoolWorker:
+    """What runs in one pool worker (made remote by :class:`RayPoolExecutor`)."""
+
+    def __init__(self, idle_s: float) -> None:
+        self._stamp = code_stamp()
+        self._stamps: dict[tuple[str, ...], str] = {(): self._stamp}
+        """The code this worker runs, for each set of modules a command imported in it (as
+        their files were when it first imported them)."""
+        self._idle_s = idle_s
+        self._last = time.monotonic()
+        self._active = 0
+        """Calls of :meth:`run` running or waiting for :attr:`_one`."""
+        self._leaving = False
+        self._lock = threading.Lock()
+        self._one = threading.Lock()
+        """Held by the unit that runs: one at a time, whichever command sent it (a worker
+        answers :meth:`hello` meanwhile)."""
+        self._uses = 0
+        threading.Thread(target=self._expire, name="zerosum-pool-idle", daemon=True).start()
+
+    def hello(self, idle_s: float, code: str, imports: Sequence[str]) -> tuple[str, bool, int]:
+        """``(node, fresh, uses)`` for a command that is about to use this worker, whose code
+        is ``code`` (:func:`code_stamp` of ``imports``): ``fresh`` is false if this worker
+        runs other code (loaded before the files changed, or another install's), or is
+        leaving; ``uses`` counts the commands that greeted it, this one included; ``idle_s``
+        is its idle time from now on."""
+        worker_init(imports, signals=False)
+        key = tuple(imports)
+        if key not in self._stamps:
+            self._stamps[key] = code_stamp(imports) if imports else self._stamp
+        with self._lock:
+            self._idle_s = idle_s
+            self._last = time.monotonic()
+            self._uses += 1
+            fresh = not self._leaving and self._stamps[key] == code
+        return _node_id(), fresh, self._uses
+
+    def run(
+        self,
+        imports: Sequence[str],
+        board: Any,
+        number: int,
+        function: Callable[..., Any],
+        args: tuple[Any, ...],
+    ) -> tuple[bool, Any]:
+        """``(True, function(*args))`` with its stop requests on ``board`` (none if None);
+        ``(False, error)`` for bad input (a :class:`~zerosum.game.ZerosumError`), ``(False,
+        traceback)`` for anything else that went wrong."""
+        with self._lock:
+            self._active += 1
+        try:
+            with self._one:
+                worker_init(imports, signals=False)
+                stop = None if board is None else _asks(board, number, gone_s=GONE_S)
+                try:
+                    return True, run_unit(stop, function, *args)
+                except ZerosumError as error:
+                    return False, error
+                except Exception:
+                    return False, traceback.format_exc()
+        finally:
+            with self._lock:
+                self._active -= 1
+                self._last = time.monotonic()
+
+    def _expire(self) -> None:
+        """Exit once no command used this worker for its idle time."""
+        while True:
+            time.sleep(_LOOK_S)
+            with self._lock:
+                if self._active or time.monotonic() - self._last < self._idle_s:
+                    continue
+                self._leaving = True
+            break
+        ray = importlib.import_module("ray")
+        with contextlib.suppress(Exception):
+            ray.kill(ray.get_runtime_context().current_actor, no_restart=True)
+        time.sleep(GRACE_SECONDS)  # Ray ends this process; if it did not, leave anyway
+        os._exit(0)
+
+
+def _identity(actor: Any) -> Any:
+    """Ray's id of ``actor`` (two handles of one actor share it)."""
+    return getattr(actor, "_actor_id", None)
+
+
+class _Unit:
+    """A unit of a :class:`RayPoolExecutor`: what to run, its number, its future, its runs."""
+
+    def __init__(
+        self, number: int, fn: Callable[..., Any], args: tuple[Any, ...], future: Future[Any]
+    ) -> None:
+        self.number, self.fn, self.args, self.future = number, fn, args, future
+        self.runs = 0
+
+
+class _Slot:
+    """One pool worker as this command sees it."""
+
+    def __init__(self, node: str, slot: int, actor: Any) -> None:
+        self.node, self.slot, self.actor = node, slot, actor
+        self.name = f"{PREFIX}-{node}-{slot}"
+
+
+class RayPoolExecutor(Executor):
+    """Units on the pool workers of the Ray cluster at ``address`` (see the module docstring),
+    made now if they are not there; ``idle_s``: how long they stay after their last command.
+    Ray started here (``address`` ``auto``, with ``workers`` CPUs) is shut down by
+    :meth:`close`, its pool with it; a joined cluster is only disconnected from, its pool
+    workers left for the next command. ``reused`` counts the workers found alive and fresh,
+    ``made`` those made now."""
+
+    def __init__(
+        self,
+        address: str = AUTO,
+        *,
+        idle_s: float = IDLE_S,
+        workers: int = 0,
+        code: str | None = None,
+    ) -> None:
+        if not idle_s > 0:
+            raise ValueError(f"idle time {idle_s} s: expected more than 0")
+        self._imports = worker_imports()
+        self._code = code_stamp(self._imports) if code is None else code
+        """The code the workers must run to be reused (this process's; a caller may name
+        another, a version of its own)."""
+        self._ray, self._owned = connect(address, workers=workers)
+        self._idle_s = idle_s
+        self._slots: list[_Slot] = []
+        self._idle: deque[int] = deque()
+        self._waiting: deque[_Unit] = deque()
+        """Units not yet handed to a worker (one lost with its worker comes first)."""
+        self._running: dict[Any, tuple[int, _Unit]] = {}
+        """Each call in flight: its object reference with (slot index, unit)."""
+        self._numbers = 0
+        self._asked: set[int] = set()
+        self._asked_at = 0.0
+        self._warming: dict[Any, int] = {}
+        """The calls of :meth:`warm` in flight, with their worker's slot (busy until then)."""
+        self._greeting: dict[Any, int] = {}
+        """The greetings in flight (:meth:`PoolWorker.hello`), with their worker's slot: a
+        worker takes units once it has answered, so that its start overlaps the caller's."""
+        self._warm_call: tuple[Callable[..., Any], tuple[Any, ...]] | None = None
+        """The last :meth:`warm`'s call, for the workers that answer after it."""
+        self._ready = 0
+        self.units_per_node: Counter[str] = Counter()
+        """The units whose result came back, by the Ray node whose worker ran them."""
+        self.reused = 0
+        self.made = 0
+        self.lost_runs = 0
+        """Runs of units lost with their worker, and run again."""
+        self.workers = 0
+        self._board: Any = None
+        try:
+            self._board = stop_board(self._ray)
+            self._open()
+        except BaseException:
+            self.close()
+            raise
+
+    # -- the pool ------------------------------------------------------------------------------
+
+    def _actor(self, node: str, name: str) -> Any:
+        """The pool worker called ``name`` on ``node``: the one alive, else a new one."""
+        ray = self._ray
+        strategies = importlib.import_module("ray.util.scheduling_strategies")
+        return (
+            ray.remote(PoolWorker)
+            .options(
+                name=name,
+                namespace=NAMESPACE,
+                lifetime="detached",
+                get_if_exists=True,
+                num_cpus=0,
+                max_restarts=0,
+                max_concurrency=CALLS,
+                scheduling_strategy=strategies.NodeAffinitySchedulingStrategy(node, soft=False),
+            )
+            .remote(self._idle_s)
+        )
+
+    def _open(self) -> None:
+        """One pool worker per CPU of every live node, slot 0 of every node first, asked for
+        (found or made) and greeted; their answers are taken as they come (:meth:`wait`,
+        :meth:`ready`)."""
+        ray = self._ray
+        nodes = [
+            (str(node["NodeID"]), int(node.get("Resources", {}).get("CPU", 0)))
+            for node in ray.nodes()
+            if node.get("Alive")
+        ]
+        most = max((cpus for _, cpus in nodes), default=0)
+        slots = [
+            _Slot(node, slot, None)
+            for slot in range(most)
+            for node, cpus in sorted(nodes)
+            if slot < cpus
+        ]
+        if not slots:
+            raise WorkerError("no Ray pool worker can be started: the cluster has no CPU")
+        self._slots = slots
+        for index, slot in enumerate(slots):
+            slot.actor = self._actor(slot.node, slot.name)
+            self._greeting[self._hello(slot)] = index
+        self.workers = len(slots)
+
+    def ready(self) -> int:
+        """Wait until every pool worker has answered this command (found fresh, or made);
+        how many it has (fewer than :attr:`workers` if a node went meanwhile)."""
+        for ref in list(self._greeting):
+            self._greeted(ref)
+        return self._ready
+
+    def _greeted(self, ref: Any) -> None:
+        """A worker answered its greeting: it warms up (if :meth:`warm` was called) or takes
+        units, unless it had to be made again and its node went meanwhile."""
+        index = self._greeting.pop(ref)
+        slot = self._slots[index]
+        if not self._greet(slot, ref):
+            return
+        self._ready += 1
+        if self._warm_call is None:
+            self._idle.append(index)
+        else:
+            fn, args = self._warm_call
+            self._warming[slot.actor.run.remote(self._imports, None, 0, fn, args)] = index
+
+    def _hello(self, slot: _Slot) -> Any:
+        return slot.actor.hello.remote(self._idle_s, self._code, self._imports)
+
+    def _greet(self, slot: _Slot, hello: Any) -> bool:
+        """Whether ``slot`` has a worker for this command (answering ``hello``), making it
+        again if it runs other code or is dying (bounded by :data:`MAKE_S`); False if its
+        node is gone. A worker made here is taken whatever its code: it runs what its node
+        has, as a Ray task there would."""
+        ray = self._ray
+        deadline = time.monotonic() + MAKE_S
+        made = False
+        while True:
+            uses = 0
+            try:
+                _, fresh, uses = ray.get(hello, timeout=MAKE_S)
+            except ray.exceptions.GetTimeoutError:
+                raise WorkerError(f"the Ray pool worker {slot.name} did not answer") from None
+            except ray.exceptions.RayActorError:  # dying (its name not yet freed), or its node
+                fresh = None
+            except ray.exceptions.RayError:  # its hello failed: another version's worker
+                fresh = False
+            if fresh or (made and fresh is False):
+                if uses > 1:
+                    self.reused += 1
+                else:
+                    self.made += 1
+                return True
+            if not self._alive(slot.node) or time.monotonic() > deadline:
+                return False
+            old = slot.actor
+            if fresh is False:
+                with contextlib.suppress(Exception):
+                    ray.kill(old, no_restart=True)
+            while True:  # a new worker under the name, once Ray has freed it
+                slot.actor = self._actor(slot.node, slot.name)
+                if _identity(slot.actor) != _identity(old):
+                    break
+                if time.monotonic() > deadline:
+                    return False
+                time.sleep(0.05)
+            made = True
+            hello = self._hello(slot)
+
+    def _alive(self, node: str) -> bool:
+        try:
+            return any(n["NodeID"] == node and n.get("Alive") for n in self._ray.nodes())
+        except Exception:  # the cluster itself is going
+            return False
+
+    # -- units ---------------------------------------------------------------------------------
+
+    def submit(self, fn: Callable[..., T], /, *args: Any) -> Future[T]:
+        if self._board is None:
+            raise RuntimeError("the executor is closed")
+        self._numbers += 1
+        future: Future[T] = Future()
+        self._waiting.append(_Unit(self._numbers, fn, args, future))
+        self._dispatch()
+        return future
+
+    def share(self, value: T) -> Shared[T]:
+        """``value`` in Ray's object store, put there once (see :meth:`Executor.share`)."""
+        return share_on_ray(self._ray, value)
+
+    def warm(self, fn: Callable[..., Any], /, *args: Any) -> None:
+        """One run of ``fn(*args)`` on each idle pool worker (and on each that answers its
+        greeting later), before its next unit (the worker takes none until it is done); their
+        answers are dropped."""
+        self._warm_call = (fn, args)
+        while self._idle:
+            index = self._idle.popleft()
+            ref = self._slots[index].actor.run.remote(self._imports, None, 0, fn, args)
+            self._warming[ref] = index
+
+    def _dispatch(self) -> None:
+        """Hand waiting units to the idle workers."""
+        while self._idle and self._waiting:
+            unit = self._waiting.popleft()
+            # a unit run again is running already; a new one may have been cancelled
+            if unit.future.running() or unit.future.set_running_or_notify_cancel():
+                index = self._idle.popleft()
+                unit.runs += 1
+                actor = self._slots[index].actor
+                ref = actor.run.remote(self._imports, self._board, unit.number, unit.fn, unit.args)
+                self._running[ref] = (index, unit)
+
+    def stop(self, future: Future[Any]) -> bool:
+        for _, unit in self._running.values():
+            if unit.future is future:
+                if future.done() or self._board is None:
+                    return False
+                try:
+                    self._board.ask.remote(unit.number)
+                except Exception:  # the board is gone (with the cluster)
+                    return False
+                self._asked.add(unit.number)
+                return True
+        future.cancel()  # still waiting for a worker: it never runs
+        return False
+
+    def split(self, future: Future[Any]) -> bool:
+        return future.running() and self.stop(future)
+
+    def cancel(self, future: Future[Any]) -> None:
+        """Give up ``future``: a unit still waiting never runs; a running one is asked to stop
+        (its worker is free again within milliseconds) and its answer is dropped."""
+        if not future.cancel():
+            self.stop(future)
+            for _, unit in self._running.values():
+                if unit.future is future:
+                    unit.future = Future()  # its answer goes nowhere
+
+    def wait(self, futures: Collection[Future[Any]], timeout: float) -> set[Future[Any]]:
+        done = {future for future in futures if future.done()}
+        if done:
+            return done
+        self._ask_again()
+        if not self._running and not self._warming and not self._greeting:
+            if self._waiting:
+                raise WorkerError("no Ray pool worker is left to run the units (every one died)")
+            return set()
+        ray = self._ray
+        calls = [*self._running, *self._warming, *self._greeting]
+        ready, _ = ray.wait(calls, num_returns=1, timeout=timeout)
+        if ready:
+            ready, _ = ray.wait(calls, num_returns=len(calls), timeout=0)
+        for ref in ready:
+            if ref in self._greeting:
+                self._greeted(ref)
+                continue
+            if ref in self._warming:
+                self._warmed(ref)
+                continue
+            index, unit = self._running.pop(ref)
+            try:
+                ok, value = ray.get(ref)
+            except ray.exceptions.RayActorError as error:
+                self._lose(index, unit, error)
+                continue
+            except ray.exceptions.RayError as error:
+                ok, value = False, _reason(error)
+            self._idle.append(index)
+            if ok:
+                self.units_per_node[self._slots[index].node] += 1
+                unit.future.set_result(value)
+            elif isinstance(value, ZerosumError):  # bad input: as raised, in one line
+                unit.future.set_exception(value)
+            else:
+                unit.future.set_exception(
+                    WorkerError(f"a task failed in a Ray pool worker: {value}")
+                )
+        self._dispatch()
+        return {future for future in futures if future.done()}
+
+    def _warmed(self, ref: Any) -> None:
+        """A warm-up came back: its worker takes units (or, if it died, is made again)."""
+        index = self._warming.pop(ref)
+        try:
+            self._ray.get(ref)
+        except self._ray.exceptions.RayActorError as error:
+            self._lose(index, None, error)
+            return
+        except self._ray.exceptions.RayError:  # counted nowhere: its units will say
+            pass
+        self._idle.append(index)
+
+    def _lose(self, index: int, unit: _Unit | None, error: BaseException) -> None:
+        """The worker of slot ``index`` died (running ``unit``, or its warm-up): the unit goes
+        back to the queue for the other workers (or fails, after :data:`MAX_ATTEMPTS` runs),
+        and this command uses that slot no more (the next command makes it again, if its node
+        lives on)."""
+        slot = self._slots[index]
+        if unit is not None and unit.runs < MAX_ATTEMPTS:
+            self.lost_runs += 1
+            self._waiting.appendleft(unit)
+        elif unit is not None:
+            unit.future.set_exception(
+                WorkerError(f"the Ray pool worker {slot.name} died: {_reason(error)}")
+            )
+        with contextlib.suppress(Exception):
+            self._ray.kill(slot.actor, no_restart=True)
+
+    def _ask_again(self) -> None:
+        """The running units' stop requests, sent again now and then (a board that died
+        comes back empty: see :data:`~zerosum.runtime.cluster.ASK_AGAIN_S`)."""
+        now = time.monotonic()
+        if not self._asked or self._board is None or now < self._asked_at + ASK_AGAIN_S:
+            return
+        self._asked_at = now
+        self._asked &= {unit.number for _, unit in self._running.values()}
+        for number in self._asked:
+            with contextlib.suppress(Exception):
+                self._board.ask.remote(number)
+
+    def close(self) -> None:
+        """Give up every unit: running ones are asked to stop and waited for (a few seconds at
+        most); the pool workers stay for the next command (a Ray started here goes, and they
+        with it)."""
+        with sigint_held():
+            for unit in self._waiting:
+                unit.future.cancel()
+            self._waiting.clear()
+            running, self._running = self._running, {}
+            board, self._board = self._board, None
+            ray = self._ray
+            if running and board is not None:
+                for _, unit in running.values():
+                    with contextlib.suppress(Exception):
+                        board.ask.remote(unit.number)
+                with contextlib.suppress(Exception):
+                    ray.wait(list(running), num_returns=len(running), timeout=GRACE_SECONDS)
+            for _, unit in running.values():
+                unit.future.cancel()
+            self._warming.clear()
+            self._greeting.clear()
+            if board is not None:
+                with contextlib.suppress(Exception):
+                    ray.kill(board, no_restart=True)
+            if self._owned:
+                self._owned = False
+                with contextlib.suppress(Exception):
+                    ray.shutdown()
+
+
+def pool_workers(ray: Any) -> list[str]:
+    """The names of the pool workers alive on the connected cluster."""
+    names = ray.util.list_named_actors(all_namespaces=True)
+    return sorted(
+        entry["name"]
+        for entry in names
+        if entry.get("namespace") == NAMESPACE and entry["name"].startswith(PREFIX)
+    )
+
+
+__all__ = ["GONE_S", "IDLE_S", "NAMESPACE", "PoolWorker", "RayPoolExecutor", "code_stamp"]

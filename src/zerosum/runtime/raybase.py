@@ -1,0 +1,146 @@
+"""What both Ray backends share: the stop board of a command's units, values put into Ray's
+object store once, and where code runs.
+
+Ray is imported only by the functions that need it (it is the optional extra
+``zerosum[ray]``). :mod:`.cluster` describes how units are stopped (the board) and why
+``ray.cancel`` is never used; :mod:`.pool` uses the same board for the units of its workers that
+outlive a command.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import importlib
+import time
+from collections.abc import Callable
+from typing import Any, Final, TypeVar
+
+from zerosum.runtime.executor import Shared
+
+T = TypeVar("T")
+
+MAX_ATTEMPTS: Final = 3
+"""How many times a unit is run before a lost node (or actor) fails it: Ray's task retries
+and the actor executor's own."""
+STOP_POLL_S: Final = 0.02
+"""How soon a running Ray task calls its stop board again after a call failed (the board
+died, and is restarted)."""
+WAIT_S: Final = 1.0
+"""How long one call of a running Ray task to its stop board waits for a stop request."""
+ASK_AGAIN_S: Final = 1.0
+"""How often :meth:`RayTaskExecutor.wait` sends its running units' stop requests again: a
+stop board that died (the kernel's out-of-memory killer takes Ray's workers first) comes back
+empty, and a request it lost must reach it again, or the unit would never stop."""
+
+
+def _reason(error: BaseException) -> str:
+    """Ray's error, in one line."""
+    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+    return lines[0] if lines else type(error).__name__
+
+
+def _node_id() -> str:
+    """The Ray node this code runs on (hex id)."""
+    ray = importlib.import_module("ray")
+    return str(ray.get_runtime_context().get_node_id())
+
+
+class _StopBoard:
+    """The stop requests of a :class:`RayTaskExecutor`'s units, by unit number (an actor whose
+    methods are coroutines: a unit's :meth:`wait` is answered the moment it is asked to stop,
+    while the others' go on)."""
+
+    def __init__(self) -> None:
+        self._asked: set[int] = set()
+        self._waiting: dict[int, asyncio.Event] = {}
+        """The events that the running units' :meth:`wait` calls wait on, by unit number."""
+
+    async def ask(self, number: int) -> None:
+        self._asked.add(number)
+        event = self._waiting.get(number)
+        if event is not None:
+            event.set()
+
+    async def asked(self, number: int) -> bool:
+        return number in self._asked
+
+    async def wait(self, number: int, seconds: float) -> bool:
+        """Whether unit ``number`` is asked to stop, once it is, or after ``seconds``."""
+        if number not in self._asked:
+            event = self._waiting.setdefault(number, asyncio.Event())
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(event.wait(), seconds)
+            if self._waiting.get(number) is event and not event.is_set():
+                del self._waiting[number]
+        return number in self._asked
+
+
+def _asks(board: Any, number: int, *, gone_s: float | None = None) -> Callable[[], bool]:
+    """Unit ``number``'s stop check on ``board``: true once it was asked to stop. One call of
+    the board's :meth:`_StopBoard.wait` is always out, answered when the unit is asked (or
+    after :data:`WAIT_S`, when the next goes out); the check only looks whether its answer
+    came, which costs no message (polling the board every 20 ms cost the search about a tenth
+    of its CPU). A board that cannot be reached is called again after :data:`STOP_POLL_S`; it
+    never stops the unit, unless ``gone_s`` is given and no call has reached it for that long
+    (its command is gone: a board dies with the process that made it)."""
+    state: dict[str, Any] = {"asked": False, "call": None, "next": 0.0, "reached": time.monotonic()}
+
+    def unreachable() -> bool:
+        """Note a failed call; whether the board counts as gone for good."""
+        now = time.monotonic()
+        state["next"] = now + STOP_POLL_S
+        return gone_s is not None and now - state["reached"] >= gone_s
+
+    def check() -> bool:
+        if state["asked"]:
+            return True
+        call = state["call"]
+        if call is None:
+            now = time.monotonic()
+            if now < state["next"]:
+                return False
+            with contextlib.suppress(Exception):
+                state["call"] = call = board.wait.remote(number, WAIT_S).future()
+            if call is None:
+                state["asked"] = unreachable()
+                return bool(state["asked"])
+        if call.done():  # a future that Ray completes: looking costs no message
+            state["call"] = None
+            try:
+                state["asked"] = bool(call.result())
+                state["reached"] = time.monotonic()
+            except Exception:  # the board died (it is restarted): call it again soon
+                state["asked"] = unreachable()
+        return bool(state["asked"])
+
+    return check
+
+
+def stop_board(ray: Any) -> Any:
+    """A new actor that keeps the stop requests of one executor's units (:class:`_StopBoard`),
+    on this node if Ray can say which it is; it dies with this process."""
+    options: dict[str, Any] = {"num_cpus": 0, "max_restarts": -1}
+    with contextlib.suppress(Exception):
+        strategies = importlib.import_module("ray.util.scheduling_strategies")
+        here = ray.get_runtime_context().get_node_id()
+        options["scheduling_strategy"] = strategies.NodeAffinitySchedulingStrategy(here, soft=True)
+    return ray.remote(**options)(_StopBoard).remote()
+
+
+class _RayShared(Shared[T]):
+    """A value put into Ray's object store once (:meth:`RayTaskExecutor.share`): a unit reads
+    it from there when it calls :meth:`get` (Ray keeps it while this reference lives)."""
+
+    def __init__(self, ref: Any) -> None:  # no call to super: no value of its own
+        self._ref = ref
+
+    def get(self) -> T:
+        ray = importlib.import_module("ray")
+        value: T = ray.get(self._ref)
+        return value
+
+
+def share_on_ray(ray: Any, value: T) -> Shared[T]:
+    """``value`` put into the connected Ray's object store once, for many units."""
+    return _RayShared(ray.put(value))
