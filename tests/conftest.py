@@ -43,6 +43,22 @@ def two_ray_nodes() -> Iterator[TwoNodes]:
         nodes.close()
 
 
+@pytest.fixture
+def without_ray(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ray cannot be imported, as on a machine without it: only Ray's import fails, every other
+    module (a game's, loaded by name) imports as usual, whatever ran before in the process."""
+    import importlib
+
+    real = importlib.import_module
+
+    def import_module(name: str, package: str | None = None) -> object:
+        if name == "ray" or name.startswith("ray."):
+            raise ImportError(f"No module named {name!r}")
+        return real(name, package)
+
+    monkeypatch.setattr(importlib, "import_module", import_module)
+
+
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     """How many processes ``-n auto`` (the default, pyproject.toml) runs the tests on: for the
     default set (``-m 'not slow'``) one a core, at most :data:`MOST_TEST_PROCESSES`; for any

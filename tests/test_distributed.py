@@ -140,13 +140,8 @@ def test_a_split_too_deep_to_expand_is_refused(monkeypatch: pytest.MonkeyPatch) 
         assert len(tree.units) == 25  # 49 positions two plies down, a mirror image one unit
 
 
-def test_a_cluster_without_ray_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    import zerosum.runtime.joining
-
-    def missing(name: str) -> Any:
-        raise ImportError(name)
-
-    monkeypatch.setattr(zerosum.runtime.joining.importlib, "import_module", missing)
+@pytest.mark.usefixtures("without_ray")
+def test_a_cluster_without_ray_is_a_clear_error() -> None:
     with pytest.raises(ClusterError, match=r"pip install zerosum\[ray\]"):
         open_executor("auto")
 

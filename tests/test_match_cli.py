@@ -251,15 +251,8 @@ def test_a_writable_pgn_check_leaves_no_stray_file(
     assert status == 2 and "bad clock" in err and not pgn.exists()
 
 
-def test_a_cluster_without_ray_is_a_clear_error(
-    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    import zerosum.runtime.joining
-
-    def missing(name: str) -> object:
-        raise ImportError(name)
-
-    monkeypatch.setattr(zerosum.runtime.joining.importlib, "import_module", missing)
+@pytest.mark.usefixtures("without_ray")
+def test_a_cluster_without_ray_is_a_clear_error(capsys: pytest.CaptureFixture[str]) -> None:
     argv = ["tictactoe", "--a", "level=1", "--b", "level=1", "--cluster", "auto"]
     status, out, err = run(capsys, "match", *argv)
     assert status == 2 and out == ""
