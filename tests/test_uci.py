@@ -19,18 +19,14 @@ from zerosum.search.table import TranspositionTable
 from zerosum.search.tactical import TacticalSearch
 from zerosum.uci import (
     CLOCK_RESERVE_MS,
-    FALLING_CP,
     HASH_DEFAULT,
-    MIN_SOFT_DEPTH,
     MOVES_TO_GO,
-    SOFT_SHARE,
     GoParams,
     LagMeter,
     UciEngine,
     parse_go,
     plan_time,
     score_text,
-    stop_deepening,
 )
 
 COMMAND = [sys.executable, "-m", "zerosum", "uci"]
@@ -237,25 +233,6 @@ def test_a_clock_fed_by_its_increment_settles_above_the_reserve(overhead: int, l
             lowest = min(lowest, left)
     planned = max(overhead, lag)  # an overhead per move to go beyond what is charged
     assert lowest > CLOCK_RESERVE_MS + 2 * planned + MOVES_TO_GO * (planned - lag) / 2
-
-
-def test_deepening_stops_after_a_share_of_the_soft_time_longer_when_unsettled() -> None:
-    soft = 0.4
-    steady = {"best_changed": False, "fall": 0}
-    # never by the soft time before the smallest depth, however late (the hard limit stops it)
-    assert not stop_deepening(10 * soft, soft, MIN_SOFT_DEPTH - 1, **steady)
-    assert stop_deepening(SOFT_SHARE * soft + 0.001, soft, MIN_SOFT_DEPTH, **steady)
-    assert not stop_deepening(SOFT_SHARE * soft - 0.001, soft, MIN_SOFT_DEPTH, **steady)
-    # a changed best move or a falling score earns more time, both together the most
-    at = SOFT_SHARE * soft + 0.001
-    assert not stop_deepening(at, soft, 9, best_changed=True, fall=0)
-    assert not stop_deepening(at, soft, 9, best_changed=False, fall=FALLING_CP)
-    assert stop_deepening(at, soft, 9, best_changed=False, fall=FALLING_CP - 1)
-    longest = 1.5 * soft
-    assert not stop_deepening(longest - 0.05, soft, 9, best_changed=True, fall=FALLING_CP)
-    assert stop_deepening(longest, soft, 9, best_changed=True, fall=10 * FALLING_CP)
-    # every extension ends before the hard limit of a clock with time left (three soft times)
-    assert 3 * soft > longest
 
 
 def test_the_lag_meter_measures_what_the_clock_charged_beyond_the_search() -> None:

@@ -45,9 +45,7 @@ the clock left plus 3/4 increment, nor more than the clock less the overhead and
 overhead is the larger of the ``Move Overhead`` option and the lag measured on this GUI
 (:class:`LagMeter`: what its clock charged the last moves beyond this engine's own measure),
 so on a loaded machine the engine keeps more in hand, and a clock that only the increment
-refills settles well above the reserve instead of draining to it. A finished iteration ends
-the search once it passes a share of the soft target (:func:`stop_deepening`): more when the
-iteration changed the best move or its score fell, and never before a small depth.
+refills settles well above the reserve instead of draining to it.
 
 Numbers past what the engine holds are clamped, as UCI engines do, and said so in an ``info
 string``: ``go nodes`` to 2^63 - 1 (the compiled search counts nodes in 64 bits), ``go depth``
@@ -283,41 +281,6 @@ def plan_time(
     soft = min(max(0.0, horizon / 1000 / moves), spendable)
     hard = max(min(3 * soft, spendable / 5 + 0.75 * increment / 1000, spendable), 0.005)
     return min(soft, hard), hard
-
-
-SOFT_SHARE: Final = 0.7
-"""The share of the soft time after which a finished iteration ends a search on a clock, when
-its best move held and its score did not fall (0.55 before issue 26's clock tests: the engine
-then ended its games with half of its clock unspent)."""
-UNSTABLE_SCALE: Final = 1.6
-"""How much longer the search goes on when the last iteration changed the best move."""
-FALLING_SCALE: Final = 1.3
-"""How much longer the search goes on when the last iteration's score fell by ``FALLING_CP``."""
-FALLING_CP: Final = 30
-MIN_SOFT_DEPTH: Final = 5
-"""No search on a clock stops by its soft time before this depth (only its hard limit stops
-it sooner): a ``go`` that started late on a loaded machine once stopped after depth 1."""
-
-
-def stop_deepening(
-    elapsed_s: float, soft_s: float, depth: int, *, best_changed: bool, fall: int
-) -> bool:
-    """Whether a search on a clock ends after an iteration of ``depth`` finished ``elapsed_s``
-    after ``go`` arrived, with the soft time ``soft_s`` (:func:`plan_time`): never below
-    :data:`MIN_SOFT_DEPTH`; else once ``elapsed_s`` passes :data:`SOFT_SHARE` of the soft
-    time, that share scaled by :data:`UNSTABLE_SCALE` when the iteration changed the best
-    move and by :data:`FALLING_SCALE` when its score fell by :data:`FALLING_CP` centipawns or
-    more (``fall``: the last iteration's score less this one's). The most it reaches,
-    1.456 times the soft time, is below the hard limit of a clock with time left (three
-    times the soft time), which still bounds every search."""
-    if depth < MIN_SOFT_DEPTH:
-        return False
-    share = SOFT_SHARE
-    if best_changed:
-        share *= UNSTABLE_SCALE
-    if fall >= FALLING_CP:
-        share *= FALLING_SCALE
-    return elapsed_s > share * soft_s
 
 
 LAG_SAMPLES: Final = 16
@@ -800,7 +763,6 @@ class UciEngine:
                         on_clock = warming.hold()
                 lines = min(self.multipv, len(roots) or len(moves))
                 sent: Report[chess.Move] | None = None
-                leaders: list[Report[chess.Move]] = []  # each finished iteration's first line
                 with on_clock:
                     reports = engine.reports(game, limit, multipv=self.multipv, root_moves=roots)
                     for report in reports:
@@ -810,9 +772,7 @@ class UciEngine:
                         if report.line == 1:
                             best = report.pv[0]
                             ponder = report.pv[1] if len(report.pv) > 1 else None
-                            if report.complete:
-                                leaders.append(report)
-                        if report.line == lines and self._done(report, params, leaders):
+                        if report.line == lines and self._done(report, params):
                             break
         except Exception as error:  # keep the protocol going whatever happened
             self.info(f"search failed: {type(error).__name__}: {error}")
@@ -835,12 +795,8 @@ class UciEngine:
             )
             self._send_raw(line)
 
-    def _done(
-        self, report: Report[chess.Move], params: GoParams, leaders: list[Report[chess.Move]]
-    ) -> bool:
-        """Whether to stop after this finished iteration (``report`` its last line,
-        ``leaders`` the first line of every finished iteration so far): a mate ``go mate``
-        asked for, or on a clock :func:`stop_deepening`."""
+    def _done(self, report: Report[chess.Move], params: GoParams) -> bool:
+        """Whether to stop after this finished iteration."""
         mate = params.mate
         if (
             mate is not None
@@ -850,12 +806,7 @@ class UciEngine:
             return True
         if self._pondering.is_set() or self._soft is None:
             return False
-        changed, fall = False, 0
-        if len(leaders) >= 2 and leaders[-1].depth > leaders[-2].depth:
-            changed = leaders[-1].pv[:1] != leaders[-2].pv[:1]
-            fall = leaders[-2].value - leaders[-1].value
-        elapsed = time.perf_counter() - self._clock_start
-        return stop_deepening(elapsed, self._soft, report.depth, best_changed=changed, fall=fall)
+        return time.perf_counter() - self._clock_start > 0.55 * self._soft
 
     def _info(self, report: Report[chess.Move]) -> str:
         from zerosum.engines.compiled_tactical import CompiledTacticalEngine
