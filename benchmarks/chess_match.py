@@ -79,8 +79,10 @@ same for zerosum and Stockfish: Stockfish's default of 10 lost games on time on 
 def player(text: str, sunfish: str, *, wait: bool = False) -> PlayerSpec:
     """A preset (see the module docstring) or a player as ``zerosum match`` reads it; with
     ``wait``, a zerosum preset loads its compiled search before it answers ``readyok``
-    (``ZEROSUM_COMPILE=wait``), so that no move of a node-budget game is played by the
-    pure-Python twin while it compiles."""
+    (``ZEROSUM_COMPILE=wait``), so that no move is played by the pure-Python twin while it
+    compiles. The script always waits: at a clock, a source directory whose numba cache was
+    cold played its first two or three games with the twin (issue 26, 2026-11-28: ten times
+    fewer nodes a second, and depth 3 where the compiled search reaches 8-12)."""
     if text == "zerosum":
         command = (str(Path(sys.executable).with_name("zerosum")), "uci")
         if wait:
@@ -154,8 +156,7 @@ def main() -> None:
     parser.add_argument(
         "--nodes-per-move",
         type=int,
-        help="nodes per move instead of a clock (the same games whatever the load); zerosum"
-        " players then wait for their compiled search (ZEROSUM_COMPILE=wait)",
+        help="nodes per move instead of a clock (the same games whatever the load)",
     )
     parser.add_argument("--workers", type=int, default=1, help="games at once (default 1)")
     parser.add_argument("--seed", type=int, default=0)
@@ -179,7 +180,7 @@ def main() -> None:
         )
     args = parser.parse_args()
     print(f"$ {' '.join([os.path.basename(sys.executable), *sys.argv])}")
-    wait = bool(args.nodes_per_move)
+    wait = True  # every game starts with the compiled search loaded (see player())
     try:
         if args.nodes_per_move:
             control = TimeControl(nodes=args.nodes_per_move)
