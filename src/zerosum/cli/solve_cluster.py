@@ -50,11 +50,14 @@ def run_cluster(args: argparse.Namespace, spec: GameSpec, game: Game[Any]) -> in
         solve_distributed,
     )
     from zerosum.runtime.cluster import open_executor
+    from zerosum.runtime.pool import GONE_S
 
     if args.unit_nodes < 0:
         raise UsageError(f"--unit-nodes {args.unit_nodes}: expected 0 (never split) or more")
-    if not 0 <= args.keep_workers < math.inf:
-        raise UsageError(f"--keep-workers {args.keep_workers:g}: expected 0 (none) or more seconds")
+    if not (args.keep_workers == 0 or GONE_S <= args.keep_workers < math.inf):
+        # Shorter, a worker could leave between two units of its own command.
+        least = f"expected 0 (none) or at least {GONE_S:g} seconds"
+        raise UsageError(f"--keep-workers {args.keep_workers:g}: {least}")
     if args.root_tests < 0:
         raise UsageError(f"--root-tests {args.root_tests}: expected 0 (none) or more tests")
     budget = Budget(nodes=args.unit_nodes) if args.unit_nodes else None

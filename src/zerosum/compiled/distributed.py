@@ -284,6 +284,7 @@ def warm_unit(game: str, hash_mb: float) -> None:
     solver = _unit_solver(game, hash_mb)
     if _unit_solver.cache_info().hits > hits:  # kept: an earlier solve's table
         solver.engine.clear()
+        _loaded.clear()  # what it took in is gone with it (a pool worker lives on)
     solver.engine.solve(solver.state(get_game(game).new()), limit=Limit(nodes=1))
 
 

@@ -10,14 +10,17 @@ after its node and slot in the :data:`NAMESPACE` namespace, so that the next com
 cluster finds it by name with its code loaded and its table allocated. The rules that keep
 such workers safe to share:
 
-1. **Bounded.** At most one pool worker per CPU of each node: its name is its node and slot,
-   and a command that finds the name takes the worker that holds it. What a worker keeps
-   between commands is what its units' functions cache (``solve_unit``: its last two solvers).
-2. **Never stale.** A worker notes the code it loaded (a digest of the files of the zerosum
-   package, and of the modules it imported for a command's games: :func:`code_stamp`); a
-   command reuses it only if that is the command's own code, else the worker is killed and
-   made again from the files on its node now (and taken as it is then, as a Ray task there
-   would be).
+1. **Bounded.** At most one pool worker per CPU of each node for each version of the code:
+   its name is the code's stamp, its node and its slot, and a command that finds the name
+   takes the worker that holds it. A command of other code (started before an upgrade, or
+   another install's) has workers of its own and never stops these; the workers of code that
+   no command runs any more leave when idle (rule 3). What a worker keeps between commands is
+   what its units' functions cache (``solve_unit``: its last two solvers).
+2. **Never stale.** A worker notes the code it runs: the files of the zerosum package when it
+   started, and those of each module a command imported in it (a plugin's) when it first
+   imported it (:func:`code_stamp`); a command reuses it only if that is the command's own
+   code, else the worker is killed and made again from the files on its node now (and taken
+   as it is then, as a Ray task there would be).
 3. **Gone when unused.** A worker exits on its own once no command used it for ``idle_s``
    seconds (the latest command's; :data:`IDLE_S` by default); it goes with its node or its
    cluster too.
@@ -97,16 +100,7 @@ _LOOK_S: Final = 1.0
 """How often an idle pool worker looks whether its time is up."""
 
 
-def code_stamp(modules: Sequence[str] = ()) -> str:
-    """What zerosum's code is on this machine now: a digest of every file of the zerosum
-    package (named from the package's folder, so that two machines with the same code agree)
-    and of the files of ``modules`` that are imported (a plugin's), a few milliseconds."""
-    package = Path(zerosum.__file__).resolve().parent
-    files = [(str(path.relative_to(package)), path) for path in sorted(package.rglob("*.py"))]
-    for name in modules:
-        path = getattr(sys.modules.get(name), "__file__", None)
-        if path:
-            files.append((name, Path(path)))
+def _digest(files: Sequence[tuple[str, Path]]) -> str:
     digest = hashlib.sha1()
     for name, path in files:
         with contextlib.suppress(OSError):
@@ -114,14 +108,41 @@ def code_stamp(modules: Sequence[str] = ()) -> str:
     return digest.hexdigest()
 
 
+def package_stamp() -> str:
+    """A digest of every file of the zerosum package as it is on this machine now (named from
+    the package's folder, so that two machines with the same code agree), a few milliseconds."""
+    package = Path(zerosum.__file__).resolve().parent
+    return _digest(
+        [(str(path.relative_to(package)), path) for path in sorted(package.rglob("*.py"))]
+    )
+
+
+def module_stamp(name: str) -> str:
+    """A digest of the imported module ``name``'s file as it is now ("" for none)."""
+    path = getattr(sys.modules.get(name), "__file__", None)
+    return _digest([(name, Path(path))]) if path else ""
+
+
+def code_stamp(modules: Sequence[str] = (), *, package: str | None = None) -> str:
+    """What zerosum's code is: ``package`` (:func:`package_stamp`, now if None) and the stamps
+    of the imported modules among ``modules`` (a plugin's; not the main script's, which a
+    worker never runs as such)."""
+    stamps = [module_stamp(name) for name in modules if name not in ("__main__", "__mp_main__")]
+    return _stamp_of(package_stamp() if package is None else package, stamps)
+
+
+def _stamp_of(package: str, modules: Sequence[str]) -> str:
+    return hashlib.sha1("\0".join([package, *modules]).encode()).hexdigest()
+
+
 class PoolWorker:
     """What runs in one pool worker (made remote by :class:`RayPoolExecutor`)."""
 
     def __init__(self, idle_s: float) -> None:
-        self._stamp = code_stamp()
-        self._stamps: dict[tuple[str, ...], str] = {(): self._stamp}
-        """The code this worker runs, for each set of modules a command imported in it (as
-        their files were when it first imported them)."""
+        self._package = package_stamp()
+        """The zerosum code this worker runs: its files when it started."""
+        self._modules: dict[str, str] = {}
+        """Each module a command imported in it, as its file was then (:func:`module_stamp`)."""
         self._idle_s = idle_s
         self._last = time.monotonic()
         self._active = 0
@@ -141,14 +162,17 @@ class PoolWorker:
         leaving; ``uses`` counts the commands that greeted it, this one included; ``idle_s``
         is its idle time from now on."""
         worker_init(imports, signals=False)
-        key = tuple(imports)
-        if key not in self._stamps:
-            self._stamps[key] = code_stamp(imports) if imports else self._stamp
+        for name in imports:  # stamped as first imported: what this worker runs since
+            if name not in self._modules and name not in ("__main__", "__mp_main__"):
+                self._modules[name] = module_stamp(name)
+        mine = _stamp_of(
+            self._package, [self._modules[name] for name in imports if name in self._modules]
+        )
         with self._lock:
             self._idle_s = idle_s
             self._last = time.monotonic()
             self._uses += 1
-            fresh = not self._leaving and self._stamps[key] == code
+            fresh = not self._leaving and mine == code
         return _node_id(), fresh, self._uses
 
     def run(
@@ -213,9 +237,12 @@ class _Unit:
 class _Slot:
     """One pool worker as this command sees it."""
 
-    def __init__(self, node: str, slot: int, actor: Any) -> None:
+    def __init__(self, node: str, slot: int, actor: Any, code: str) -> None:
         self.node, self.slot, self.actor = node, slot, actor
-        self.name = f"{PREFIX}-{node}-{slot}"
+        # Named for the command's code too: a command of other code (started before an
+        # upgrade, or another install's) has workers of its own and never kills these while
+        # they run its units; the workers of code no command runs any more time out.
+        self.name = f"{PREFIX}-{code[:12]}-{node}-{slot}"
 
 
 class RayPoolExecutor(Executor):
@@ -307,7 +334,7 @@ class RayPoolExecutor(Executor):
         ]
         most = max((cpus for _, cpus in nodes), default=0)
         slots = [
-            _Slot(node, slot, None)
+            _Slot(node, slot, None, self._code)
             for slot in range(most)
             for node, cpus in sorted(nodes)
             if slot < cpus
