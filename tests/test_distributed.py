@@ -685,10 +685,10 @@ def test_the_command_line_finds_the_score_by_tests_at_once(
     assert (
         capsys.readouterr().err.strip().endswith("--root-tests -1: expected 0 (none) or more tests")
     )
-    for bad in ("-1", "nan", "inf", "0.5"):  # how long pool workers stay: checked first
+    for bad in ("-1", "nan", "inf", "0.5", "86401"):  # how long pool workers stay: checked first
         assert main([*argv, "--cluster", "127.0.0.1:1", "--keep-workers", bad]) == 2
         error = capsys.readouterr().err.strip()
-        assert error.endswith(f"--keep-workers {bad}: expected 0 (none) or at least 10 seconds")
+        assert error.endswith(f"--keep-workers {bad}: expected 0 (none) or 10 to 86400 seconds")
 
 
 def test_warming_the_pool_leaves_the_results_serial() -> None:

@@ -95,7 +95,7 @@ def add_parser(commands: Subcommands) -> None:
         metavar="S",
         help="with --cluster ADDRESS: the units run on workers that stay S seconds after the "
         "command, with the compiled code loaded, for the next solve on the cluster (default "
-        f"{KEEP_WORKERS_S:g}, at least 10; 0: the command's own Ray tasks)",
+        f"{KEEP_WORKERS_S:g}, 10 to 86400; 0: the command's own Ray tasks)",
     )
     solver.add_argument(
         "--root-tests",

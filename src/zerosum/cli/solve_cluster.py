@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import math
 import threading
 import time
 from typing import Any, Final
@@ -35,6 +34,7 @@ from zerosum.search import Limit
 from zerosum.store import Store
 
 KEEP_WORKERS_S: Final = 300.0
+MOST_KEEP_WORKERS_S: Final = 86_400.0  # a day: idle workers hold memory Ray does not see
 """``--keep-workers``: how long the cluster's pool workers stay after a command for the next
 (:mod:`zerosum.runtime.pool`; its own default, ``IDLE_S``, is the same)."""
 DEFAULT_UNIT_NODES: Final = 20_000_000
@@ -54,10 +54,10 @@ def run_cluster(args: argparse.Namespace, spec: GameSpec, game: Game[Any]) -> in
 
     if args.unit_nodes < 0:
         raise UsageError(f"--unit-nodes {args.unit_nodes}: expected 0 (never split) or more")
-    if not (args.keep_workers == 0 or GONE_S <= args.keep_workers < math.inf):
+    if not (args.keep_workers == 0 or GONE_S <= args.keep_workers <= MOST_KEEP_WORKERS_S):
         # Shorter, a worker could leave between two units of its own command.
-        least = f"expected 0 (none) or at least {GONE_S:g} seconds"
-        raise UsageError(f"--keep-workers {args.keep_workers:g}: {least}")
+        between = f"expected 0 (none) or {GONE_S:g} to {MOST_KEEP_WORKERS_S:g} seconds"
+        raise UsageError(f"--keep-workers {args.keep_workers:g}: {between}")
     if args.root_tests < 0:
         raise UsageError(f"--root-tests {args.root_tests}: expected 0 (none) or more tests")
     budget = Budget(nodes=args.unit_nodes) if args.unit_nodes else None

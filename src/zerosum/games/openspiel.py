@@ -130,11 +130,11 @@ def register_evaluation(game: str, evaluation: Evaluation) -> None:
     """Give the pyspiel game ``game`` (its short name, ``"breakthrough"``) a heuristic, for every
     parameter set of it. Worker processes import the function's module, so call this at the top
     level of an importable module (a plugin's)."""
-    from zerosum.runtime.workers import WORKER_IMPORTS  # multiprocessing: only here
+    from zerosum.runtime.workers import MAIN_SCRIPT, WORKER_IMPORTS  # multiprocessing: here
 
     _EVALUATIONS[game] = evaluation
     module = getattr(evaluation, "__module__", None)
-    if module and module not in WORKER_IMPORTS and module not in ("__main__", "__mp_main__"):
+    if module and module not in WORKER_IMPORTS and module not in MAIN_SCRIPT:
         WORKER_IMPORTS.append(module)
     load_rules.cache_clear()
     spec.cache_clear()

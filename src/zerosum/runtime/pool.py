@@ -77,7 +77,7 @@ from zerosum.runtime.raybase import (
     stop_board,
 )
 from zerosum.runtime.signals import sigint_held
-from zerosum.runtime.workers import worker_imports, worker_init
+from zerosum.runtime.workers import MAIN_SCRIPT, worker_imports, worker_init
 
 T = TypeVar("T")
 
@@ -123,12 +123,15 @@ def module_stamp(name: str) -> str:
     return _digest([(name, Path(path))]) if path else ""
 
 
-def code_stamp(modules: Sequence[str] = (), *, package: str | None = None) -> str:
-    """What zerosum's code is: ``package`` (:func:`package_stamp`, now if None) and the stamps
-    of the imported modules among ``modules`` (a plugin's; not the main script's, which a
-    worker never runs as such)."""
-    stamps = [module_stamp(name) for name in modules if name not in ("__main__", "__mp_main__")]
-    return _stamp_of(package_stamp() if package is None else package, stamps)
+def code_stamp(modules: Sequence[str] = ()) -> str:
+    """What zerosum's code is now: :func:`package_stamp` and the stamps of the imported
+    modules among ``modules`` (a plugin's; not the main script's, which a worker never
+    imports)."""
+    return _stamp_of(package_stamp(), [module_stamp(name) for name in _plugins(modules)])
+
+
+def _plugins(modules: Sequence[str]) -> list[str]:
+    return [name for name in modules if name not in MAIN_SCRIPT]
 
 
 def _stamp_of(package: str, modules: Sequence[str]) -> str:
@@ -162,12 +165,11 @@ class PoolWorker:
         leaving; ``uses`` counts the commands that greeted it, this one included; ``idle_s``
         is its idle time from now on."""
         worker_init(imports, signals=False)
-        for name in imports:  # stamped as first imported: what this worker runs since
-            if name not in self._modules and name not in ("__main__", "__mp_main__"):
+        plugins = _plugins(imports)
+        for name in plugins:  # stamped as first imported: what this worker runs since
+            if name not in self._modules:
                 self._modules[name] = module_stamp(name)
-        mine = _stamp_of(
-            self._package, [self._modules[name] for name in imports if name in self._modules]
-        )
+        mine = _stamp_of(self._package, [self._modules[name] for name in plugins])
         with self._lock:
             self._idle_s = idle_s
             self._last = time.monotonic()

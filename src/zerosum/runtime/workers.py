@@ -34,6 +34,11 @@ order: a module that registers a game when imported (a plugin's) goes here, so t
 started by ``spawn`` knows the games its parent knows. Read when a worker starts."""
 
 
+MAIN_SCRIPT: Final = ("__main__", "__mp_main__")
+"""The names of a program's main script: a worker never imports it by name (``spawn`` runs it
+again itself, as ``__mp_main__``; a Ray worker does not run it at all)."""
+
+
 def worker_init(imports: Iterable[str] = (), *, signals: bool = True) -> None:
     """The first step of every worker process: with ``signals``, SIGINT is ignored (the parent
     handles Ctrl-C and stops its workers; a Ray worker, whose signals are Ray's, passes
@@ -43,7 +48,7 @@ def worker_init(imports: Iterable[str] = (), *, signals: bool = True) -> None:
     if signals:
         ignore_sigint()
     for name in imports:
-        if name not in ("__main__", "__mp_main__"):
+        if name not in MAIN_SCRIPT:
             importlib.import_module(name)
 
 
