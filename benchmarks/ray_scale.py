@@ -242,7 +242,7 @@ class Costs:
         """``answer`` (measured as ``key``) with the table a real unit sends back with it:
         a stopped one's (its recipe already), or a completed one's if it answered a bound
         (:func:`~zerosum.compiled.distributed.hands_over`: the recipe of its run)."""
-        if answer.rank is None or not hands_over(window, answer.rank, answer.nodes):
+        if answer.rank is None or not hands_over(window, answer):
             return answer
         return replace(answer, table=self._recipe(key))
 

@@ -25,6 +25,7 @@ from zerosum.compiled.distributed import (
     Budget,
     SplitError,
     TableSnapshot,
+    UnitAnswer,
     _loaded,
     _unit_solver,
     hands_over,
@@ -528,9 +529,7 @@ def test_a_unit_that_answers_a_bound_hands_its_table_to_its_next_run() -> None:
     engine.clear()
     scout = solve_unit("connect4", game.position(), (serial - 1, serial), False, 16)
     assert scout.rank is not None and scout.rank >= serial
-    assert hands_over((serial - 1, serial), scout.rank, scout.nodes) == (
-        scout.nodes >= HANDOVER_NODES
-    )
+    assert hands_over((serial - 1, serial), scout) == (scout.nodes >= HANDOVER_NODES)
     assert scout.nodes >= HANDOVER_NODES and isinstance(scout.table, TableSnapshot)
     engine.clear()
     cold = solve_unit("connect4", game.position(), (serial - 1, 100), False, 16)
@@ -539,8 +538,8 @@ def test_a_unit_that_answers_a_bound_hands_its_table_to_its_next_run() -> None:
     assert cold.rank == warm.rank == serial and cold.table is None
     assert warm.nodes < cold.nodes
     # An exact answer, or a bound found in few nodes, sends none.
-    assert not hands_over((serial - 1, 100), serial, 1 << 30)
-    assert not hands_over((serial - 1, serial), serial, HANDOVER_NODES - 1)
+    assert not hands_over((serial - 1, 100), UnitAnswer(serial, 1 << 30, 1.0))
+    assert not hands_over((serial - 1, serial), UnitAnswer(serial, HANDOVER_NODES - 1, 1.0))
 
 
 def test_a_split_units_children_start_from_its_table() -> None:

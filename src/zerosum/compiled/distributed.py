@@ -99,7 +99,7 @@ from zerosum.compiled.snapshots import TableSnapshot, load_snapshot, snapshot
 from zerosum.compiled.solver import Solver
 from zerosum.game import Game, ZerosumError
 from zerosum.games import get_game
-from zerosum.runtime.executor import Executor, Shared, unit_stop
+from zerosum.runtime.executor import Executor, Shared, unit_stop, unit_window
 from zerosum.search.core import Limit
 from zerosum.store import Store
 
@@ -164,6 +164,11 @@ class UnitAnswer:
     table: Any = None
     """For a stopped unit: its worker's table (a :class:`TableSnapshot`), for the tables of its
     children's units if it is split, so that they start from everything it proved."""
+    proven: tuple[int, int] | None = None
+    """For a unit whose window could move while it ran (:meth:`Executor.narrow
+    <zerosum.runtime.executor.Executor.narrow>`): the least and most its rank can be, as its
+    tests proved (``rank`` then answers the window it ended in, which the caller may not
+    know)."""
 
 
 @dataclass(frozen=True)
@@ -183,12 +188,17 @@ class SharedTable:
         return self.table.get()
 
 
-def hands_over(window: tuple[int, int], rank: int, nodes: int) -> bool:
-    """Whether a unit that answered ``rank`` in ``window`` after ``nodes`` nodes sends its
-    table back for its next run: its answer is a bound (outside the window, so the unit may be
-    searched again in another one) and it ran at least :data:`HANDOVER_NODES` nodes."""
+def hands_over(window: tuple[int, int], answer: UnitAnswer) -> bool:
+    """Whether a unit sent in ``window`` that gave ``answer`` sends its table back for its next
+    run: its answer is a bound (outside the window, or not exact if its window moved, so the
+    unit may be searched again in another one) and it ran at least :data:`HANDOVER_NODES`
+    nodes."""
     low, high = window
-    return not low < rank < high and nodes >= HANDOVER_NODES
+    if answer.proven is not None:
+        bound = answer.proven[0] < answer.proven[1]
+    else:
+        bound = answer.rank is None or not low < answer.rank < high
+    return bound and answer.nodes >= HANDOVER_NODES
 
 
 KEPT_SOLVERS: Final = 2
@@ -255,19 +265,23 @@ def solve_unit(
         load_snapshot(engine.keys, engine.data, table)
     start = get_game(game).from_position(position)
     stop = unit_stop()  # the executor's request to stop (a cancelled unit), if it can send one
+    moved = unit_window()  # the window the coordinator asks for now, if it can send one
     limit = None if budget is None else budget.limit()
     if stop is not None:
         limit = Limit(stop=stop) if limit is None else replace(limit, stop=stop)
-    solution = engine.solve(solver.state(start), weak=weak, window=window, limit=limit)
+    solution = engine.solve(solver.state(start), weak=weak, window=window, limit=limit, live=moved)
     stats = solution.stats
     if solution.complete:
-        kept = None
         rank = int(solution.rank)
+        proven = solution.bounds
+        answer = UnitAnswer(rank, stats.nodes, stats.time_s, proven=proven)
         if (shared is not None and stats.time_s >= SHARE_S) or (
-            handover and hands_over(window, rank, stats.nodes)
+            handover and hands_over(window, answer)
         ):
-            kept = snapshot(engine.keys, engine.data, SNAPSHOT_ENTRIES, _origin())
-        return UnitAnswer(rank, stats.nodes, stats.time_s, table=kept)
+            answer = replace(
+                answer, table=snapshot(engine.keys, engine.data, SNAPSHOT_ENTRIES, _origin())
+            )
+        return answer
     bounds = table_bounds(solver, start, REPORT_PLIES)
     kept = snapshot(engine.keys, engine.data, SNAPSHOT_ENTRIES, _origin())
     return UnitAnswer(None, stats.nodes, stats.time_s, bounds, kept)
@@ -285,7 +299,9 @@ def warm_unit(game: str, hash_mb: float) -> None:
     if _unit_solver.cache_info().hits > hits:  # kept: an earlier solve's table
         solver.engine.clear()
         _loaded.clear()  # what it took in is gone with it (a pool worker lives on)
-    solver.engine.solve(solver.state(get_game(game).new()), limit=Limit(nodes=1))
+    new = solver.state(get_game(game).new())
+    solver.engine.solve(new, limit=Limit(nodes=1))
+    solver.engine.solve(new, limit=Limit(nodes=1), live=lambda: None)  # a unit's solve
 
 
 def load_coordinator(game: Game[Any]) -> None:
@@ -417,6 +433,9 @@ class DistributedResult:
     preempted: int = 0
     """Units stopped for needed units earlier in the tree's order (``preempt``) and sent again
     later from their tables."""
+    narrowed: int = 0
+    """Times a running unit was told that its window moved (:meth:`Executor.narrow
+    <zerosum.runtime.executor.Executor.narrow>`) and went on in the new one."""
 
     @property
     def complete(self) -> bool:
@@ -594,6 +613,13 @@ class _Tree:
         nodes = self.units.get(key, [])
         return bool(nodes) and nodes[0].exact
 
+    def prove(self, key: int, least: int, most: int) -> bool:
+        """Take in a unit's answer given as the bounds its tests proved (its window moved while
+        it ran, :attr:`UnitAnswer.proven`); returns whether the unit is exact now."""
+        self.learn(key, self._weak(least), self._weak(most))
+        nodes = self.units.get(key, [])
+        return bool(nodes) and nodes[0].exact
+
     def _recompute(self, node: _Node) -> bool:
         """``node``'s interval from its children's (and what is known of it); returns whether
         it changed."""
@@ -755,6 +781,7 @@ def solve_distributed(
     root_tests: bool = False,
     tests_at_once: int = 1,
     doubling: bool = True,
+    narrow: bool = True,
 ) -> DistributedResult:
     """The exact rank of ``game`` from work units solved on ``executor`` (see the module
     docstring), every result kept in ``store``. ``on_unit(position, rank)`` is called as each
@@ -766,8 +793,9 @@ def solve_distributed(
     no worker's table to the others (for comparisons). ``root_tests`` finds the root's rank by
     null-window tests, as the engine does, ``tests_at_once`` of them at once (see
     :func:`root_tests`). ``doubling=False``: a unit's budget does not double with the splits
-    above it. (The options ``preempt``, ``young_wait`` and ``root_tests`` are off
-    by default: see ``docs/parallel.md``.)
+    above it. ``narrow=False``: a running unit whose window moves is not told (it goes on in the
+    window it was sent in), for comparisons. (The options ``preempt``, ``young_wait`` and
+    ``root_tests`` are off by default: see ``docs/parallel.md``.)
 
     ``moves="best"`` also finds every best move (once the rank is known, each root move's
     subtree is solved in the null window that tells whether it keeps the rank, as the local
@@ -829,7 +857,8 @@ def solve_distributed(
         least: float = least_run(budget) * 2**turns
         return executor.clock() - began[future] >= least
 
-    solved = cancelled = nodes = splits = stopped = preempted = 0
+    narrowing = narrow
+    solved = cancelled = nodes = splits = stopped = preempted = narrowed = 0
     proven: list[tuple[float, int]] = []
     """When the root's rank was proven: (seconds, nodes) so far."""
 
@@ -858,6 +887,7 @@ def solve_distributed(
             splits=splits,
             stopped=stopped,
             preempted=preempted,
+            narrowed=narrowed,
         )
 
     def keep(key: int, table: Any) -> None:
@@ -895,6 +925,14 @@ def solve_distributed(
                     cancelled += 1
                     if executor.stop(future):  # it stops now; what it proved comes back
                         stopping[future] = unit
+                elif (
+                    narrowing
+                    and wanted[unit[0]] != unit[1]
+                    and future not in splitting
+                    and executor.narrow(future, wanted[unit[0]])
+                ):  # its window moved (a sibling answered, say): it goes on in the new one
+                    running[future] = (unit[0], wanted[unit[0]])
+                    narrowed += 1
             sent = {key for key, _ in running.values()}
             for key, window in wanted.items():
                 if len(running) >= executor.workers:
@@ -1002,10 +1040,14 @@ def solve_distributed(
                                 tree.tables[child] = once
                 else:
                     solved += 1
-                    if tree.settle(key, window, answer.rank):
+                    if (
+                        tree.settle(key, window, answer.rank)
+                        if answer.proven is None
+                        else tree.prove(key, *answer.proven)
+                    ):
                         finished.append(key)
                         store.put(solver.name, key, tree.units[key][0].lo, weak=weak)
-                    elif answer.table is not None and hands_over(window, answer.rank, answer.nodes):
+                    elif answer.table is not None and hands_over(window, answer):
                         keep(key, answer.table)  # for its run in another window
                 if on_unit is not None:
                     for done_key in finished:

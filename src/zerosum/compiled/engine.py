@@ -83,6 +83,22 @@ the generations from it to ``GENERATION``: entries of older generations read as 
 an engine searched before never changes a result; ``-1`` (an exact solve, whose entries all hold
 proofs) reads every entry."""
 IO_SIZE: Final = 15
+RETEST: Final = 2
+"""``io[STOP]`` set to this by the caller of :func:`solve_live <build>`: the window changed and
+the running test no longer matters; the solve aborts it and goes on with the next test (any
+other nonzero value stops the solve)."""
+
+# Slots of the ``live`` array of a solve whose window may change while it runs (``solve_live``):
+# the caller writes the window, the solve the rank's bounds so far and its running test.
+WINDOW_LO: Final = 0
+WINDOW_HI: Final = 1
+LEAST: Final = 2
+"""The rank is at least this (what the tests so far proved)."""
+MOST: Final = 3
+"""The rank is at most this."""
+TEST: Final = 4
+"""The rank ``middle`` of the running null-window test ``(middle, middle + 1)``."""
+LIVE_SIZE: Final = 5
 _VARIED_PLIES: Final = 2
 
 # Fields of a search-stack frame: ``buf[ply]`` is the node ``ply`` plies below the root, its
@@ -334,6 +350,12 @@ class Compiled:
     solve: Callable[..., int]
     """``solve(st, lo, hi, keys, data, io, buf, aux) -> rank``: the exact rank, clamped to ``[lo,
     hi]`` (a weak solve passes ``(-1, 1)``, a full one ``(-INF, INF)``)."""
+    solve_live: Callable[..., int]
+    """``solve_live(st, lo, hi, keys, data, io, buf, aux, live) -> rank``: the same, clamped to
+    ``[lo, hi]`` and to the window in ``live`` (:data:`WINDOW_LO`, :data:`WINDOW_HI`), which the
+    caller may change while it runs: each test reads it, and a test that no longer matters is
+    aborted when the caller sets ``io[STOP]`` to :data:`RETEST`. The rank's bounds proven so
+    far are in ``live`` (:data:`LEAST`, :data:`MOST`), whatever the window was."""
 
 
 def _fingerprint(kernel: Kernel, builder: str = __name__) -> str:
@@ -587,8 +609,53 @@ def build(kernel: Kernel) -> Compiled:
             lo, hi = narrowed(lo, hi, middle, value)
         return lo
 
+    def solve_live(
+        st: Any, lo: int, hi: int, keys: Any, data: Any, io: Any, buf: Any, aux: Any, live: Any
+    ) -> int:
+        """``solve`` in a window that may change while it runs (see :class:`Compiled`)."""
+        decided = decided_at(st)
+        if decided != NO_SCORE:
+            rank = rank_of_lower_bound(decided)
+            live[LEAST], live[MOST] = rank, rank
+            return rank
+        least, most = rank_range(st)
+        live[LEAST], live[MOST] = least, most
+        start = st.copy()  # an aborted test leaves ``st`` where it stopped
+        low, high = max(least, lo, live[WINDOW_LO]), min(most, hi, live[WINDOW_HI])
+        while low < high:
+            middle = next_test(low, high)
+            live[TEST] = middle
+            value = search(
+                st,
+                score_of_rank(middle),
+                score_of_rank(middle + 1),
+                DEPTH_INF,
+                keys,
+                data,
+                io,
+                buf,
+                aux,
+            )
+            if io[ABORTED] != 0:
+                if io[STOP] != RETEST or io[NODES] >= io[NODE_LIMIT]:
+                    break
+                io[STOP], io[ABORTED] = 0, 0  # the window moved: the next test
+                st[:] = start
+            else:
+                least, most = narrowed(least, most, middle, value)
+                live[LEAST], live[MOST] = least, most
+            low, high = max(least, lo, live[WINDOW_LO]), min(most, hi, live[WINDOW_HI])
+        # The rank, else the bound that the last window asked about: at least ``least`` (at or
+        # above its high end), or at most ``most`` (at or below its low end).
+        return least if least >= min(most, hi, live[WINDOW_HI]) else most
+
     search = _cached_njit(negamax, kernel, fingerprint)
-    return Compiled(kernel=kernel, negamax=search, solve=_cached_njit(solve, kernel, fingerprint))
+    return Compiled(
+        kernel=kernel,
+        negamax=search,
+        solve=_cached_njit(solve, kernel, fingerprint),
+        solve_live=_cached_njit(solve_live, kernel, fingerprint),
+    )
 
 
 def table_entries(hash_mb: float) -> int:

@@ -30,12 +30,19 @@ from zerosum.compiled.engine import (
     GENERATION,
     HITS,
     INF,
+    LEAST,
+    LIVE_SIZE,
+    MOST,
     NODE_LIMIT,
     NODES,
     PROBES,
+    RETEST,
     STALE,
     STOP,
     STORES,
+    TEST,
+    WINDOW_HI,
+    WINDOW_LO,
     Compiled,
     Kernel,
     build,
@@ -70,6 +77,10 @@ class Solution:
     stats: Stats
     complete: bool = True
     """False when a limit stopped the solve: ``rank`` is then meaningless."""
+    bounds: tuple[int, int] | None = None
+    """For a solve whose window could move while it ran (``live``): the least and most the rank
+    can be, as its tests proved (in a window that moved, ``rank`` alone would not say which
+    window it answers)."""
 
 
 @dataclass(frozen=True)
@@ -142,12 +153,20 @@ class Engine:
         weak: bool = False,
         window: tuple[int, int] | None = None,
         limit: Limit | None = None,
+        live: Callable[[], tuple[int, int] | None] | None = None,
     ) -> Solution:
         """The exact rank of ``state`` (left unchanged). ``weak`` only tells win, draw or loss;
-        ``window`` ``(lo, hi)`` only tells the rank if it lies inside, else the nearer end."""
+        ``window`` ``(lo, hi)`` only tells the rank if it lies inside, else the nearer end.
+
+        ``live``: the window may move while the solve runs: ``live()``, called every few
+        milliseconds, gives the window that matters now (``None``: unchanged). The next test
+        reads it, and a running test whose answer no longer matters stops and gives way to the
+        next. The answer's :attr:`Solution.bounds` then say what was proven."""
         lo, hi = solve_bounds(weak, window)
         io = self._io(limit)
         started = time.perf_counter()
+        if live is not None:
+            return self._solve_live(state, weak, (lo, hi), io, limit, live, started)
         rank = self._run(
             lambda: self.compiled.solve(
                 state.copy(), lo, hi, self.keys, self.data, io, self.buf, self.aux
@@ -156,6 +175,46 @@ class Engine:
             limit,
         )
         return Solution(int(rank), self._stats(io, started), complete=bool(io[ABORTED] == 0))
+
+    def _solve_live(
+        self,
+        state: np.ndarray[Any, Any],
+        weak: bool,
+        window: tuple[int, int],
+        io: np.ndarray[Any, Any],
+        limit: Limit | None,
+        live: Callable[[], tuple[int, int] | None],
+        started: float,
+    ) -> Solution:
+        lo, hi = solve_bounds(weak, None)
+        slots = np.zeros(LIVE_SIZE, np.int64)
+        slots[WINDOW_LO], slots[WINDOW_HI] = window
+        slots[TEST] = window[0]
+
+        def watch() -> None:
+            moved = live()
+            if moved is None or moved == (slots[WINDOW_LO], slots[WINDOW_HI]):
+                return
+            slots[WINDOW_LO], slots[WINDOW_HI] = max(moved[0], -INF), min(moved[1], INF)
+            low = max(int(slots[LEAST]), lo, moved[0])
+            high = min(int(slots[MOST]), hi, moved[1])
+            if not low <= slots[TEST] < high and io[STOP] == 0:
+                io[STOP] = RETEST  # the running test no longer matters
+
+        rank = self._run(
+            lambda: self.compiled.solve_live(
+                state.copy(), lo, hi, self.keys, self.data, io, self.buf, self.aux, slots
+            ),
+            io,
+            limit,
+            watch,
+        )
+        return Solution(
+            int(rank),
+            self._stats(io, started),
+            complete=bool(io[ABORTED] == 0),
+            bounds=(int(slots[LEAST]), int(slots[MOST])),
+        )
 
     def search(
         self,
@@ -199,11 +258,16 @@ class Engine:
         return io
 
     @staticmethod
-    def _run(call: Callable[[], int], io: np.ndarray[Any, Any], limit: Limit | None) -> int:
-        """``call()``, in a helper thread if the clock, a callback or a signal may have to stop
-        it (``call`` searches a fresh copy of the state each time: a stopped search leaves its
-        copy mid-line)."""
-        if limit is None or (limit.time is None and limit.stop is None):
+    def _run(
+        call: Callable[[], int],
+        io: np.ndarray[Any, Any],
+        limit: Limit | None,
+        watch: Callable[[], None] | None = None,
+    ) -> int:
+        """``call()``, in a helper thread if the clock, a callback, ``watch`` (called every
+        few milliseconds) or a signal may have to stop it (``call`` searches a fresh copy of
+        the state each time: a stopped search leaves its copy mid-line)."""
+        if watch is None and (limit is None or (limit.time is None and limit.stop is None)):
             if threading.current_thread() is not threading.main_thread():
                 return call()
             budget = int(io[NODE_LIMIT])
@@ -212,7 +276,7 @@ class Engine:
             if io[ABORTED] == 0 or budget <= INLINE_NODES:
                 return value
             io[NODE_LIMIT], io[ABORTED], io[BEST_MOVE] = budget, 0, -1
-            limit = limit or Limit()
+        limit = limit or Limit()
         # Events, not Thread.join: on Python 3.11 a join interrupted by Ctrl-C can mark a thread
         # that is still running as stopped, and a later join then returns at once.
         result: list[int] = []
@@ -229,6 +293,8 @@ class Engine:
         try:
             threading.Thread(target=search, daemon=True).start()
             while not done.wait(_POLL_S):
+                if watch is not None:
+                    watch()
                 if (deadline is not None and time.perf_counter() >= deadline) or (
                     limit.stop is not None and limit.stop()
                 ):

@@ -103,8 +103,9 @@ def _run_task(
     """A unit in a Ray task: :func:`~zerosum.runtime.workers.worker_init` (Ray's signals stay
     Ray's), then ``fn(*args)`` with its stop requests on ``board``, with the node it ran on."""
     worker_init(imports, signals=False)
-    stop = None if board is None else _asks(board, number)
-    return _node_id(), run_unit(stop, fn, *args)
+    check = None if board is None else _asks(board, number)
+    window = None if check is None else check.window
+    return _node_id(), run_unit(check, fn, *args, window=window)
 
 
 class RayTaskExecutor(Executor):
@@ -224,6 +225,16 @@ class RayTaskExecutor(Executor):
         except Exception:  # the board is gone (with the cluster): the unit runs to its end
             return False
         self._asked.add(number)
+        return True
+
+    def narrow(self, future: Future[Any], window: tuple[int, int]) -> bool:
+        number = self._numbers.get(future)
+        if number is None or future.done() or self._board is None:
+            return False
+        try:
+            self._board.narrow.remote(number, *window)
+        except Exception:  # the board is gone (with the cluster): the unit keeps its window
+            return False
         return True
 
     def close(self) -> None:

@@ -81,13 +81,28 @@ def unit_stop() -> Callable[[], bool] | None:
     return check
 
 
-def run_unit(stop: Callable[[], bool] | None, fn: Callable[..., T], *args: Any) -> T:
-    """``fn(*args)`` with ``stop`` as this thread's :func:`unit_stop` (a backend's side)."""
-    _unit.stop = stop
+def unit_window() -> Callable[[], tuple[int, int] | None] | None:
+    """The window check of the unit this thread runs for an executor: the latest window the
+    caller asked for with :meth:`Executor.narrow` (``None`` until it asks), or ``None`` outside
+    a unit or on a backend that cannot reach a running unit. A unit polls it as it polls
+    :func:`unit_stop`."""
+    check: Callable[[], tuple[int, int] | None] | None = getattr(_unit, "window", None)
+    return check
+
+
+def run_unit(
+    stop: Callable[[], bool] | None,
+    fn: Callable[..., T],
+    *args: Any,
+    window: Callable[[], tuple[int, int] | None] | None = None,
+) -> T:
+    """``fn(*args)`` with ``stop`` as this thread's :func:`unit_stop` and ``window`` as its
+    :func:`unit_window` (a backend's side)."""
+    _unit.stop, _unit.window = stop, window
     try:
         return fn(*args)
     finally:
-        _unit.stop = None
+        _unit.stop = _unit.window = None
 
 
 class Shared(Generic[T]):
@@ -148,6 +163,12 @@ class Executor(abc.ABC):
         its answer, as :meth:`stop` does; but a unit not yet started is left to run (False).
         A simulated backend may model the two differently."""
         return future.running() and self.stop(future)
+
+    def narrow(self, future: Future[Any], window: tuple[int, int]) -> bool:
+        """Tell ``future``'s running unit that only ``window`` matters now
+        (:func:`unit_window` gives it there): True if the backend could send it. This one
+        cannot (the unit runs in its first window to its end)."""
+        return False
 
     def clock(self) -> float:
         """The time of this executor's units, in seconds (a simulated backend has its own)."""
@@ -232,9 +253,11 @@ def _serve(
     teardown: Callable[[], None] | None,
     parent: int,
     stops: Any,
+    windows: Any,
 ) -> None:
     """A worker's life: take units until told to stop (``None``), the parent dies, or SIGTERM.
-    Unit ``n`` is asked to stop when ``stops[n % STOP_SLOTS] == n`` (:func:`unit_stop`)."""
+    Unit ``n`` is asked to stop when ``stops[n % STOP_SLOTS] == n`` (:func:`unit_stop`), and
+    told its window in ``windows[n % STOP_SLOTS]`` (:func:`unit_window`, :func:`_packed`)."""
     os.setpgid(0, 0)
     worker_init(imports)
     signal.signal(signal.SIGTERM, exit_on_terminate)
@@ -257,8 +280,11 @@ def _serve(
             def asked(slot: int = slot, number: int = number) -> bool:
                 return bool(stops[slot] == number)
 
+            def moved(slot: int = slot, number: int = number) -> tuple[int, int] | None:
+                return _unpacked(windows[slot], number)
+
             try:
-                results.put((number, True, run_unit(asked, function, *args)))
+                results.put((number, True, run_unit(asked, function, *args, window=moved)))
             except ZerosumError as error:  # bad input: its message says it all
                 results.put((number, False, str(error)))
             except Exception:
@@ -266,6 +292,28 @@ def _serve(
     finally:
         if teardown is not None:
             teardown()
+
+
+_WINDOW_BITS: Final = 16
+"""Bits of each end of a window sent to a :class:`ProcessExecutor`'s unit (a signed rank)."""
+
+
+def _packed(number: int, window: tuple[int, int]) -> int | None:
+    """Unit ``number``'s ``window`` as one word (None if an end does not fit)."""
+    half = 1 << (_WINDOW_BITS - 1)
+    if not all(-half <= end < half for end in window) or not 0 <= number < 1 << 31:
+        return None
+    mask = (1 << _WINDOW_BITS) - 1
+    return (number << 32) | ((window[0] & mask) << _WINDOW_BITS) | (window[1] & mask)
+
+
+def _unpacked(word: int, number: int) -> tuple[int, int] | None:
+    """The window in ``word`` if it is unit ``number``'s."""
+    if word >> 32 != number:
+        return None
+    half, mask = 1 << (_WINDOW_BITS - 1), (1 << _WINDOW_BITS) - 1
+    low, high = (word >> _WINDOW_BITS) & mask, word & mask
+    return (low - 2 * half if low >= half else low, high - 2 * half if high >= half else high)
 
 
 class ProcessExecutor(Executor):
@@ -292,6 +340,9 @@ class ProcessExecutor(Executor):
         self._stops: Any = context.RawArray("q", STOP_SLOTS)
         """Stop requests: slot ``n % STOP_SLOTS`` holds ``n`` once unit ``n`` is asked to stop
         (written here, read by the workers; one aligned word, so no lock)."""
+        self._windows: Any = context.RawArray("q", STOP_SLOTS)
+        """Windows of running units (:meth:`narrow`): slot ``n % STOP_SLOTS`` holds unit
+        ``n``'s latest, packed with its number into one word (:func:`_packed`)."""
         self._numbers = 0
         self._waiting: deque[tuple[int, Callable[..., Any], tuple[Any, ...], Future[Any]]]
         self._waiting = deque()
@@ -309,6 +360,7 @@ class ProcessExecutor(Executor):
                     teardown,
                     os.getpid(),
                     self._stops,
+                    self._windows,
                 ),
                 name=f"zerosum-worker-{number}",
                 daemon=True,
@@ -358,6 +410,16 @@ class ProcessExecutor(Executor):
                 self._stops[number % STOP_SLOTS] = number
                 return True
         future.cancel()  # still waiting for a worker: it never runs
+        return False
+
+    def narrow(self, future: Future[Any], window: tuple[int, int]) -> bool:
+        for number, sent in self._sent.items():
+            if sent is future:
+                word = _packed(number, window)
+                if word is None or future.done():
+                    return False
+                self._windows[number % STOP_SLOTS] = word
+                return True
         return False
 
     def _dispatch(self) -> None:

@@ -193,9 +193,10 @@ class PoolWorker:
         try:
             with self._one:
                 worker_init(imports, signals=False)
-                stop = None if board is None else _asks(board, number, gone_s=GONE_S)
+                check = None if board is None else _asks(board, number, gone_s=GONE_S)
+                window = None if check is None else check.window
                 try:
-                    return True, run_unit(stop, function, *args)
+                    return True, run_unit(check, function, *args, window=window)
                 except ZerosumError as error:
                     return False, error
                 except Exception:
@@ -472,6 +473,18 @@ class RayPoolExecutor(Executor):
 
     def split(self, future: Future[Any]) -> bool:
         return future.running() and self.stop(future)
+
+    def narrow(self, future: Future[Any], window: tuple[int, int]) -> bool:
+        for _, unit in self._running.values():
+            if unit.future is future:
+                if future.done() or self._board is None:
+                    return False
+                try:
+                    self._board.narrow.remote(unit.number, *window)
+                except Exception:  # the board is gone (with the cluster)
+                    return False
+                return True
+        return False
 
     def cancel(self, future: Future[Any]) -> None:
         """Give up ``future``: a unit still waiting never runs; a running one is asked to stop

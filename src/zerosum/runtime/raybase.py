@@ -13,7 +13,6 @@ import asyncio
 import contextlib
 import importlib
 import time
-from collections.abc import Callable
 from typing import Any, Final, TypeVar
 
 from zerosum.runtime.executor import Shared
@@ -28,6 +27,8 @@ STOP_POLL_S: Final = 0.02
 died, and is restarted)."""
 WAIT_S: Final = 1.0
 """How long one call of a running Ray task to its stop board waits for a stop request."""
+_UNSEEN: Final = 1 << 62
+"""A window version no unit reaches: :meth:`_StopBoard.wait` waits for a stop request only."""
 ASK_AGAIN_S: Final = 1.0
 """How often :meth:`RayTaskExecutor.wait` sends its running units' stop requests again: a
 stop board that died (the kernel's out-of-memory killer takes Ray's workers first) comes back
@@ -55,6 +56,9 @@ class _StopBoard:
         self._asked: set[int] = set()
         self._waiting: dict[int, asyncio.Event] = {}
         """The events that the running units' :meth:`wait` calls wait on, by unit number."""
+        self._windows: dict[int, tuple[int, int, int]] = {}
+        """The latest window each unit was told (:meth:`narrow`): its version (1, 2, ...) and
+        its ends."""
 
     async def ask(self, number: int) -> None:
         self._asked.add(number)
@@ -65,56 +69,90 @@ class _StopBoard:
     async def asked(self, number: int) -> bool:
         return number in self._asked
 
+    async def narrow(self, number: int, low: int, high: int) -> None:
+        """Tell unit ``number`` that only the window ``(low, high)`` matters now."""
+        version = self._windows.get(number, (0, 0, 0))[0] + 1
+        self._windows[number] = (version, low, high)
+        event = self._waiting.pop(number, None)  # its next call waits on a new one
+        if event is not None:
+            event.set()
+
     async def wait(self, number: int, seconds: float) -> bool:
         """Whether unit ``number`` is asked to stop, once it is, or after ``seconds``."""
-        if number not in self._asked:
+        return (await self.watch(number, seconds, _UNSEEN))[0]
+
+    async def watch(self, number: int, seconds: float, seen: int) -> tuple[bool, int, int, int]:
+        """Whether unit ``number`` is asked to stop, and its latest window (version, low,
+        high; version 0: none), once it is asked or told a window newer than version
+        ``seen``, or after ``seconds``."""
+        if number not in self._asked and self._windows.get(number, (0, 0, 0))[0] <= seen:
             event = self._waiting.setdefault(number, asyncio.Event())
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(event.wait(), seconds)
             if self._waiting.get(number) is event and not event.is_set():
                 del self._waiting[number]
-        return number in self._asked
+        return (number in self._asked, *self._windows.get(number, (0, 0, 0)))
 
 
-def _asks(board: Any, number: int, *, gone_s: float | None = None) -> Callable[[], bool]:
-    """Unit ``number``'s stop check on ``board``: true once it was asked to stop. One call of
-    the board's :meth:`_StopBoard.wait` is always out, answered when the unit is asked (or
-    after :data:`WAIT_S`, when the next goes out); the check only looks whether its answer
+class _BoardCheck:
+    """A unit's stop check on its board (call it: true once the unit was asked to stop), and
+    the window it was told last (:meth:`window`). One call of the board's
+    :meth:`_StopBoard.watch` is always out, answered when the unit is asked or told a window
+    (or after :data:`WAIT_S`, when the next goes out); the check only looks whether its answer
     came, which costs no message (polling the board every 20 ms cost the search about a tenth
     of its CPU). A board that cannot be reached is called again after :data:`STOP_POLL_S`; it
     never stops the unit, unless ``gone_s`` is given and no call has reached it for that long
     (its command is gone: a board dies with the process that made it)."""
-    state: dict[str, Any] = {"asked": False, "call": None, "next": 0.0, "reached": time.monotonic()}
 
-    def unreachable() -> bool:
+    def __init__(self, board: Any, number: int, gone_s: float | None) -> None:
+        self._board, self._number, self._gone_s = board, number, gone_s
+        self._asked = False
+        self._call: Any = None
+        self._next = 0.0
+        self._reached = time.monotonic()
+        self._seen = 0
+        self._window: tuple[int, int] | None = None
+
+    def _unreachable(self) -> bool:
         """Note a failed call; whether the board counts as gone for good."""
         now = time.monotonic()
-        state["next"] = now + STOP_POLL_S
-        return gone_s is not None and now - state["reached"] >= gone_s
+        self._next = now + STOP_POLL_S
+        return self._gone_s is not None and now - self._reached >= self._gone_s
 
-    def check() -> bool:
-        if state["asked"]:
+    def __call__(self) -> bool:
+        if self._asked:
             return True
-        call = state["call"]
+        call = self._call
         if call is None:
-            now = time.monotonic()
-            if now < state["next"]:
+            if time.monotonic() < self._next:
                 return False
             with contextlib.suppress(Exception):
-                state["call"] = call = board.wait.remote(number, WAIT_S).future()
+                watch = self._board.watch.remote(self._number, WAIT_S, self._seen)
+                self._call = call = watch.future()
             if call is None:
-                state["asked"] = unreachable()
-                return bool(state["asked"])
+                self._asked = self._unreachable()
+                return self._asked
         if call.done():  # a future that Ray completes: looking costs no message
-            state["call"] = None
+            self._call = None
             try:
-                state["asked"] = bool(call.result())
-                state["reached"] = time.monotonic()
+                asked, version, low, high = call.result()
+                self._asked = bool(asked)
+                self._reached = time.monotonic()
+                if version > self._seen:
+                    self._seen, self._window = version, (low, high)
             except Exception:  # the board died (it is restarted): call it again soon
-                state["asked"] = unreachable()
-        return bool(state["asked"])
+                self._asked = self._unreachable()
+        return self._asked
 
-    return check
+    def window(self) -> tuple[int, int] | None:
+        """The latest window the unit was told, ``None`` if none."""
+        self()
+        return self._window
+
+
+def _asks(board: Any, number: int, *, gone_s: float | None = None) -> _BoardCheck:
+    """Unit ``number``'s stop check on ``board`` (:class:`_BoardCheck`)."""
+    return _BoardCheck(board, number, gone_s)
 
 
 def stop_board(ray: Any) -> Any:
