@@ -22,7 +22,7 @@ from zerosum.endgames.board import NINE_MENS_MORRIS
 from zerosum.endgames.database import EndgameError
 from zerosum.endgames.tiers import count_unit
 from zerosum.games.connect4 import Connect4
-from zerosum.runtime import Executor, SerialExecutor
+from zerosum.runtime import Executor, ProcessExecutor, SerialExecutor
 from zerosum.runtime.cluster import RayTaskExecutor
 from zerosum.search import Limit
 from zerosum.store import Store
@@ -242,6 +242,27 @@ def test_pool_workers_stop_units_when_asked_and_leave_when_idle(
         time.sleep(0.1)  # polling an observable state, not waiting a fixed time
 
 
+def test_a_running_unit_is_told_its_new_window(ray_cluster: RayTaskExecutor) -> None:
+    # The empty board in a wide window would run for minutes; told that only (15, 16) matters
+    # now (does the first player win by its eighth stone?), it answers within milliseconds,
+    # with true bounds that decide that window. On Ray tasks, pool workers and local processes.
+    from zerosum.runtime.pool import RayPoolExecutor
+
+    with RayPoolExecutor("auto", idle_s=HANG_S) as pool, ProcessExecutor(1) as local:
+        for executor in (ray_cluster, pool, local):
+            endless = executor.submit(solve_unit, "connect4", "", (-100, 100), False, 16)
+            deadline = time.monotonic() + HANG_S
+            while not executor.narrow(endless, (15, 16)):  # once it runs
+                assert time.monotonic() < deadline, "the unit never started"
+                executor.wait([endless], 0.05)
+            settle(executor, [endless], "the unit told a window it decides at once")
+            answer = endless.result()
+            assert answer.rank is not None and answer.proven is not None
+            least, most = answer.proven
+            assert least <= 1 <= most <= 15  # the empty board's score is +1
+            assert not executor.narrow(endless, (0, 1))  # done: nothing to tell
+
+
 def test_a_unit_whose_board_is_gone_stops_on_its_own(ray_cluster: RayTaskExecutor) -> None:
     # A unit on a pool worker outlives its command: its stop check turns true once its board
     # (which dies with the command) has been unreachable for a while; a task's never does.
@@ -293,6 +314,32 @@ def test_the_stop_board_answers_a_waiting_unit_when_it_is_asked() -> None:
         return told, await other, await board.wait(3, HANG_S), await board.asked(1)
 
     assert asyncio.run(scenario()) == (True, False, True, True)
+
+
+def test_the_stop_board_tells_a_waiting_unit_its_new_window() -> None:
+    # A unit's watch returns as soon as it is told a window newer than the one it saw (not
+    # after its time), with the window's version; one it saw already does not wake it; a stop
+    # request still does.
+    from zerosum.runtime.raybase import _StopBoard
+
+    async def scenario() -> list[tuple[bool, int, int, int]]:
+        board = _StopBoard()
+        first = asyncio.ensure_future(board.watch(1, HANG_S, 0))
+        await asyncio.sleep(0)
+        await board.narrow(1, -3, 4)
+        told = await asyncio.wait_for(first, HANG_S)
+        quiet = await board.watch(1, 0.01, told[1])  # nothing new: runs out
+        again = asyncio.ensure_future(board.watch(1, HANG_S, told[1]))
+        await asyncio.sleep(0)
+        await board.ask(1)
+        return [told, quiet, await asyncio.wait_for(again, HANG_S), await board.watch(2, 0.01, 0)]
+
+    assert asyncio.run(scenario()) == [
+        (False, 1, -3, 4),
+        (False, 1, -3, 4),
+        (True, 1, -3, 4),
+        (False, 0, 0, 0),
+    ]
 
 
 def test_warming_the_workers_is_counted_nowhere(ray_cluster: RayTaskExecutor) -> None:

@@ -42,7 +42,13 @@ from zerosum.compiled.solver import Solver
 from zerosum.games.connect4 import Connect4
 from zerosum.games.tictactoe import TicTacToe
 from zerosum.runtime.cluster import ClusterError, open_executor
-from zerosum.runtime.executor import Executor, ProcessExecutor, SerialExecutor
+from zerosum.runtime.executor import (
+    Executor,
+    ProcessExecutor,
+    SerialExecutor,
+    run_unit,
+    unit_window,
+)
 from zerosum.search import Limit
 from zerosum.store import Store
 
@@ -707,3 +713,120 @@ def test_the_coordinator_loads_its_kernel_ahead() -> None:
     load_coordinator(game)  # what solve --cluster runs while Ray connects
     assert _unit_solver.cache_info().currsize >= 1
     assert load_coordinator(Connect4.from_position("1212121")) is None  # a finished game too
+
+
+class EagerNarrows(EagerSplits):
+    """:class:`EagerSplits` whose units learn the windows the coordinator moves them to
+    (:meth:`Executor.narrow`): each runs with the latest window told before it ran as its
+    :func:`~zerosum.runtime.executor.unit_window`, so it starts in its first window and moves
+    at its first look (the compiled solve's watcher)."""
+
+    def __init__(self, workers: int) -> None:
+        super().__init__(workers)
+        self.windows: dict[Future[Any], tuple[int, int]] = {}
+        self.told = 0
+
+    def narrow(self, future: Future[Any], window: tuple[int, int]) -> bool:
+        self.windows[future] = window
+        self.told += 1
+        return True
+
+    def wait(self, futures: Collection[Future[Any]], timeout: float) -> set[Future[Any]]:
+        self.now += 1.0
+        if self.units:
+            future, fn, args = self.units.pop(0)
+            if future in self.asked:
+                args = (*args[:5], Budget(nodes=1), *args[6:])
+            moved = self.windows.get(future)
+            future.set_result(run_unit(None, fn, *args, window=lambda: moved))
+        return {future for future in futures if future.done()}
+
+
+def test_units_whose_windows_move_while_they_run_give_the_serial_results(
+    data_dir: Path,
+) -> None:
+    # A sibling sent before its eldest brother answers, in the whole window, is told the
+    # window that the answer leaves it (a null window, say) and goes on in it; it answers the
+    # bounds its tests proved. Values equal the serial ones, with and without splits.
+    connect4 = Solver("connect4")
+    cases = [Connect4.from_position("32164625")]
+    cases += [Connect4.from_position(m) for m, _ in read_set(data_dir, "Test_L2_R1")[:2]]
+    told = 0
+    for game in cases:
+        rank, best, every = _local_moves(connect4, game, False)
+        for budget in (None, Budget(seconds=0.5)):
+            for moves in ("best", "all"):
+                executor = EagerNarrows(4)
+                with Store(":memory:") as store:
+                    found = solve_distributed(
+                        game, executor=executor, store=store, moves=moves, budget=budget
+                    )
+                assert (found.rank, list(found.best_moves)) == (rank, best), game.position()
+                if moves == "all":
+                    assert list(found.moves) == every, game.position()
+                assert found.narrowed == executor.told
+                told += found.narrowed
+    assert told > 0
+    executor = EagerNarrows(4)
+    with Store(":memory:") as store:
+        found = solve_distributed(cases[1], executor=executor, store=store, narrow=False)
+    assert found.rank == _local_moves(connect4, cases[1], False)[0]
+    assert found.narrowed == executor.told == 0
+
+
+def test_a_solve_whose_window_moves_proves_true_bounds() -> None:
+    # The compiled solve reads its window before each test, and drops a running test that the
+    # new window no longer needs (io[STOP] = RETEST): whatever the windows, its bounds hold
+    # the serial rank, and a window that never moves gives the plain solve's rank and nodes.
+    solver = Solver("connect4", hash_mb=16)
+    engine = solver.engine
+    for position in ("4453444", "44534447", "3216462"):
+        state = solver.state(Connect4.from_position(position))
+        engine.clear()
+        plain = engine.solve(state, limit=Limit(stop=lambda: False))  # in a thread, as below
+        engine.clear()
+        still = engine.solve(state, live=lambda: None)
+        assert (still.rank, still.stats.nodes, still.bounds) == (
+            plain.rank,
+            plain.stats.nodes,
+            (plain.rank, plain.rank),
+        )
+        for first, then in [((-17, 18), (plain.rank, plain.rank + 1)), ((5, 6), (-9, 9))]:
+            engine.clear()
+            moved = engine.solve(state, window=first, live=lambda then=then: then)
+            least, most = moved.bounds or (0, -1)
+            assert moved.complete and least <= plain.rank <= most, (position, first, then)
+            low, high = then
+            assert least >= high or most <= low or least == most  # the last window is decided
+            assert moved.rank == (least if least >= min(most, high) else most)
+
+
+def test_a_local_unit_is_told_its_new_window() -> None:
+    with ProcessExecutor(1) as pool:
+        future = pool.submit(_told_window, 30.0)
+        assert pool.narrow(future, (-3, 4))
+        assert pool.wait([future], 30.0) == {future}
+        assert future.result() == (-3, 4)
+        assert not pool.narrow(future, (1, 2))  # done: nothing to tell
+
+
+def _told_window(seconds: float) -> tuple[int, int] | None:
+    """The first window this unit is told (None after ``seconds``)."""
+    check = unit_window()
+    deadline = time.monotonic() + seconds
+    while check is not None and time.monotonic() < deadline:
+        window = check()
+        if window is not None:
+            return window
+        time.sleep(0.01)  # polling an observable state, not waiting a fixed time
+    return None
+
+
+def test_a_window_fits_one_word_with_its_units_number() -> None:
+    from zerosum.runtime.executor import _packed, _unpacked
+
+    for number, window in [(1, (-17, 18)), (65_537, (-32_768, 32_767)), (7, (0, 1))]:
+        word = _packed(number, window)
+        assert word is not None and _unpacked(word, number) == window
+        assert _unpacked(word, number + 1) is None
+    assert _packed(1, (-40_000, 0)) is None
