@@ -27,6 +27,7 @@ from zerosum.compiled.distributed import (
     TableSnapshot,
     UnitAnswer,
     _loaded,
+    _Tree,
     _unit_solver,
     hands_over,
     load_coordinator,
@@ -458,7 +459,8 @@ def test_the_scheduling_options_give_the_serial_results(data_dir: Path) -> None:
     # earlier one waits for a worker, and is sent again from its table; ``young_wait``: units
     # below an unsettled eldest brother go last; ``root_tests``: the root's rank by null-window
     # tests (``tests_at_once`` of them at once); ``doubling=False``: budgets that do not double
-    # with the splits above. On EagerSplits (every run deterministic) preemption happens, and
+    # with the splits above; ``narrow=False, edges=False``: no window moved, no first test at a
+    # re-search's edge. On EagerSplits (every run deterministic) preemption happens, and
     # the values stay the serial ones with each option.
     connect4 = Solver("connect4")
     cases = [Connect4.from_position("32164625")]
@@ -471,6 +473,7 @@ def test_the_scheduling_options_give_the_serial_results(data_dir: Path) -> None:
         {"root_tests": True, "tests_at_once": 3},
         {"root_tests": True, "tests_at_once": 7, "preempt": True},
         {"doubling": False},
+        {"narrow": False, "edges": False},
     ]
     preempted = 0
     for game in cases:
@@ -830,3 +833,31 @@ def test_a_window_fits_one_word_with_its_units_number() -> None:
         assert word is not None and _unpacked(word, number) == window
         assert _unpacked(word, number + 1) is None
     assert _packed(1, (-40_000, 0)) is None
+
+
+def test_a_re_search_tests_next_to_the_bound_it_failed_at_first() -> None:
+    # After a null-window test proved "at most g" (or "at least g"), the unit's run in its
+    # wide window starts with the test next to g, where the rank most often lies (PVS): the
+    # same bounds as the engine's own order of tests, in fewer nodes here.
+    game = Connect4.from_position("44534435")
+    serial = Solver("connect4").solve(game).rank
+    engine = _unit_solver("connect4", 16).engine
+    runs = {}
+    for first in (None, serial - 1):
+        engine.clear()
+        runs[first] = solve_unit(
+            "connect4", game.position(), (-17, serial), False, 16, None, None, None, True, first
+        )
+    plain, edge = runs[None], runs[serial - 1]
+    assert plain.proven == edge.proven and edge.proven is not None
+    assert edge.proven[0] == serial  # at least ``serial``: with "at most", exact
+    assert edge.nodes < plain.nodes
+    with Store(":memory:") as store:
+        tree = _Tree(Solver("connect4"), store, game, 1, weak=False)
+    key = next(iter(tree.units))
+    assert tree.first_test(key, (-17, 2)) is None  # nothing proven of it yet
+    tree.learn(key, -17, 2)
+    assert tree.first_test(key, (-17, 2)) == 1
+    assert tree.first_test(key, (1, 2)) is None  # a null window has one test anyway
+    tree.learn(key, 0, 2)
+    assert tree.first_test(key, (0, 5)) == 0

@@ -165,6 +165,7 @@ def _output(
         units_cancelled=found.cancelled,
         units_split=found.splits,
         units_stopped=found.stopped,
+        units_narrowed=found.narrowed,
         cluster_nodes=len(placed),
         units_per_node=placed,
     )

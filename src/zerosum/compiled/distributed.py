@@ -25,6 +25,15 @@ search does (``needed``): most children do not, and one null-window search prove
 a solve in the whole window would go on to narrow a rank that no longer matters. Only a child
 that beats it is then solved in its window.
 
+Windows that move while a unit runs. A unit sent before the results that decide its window
+(a sibling sent while its eldest brother still runs, a root move's unit before the root's rank
+is known) is told its new window the moment it changes (:meth:`Executor.narrow
+<zerosum.runtime.executor.Executor.narrow>`), and goes on in it: the compiled solve reads its
+window before each null-window test and drops a running test that the new window no longer
+needs (``solve_live``), so a sibling sent in the whole window turns into the scout's null-window
+test once its eldest brother answers, with what it proved so far in its table. Such a unit
+answers the bounds its tests proved (:attr:`UnitAnswer.proven`), whichever window it ended in.
+
 Units that split while they run. With a ``budget`` (nodes or seconds), a worker that would
 otherwise idle (no needed unit left to send) gets work by splitting: the running unit that has
 run longest, and at least its budget (doubled with each split above it), is asked to stop
@@ -232,6 +241,7 @@ def solve_unit(
     table: Any = None,
     shared: tuple[Any, ...] | None = None,
     handover: bool = True,
+    first: int | None = None,
 ) -> UnitAnswer:
     """A work unit, run in a task: the rank of ``position`` if it lies inside ``window``, else
     a bound (the engine fails soft: an answer at or below the low end is an upper bound, one at
@@ -247,7 +257,11 @@ def solve_unit(
     too: none yet) that runs at least :data:`SHARE_S` sends its own table back with its rank,
     for the others. ``handover``: a unit that answers a bound sends its table back for its next run
     (:func:`hands_over`; False when there is only one worker, whose table holds it already).
-    The solver (and its table) is kept for the life of the worker process."""
+    ``first``: the rank of its first null-window test, if it lies in the window
+    (:meth:`_Tree.first_test`). The unit's window may move while it runs
+    (:func:`~zerosum.runtime.executor.unit_window`); it answers the bounds it proved
+    (:attr:`UnitAnswer.proven`). The solver (and its table) is kept for the life of the worker
+    process."""
     solver = _unit_solver(game, hash_mb)
     engine = solver.engine
     here = f"{socket.gethostname()}:{os.getpid()}"
@@ -269,7 +283,14 @@ def solve_unit(
     limit = None if budget is None else budget.limit()
     if stop is not None:
         limit = Limit(stop=stop) if limit is None else replace(limit, stop=stop)
-    solution = engine.solve(solver.state(start), weak=weak, window=window, limit=limit, live=moved)
+    solution = engine.solve(
+        solver.state(start),
+        weak=weak,
+        window=window,
+        limit=limit,
+        live=moved or (lambda: None),
+        first=first,
+    )
     stats = solution.stats
     if solution.complete:
         rank = int(solution.rank)
@@ -613,6 +634,21 @@ class _Tree:
         nodes = self.units.get(key, [])
         return bool(nodes) and nodes[0].exact
 
+    def first_test(self, key: int, window: tuple[int, int]) -> int | None:
+        """The first null-window test of unit ``key`` in ``window`` when a run of it proved a
+        bound at an end of that window (the re-search after a null-window test failed there,
+        as in PVS): next to that end, where its rank most often lies (the engine's own first
+        test is near the middle, or near an extreme of a wide window); None otherwise."""
+        low, high = window
+        if high - low <= 1 or key not in self.known:
+            return None
+        least, most = self.known[key]
+        if most == high:  # it is at most ``high``: is it at most ``high - 1``?
+            return high - 1
+        if least == low:  # at least ``low``: at most ``low``?
+            return low
+        return None
+
     def prove(self, key: int, least: int, most: int) -> bool:
         """Take in a unit's answer given as the bounds its tests proved (its window moved while
         it ran, :attr:`UnitAnswer.proven`); returns whether the unit is exact now."""
@@ -782,6 +818,7 @@ def solve_distributed(
     tests_at_once: int = 1,
     doubling: bool = True,
     narrow: bool = True,
+    edges: bool = True,
 ) -> DistributedResult:
     """The exact rank of ``game`` from work units solved on ``executor`` (see the module
     docstring), every result kept in ``store``. ``on_unit(position, rank)`` is called as each
@@ -794,8 +831,10 @@ def solve_distributed(
     null-window tests, as the engine does, ``tests_at_once`` of them at once (see
     :func:`root_tests`). ``doubling=False``: a unit's budget does not double with the splits
     above it. ``narrow=False``: a running unit whose window moves is not told (it goes on in the
-    window it was sent in), for comparisons. (The options ``preempt``, ``young_wait`` and
-    ``root_tests`` are off by default: see ``docs/parallel.md``.)
+    window it was sent in), for comparisons; ``edges=False``: a unit searched again after a
+    bound starts with the engine's usual test, not next to that bound
+    (:meth:`_Tree.first_test`). (The options ``preempt``, ``young_wait`` and ``root_tests``
+    are off by default: see ``docs/parallel.md``.)
 
     ``moves="best"`` also finds every best move (once the rank is known, each root move's
     subtree is solved in the null window that tells whether it keeps the rank, as the local
@@ -858,6 +897,7 @@ def solve_distributed(
         return executor.clock() - began[future] >= least
 
     narrowing = narrow
+    edge_first = edges
     solved = cancelled = nodes = splits = stopped = preempted = narrowed = 0
     proven: list[tuple[float, int]] = []
     """When the root's rank was proven: (seconds, nodes) so far."""
@@ -954,6 +994,7 @@ def solve_distributed(
                         table,
                         shared,
                         not alone,
+                        tree.first_test(key, window) if edge_first else None,
                     )
                     running[future] = (key, window)
                     began[future] = executor.clock()

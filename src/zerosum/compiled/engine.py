@@ -98,7 +98,11 @@ MOST: Final = 3
 """The rank is at most this."""
 TEST: Final = 4
 """The rank ``middle`` of the running null-window test ``(middle, middle + 1)``."""
-LIVE_SIZE: Final = 5
+FIRST: Final = 5
+"""The rank of the first test, if it lies in the interval (else, and for every later test,
+:func:`next_test`'s): a caller that expects the rank at one end of its window (a re-search
+after a null-window test failed there) tests next to that end first."""
+LIVE_SIZE: Final = 6
 _VARIED_PLIES: Final = 2
 
 # Fields of a search-stack frame: ``buf[ply]`` is the node ``ply`` plies below the root, its
@@ -353,7 +357,8 @@ class Compiled:
     solve_live: Callable[..., int]
     """``solve_live(st, lo, hi, keys, data, io, buf, aux, live) -> rank``: the same, clamped to
     ``[lo, hi]`` and to the window in ``live`` (:data:`WINDOW_LO`, :data:`WINDOW_HI`), which the
-    caller may change while it runs: each test reads it, and a test that no longer matters is
+    caller may change while it runs (its first test at :data:`FIRST` if that lies inside):
+    each test reads it, and a test that no longer matters is
     aborted when the caller sets ``io[STOP]`` to :data:`RETEST`. The rank's bounds proven so
     far are in ``live`` (:data:`LEAST`, :data:`MOST`), whatever the window was."""
 
@@ -624,6 +629,9 @@ def build(kernel: Kernel) -> Compiled:
         low, high = max(least, lo, live[WINDOW_LO]), min(most, hi, live[WINDOW_HI])
         while low < high:
             middle = next_test(low, high)
+            if low <= live[FIRST] < high:
+                middle = live[FIRST]
+            live[FIRST] = NO_SCORE  # the first test only
             live[TEST] = middle
             value = search(
                 st,

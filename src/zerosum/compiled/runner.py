@@ -27,12 +27,14 @@ from zerosum.compiled.engine import (
     CUTOFFS,
     EPOCH,
     EVALUATIONS,
+    FIRST,
     GENERATION,
     HITS,
     INF,
     LEAST,
     LIVE_SIZE,
     MOST,
+    NO_SCORE,
     NODE_LIMIT,
     NODES,
     PROBES,
@@ -154,6 +156,7 @@ class Engine:
         window: tuple[int, int] | None = None,
         limit: Limit | None = None,
         live: Callable[[], tuple[int, int] | None] | None = None,
+        first: int | None = None,
     ) -> Solution:
         """The exact rank of ``state`` (left unchanged). ``weak`` only tells win, draw or loss;
         ``window`` ``(lo, hi)`` only tells the rank if it lies inside, else the nearer end.
@@ -161,12 +164,14 @@ class Engine:
         ``live``: the window may move while the solve runs: ``live()``, called every few
         milliseconds, gives the window that matters now (``None``: unchanged). The next test
         reads it, and a running test whose answer no longer matters stops and gives way to the
-        next. The answer's :attr:`Solution.bounds` then say what was proven."""
+        next. The answer's :attr:`Solution.bounds` then say what was proven. ``first`` (with
+        ``live``): the rank ``middle`` of the first null-window test ``(middle, middle + 1)``,
+        if it lies inside the window (a re-search that expects the rank next to one end)."""
         lo, hi = solve_bounds(weak, window)
         io = self._io(limit)
         started = time.perf_counter()
         if live is not None:
-            return self._solve_live(state, weak, (lo, hi), io, limit, live, started)
+            return self._solve_live(state, weak, (lo, hi), io, limit, live, started, first)
         rank = self._run(
             lambda: self.compiled.solve(
                 state.copy(), lo, hi, self.keys, self.data, io, self.buf, self.aux
@@ -185,11 +190,13 @@ class Engine:
         limit: Limit | None,
         live: Callable[[], tuple[int, int] | None],
         started: float,
+        first: int | None,
     ) -> Solution:
         lo, hi = solve_bounds(weak, None)
         slots = np.zeros(LIVE_SIZE, np.int64)
         slots[WINDOW_LO], slots[WINDOW_HI] = window
         slots[TEST] = window[0]
+        slots[FIRST] = NO_SCORE if first is None else first
 
         def watch() -> None:
             moved = live()
