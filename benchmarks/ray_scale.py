@@ -330,6 +330,10 @@ class Simulated(Executor):
     def clock(self) -> float:
         return self.now
 
+    def share(self, value: Any) -> Any:
+        """A table shared by many runs stays its recipe here (what the replay measures by)."""
+        return value
+
     def needed(self, runs: Collection[tuple[str, tuple[int, int]]]) -> None:
         """The coordinator needs ``runs`` (position, window) now: the newly needed ones get
         the current trigger as their cause."""
