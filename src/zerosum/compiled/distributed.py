@@ -896,8 +896,6 @@ def solve_distributed(
         least: float = least_run(budget) * 2**turns
         return executor.clock() - began[future] >= least
 
-    narrowing = narrow
-    edge_first = edges
     solved = cancelled = nodes = splits = stopped = preempted = narrowed = 0
     proven: list[tuple[float, int]] = []
     """When the root's rank was proven: (seconds, nodes) so far."""
@@ -966,7 +964,7 @@ def solve_distributed(
                     if executor.stop(future):  # it stops now; what it proved comes back
                         stopping[future] = unit
                 elif (
-                    narrowing
+                    narrow
                     and wanted[unit[0]] != unit[1]
                     and future not in splitting
                     and executor.narrow(future, wanted[unit[0]])
@@ -994,7 +992,7 @@ def solve_distributed(
                         table,
                         shared,
                         not alone,
-                        tree.first_test(key, window) if edge_first else None,
+                        tree.first_test(key, window) if edges else None,
                     )
                     running[future] = (key, window)
                     began[future] = executor.clock()
