@@ -655,7 +655,7 @@ def build(kernel: Kernel) -> Compiled:
             low, high = max(least, lo, live[WINDOW_LO]), min(most, hi, live[WINDOW_HI])
         # The rank, else the bound that the last window asked about: at least ``least`` (at or
         # above its high end), or at most ``most`` (at or below its low end).
-        return least if least >= min(most, hi, live[WINDOW_HI]) else most
+        return int(least) if least >= min(most, hi, live[WINDOW_HI]) else int(most)
 
     search = _cached_njit(negamax, kernel, fingerprint)
     return Compiled(
