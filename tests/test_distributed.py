@@ -8,6 +8,7 @@ import time
 from collections.abc import Callable, Collection, Iterator
 from concurrent.futures import Future
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +39,20 @@ from zerosum.compiled.distributed import (
     solve_unit,
     warm_unit,
 )
-from zerosum.compiled.engine import next_test
+from zerosum.compiled.engine import (
+    ABORTED,
+    FIRST,
+    LEAST,
+    LIVE_SIZE,
+    MOST,
+    NO_SCORE,
+    RETEST,
+    STOP,
+    WINDOW_HI,
+    WINDOW_LO,
+    next_test,
+    solve_bounds,
+)
 from zerosum.compiled.solver import Solver
 from zerosum.games.connect4 import Connect4
 from zerosum.games.tictactoe import TicTacToe
@@ -722,13 +736,15 @@ def test_the_coordinator_loads_its_kernel_ahead() -> None:
 class EagerNarrows(EagerSplits):
     """:class:`EagerSplits` whose units learn the windows the coordinator moves them to
     (:meth:`Executor.narrow`): each runs with the latest window told before it ran as its
-    :func:`~zerosum.runtime.executor.unit_window`, so it starts in its first window and moves
-    at its first look (the compiled solve's watcher)."""
+    :func:`~zerosum.runtime.executor.unit_window`, so a compiled solve starts in it (it looks
+    before its first test) and :attr:`seen` counts the looks that found a moved window."""
 
     def __init__(self, workers: int) -> None:
         super().__init__(workers)
         self.windows: dict[Future[Any], tuple[int, int]] = {}
         self.told = 0
+        self.seen = 0
+        """How many times a unit looked at its window and found it moved."""
 
     def narrow(self, future: Future[Any], window: tuple[int, int]) -> bool:
         self.windows[future] = window
@@ -742,8 +758,13 @@ class EagerNarrows(EagerSplits):
             if future in self.asked:
                 args = (*args[:5], Budget(nodes=1), *args[6:])
             moved = self.windows.get(future)
-            future.set_result(run_unit(None, fn, *args, window=lambda: moved))
+            future.set_result(run_unit(None, fn, *args, window=partial(self._look, moved)))
         return {future for future in futures if future.done()}
+
+    def _look(self, moved: tuple[int, int] | None) -> tuple[int, int] | None:
+        """A unit's look at its window: ``moved``, counted when there is one."""
+        self.seen += moved is not None
+        return moved
 
 
 def test_units_whose_windows_move_while_they_run_give_the_serial_results(
@@ -755,7 +776,7 @@ def test_units_whose_windows_move_while_they_run_give_the_serial_results(
     connect4 = Solver("connect4")
     cases = [Connect4.from_position("32164625")]
     cases += [Connect4.from_position(m) for m, _ in read_set(data_dir, "Test_L2_R1")[:2]]
-    told = 0
+    told = seen = 0
     for game in cases:
         rank, best, every = _local_moves(connect4, game, False)
         for budget in (None, Budget(seconds=0.5)):
@@ -770,7 +791,9 @@ def test_units_whose_windows_move_while_they_run_give_the_serial_results(
                     assert list(found.moves) == every, game.position()
                 assert found.narrowed == executor.told
                 told += found.narrowed
+                seen += executor.seen
     assert told > 0
+    assert seen > 0  # units started (and ran) in windows they were told
     executor = EagerNarrows(4)
     with Store(":memory:") as store:
         found = solve_distributed(cases[1], executor=executor, store=store, narrow=False)
@@ -803,6 +826,31 @@ def test_a_solve_whose_window_moves_proves_true_bounds() -> None:
             low, high = then
             assert least >= high or most <= low or least == most  # the last window is decided
             assert moved.rank == (least if least >= min(most, high) else most)
+
+
+def test_a_test_dropped_for_a_moved_window_is_searched_again() -> None:
+    # The kernel itself: a RETEST request (the watcher's, when the window moves under a
+    # running test) aborts the running test, which the solve clears and follows with the next
+    # test of its window; the rank and bounds are the plain solve's. Set before the call, the
+    # request reaches the first test at its first look (a test of millions of nodes here).
+    solver = Solver("connect4", hash_mb=16)
+    engine = solver.engine
+    state = solver.state(Connect4.from_position("4453444"))
+    engine.clear()
+    plain = engine.solve(state)
+    engine.clear()
+    io = engine._io(None)
+    io[STOP] = RETEST
+    slots = np.zeros(LIVE_SIZE, np.int64)
+    slots[WINDOW_LO], slots[WINDOW_HI] = plain.rank, plain.rank + 1
+    slots[FIRST] = NO_SCORE
+    lo, hi = solve_bounds(False, None)
+    found = engine.compiled.solve_live(
+        state.copy(), lo, hi, engine.keys, engine.data, io, engine.buf, engine.aux, slots
+    )
+    assert (io[STOP], io[ABORTED]) == (0, 0)  # dropped, cleared, and searched again
+    assert slots[LEAST] <= plain.rank <= slots[MOST]
+    assert found == plain.rank
 
 
 def test_a_local_unit_is_told_its_new_window() -> None:

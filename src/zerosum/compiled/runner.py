@@ -193,6 +193,9 @@ class Engine:
         first: int | None,
     ) -> Solution:
         lo, hi = solve_bounds(weak, None)
+        told = live()  # a window told before the unit ran: start in it
+        if told is not None:
+            window = (max(told[0], -INF), min(told[1], INF))
         slots = np.zeros(LIVE_SIZE, np.int64)
         slots[WINDOW_LO], slots[WINDOW_HI] = window
         slots[TEST] = window[0]
@@ -310,7 +313,8 @@ class Engine:
             # Never leave the search running: it shares this engine's table, stack and io.
             io[STOP] = 1
             if running.wait(1.0):
-                done.wait()
+                while not done.wait(_POLL_S):
+                    io[STOP] = 1  # again: a live solve may have cleared it with a RETEST
             raise
         return result[0] if result else 0
 
