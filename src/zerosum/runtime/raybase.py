@@ -48,9 +48,10 @@ def _node_id() -> str:
 
 
 class _StopBoard:
-    """The stop requests of a :class:`RayTaskExecutor`'s units, by unit number (an actor whose
-    methods are coroutines: a unit's :meth:`wait` is answered the moment it is asked to stop,
-    while the others' go on)."""
+    """The stop requests and the latest told windows of a :class:`RayTaskExecutor`'s units, by
+    unit number (an actor whose methods are coroutines: a unit's :meth:`watch` is answered the
+    moment it is asked to stop or told a window, while the others' go on). Its entries live as
+    long as the board, which is one command's."""
 
     def __init__(self) -> None:
         self._asked: set[int] = set()
@@ -78,7 +79,8 @@ class _StopBoard:
             event.set()
 
     async def wait(self, number: int, seconds: float) -> bool:
-        """Whether unit ``number`` is asked to stop, once it is, or after ``seconds``."""
+        """Whether unit ``number`` is asked to stop, once it is asked or told a window, or
+        after ``seconds``."""
         return (await self.watch(number, seconds, _UNSEEN))[0]
 
     async def watch(self, number: int, seconds: float, seen: int) -> tuple[bool, int, int, int]:
