@@ -12,6 +12,7 @@ import threading
 import chess
 import pytest
 
+from zerosum.compiled import chess_board as cb
 from zerosum.compiled.chess_engine import CoreSearch
 from zerosum.game import WIN
 from zerosum.games.chess import Chess
@@ -237,3 +238,34 @@ def test_equal_trees_with_every_option_but_reductions_on_random_positions() -> N
             board.push(rng.choice(moves))
             if ply % 8 == 7 and not board.is_game_over():
                 assert_same_search(board.fen(), options, (2, 3))
+
+
+def history_handover(inherit: bool) -> tuple[int, int]:
+    """The nodes each twin searches at depth 4 after a move of the QGD position, in a new
+    searcher on the last one's table that takes its history (``inherit``) or not."""
+    fast = CoreSearch(Chess(POSITIONS[3]), hash_mb=64)
+    slow = TacticalSearch(Chess(POSITIONS[3]), table=TranspositionTable(1 << 20))
+    found, expected = fast.search(Limit(depth=4)), slow.search(Limit(depth=4))
+    assert (found.value, found.stats.nodes) == (expected.value, expected.stats.nodes)
+    game = Chess(POSITIONS[3])
+    game.make(found.best_move)
+    fast_next = CoreSearch(game, table=(fast.keys, fast.data))
+    fast_next.generation = fast.generation  # as the compiled engine hands it on
+    slow_next = TacticalSearch(game.copy(), table=slow.table)
+    if inherit:
+        fast_next.inherit(fast)
+        slow_next.inherit(slow)
+        assert slow_next.history and slow_next.history is not slow.history
+        for move, score in slow.history.items():  # the same scores, in the twins' own terms
+            assert fast_next._contexts[0][6][cb.from_move(move) & 0x7FFF] == score
+    found, expected = fast_next.search(Limit(depth=4)), slow_next.search(Limit(depth=4))
+    assert (found.value, found.best_move) == (expected.value, expected.best_move)
+    return found.stats.nodes, expected.stats.nodes
+
+
+def test_both_twins_hand_the_history_to_the_next_positions_searcher_alike() -> None:
+    # zerosum uci searches every move of a game with a new searcher, which inherits the last
+    # one's move-ordering history: the twins search the same tree after it, and it counts.
+    fresh, kept = history_handover(False), history_handover(True)
+    assert fresh[0] == fresh[1] and kept[0] == kept[1]
+    assert kept != fresh

@@ -532,3 +532,65 @@ def test_a_new_game_clears_the_compiled_table(
         engine.handle(command)
     assert infos[0] and infos[1] == infos[0]
     engine.close()
+
+
+@pytest.mark.parametrize("name", ["compiled-tactical", "tactical"])
+def test_the_history_goes_on_to_the_next_move_until_a_new_game(name: str) -> None:
+    """Every ``position`` is a new game object, searched by a new searcher: it takes the last
+    one's move-ordering history (as the oracle's by hand), and ``ucinewgame`` forgets it with
+    the table (a fresh searcher's nodes again)."""
+    from zerosum.compiled.chess_engine import CoreSearch
+    from zerosum.uci import ENTRY_BYTES
+
+    depth = 6 if name == "compiled-tactical" else 3
+    moves = "position startpos moves d2d4 d7d5 c2c4"
+
+    def oracle(inherit: bool) -> int:
+        first: TacticalSearch[chess.Move] | CoreSearch
+        if name == "compiled-tactical":
+            first = CoreSearch(Chess(), hash_mb=HASH_DEFAULT)
+        else:
+            entries = HASH_DEFAULT * (1 << 20) // ENTRY_BYTES
+            first = TacticalSearch(Chess(), table=TranspositionTable(entries))
+        first.search(Limit(depth=depth))
+        game = Chess.from_position(chess.STARTING_FEN)
+        for text in moves.split()[3:]:
+            game.make(chess.Move.from_uci(text))
+        second: TacticalSearch[chess.Move] | CoreSearch
+        if isinstance(first, CoreSearch):
+            second = CoreSearch(game, hash_mb=HASH_DEFAULT, table=(first.keys, first.data))
+            second.generation = first.generation
+        else:
+            second = TacticalSearch(game, table=first.table)
+        if inherit:
+            second.inherit(first)
+        return second.search(Limit(depth=depth)).stats.nodes
+
+    out = Recorder()
+    engine = UciEngine(out)
+    engine.handle(f"setoption name Engine value {name}")
+    engine.handle("isready")
+    nodes = []
+    for position in ("position startpos", moves, "ucinewgame", moves):
+        if position == "ucinewgame":
+            engine.handle(position)
+            continue
+        engine.handle(position)
+        start = len(out.lines)
+        engine.handle(f"go depth {depth}")
+        wait_for_bestmove(out, engine)
+        last = [line for line in out.lines[start:] if line.startswith(f"info depth {depth} ")]
+        nodes.append(int(last[-1].split(" nodes ")[1].split()[0]))
+    assert nodes[1] == oracle(True) != oracle(False)
+    game = Chess.from_position(chess.STARTING_FEN)
+    for text in moves.split()[3:]:
+        game.make(chess.Move.from_uci(text))
+    if name == "compiled-tactical":
+        expected = CoreSearch(game, hash_mb=HASH_DEFAULT).search(Limit(depth=depth))
+    else:
+        table: TranspositionTable[chess.Move] = TranspositionTable(
+            HASH_DEFAULT * (1 << 20) // ENTRY_BYTES
+        )
+        expected = TacticalSearch(game, table=table).search(Limit(depth=depth))
+    assert nodes[2] == expected.stats.nodes
+    engine.close()

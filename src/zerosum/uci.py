@@ -678,6 +678,7 @@ class UciEngine:
             self.engine.clear()
         elif isinstance(self.engine, TacticalEngine) and self.engine.shared_table is not None:
             self.engine.shared_table.clear()
+            self.engine.reset()  # and the history its searcher passes on
         else:
             self._close_engine()
 
@@ -718,6 +719,7 @@ class UciEngine:
         from zerosum.search.tactical import Options
 
         searcher.options = Options(contempt=self.contempt)
+        searcher.keep_history = True  # every position is a new game object: keep the history
         return searcher
 
     def _busy(self, what: str) -> None:

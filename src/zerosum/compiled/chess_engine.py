@@ -127,6 +127,14 @@ class CoreSearch(SearchDriver[chess.Move]):
         for context in self._contexts:
             context[cs._HIST][:] = 0
 
+    def inherit(self, other: SearchDriver[chess.Move]) -> None:
+        """Take ``other``'s history (:meth:`SearchDriver.inherit`), a thread's from the thread
+        of its number, or from the last if ``other`` had fewer."""
+        if isinstance(other, CoreSearch):
+            theirs = other._contexts
+            for index, context in enumerate(self._contexts):
+                context[cs._HIST][:] = theirs[min(index, len(theirs) - 1)][cs._HIST]
+
     def hashfull(self) -> int:
         """The permille of table entries in use (a sample of the first thousand), as UCI's
         ``hashfull`` reports it."""

@@ -10,7 +10,8 @@ What a reused engine keeps. The table lives as long as the engine, across every 
 is asked about, related or not, as a UCI engine keeps its hash until ``ucinewgame``: a game's
 next move, or the position a user steps back to, starts from what the last searches stored.
 The searcher (killers, history) lives while the same game object is searched, as
-:class:`TacticalEngine`'s does. So a reused engine's answer at a fixed depth is not always a
+:class:`TacticalEngine`'s does, and with ``keep_history`` its history passes on to the next
+game object's searcher. So a reused engine's answer at a fixed depth is not always a
 fresh engine's: entries of earlier searches (deeper ones, other positions' transpositions)
 change cutoffs, and with them what the selective search (null move, reductions, futility)
 prunes. It reaches the same depth and never claims a proof (a heuristic search), and its move
@@ -61,6 +62,8 @@ class CompiledTacticalEngine(TacticalEngine):
                 raise EngineError(f"the {self.name} engine: {error}") from None
             if self._searcher is not None:  # the table's entries are aged across searchers
                 searcher.generation = self._searcher.generation  # type: ignore[attr-defined]
+                if self.keep_history:
+                    searcher.inherit(self._searcher)
             self._table = (searcher.keys, searcher.data)
             self._searcher, self._game = searcher, game
         return self._searcher

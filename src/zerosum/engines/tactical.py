@@ -2,7 +2,9 @@
 
 Strong at a depth or a time on games with tactics (chess); not an exact solver. It keeps its
 table and move-ordering history while it searches the same game object, so a player following
-one game move by move keeps what it learnt, as a UCI engine does.
+one game move by move keeps what it learnt, as a UCI engine does; with ``keep_history`` the
+history also passes to the searcher of a new game object (``zerosum uci``, whose every
+``position`` is one).
 """
 
 from __future__ import annotations
@@ -40,6 +42,10 @@ class TacticalEngine(Engine):
         """A table the caller keeps across engines (a UCI engine's ``Hash``), else its own."""
         self.options: Options | None = None
         """The search's options for the searches it starts from now on (default: all on)."""
+        self.keep_history = False
+        """Whether the searcher of a new game object takes the last one's move-ordering
+        history (:meth:`SearchDriver.inherit`): a UCI engine's next move is a new game object
+        of the same game. :meth:`reset` forgets it (a new game)."""
         self._pool = pool
         self._owns_pool = False
         self._game: Game[Any] | None = None
@@ -47,6 +53,7 @@ class TacticalEngine(Engine):
 
     def _searcher_for(self, game: Game[Any]) -> SearchDriver[Any]:
         if self._searcher is None or game is not self._game:
+            last = self._searcher
             if self.workers > 1 or self._pool is not None:
                 check_picklable(game)
             if self._pool is None and self.workers > 1:
@@ -62,6 +69,8 @@ class TacticalEngine(Engine):
                 self._searcher = tactical_search(
                     game, table=self.shared_table, options=self.options, pool=self._pool
                 )
+            if self.keep_history and last is not None:
+                self._searcher.inherit(last)
             self._game = game
         return self._searcher
 

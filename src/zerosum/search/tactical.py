@@ -285,6 +285,11 @@ class SearchDriver(Generic[M]):
     ) -> Iterator[Report[M]]:
         raise NotImplementedError
 
+    def inherit(self, other: SearchDriver[M]) -> None:
+        """Take the move-ordering history of ``other``, the searcher of an earlier position of
+        the same game (a UCI engine's last move); it is aged at the next search as a kept
+        searcher's is. Searchers with no history of their own ignore it."""
+
     def search(
         self,
         limit: Limit | None = None,
@@ -380,6 +385,10 @@ class TacticalSearch(SearchDriver[M]):
         self._limit = Limit()
         self._started = 0.0
         self._next_check = CHECK_EVERY
+
+    def inherit(self, other: SearchDriver[M]) -> None:
+        if isinstance(other, TacticalSearch):
+            self.history = dict(other.history)
 
     # -- driver -------------------------------------------------------------------------
 
