@@ -280,6 +280,36 @@ def test_a_unit_whose_board_is_gone_stops_on_its_own(ray_cluster: RayTaskExecuto
     assert not tasked()
 
 
+def test_a_told_window_outlives_its_board(ray_cluster: RayTaskExecutor) -> None:
+    # The board dies after a unit was told a window and comes back empty: the executor tells
+    # it the window again while it waits, and a window told after that is newer than any the
+    # unit saw (numbered by the executor, not by the board, whose count would start again
+    # at 1 and be ignored by a unit that saw 1 already), so the unit takes it and answers.
+    ray = importlib.import_module("ray")
+    endless = ray_cluster.submit(solve_unit, "connect4", "", (-100, 100), False, 16)
+    board, number = ray_cluster._board, ray_cluster._numbers[endless]
+
+    def kept() -> tuple[int, int, int] | None:
+        try:
+            _, *window = ray.get(board.watch.remote(number, 0, 0), timeout=HANG_S)
+        except ray.exceptions.RayActorError:  # the call reached the board as it died
+            return None
+        return (window[0], window[1], window[2])
+
+    assert ray_cluster.narrow(endless, (-100, 99))  # decides nothing: it searches on
+    assert kept() == (1, -100, 99)
+    ray.kill(board, no_restart=False)  # as the kernel's kill -9 would
+    deadline = time.monotonic() + HANG_S
+    while kept() != (1, -100, 99):
+        assert time.monotonic() < deadline, "the restarted board was never told the window"
+        ray_cluster.wait([endless], 0.05)
+    assert ray_cluster.narrow(endless, (15, 16))  # does it win by its eighth stone?
+    settle(ray_cluster, [endless], "the unit told a window after its board restarted")
+    answer = endless.result()
+    assert answer.rank is not None and answer.proven is not None
+    assert answer.proven[0] <= 1 <= answer.proven[1] <= 15  # the empty board's score is +1
+
+
 def test_a_stop_request_outlives_its_board(ray_cluster: RayTaskExecutor) -> None:
     """(Last in this file: Ray tells the driver's output of each request sent while the board
     was down, after a delay, so a later test reading a command's output could see it.)
@@ -326,7 +356,7 @@ def test_the_stop_board_tells_a_waiting_unit_its_new_window() -> None:
         board = _StopBoard()
         first = asyncio.ensure_future(board.watch(1, HANG_S, 0))
         await asyncio.sleep(0)
-        await board.narrow(1, -3, 4)
+        await board.narrow(1, 1, -3, 4)
         told = await asyncio.wait_for(first, HANG_S)
         quiet = await board.watch(1, 0.01, told[1])  # nothing new: runs out
         again = asyncio.ensure_future(board.watch(1, HANG_S, told[1]))
@@ -340,6 +370,47 @@ def test_the_stop_board_tells_a_waiting_unit_its_new_window() -> None:
         (True, 1, -3, 4),
         (False, 0, 0, 0),
     ]
+
+
+def test_the_stop_board_keeps_the_newest_window_whatever_order_the_calls_run_in() -> None:
+    # The board's coroutines may run two calls out of the order they were sent in: the
+    # window numbered later by the executor is kept, and an older one arriving after it (or
+    # the same one sent again) changes nothing and wakes no one.
+    from zerosum.runtime.raybase import _StopBoard
+
+    async def scenario() -> list[tuple[bool, int, int, int]]:
+        board = _StopBoard()
+        await board.narrow(1, 2, 0, 1)
+        await board.narrow(1, 1, -3, 4)
+        newest = await board.watch(1, 0.01, 0)
+        waiting = asyncio.ensure_future(board.watch(1, 0.05, 2))
+        await asyncio.sleep(0)
+        await board.narrow(1, 2, 0, 1)  # sent again: nothing new
+        return [newest, await waiting]
+
+    assert asyncio.run(scenario()) == [(False, 2, 0, 1), (False, 2, 0, 1)]
+
+
+def test_the_told_windows_are_numbered_and_sent_again_for_running_units_only() -> None:
+    from zerosum.runtime.raybase import Told
+
+    class Board:
+        def __init__(self) -> None:
+            self.calls: list[tuple[int, int, int, int]] = []
+            self.narrow = self
+
+        def remote(self, *args: int) -> None:
+            self.calls.append((args[0], args[1], args[2], args[3]))
+
+    board, told = Board(), Told()
+    assert not told
+    told.tell(board, 7, (-3, 4))
+    told.tell(board, 7, (0, 1))
+    told.tell(board, 8, (2, 3))
+    told.again(board, {7})  # 8 ended: forgotten
+    told.again(board, set())
+    assert not told
+    assert board.calls == [(7, 1, -3, 4), (7, 2, 0, 1), (8, 1, 2, 3), (7, 2, 0, 1)]
 
 
 def test_warming_the_workers_is_counted_nowhere(ray_cluster: RayTaskExecutor) -> None:

@@ -69,6 +69,7 @@ from zerosum.runtime.pool import RayPoolExecutor
 from zerosum.runtime.raybase import (
     ASK_AGAIN_S,
     MAX_ATTEMPTS,
+    Told,
     _asks,
     _node_id,
     _reason,
@@ -135,6 +136,8 @@ class RayTaskExecutor(Executor):
         """The numbers of the units asked to stop (sent again while their task runs, see
         :data:`ASK_AGAIN_S`)."""
         self._asked_at = 0.0
+        self._told = Told()
+        """The windows told to running units (sent again with the stop requests)."""
         self._count = 0
         self._warming: list[Any] = []
         """The tasks of the last :meth:`warm` (their results are dropped)."""
@@ -199,13 +202,19 @@ class RayTaskExecutor(Executor):
 
     def wait(self, futures: Collection[Future[Any]], timeout: float) -> set[Future[Any]]:
         now = time.monotonic()
-        if self._asked and self._board is not None and now >= self._asked_at + ASK_AGAIN_S:
+        if (
+            (self._asked or self._told)
+            and self._board is not None
+            and now >= self._asked_at + ASK_AGAIN_S
+        ):
             self._asked_at = now
             with self._lock:
-                self._asked &= set(self._tasks)
+                running = set(self._tasks)
+            self._asked &= running
             for number in self._asked:
                 with contextlib.suppress(Exception):  # the board is gone with the cluster
                     self._board.ask.remote(number)
+            self._told.again(self._board, running)
         return super().wait(futures, timeout)
 
     def cancel(self, future: Future[Any]) -> None:
@@ -232,7 +241,7 @@ class RayTaskExecutor(Executor):
         if number is None or future.done() or self._board is None:
             return False
         try:
-            self._board.narrow.remote(number, *window)
+            self._told.tell(self._board, number, window)
         except Exception:  # the board is gone (with the cluster): the unit keeps its window
             return False
         return True

@@ -70,6 +70,7 @@ from zerosum.runtime.joining import AUTO, connect
 from zerosum.runtime.raybase import (
     ASK_AGAIN_S,
     MAX_ATTEMPTS,
+    Told,
     _asks,
     _node_id,
     _reason,
@@ -281,6 +282,8 @@ class RayPoolExecutor(Executor):
         self._numbers = 0
         self._asked: set[int] = set()
         self._asked_at = 0.0
+        self._told = Told()
+        """The windows told to running units (sent again with the stop requests)."""
         self._warming: dict[Any, int] = {}
         """The calls of :meth:`warm` in flight, with their worker's slot (busy until then)."""
         self._greeting: dict[Any, int] = {}
@@ -480,7 +483,7 @@ class RayPoolExecutor(Executor):
                 if future.done() or self._board is None:
                     return False
                 try:
-                    self._board.narrow.remote(unit.number, *window)
+                    self._told.tell(self._board, unit.number, window)
                 except Exception:  # the board is gone (with the cluster)
                     return False
                 return True
@@ -569,13 +572,19 @@ class RayPoolExecutor(Executor):
         """The running units' stop requests, sent again now and then (a board that died
         comes back empty: see :data:`~zerosum.runtime.cluster.ASK_AGAIN_S`)."""
         now = time.monotonic()
-        if not self._asked or self._board is None or now < self._asked_at + ASK_AGAIN_S:
+        if (
+            not (self._asked or self._told)
+            or self._board is None
+            or now < self._asked_at + ASK_AGAIN_S
+        ):
             return
         self._asked_at = now
-        self._asked &= {unit.number for _, unit in self._running.values()}
+        running = {unit.number for _, unit in self._running.values()}
+        self._asked &= running
         for number in self._asked:
             with contextlib.suppress(Exception):
                 self._board.ask.remote(number)
+        self._told.again(self._board, running)
 
     def close(self) -> None:
         """Give up every unit: running ones are asked to stop and waited for (a few seconds at

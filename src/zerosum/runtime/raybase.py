@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import importlib
 import time
+from collections.abc import Collection
 from typing import Any, Final, TypeVar
 
 from zerosum.runtime.executor import Shared
@@ -30,9 +31,10 @@ WAIT_S: Final = 1.0
 _UNSEEN: Final = 1 << 62
 """A window version no unit reaches: :meth:`_StopBoard.wait` waits for a stop request only."""
 ASK_AGAIN_S: Final = 1.0
-"""How often :meth:`RayTaskExecutor.wait` sends its running units' stop requests again: a
-stop board that died (the kernel's out-of-memory killer takes Ray's workers first) comes back
-empty, and a request it lost must reach it again, or the unit would never stop."""
+"""How often :meth:`RayTaskExecutor.wait` sends its running units' stop requests and latest
+windows again: a stop board that died (the kernel's out-of-memory killer takes Ray's workers
+first) comes back empty, and a request it lost must reach it again, or the unit would never
+stop (or would search on in a window that no longer matters)."""
 
 
 def _reason(error: BaseException) -> str:
@@ -58,8 +60,8 @@ class _StopBoard:
         self._waiting: dict[int, asyncio.Event] = {}
         """The events that the running units' :meth:`wait` calls wait on, by unit number."""
         self._windows: dict[int, tuple[int, int, int]] = {}
-        """The latest window each unit was told (:meth:`narrow`): its version (1, 2, ...) and
-        its ends."""
+        """The latest window each unit was told (:meth:`narrow`): its version (1, 2, ...,
+        numbered by the coordinator) and its ends."""
 
     async def ask(self, number: int) -> None:
         self._asked.add(number)
@@ -70,9 +72,14 @@ class _StopBoard:
     async def asked(self, number: int) -> bool:
         return number in self._asked
 
-    async def narrow(self, number: int, low: int, high: int) -> None:
-        """Tell unit ``number`` that only the window ``(low, high)`` matters now."""
-        version = self._windows.get(number, (0, 0, 0))[0] + 1
+    async def narrow(self, number: int, version: int, low: int, high: int) -> None:
+        """Tell unit ``number`` that only the window ``(low, high)`` matters now: the
+        coordinator's ``version`` of its window (1, 2, ...). An actor whose methods are
+        coroutines may run two calls out of the order they were sent in, and a board that
+        restarted is told the latest window again (:class:`Told`), so a version not newer than
+        the one kept changes nothing."""
+        if version <= self._windows.get(number, (0, 0, 0))[0]:
+            return
         self._windows[number] = (version, low, high)
         event = self._waiting.pop(number, None)  # its next call waits on a new one
         if event is not None:
@@ -150,6 +157,36 @@ class _BoardCheck:
         """The latest window the unit was told, ``None`` if none."""
         self()
         return self._window
+
+
+class Told:
+    """The windows a Ray executor told its running units (:meth:`Executor.narrow
+    <zerosum.runtime.executor.Executor.narrow>`), each numbered here, unit by unit: the board
+    keeps the newest whatever order the calls arrive in, and :meth:`again` tells a board
+    that died and came back empty the latest ones (and the unit takes a window only if its
+    number is newer than the last it saw)."""
+
+    def __init__(self) -> None:
+        self._latest: dict[int, tuple[int, int, int]] = {}
+        """Each running unit's latest window: its number (1, 2, ...) and its ends."""
+
+    def __bool__(self) -> bool:
+        return bool(self._latest)
+
+    def tell(self, board: Any, number: int, window: tuple[int, int]) -> None:
+        """Send unit ``number`` its new ``window`` on ``board`` (raises if the board is gone)."""
+        version = self._latest.get(number, (0, 0, 0))[0] + 1
+        board.narrow.remote(number, version, *window)
+        self._latest[number] = (version, *window)
+
+    def again(self, board: Any, running: Collection[int]) -> None:
+        """Send the latest window of each of the ``running`` units again (and forget the
+        others'), best effort."""
+        for number in [number for number in self._latest if number not in running]:
+            del self._latest[number]
+        for number, (version, low, high) in self._latest.items():
+            with contextlib.suppress(Exception):  # the board is gone with the cluster
+                board.narrow.remote(number, version, low, high)
 
 
 def _asks(board: Any, number: int, *, gone_s: float | None = None) -> _BoardCheck:
