@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import ast
+import gc
 import math
 import multiprocessing
+import operator
+import os
+import pickle
 import subprocess
 import sys
 import time
@@ -47,6 +51,65 @@ def test_a_unit_cancelled_before_it_starts_never_runs() -> None:
             pass
         assert running.result() is None
         assert not pool._waiting and not pool._sent
+
+
+def test_a_shared_value_goes_to_the_workers_as_a_file_that_lives_while_needed() -> None:
+    # A value many units take (a worker's table in a distributed solve: 6 MB) goes to each as
+    # the path of a file in memory, not inline (pickled and copied for every unit, it cost each
+    # tens of milliseconds); a unit reads it when it asks. The file stays while the caller or
+    # a unit not yet answered refers to it, then goes; the folder goes with the executor.
+    value = list(range(200_000))
+    get = operator.methodcaller("get")
+    with ProcessExecutor(1) as pool:
+        shared = pool.share(value)
+        assert len(pickle.dumps(shared)) < 1_000 < len(pickle.dumps(value))
+        path = shared._path  # type: ignore[attr-defined]
+        future = pool.submit(get, shared)
+        del shared
+        gc.collect()
+        assert os.path.exists(path)  # the unit's answer is not taken yet
+        while not pool.wait([future], 0.2):
+            pass
+        assert future.result() == value
+        gc.collect()
+        assert not os.path.exists(path)
+        folder = pool._folder
+        assert folder is not None and os.path.isdir(folder)
+    assert not os.path.exists(folder)
+
+
+def test_a_shared_value_that_does_not_fit_goes_inline(monkeypatch: pytest.MonkeyPatch) -> None:
+    from zerosum.runtime import executor
+
+    def full(*_: Any, **__: Any) -> None:
+        raise OSError(28, "No space left on device")
+
+    with ProcessExecutor(1) as pool:
+        monkeypatch.setattr(executor.pickle, "dump", full)
+        shared = pool.share([1, 2, 3])
+        monkeypatch.undo()
+        future = pool.submit(operator.methodcaller("get"), shared)
+        while not pool.wait([future], 0.2):
+            pass
+        assert future.result() == [1, 2, 3]
+        assert pool._folder is not None and not os.listdir(pool._folder)
+
+
+def test_a_killed_executors_shared_values_are_removed_by_the_next() -> None:
+    from zerosum.runtime.executor import SHARED_PREFIX, _shared_root
+
+    root = _shared_root()
+    if root is None:
+        pytest.skip("no memory-backed folder on this machine")
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    left = os.path.join(root, f"{SHARED_PREFIX}{gone.pid}-left")
+    os.makedirs(left, exist_ok=True)
+    with open(os.path.join(left, "1.pickle"), "wb") as file:
+        file.write(b"a table")
+    with ProcessExecutor(1) as pool:
+        pool.share(1)
+        assert not os.path.exists(left)
 
 
 def test_a_failing_unit_fails_its_future() -> None:

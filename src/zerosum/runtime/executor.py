@@ -42,11 +42,15 @@ import concurrent.futures
 import contextlib
 import multiprocessing
 import os
+import pickle
 import queue
+import shutil
 import signal
+import tempfile
 import threading
 import time
 import traceback
+import weakref
 from collections import deque
 from collections.abc import Callable, Collection, Iterator, Sequence
 from concurrent.futures import Future
@@ -115,6 +119,53 @@ class Shared(Generic[T]):
     def get(self) -> T:
         """The value."""
         return self._value
+
+
+class _FileShared(Shared[T]):
+    """A value that a :class:`ProcessExecutor` wrote once to a file in memory
+    (:meth:`ProcessExecutor.share`): a unit carries only the file's path, and reads the value
+    from it when it calls :meth:`get`."""
+
+    def __init__(self, path: str) -> None:  # no call to super: no value of its own
+        self._path = path
+
+    def get(self) -> T:
+        with open(self._path, "rb") as file:
+            value: T = pickle.load(file)
+        return value
+
+
+SHARED_PREFIX: Final = "zerosum-shared-"
+"""The start of the name of a :class:`ProcessExecutor`'s folder of shared values, followed by
+its process id (a folder whose process is gone is removed by the next executor made)."""
+
+
+def _shared_root() -> str | None:
+    """Where shared values go: the machine's memory-backed folder if it has one."""
+    memory = "/dev/shm"
+    return memory if os.path.isdir(memory) and os.access(memory, os.W_OK) else None
+
+
+def _sweep(root: str) -> None:
+    """Remove the folders of shared values whose process is gone (killed, say)."""
+    with contextlib.suppress(OSError):
+        for name in os.listdir(root):
+            if not name.startswith(SHARED_PREFIX):
+                continue
+            pid = name[len(SHARED_PREFIX) :].partition("-")[0]
+            if not pid.isdigit():
+                continue
+            try:
+                os.kill(int(pid), 0)
+            except ProcessLookupError:
+                shutil.rmtree(os.path.join(root, name), ignore_errors=True)
+            except OSError:  # alive, someone else's
+                pass
+
+
+def _remove(path: str) -> None:
+    with contextlib.suppress(OSError):
+        os.remove(path)
 
 
 class WorkerError(ZerosumError, RuntimeError):
@@ -349,6 +400,12 @@ class ProcessExecutor(Executor):
         """Units not yet handed to a worker."""
         self._sent: dict[int, Future[Any]] = {}
         """Units handed to the workers, by number, until their answer comes."""
+        self._carried: dict[int, tuple[Any, ...]] = {}
+        """The arguments of the units handed to the workers, kept until their answer comes:
+        a shared value's file lives as long as something here refers to it (:meth:`share`)."""
+        self._folder: str | None = None
+        """The folder of shared values (:meth:`share`), made at the first."""
+        self._shared = 0
         self.processes = [
             context.Process(
                 target=_serve,
@@ -422,12 +479,37 @@ class ProcessExecutor(Executor):
                 return True
         return False
 
+    def share(self, value: T) -> Shared[T]:
+        """``value`` written once to a file in memory (``/dev/shm`` where there is one), which
+        each unit that takes it reads only if it calls :meth:`~Shared.get` (a table that went
+        inline with every unit cost each unit tens of milliseconds of pickling and copying).
+        The file is removed once neither the caller nor a running unit refers to it, and with
+        the executor; a folder left by a killed process, by the next executor that shares. A
+        value that does not fit the folder goes inline, as :meth:`Executor.share` sends it."""
+        if self._folder is None:
+            root = _shared_root()
+            if root is not None:
+                _sweep(root)
+            self._folder = tempfile.mkdtemp(prefix=f"{SHARED_PREFIX}{os.getpid()}-", dir=root)
+        self._shared += 1
+        path = os.path.join(self._folder, f"{self._shared}.pickle")
+        try:
+            with open(path, "wb") as file:
+                pickle.dump(value, file, protocol=pickle.HIGHEST_PROTOCOL)
+        except OSError:  # the folder is full (a small /dev/shm): the value goes inline
+            _remove(path)
+            return Shared(value)
+        shared: Shared[T] = _FileShared(path)
+        weakref.finalize(shared, _remove, path)
+        return shared
+
     def _dispatch(self) -> None:
         """Hand waiting units to the workers, as many as there are workers not busy."""
         while self._waiting and len(self._sent) < len(self.processes):
             number, fn, args, future = self._waiting.popleft()
             if future.set_running_or_notify_cancel():  # False: cancelled while it waited
                 self._sent[number] = future
+                self._carried[number] = args
                 self._tasks.put((number, fn, args))
 
     def wait(self, futures: Collection[Future[Any]], timeout: float) -> set[Future[Any]]:
@@ -446,6 +528,7 @@ class ProcessExecutor(Executor):
                 answers.append(self._results.get_nowait())
         for number, ok, value in answers:
             future = self._sent.pop(number)
+            self._carried.pop(number, None)
             if not ok:
                 future.set_exception(WorkerError(f"a task failed in a worker process: {value}"))
             elif not future.cancelled():
@@ -487,6 +570,9 @@ class ProcessExecutor(Executor):
         for future in self._sent.values():
             future.cancel()
         self._sent.clear()
+        self._carried.clear()
+        if self._folder is not None:
+            shutil.rmtree(self._folder, ignore_errors=True)
         for channel in (self._tasks, self._results):
             channel.cancel_join_thread()
             channel.close()
