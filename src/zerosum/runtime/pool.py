@@ -569,8 +569,8 @@ class RayPoolExecutor(Executor):
             self._ray.kill(slot.actor, no_restart=True)
 
     def _ask_again(self) -> None:
-        """The running units' stop requests, sent again now and then (a board that died
-        comes back empty: see :data:`~zerosum.runtime.cluster.ASK_AGAIN_S`)."""
+        """The running units' stop requests and latest windows, sent again now and then (a
+        board that died comes back empty: see :data:`~zerosum.runtime.cluster.ASK_AGAIN_S`)."""
         now = time.monotonic()
         if (
             not (self._asked or self._told)
