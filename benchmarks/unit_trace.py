@@ -1,0 +1,140 @@
+"""Every work unit of a distributed solve on local worker processes, one line each.
+
+``solve_distributed`` runs on a ``ProcessExecutor`` of ``--workers`` processes as ``solve
+--cluster local`` runs it (split 2, ``--unit-nodes`` budget, best moves, 64 MB tables), through
+an executor that notes, for each unit, when it was sent and when its answer was taken (seconds
+from the start), its position, the window it was sent in and the windows it was told while it
+ran, its answer (the rank, or ``None`` for a unit stopped), its nodes, and the seconds its
+search took in the worker. The summary adds what the lines say together:
+
+* ``idle``: the worker-seconds with no unit running, over the span from the first unit sent to
+  the last answer taken (a split happens only when a worker would idle);
+* ``outside``: the worker-seconds from sending the units to taking their answers less their
+  search seconds (sending, loading tables, making snapshots, the coordinator's turn).
+
+Run from the repository root::
+
+    .venv/bin/python benchmarks/unit_trace.py 44534 [--workers 2] [--unit-nodes N]
+        [--json FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import time
+from collections.abc import Collection
+from concurrent.futures import Future
+from typing import Any
+
+from zerosum.compiled.distributed import Budget, solve_distributed, solve_unit
+from zerosum.games import get_game
+from zerosum.runtime.executor import ProcessExecutor
+from zerosum.store import Store
+
+
+class Traced(ProcessExecutor):
+    """A ``ProcessExecutor`` that notes every unit (see the module docstring)."""
+
+    def __init__(self, workers: int) -> None:
+        super().__init__(workers)
+        self.start = time.perf_counter()
+        self.units: dict[Future[Any], dict[str, Any]] = {}
+        self.log: list[dict[str, Any]] = []
+
+    def _now(self) -> float:
+        return round(time.perf_counter() - self.start, 3)
+
+    def submit(self, fn: Any, /, *args: Any) -> Future[Any]:
+        future = super().submit(fn, *args)
+        if fn is solve_unit:
+            self.units[future] = {"position": args[1], "window": list(args[2]), "sent": self._now()}
+        return future
+
+    def narrow(self, future: Future[Any], window: tuple[int, int]) -> bool:
+        told = super().narrow(future, window)
+        if told and future in self.units:
+            self.units[future].setdefault("told", []).append([self._now(), list(window)])
+        return told
+
+    def split(self, future: Future[Any]) -> bool:
+        if future in self.units:
+            self.units[future]["split"] = self._now()
+        return super().split(future)
+
+    def wait(self, futures: Collection[Future[Any]], timeout: float) -> set[Future[Any]]:
+        done = super().wait(futures, timeout)
+        for future in done:
+            unit = self.units.pop(future, None)
+            if unit is None:
+                continue
+            unit["answered"] = self._now()
+            if not future.cancelled():
+                answer = future.result()
+                unit.update(rank=answer.rank, nodes=answer.nodes, search_s=answer.seconds)
+            self.log.append(unit)
+        return done
+
+
+def summary(log: list[dict[str, Any]], workers: int) -> dict[str, float]:
+    """The span, idle and outside worker-seconds of ``log`` (see the module docstring)."""
+    if not log:
+        return {"span_s": 0.0, "idle_s": 0.0, "outside_s": 0.0}
+    times = sorted({t for unit in log for t in (unit["sent"], unit["answered"])})
+    idle = 0.0
+    for begin, end in itertools.pairwise(times):
+        middle = (begin + end) / 2
+        running = sum(1 for unit in log if unit["sent"] <= middle < unit["answered"])
+        idle += max(0, workers - running) * (end - begin)
+    busy = sum(unit["answered"] - unit["sent"] for unit in log)
+    search = sum(unit.get("search_s", 0.0) for unit in log)
+    return {
+        "span_s": round(times[-1] - times[0], 3),
+        "idle_s": round(idle, 3),
+        "outside_s": round(busy - search, 3),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("position", help="connect four moves, e.g. 44534")
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--unit-nodes", type=int, default=20_000_000, help="0: never split")
+    parser.add_argument("--json", help="write the summary and every unit here")
+    args = parser.parse_args()
+    game = get_game("connect4").from_position(args.position)
+    budget = Budget(nodes=args.unit_nodes) if args.unit_nodes else None
+    with Traced(args.workers) as executor, Store(":memory:") as store:
+        result = solve_distributed(
+            game, executor=executor, store=store, hash_mb=64, moves="best", budget=budget
+        )
+    log = sorted(executor.log, key=lambda unit: unit["sent"])
+    total = {
+        "position": args.position,
+        "workers": args.workers,
+        "rank": result.rank,
+        "best_moves": [str(move) for move in result.best_moves],
+        "nodes": result.nodes,
+        "time_s": round(result.time_s, 3),
+        "splits": result.splits,
+        "cancelled": result.cancelled,
+        "narrowed": result.narrowed,
+        **summary(log, args.workers),
+    }
+    for unit in log:
+        told = " told " + str(unit["told"]) if "told" in unit else ""
+        split = f" split@{unit['split']}" if "split" in unit else ""
+        print(
+            f"{unit['sent']:7.2f} {unit['answered']:7.2f} {unit['position']:>12} "
+            f"{unit['window']!s:>10} {unit.get('rank')!s:>5} "
+            f"{unit.get('nodes', 0) / 1e6:7.2f} M {unit.get('search_s', 0.0):6.3f} s{split}{told}"
+        )
+    print(json.dumps(total))
+    if args.json:
+        with open(args.json, "w") as file:
+            json.dump({"summary": total, "units": log}, file)
+
+
+if __name__ == "__main__":
+    main()
