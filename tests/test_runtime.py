@@ -9,6 +9,7 @@ import multiprocessing
 import operator
 import os
 import pickle
+import shutil
 import subprocess
 import sys
 import time
@@ -84,32 +85,84 @@ def test_a_shared_value_that_does_not_fit_goes_inline(monkeypatch: pytest.Monkey
     def full(*_: Any, **__: Any) -> None:
         raise OSError(28, "No space left on device")
 
+    class Small:  # a folder with 1 kB free: more than half of it goes inline
+        f_bavail, f_frsize = 1, 1024
+
+    get = operator.methodcaller("get")
     with ProcessExecutor(1) as pool:
-        monkeypatch.setattr(executor.pickle, "dump", full)
+        monkeypatch.setattr(executor, "_write_shared", full)
         shared = pool.share([1, 2, 3])
         monkeypatch.undo()
-        future = pool.submit(operator.methodcaller("get"), shared)
-        while not pool.wait([future], 0.2):
-            pass
-        assert future.result() == [1, 2, 3]
-        assert pool._folder is not None and not os.listdir(pool._folder)
+        monkeypatch.setattr(executor.os, "statvfs", lambda _: Small())
+        large = pool.share(bytes(600))
+        small = pool.share(bytes(100))
+        monkeypatch.undo()
+        assert not isinstance(shared, executor._FileShared)
+        assert not isinstance(large, executor._FileShared)
+        assert isinstance(small, executor._FileShared)
+        futures = [pool.submit(get, value) for value in (shared, large, small)]
+        for future in futures:
+            while not pool.wait([future], 0.2):
+                pass
+        assert [future.result() for future in futures] == [[1, 2, 3], bytes(600), bytes(100)]
+        assert pool._folder is not None
+        assert sorted(os.listdir(pool._folder)) == ["2.pickle", executor.SHARED_LOCK]
+
+
+def test_a_value_that_cannot_be_pickled_leaves_no_file() -> None:
+    with ProcessExecutor(1) as pool:
+        kept = pool.share(1)
+        with pytest.raises((pickle.PicklingError, TypeError, AttributeError)):
+            pool.share([bytes(1 << 16), lambda: 0])
+        assert pool._folder is not None
+        assert sorted(os.listdir(pool._folder)) == ["1.pickle", "owner.lock"]
+        assert kept.get() == 1
+
+
+_HOLD = """
+import fcntl, os, sys
+lock = os.open(sys.argv[1], os.O_CREAT | os.O_RDWR, 0o600)
+fcntl.flock(lock, fcntl.LOCK_EX)
+print("held", flush=True)
+sys.stdin.read()
+"""
 
 
 def test_a_killed_executors_shared_values_are_removed_by_the_next() -> None:
-    from zerosum.runtime.executor import SHARED_PREFIX, _shared_root
+    # A folder goes when its owner lock is free (its process is gone), whatever process id
+    # its name gives: a process in another pid namespace (a container sharing /dev/shm)
+    # may hold one named with a number that is no process here. Odd names are passed over.
+    from zerosum.runtime.executor import SHARED_LOCK, SHARED_PREFIX, _shared_root
 
     root = _shared_root()
     if root is None:
         pytest.skip("no memory-backed folder on this machine")
     gone = subprocess.Popen([sys.executable, "-c", "pass"])
     gone.wait()
-    left = os.path.join(root, f"{SHARED_PREFIX}{gone.pid}-left")
-    os.makedirs(left, exist_ok=True)
-    with open(os.path.join(left, "1.pickle"), "wb") as file:
-        file.write(b"a table")
-    with ProcessExecutor(1) as pool:
-        pool.share(1)
-        assert not os.path.exists(left)
+    left, alive = (os.path.join(root, f"{SHARED_PREFIX}{gone.pid}-{n}") for n in ("l", "a"))
+    odd = [os.path.join(root, f"{SHARED_PREFIX}{pid}-odd") for pid in ("²", "9" * 30)]
+    for folder in (left, alive, *odd):
+        os.makedirs(folder, exist_ok=True)
+        with open(os.path.join(folder, "1.pickle"), "wb") as file:
+            file.write(b"a table")
+    with open(os.path.join(left, SHARED_LOCK), "wb"):
+        pass
+    holder = subprocess.Popen(
+        [sys.executable, "-c", _HOLD, os.path.join(alive, SHARED_LOCK)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+        with ProcessExecutor(1) as pool:
+            pool.share(1)
+            assert not os.path.exists(left)
+            assert os.path.exists(alive) and all(os.path.exists(folder) for folder in odd)
+    finally:
+        holder.communicate("")
+        for folder in (alive, *odd):
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 def test_a_failing_unit_fails_its_future() -> None:

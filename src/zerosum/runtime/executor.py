@@ -46,6 +46,8 @@ import pickle
 import queue
 import shutil
 import signal
+import stat
+import sys
 import tempfile
 import threading
 import time
@@ -59,6 +61,9 @@ from typing import Any, Final, Generic, Self, TypeVar
 from zerosum.game import ZerosumError
 from zerosum.runtime.signals import exit_on_terminate, sigint_held
 from zerosum.runtime.workers import worker_imports, worker_init
+
+if sys.platform != "win32":  # a shared values folder's owner lock (none on Windows: inline)
+    import fcntl
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -134,38 +139,76 @@ class _FileShared(Shared[T]):
             value: T = pickle.load(file)
         return value
 
+    def __copy__(self) -> _FileShared[T]:  # one object, one finalizer: a copy is the same
+        return self
+
+    def __deepcopy__(self, memo: Any) -> _FileShared[T]:
+        return self
+
 
 SHARED_PREFIX: Final = "zerosum-shared-"
-"""The start of the name of a :class:`ProcessExecutor`'s folder of shared values, followed by
-its process id (a folder whose process is gone is removed by the next executor made)."""
+"""The start of the name of a :class:`ProcessExecutor`'s folder of shared values."""
+SHARED_LOCK: Final = "owner.lock"
+"""The file in such a folder that its executor holds a lock on (``flock``) while it lives: a
+folder whose lock can be taken was left by a process that is gone (killed, say), whatever
+its process id says (processes in other pid namespaces may share the folder)."""
+SHARED_SHARE: Final = 0.5
+"""At most this part of the memory folder's free space goes to one shared value; a larger
+one goes inline (filling ``/dev/shm`` would starve others' shared memory)."""
 
 
 def _shared_root() -> str | None:
-    """Where shared values go: the machine's memory-backed folder if it has one."""
+    """Where shared values go: the machine's memory-backed folder, if it has one (Linux);
+    elsewhere they go inline."""
     memory = "/dev/shm"
-    return memory if os.path.isdir(memory) and os.access(memory, os.W_OK) else None
+    if sys.platform == "win32" or not (os.path.isdir(memory) and os.access(memory, os.W_OK)):
+        return None
+    return memory
 
 
 def _sweep(root: str) -> None:
-    """Remove the folders of shared values whose process is gone (killed, say)."""
-    with contextlib.suppress(OSError):
-        for name in os.listdir(root):
-            if not name.startswith(SHARED_PREFIX):
+    """Remove this user's folders of shared values whose executor is gone: those whose owner
+    lock is free. Never raises (the folder is anyone's to write in)."""
+    try:
+        names = os.listdir(root)
+    except OSError:
+        return
+    for name in names:
+        if not name.startswith(SHARED_PREFIX):
+            continue
+        folder = os.path.join(root, name)
+        try:
+            status = os.lstat(folder)
+            if not stat.S_ISDIR(status.st_mode) or status.st_uid != os.getuid():
                 continue
-            pid = name[len(SHARED_PREFIX) :].partition("-")[0]
-            if not pid.isdigit():
-                continue
-            try:
-                os.kill(int(pid), 0)
-            except ProcessLookupError:
-                shutil.rmtree(os.path.join(root, name), ignore_errors=True)
-            except OSError:  # alive, someone else's
-                pass
+            lock = os.open(os.path.join(folder, SHARED_LOCK), os.O_RDONLY | os.O_NOFOLLOW)
+        except OSError:  # gone, not ours, or no lock yet (being made): leave it
+            continue
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:  # held: its executor lives
+            continue
+        else:
+            shutil.rmtree(folder, ignore_errors=True)
+        finally:
+            os.close(lock)
 
 
 def _remove(path: str) -> None:
     with contextlib.suppress(OSError):
         os.remove(path)
+
+
+def _drop_folder(folder: str, lock: int) -> None:
+    """Remove a folder of shared values and let go of its owner lock."""
+    shutil.rmtree(folder, ignore_errors=True)
+    with contextlib.suppress(OSError):
+        os.close(lock)
+
+
+def _write_shared(path: str, data: bytes) -> None:
+    with open(path, "wb") as file:
+        file.write(data)
 
 
 class WorkerError(ZerosumError, RuntimeError):
@@ -405,6 +448,8 @@ class ProcessExecutor(Executor):
         a shared value's file lives as long as something here refers to it (:meth:`share`)."""
         self._folder: str | None = None
         """The folder of shared values (:meth:`share`), made at the first."""
+        self._drop: weakref.finalize[[str, int], ProcessExecutor] | None = None
+        """Removes the folder (at :meth:`close`, or when the executor is collected)."""
         self._shared = 0
         self.processes = [
             context.Process(
@@ -480,28 +525,50 @@ class ProcessExecutor(Executor):
         return False
 
     def share(self, value: T) -> Shared[T]:
-        """``value`` written once to a file in memory (``/dev/shm`` where there is one), which
-        each unit that takes it reads only if it calls :meth:`~Shared.get` (a table that went
-        inline with every unit cost each unit tens of milliseconds of pickling and copying).
-        The file is removed once neither the caller nor a running unit refers to it, and with
+        """``value`` written once to a file in memory (``/dev/shm``), which each unit that
+        takes it reads only if it calls :meth:`~Shared.get` (a table that went inline with
+        every unit cost each unit tens of milliseconds of pickling and copying). The file is
+        removed once neither the caller nor a running unit refers to it, and the folder with
         the executor; a folder left by a killed process, by the next executor that shares. A
-        value that does not fit the folder goes inline, as :meth:`Executor.share` sends it."""
-        if self._folder is None:
-            root = _shared_root()
-            if root is not None:
-                _sweep(root)
-            self._folder = tempfile.mkdtemp(prefix=f"{SHARED_PREFIX}{os.getpid()}-", dir=root)
-        self._shared += 1
-        path = os.path.join(self._folder, f"{self._shared}.pickle")
+        value that would take more than half the folder's free space, or that does not fit,
+        goes inline, as :meth:`Executor.share` sends it; so does every value on a machine
+        with no such folder."""
+        folder = self._shared_folder()
+        if folder is None:
+            return Shared(value)
+        data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
         try:
-            with open(path, "wb") as file:
-                pickle.dump(value, file, protocol=pickle.HIGHEST_PROTOCOL)
-        except OSError:  # the folder is full (a small /dev/shm): the value goes inline
+            free = os.statvfs(folder)
+            if len(data) > SHARED_SHARE * free.f_bavail * free.f_frsize:
+                return Shared(value)
+        except OSError:
+            return Shared(value)
+        self._shared += 1
+        path = os.path.join(folder, f"{self._shared}.pickle")
+        try:
+            _write_shared(path, data)
+        except OSError:  # the folder is full after all: the value goes inline
             _remove(path)
             return Shared(value)
         shared: Shared[T] = _FileShared(path)
         weakref.finalize(shared, _remove, path)
         return shared
+
+    def _shared_folder(self) -> str | None:
+        """This executor's folder of shared values, made (and locked) at the first call, after
+        removing the folders of executors that are gone; None if the machine has no memory
+        folder."""
+        if self._folder is None:
+            root = _shared_root()
+            if root is None:
+                return None
+            _sweep(root)
+            folder = tempfile.mkdtemp(prefix=f"{SHARED_PREFIX}{os.getpid()}-", dir=root)
+            lock = os.open(os.path.join(folder, SHARED_LOCK), os.O_CREAT | os.O_RDWR, 0o600)
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            self._folder = folder
+            self._drop = weakref.finalize(self, _drop_folder, folder, lock)
+        return self._folder
 
     def _dispatch(self) -> None:
         """Hand waiting units to the workers, as many as there are workers not busy."""
@@ -571,8 +638,8 @@ class ProcessExecutor(Executor):
             future.cancel()
         self._sent.clear()
         self._carried.clear()
-        if self._folder is not None:
-            shutil.rmtree(self._folder, ignore_errors=True)
+        if self._drop is not None:
+            self._drop()
         for channel in (self._tasks, self._results):
             channel.cancel_join_thread()
             channel.close()

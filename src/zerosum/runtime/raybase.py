@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import importlib
+import itertools
 import time
 from collections.abc import Collection
 from typing import Any, Final, TypeVar
@@ -161,21 +162,25 @@ class _BoardCheck:
 
 class Told:
     """The windows a Ray executor told its running units (:meth:`Executor.narrow
-    <zerosum.runtime.executor.Executor.narrow>`), each numbered here, unit by unit: the board
-    keeps the newest whatever order the calls arrive in, and :meth:`again` tells a board
-    that died and came back empty the latest ones (and the unit takes a window only if its
-    number is newer than the last it saw)."""
+    <zerosum.runtime.executor.Executor.narrow>`), each numbered here (one rising count): the
+    board keeps the newest whatever order the calls arrive in, and :meth:`again` tells a
+    board that died and came back empty the latest ones (and the unit takes a window only if
+    its number is newer than the last it saw)."""
 
     def __init__(self) -> None:
         self._latest: dict[int, tuple[int, int, int]] = {}
-        """Each running unit's latest window: its number (1, 2, ...) and its ends."""
+        """Each running unit's latest window: its number and its ends."""
+        self._versions = itertools.count(1)
+        """The windows' numbers, one count for all units: a unit sent again (its worker was
+        lost) and told a window after its entry here was forgotten still gets a newer
+        number than any its board kept."""
 
     def __bool__(self) -> bool:
         return bool(self._latest)
 
     def tell(self, board: Any, number: int, window: tuple[int, int]) -> None:
         """Send unit ``number`` its new ``window`` on ``board`` (raises if the board is gone)."""
-        version = self._latest.get(number, (0, 0, 0))[0] + 1
+        version = next(self._versions)
         board.narrow.remote(number, version, *window)
         self._latest[number] = (version, *window)
 
