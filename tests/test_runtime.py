@@ -109,6 +109,25 @@ def test_a_shared_value_that_does_not_fit_goes_inline(monkeypatch: pytest.Monkey
         assert sorted(os.listdir(pool._folder)) == ["2.pickle", executor.SHARED_LOCK]
 
 
+def test_a_shared_value_goes_inline_if_no_folder_can_be_made(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from zerosum.runtime import executor
+
+    def refused(*_: Any, **__: Any) -> str:
+        raise PermissionError(13, "Permission denied")
+
+    with ProcessExecutor(1) as pool:
+        monkeypatch.setattr(executor.tempfile, "mkdtemp", refused)
+        shared = pool.share([4, 5])
+        monkeypatch.undo()
+        assert not isinstance(shared, executor._FileShared) and pool._folder is None
+        future = pool.submit(operator.methodcaller("get"), shared)
+        while not pool.wait([future], 0.2):
+            pass
+        assert future.result() == [4, 5]
+
+
 def test_a_value_that_cannot_be_pickled_leaves_no_file() -> None:
     with ProcessExecutor(1) as pool:
         kept = pool.share(1)

@@ -557,15 +557,22 @@ class ProcessExecutor(Executor):
     def _shared_folder(self) -> str | None:
         """This executor's folder of shared values, made (and locked) at the first call, after
         removing the folders of executors that are gone; None if the machine has no memory
-        folder."""
+        folder or it cannot be made there."""
         if self._folder is None:
             root = _shared_root()
             if root is None:
                 return None
             _sweep(root)
-            folder = tempfile.mkdtemp(prefix=f"{SHARED_PREFIX}{os.getpid()}-", dir=root)
-            lock = os.open(os.path.join(folder, SHARED_LOCK), os.O_CREAT | os.O_RDWR, 0o600)
-            fcntl.flock(lock, fcntl.LOCK_EX)
+            try:
+                folder = tempfile.mkdtemp(prefix=f"{SHARED_PREFIX}{os.getpid()}-", dir=root)
+            except OSError:  # full, or not ours after all: values go inline
+                return None
+            try:
+                lock = os.open(os.path.join(folder, SHARED_LOCK), os.O_CREAT | os.O_RDWR, 0o600)
+                fcntl.flock(lock, fcntl.LOCK_EX)
+            except OSError:
+                shutil.rmtree(folder, ignore_errors=True)
+                return None
             self._folder = folder
             self._drop = weakref.finalize(self, _drop_folder, folder, lock)
         return self._folder
