@@ -15,7 +15,21 @@ search took in the worker. The summary adds what the lines say together:
 Run from the repository root::
 
     .venv/bin/python benchmarks/unit_trace.py 44534 [--workers 2] [--unit-nodes N]
-        [--json FILE]
+        [--json FILE] [--option young_wait=1 ...]
+
+``--compare ONE.json TWO.json`` (two ``--json`` files of one position: one worker's, then two
+workers') says where the second run's extra nodes went, position by position of the unit tree,
+each under the first that fits:
+
+* ``not in ONE``: a position the first run never searched (a younger brother sent beside an
+  eldest that refuted their parent, say);
+* ``stopped``: a position with a run cancelled while it ran (its nodes lost, but for its table);
+* ``other windows``: searched in other windows than the first run's (a brother in the whole
+  window beside its eldest, a test at a guarantee that a brother set before its eldest);
+* ``same windows``: in the same windows: the difference is the table it started from.
+
+``--option NAME=VALUE`` passes a keyword of ``solve_distributed`` (a number: with a point a
+float, else an integer, 0 and 1 for False and True), for comparisons.
 """
 
 from __future__ import annotations
@@ -26,7 +40,7 @@ import json
 import time
 from collections.abc import Collection
 from concurrent.futures import Future
-from typing import Any
+from typing import Any, Final
 
 from zerosum.compiled.distributed import Budget, solve_distributed, solve_unit
 from zerosum.games import get_game
@@ -96,18 +110,86 @@ def summary(log: list[dict[str, Any]], workers: int) -> dict[str, float]:
     }
 
 
+KINDS: Final = ("not in ONE", "stopped", "other windows", "same windows")
+
+
+def compare(one: list[dict[str, Any]], two: list[dict[str, Any]]) -> dict[str, Any]:
+    """Where the units ``two`` searched more nodes than ``one`` (see the module docstring):
+    the extra nodes of each kind, and each position's runs, the largest difference first."""
+    runs: list[dict[str, list[dict[str, Any]]]] = [{}, {}]
+    for log, by in zip((one, two), runs, strict=True):
+        for unit in sorted(log, key=lambda unit: unit["sent"]):
+            by.setdefault(unit["position"], []).append(unit)
+    kinds = dict.fromkeys(KINDS, 0)
+    rows = []
+    for position in sorted(runs[0].keys() | runs[1].keys()):
+        first, second = runs[0].get(position, []), runs[1].get(position, [])
+        nodes = [sum(unit.get("nodes", 0) for unit in units) for units in (first, second)]
+        windows = [[unit["window"] for unit in units] for units in (first, second)]
+        if not first:
+            kind = KINDS[0]
+        elif any(unit.get("rank") is None for unit in second):
+            kind = KINDS[1]
+        elif windows[0] != windows[1]:
+            kind = KINDS[2]
+        else:
+            kind = KINDS[3]
+        kinds[kind] += nodes[1] - nodes[0]
+        rows.append({"position": position, "kind": kind, "nodes": nodes, "windows": windows})
+    rows.sort(key=lambda row: row["nodes"][0] - row["nodes"][1])
+    return {"extra": kinds, "positions": rows}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("position", help="connect four moves, e.g. 44534")
+    parser.add_argument("position", nargs="?", help="connect four moves, e.g. 44534")
+    parser.add_argument("--compare", nargs=2, metavar=("ONE", "TWO"), help="two --json files")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--unit-nodes", type=int, default=20_000_000, help="0: never split")
     parser.add_argument("--json", help="write the summary and every unit here")
+    parser.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a keyword of solve_distributed (a number; 0/1 for False/True)",
+    )
     args = parser.parse_args()
+    if args.compare:
+        logs = []
+        for name in args.compare:
+            with open(name) as file:
+                logs.append(json.load(file)["units"])
+        one, two = logs
+        found = compare(one, two)
+        total = [sum(unit.get("nodes", 0) for unit in log) for log in (one, two)]
+        print(f"nodes {total[0] / 1e6:.2f} M, {total[1] / 1e6:.2f} M")
+        for kind, extra in found["extra"].items():
+            print(f"  {kind:14} {extra / 1e6:+7.2f} M")
+        for row in found["positions"][:10]:
+            before, after = row["nodes"]
+            print(
+                f"  {row['position']:>12} {row['kind']:14} {before / 1e6:6.2f} -> "
+                f"{after / 1e6:6.2f} M  {row['windows'][0]} -> {row['windows'][1]}"
+            )
+        return
+    if args.position is None:
+        parser.error("a position, or --compare")
+    options = {
+        name: float(value) if "." in value else int(value)
+        for name, value in (item.split("=", 1) for item in args.option)
+    }
     game = get_game("connect4").from_position(args.position)
     budget = Budget(nodes=args.unit_nodes) if args.unit_nodes else None
     with Traced(args.workers) as executor, Store(":memory:") as store:
         result = solve_distributed(
-            game, executor=executor, store=store, hash_mb=64, moves="best", budget=budget
+            game,
+            executor=executor,
+            store=store,
+            hash_mb=64,
+            moves="best",
+            budget=budget,
+            **options,
         )
     log = sorted(executor.log, key=lambda unit: unit["sent"])
     total = {
@@ -120,6 +202,7 @@ def main() -> None:
         "splits": result.splits,
         "cancelled": result.cancelled,
         "narrowed": result.narrowed,
+        "options": args.option,
         **summary(log, args.workers),
     }
     for unit in log:

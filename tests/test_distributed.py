@@ -910,3 +910,39 @@ def test_a_re_search_tests_next_to_the_bound_it_failed_at_first() -> None:
     assert tree.first_test(key, (1, 2)) is None  # a null window has one test anyway
     tree.learn(key, 0, 2)
     assert tree.first_test(key, (0, 5)) == 0
+
+
+class EldestLast(EagerSplits):
+    """:class:`EagerSplits` that runs the latest unit sent at each wait, so the first unit
+    keeps running (a long eldest brother) while the later ones answer; :attr:`sent` lists every
+    unit's position in the order sent."""
+
+    def __init__(self, workers: int) -> None:
+        super().__init__(workers)
+        self.sent: list[str] = []
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any) -> Future[Any]:
+        if fn is solve_unit:
+            self.sent.append(args[1])
+        future = super().submit(fn, *args)
+        self.units.insert(0, self.units.pop())
+        return future
+
+
+@pytest.mark.parametrize("siblings_wait", [True, False])
+def test_the_siblings_of_a_long_unit_wait_for_it(siblings_wait: bool) -> None:
+    # Two workers: the eldest unit runs on while its brother answers at the first wait. After
+    # a second (SHARE_S), with siblings_wait the next unit sent is a unit of another parent
+    # (the next root move's), not the eldest's next brother; without it, the tree's order.
+    assert SHARE_S <= 1.0  # EagerSplits' clock moves a second a wait
+    game = Connect4.from_position("4453444433")
+    rank, best, _ = _local_moves(Solver("connect4"), game, False)
+    executor = EldestLast(2)
+    with Store(":memory:") as store:
+        found = solve_distributed(
+            game, executor=executor, store=store, moves="best", siblings_wait=siblings_wait
+        )
+    assert (found.rank, list(found.best_moves)) == (rank, best)
+    first, brother, third = executor.sent[:3]
+    assert first[:-1] == brother[:-1]  # the eldest and its brother, side by side
+    assert (third[:-1] != first[:-1]) == siblings_wait, executor.sent[:4]

@@ -57,6 +57,12 @@ with the latest tables of the last ``SHARED_TABLES`` workers that sent one; a wo
 each other worker's table once and skips its own, so a position proven on one node is not
 proven again on another when a unit there transposes into it.
 
+Siblings of a long unit wait for it. A unit whose sibling in the tree has run at least
+``SHARE_S`` (and still runs) goes after the other needed units: their subtrees meet, and on
+another worker, without the long unit's table (it is sent back only when it answers), a test of
+a younger brother costs two to fifty times what it costs once that table is loaded. Such a unit
+still goes when nothing else is needed, so no worker idles for it.
+
 A unit searched again starts from its last run's table. A unit that answers a bound (its
 rank lies outside the window it was sent in, a scout's fail high say) after at least
 ``HANDOVER_NODES`` nodes sends its worker's table back with it; if the unit is needed again in
@@ -798,6 +804,39 @@ class _Tree:
         return [move for move in legal if move in best]
 
 
+def _siblings_last(
+    tree: _Tree,
+    wanted: dict[int, tuple[int, int]],
+    running: dict[Future[UnitAnswer], tuple[int, tuple[int, int]]],
+    began: dict[Future[UnitAnswer], float],
+    since: float,
+) -> dict[int, tuple[int, int]]:
+    """``wanted`` with the units whose sibling in the tree has run since ``since`` or earlier
+    after the others, each part in its order: a long unit's table, which it sends back when it
+    answers, holds much of what its siblings search (their subtrees meet), so they wait for it
+    while other needed units can go first."""
+    parents = {
+        id(node.parent)
+        for future, (key, _) in running.items()
+        if began.get(future, since) <= since
+        for node in tree.units.get(key, [])
+        if node.parent is not None
+    }
+    if not parents:
+        return wanted
+
+    def sibling(key: int) -> bool:
+        return any(
+            node.parent is not None and id(node.parent) in parents
+            for node in tree.units.get(key, [])
+        )
+
+    later = {key for key in wanted if sibling(key)}
+    return {key: wanted[key] for key in wanted if key not in later} | {
+        key: wanted[key] for key in later
+    }
+
+
 def solve_distributed(
     game: Game[Any],
     *,
@@ -819,6 +858,7 @@ def solve_distributed(
     doubling: bool = True,
     narrow: bool = True,
     edges: bool = True,
+    siblings_wait: bool = True,
 ) -> DistributedResult:
     """The exact rank of ``game`` from work units solved on ``executor`` (see the module
     docstring), every result kept in ``store``. ``on_unit(position, rank)`` is called as each
@@ -833,7 +873,9 @@ def solve_distributed(
     above it. ``narrow=False``: a running unit whose window moves is not told (it goes on in the
     window it was sent in), for comparisons; ``edges=False``: a unit searched again after a
     bound starts with the engine's usual test, not next to that bound
-    (:meth:`_Tree.first_test`). (The options ``preempt``, ``young_wait`` and ``root_tests``
+    (:meth:`_Tree.first_test`); ``siblings_wait=False``: the siblings of a long running unit are
+    sent in the tree's order, not after the other needed units (see the module docstring). (The
+    options ``preempt``, ``young_wait`` and ``root_tests``
     are off by default: see ``docs/parallel.md``.)
 
     ``moves="best"`` also finds every best move (once the rank is known, each root move's
@@ -972,6 +1014,8 @@ def solve_distributed(
                     running[future] = (unit[0], wanted[unit[0]])
                     narrowed += 1
             sent = {key for key, _ in running.values()}
+            if siblings_wait and len(running) < executor.workers:
+                wanted = _siblings_last(tree, wanted, running, began, executor.clock() - SHARE_S)
             for key, window in wanted.items():
                 if len(running) >= executor.workers:
                     break
