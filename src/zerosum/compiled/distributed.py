@@ -59,9 +59,9 @@ proven again on another when a unit there transposes into it.
 
 Siblings of a long unit wait for it. A unit whose sibling in the tree has run at least
 ``SHARE_S`` (and still runs) goes after the other needed units: their subtrees meet, and on
-another worker, without the long unit's table (it is sent back only when it answers), a test of
-a younger brother costs two to fifty times what it costs once that table is loaded. Such a unit
-still goes when nothing else is needed, so no worker idles for it.
+another worker, without the long unit's table (it is sent back only when it answers), a
+younger brother's test often costs several times (up to fifty) what it costs with that table.
+Such a unit still goes when nothing else is needed, so no worker idles for it.
 
 A unit searched again starts from its last run's table. A unit that answers a bound (its
 rank lies outside the window it was sent in, a scout's fail high say) after at least
