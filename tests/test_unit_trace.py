@@ -1,0 +1,50 @@
+"""``benchmarks/unit_trace.py --compare``: where a second run's extra nodes went."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+
+def _unit_trace() -> ModuleType:
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "unit_trace.py"
+    spec = importlib.util.spec_from_file_location("unit_trace", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _unit(position: str, window: list[int], nodes: int, sent: float, rank: Any = 0) -> Any:
+    return {"position": position, "window": window, "nodes": nodes, "sent": sent, "rank": rank}
+
+
+def test_each_position_counts_under_the_first_kind_that_fits() -> None:
+    compare = _unit_trace().compare
+    one = [
+        _unit("11", [-17, 18], 100, 0.0),
+        _unit("12", [1, 2], 10, 1.0),
+        _unit("12", [-17, 1], 20, 2.0),
+        _unit("13", [1, 2], 5, 3.0),
+        _unit("14", [1, 2], 7, 4.0),
+    ]
+    two = [
+        _unit("11", [-17, 18], 100, 0.0),
+        _unit("12", [-17, 18], 50, 0.0),  # beside its eldest, in the whole window
+        _unit("12", [-2, 1], 15, 1.0),
+        _unit("13", [1, 2], 9, 1.5),  # the same window, from another table
+        _unit("14", [1, 2], 3, 2.0, rank=None),  # stopped, then run again
+        _unit("14", [1, 2], 7, 3.0),
+        _unit("15", [1, 2], 4, 2.5),  # never searched by one worker
+    ]
+    found = compare(one, two)
+    assert found["extra"] == {
+        "not in ONE": 4,
+        "stopped": 3,
+        "other windows": 35,
+        "same windows": 4,
+    }
+    assert found["positions"][0]["position"] == "12"  # the largest difference first
+    assert found["positions"][0]["windows"] == [[[1, 2], [-17, 1]], [[-17, 18], [-2, 1]]]
