@@ -124,6 +124,9 @@ REPORT_PLIES: Final = 3
 """How far below a stopped unit its table's bounds are sent back."""
 SHARE_S: Final = 1.0
 """How long a unit given other workers' tables runs before it sends its own back."""
+SIBLINGS_WAIT_S: Final = 1.0
+"""How long after a unit was sent its younger brothers wait behind the other needed units
+(``siblings_wait``), if it still runs."""
 SHARED_TABLES: Final = 2
 """How many workers' latest tables go with each unit (the workers that sent one last)."""
 SNAPSHOT_ENTRIES: Final = 1 << 18
@@ -811,30 +814,42 @@ def _siblings_last(
     began: dict[Future[UnitAnswer], float],
     since: float,
 ) -> dict[int, tuple[int, int]]:
-    """``wanted`` with the units whose sibling in the tree has run since ``since`` or earlier
-    after the others, each part in its order: a long unit's table, which it sends back when it
-    answers, holds much of what its siblings search (their subtrees meet), so they wait for it
-    while other needed units can go first."""
-    parents = {
-        id(node.parent)
-        for future, (key, _) in running.items()
-        if began.get(future, since) <= since
-        for node in tree.units.get(key, [])
-        if node.parent is not None
-    }
-    if not parents:
+    """``wanted`` with the younger brothers of the units running since ``since`` or earlier
+    (the units after such a unit in its parent's move order) after the others, each part in
+    its order; a running unit is never moved. A long unit's table, which it sends back when it
+    answers, holds much of what its younger brothers' tests search (their subtrees meet), so
+    they wait for it while other needed units can go first."""
+    sent = {key for key, _ in running.values()}
+    eldest: dict[int, int] = {}
+    """By parent (its id): the place among its children of its first long running unit."""
+    for future, (key, _) in running.items():
+        if began.get(future, since) > since:
+            continue
+        for node in tree.units.get(key, []):
+            if node.parent is not None:
+                place = _place(node)
+                eldest[id(node.parent)] = min(eldest.get(id(node.parent), place), place)
+    if not eldest:
         return wanted
 
-    def sibling(key: int) -> bool:
-        return any(
-            node.parent is not None and id(node.parent) in parents
+    def younger(key: int) -> bool:
+        return key not in sent and any(
+            node.parent is not None
+            and id(node.parent) in eldest
+            and _place(node) > eldest[id(node.parent)]
             for node in tree.units.get(key, [])
         )
 
-    later = {key for key in wanted if sibling(key)}
+    later = [key for key in wanted if younger(key)]
     return {key: wanted[key] for key in wanted if key not in later} | {
         key: wanted[key] for key in later
     }
+
+
+def _place(node: _Node) -> int:
+    """``node``'s place among its parent's children (their move order)."""
+    assert node.parent is not None
+    return next(i for i, child in enumerate(node.parent.children) if child is node)
 
 
 def solve_distributed(
@@ -1014,9 +1029,11 @@ def solve_distributed(
                     running[future] = (unit[0], wanted[unit[0]])
                     narrowed += 1
             sent = {key for key, _ in running.values()}
+            queue = wanted
             if siblings_wait and len(running) < executor.workers:
-                wanted = _siblings_last(tree, wanted, running, began, executor.clock() - SHARE_S)
-            for key, window in wanted.items():
+                since = executor.clock() - SIBLINGS_WAIT_S
+                queue = _siblings_last(tree, wanted, running, began, since)
+            for key, window in queue.items():
                 if len(running) >= executor.workers:
                     break
                 if key not in sent:
@@ -1043,6 +1060,7 @@ def solve_distributed(
             # Step 1b. With ``preempt``: needed units that wait for a worker while units later
             # in the tree's order run (the most speculative ones): the latest of those, once
             # past their budget, stop and go back to the queue, sent again from their tables.
+            # The tree's order (``wanted``), not the queue that ``siblings_wait`` reorders.
             if preempt and budget is not None and len(running) >= executor.workers:
                 order = {key: index for index, key in enumerate(wanted)}
                 sent = {key for key, _ in running.values()}
