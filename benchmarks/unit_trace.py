@@ -23,18 +23,23 @@ each under the first that fits:
 
 * ``not in ONE``: a position the first run never searched (a younger brother sent beside an
   eldest that refuted their parent, say);
-* ``stopped``: a position with a run cancelled while it ran (its nodes lost, but for its table);
+* ``not in TWO``: a position only the first run searched (its nodes count as fewer);
+* ``stopped``: a position with a run of the second stopped while it ran: cancelled (its nodes
+  lost, but for its table), preempted, or split for its budget (its children are positions of
+  their own);
 * ``other windows``: searched in other windows than the first run's (a brother in the whole
   window beside its eldest, a test at a guarantee that a brother set before its eldest);
 * ``same windows``: in the same windows: the difference is the table it started from.
 
 ``--option NAME=VALUE`` passes a keyword of ``solve_distributed`` (a number: with a point a
-float, else an integer, 0 and 1 for False and True), for comparisons.
+float, else an integer, 0 and 1 for False and True), for comparisons; not one of those this
+tool passes itself (``budget``, ``moves``, ``hash_mb``, ...).
 """
 
 from __future__ import annotations
 
 import argparse
+import inspect
 import itertools
 import json
 import time
@@ -110,7 +115,15 @@ def summary(log: list[dict[str, Any]], workers: int) -> dict[str, float]:
     }
 
 
-KINDS: Final = ("not in ONE", "stopped", "other windows", "same windows")
+NOT_IN_ONE: Final = "not in ONE"
+NOT_IN_TWO: Final = "not in TWO"
+STOPPED: Final = "stopped"
+OTHER_WINDOWS: Final = "other windows"
+SAME_WINDOWS: Final = "same windows"
+KINDS: Final = (NOT_IN_ONE, NOT_IN_TWO, STOPPED, OTHER_WINDOWS, SAME_WINDOWS)
+"""Where a position's extra nodes go (see the module docstring), the first that fits."""
+PASSED: Final = ("game", "executor", "store", "hash_mb", "moves", "budget")
+"""The keywords of ``solve_distributed`` that this tool passes itself."""
 
 
 def compare(one: list[dict[str, Any]], two: list[dict[str, Any]]) -> dict[str, Any]:
@@ -127,17 +140,39 @@ def compare(one: list[dict[str, Any]], two: list[dict[str, Any]]) -> dict[str, A
         nodes = [sum(unit.get("nodes", 0) for unit in units) for units in (first, second)]
         windows = [[unit["window"] for unit in units] for units in (first, second)]
         if not first:
-            kind = KINDS[0]
+            kind = NOT_IN_ONE
+        elif not second:
+            kind = NOT_IN_TWO
         elif any(unit.get("rank") is None for unit in second):
-            kind = KINDS[1]
+            kind = STOPPED
         elif windows[0] != windows[1]:
-            kind = KINDS[2]
+            kind = OTHER_WINDOWS
         else:
-            kind = KINDS[3]
+            kind = SAME_WINDOWS
         kinds[kind] += nodes[1] - nodes[0]
         rows.append({"position": position, "kind": kind, "nodes": nodes, "windows": windows})
     rows.sort(key=lambda row: row["nodes"][0] - row["nodes"][1])
     return {"extra": kinds, "positions": rows}
+
+
+def options(items: list[str]) -> dict[str, Any]:
+    """``--option NAME=VALUE`` items as keywords of ``solve_distributed``; a ValueError names
+    what is wrong with one."""
+    keywords = inspect.signature(solve_distributed).parameters
+    found: dict[str, Any] = {}
+    for item in items:
+        name, equals, value = item.partition("=")
+        if not equals:
+            raise ValueError(f"--option {item!r}: expected NAME=VALUE")
+        if name not in keywords:
+            raise ValueError(f"--option {item!r}: {name!r} is not a keyword of solve_distributed")
+        if name in PASSED:
+            raise ValueError(f"--option {item!r}: unit_trace.py sets {name!r} itself")
+        try:
+            found[name] = float(value) if "." in value else int(value)
+        except ValueError:
+            raise ValueError(f"--option {item!r}: {value!r} is not a number") from None
+    return found
 
 
 def main() -> None:
@@ -162,8 +197,8 @@ def main() -> None:
                 logs.append(json.load(file)["units"])
         one, two = logs
         found = compare(one, two)
-        total = [sum(unit.get("nodes", 0) for unit in log) for log in (one, two)]
-        print(f"nodes {total[0] / 1e6:.2f} M, {total[1] / 1e6:.2f} M")
+        nodes = [sum(unit.get("nodes", 0) for unit in log) for log in (one, two)]
+        print(f"nodes {nodes[0] / 1e6:.2f} M, {nodes[1] / 1e6:.2f} M")
         for kind, extra in found["extra"].items():
             print(f"  {kind:14} {extra / 1e6:+7.2f} M")
         for row in found["positions"][:10]:
@@ -175,10 +210,10 @@ def main() -> None:
         return
     if args.position is None:
         parser.error("a position, or --compare")
-    options = {
-        name: float(value) if "." in value else int(value)
-        for name, value in (item.split("=", 1) for item in args.option)
-    }
+    try:
+        keywords = options(args.option)  # before any worker starts
+    except ValueError as error:
+        parser.error(str(error))
     game = get_game("connect4").from_position(args.position)
     budget = Budget(nodes=args.unit_nodes) if args.unit_nodes else None
     with Traced(args.workers) as executor, Store(":memory:") as store:
@@ -189,7 +224,7 @@ def main() -> None:
             hash_mb=64,
             moves="best",
             budget=budget,
-            **options,
+            **keywords,
         )
     log = sorted(executor.log, key=lambda unit: unit["sent"])
     total = {

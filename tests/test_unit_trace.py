@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import importlib.util
+import re
 from pathlib import Path
 from types import ModuleType
 from typing import Any
+
+import pytest
 
 
 def _unit_trace() -> ModuleType:
@@ -42,9 +45,42 @@ def test_each_position_counts_under_the_first_kind_that_fits() -> None:
     found = compare(one, two)
     assert found["extra"] == {
         "not in ONE": 4,
+        "not in TWO": 0,
         "stopped": 3,
         "other windows": 35,
         "same windows": 4,
     }
     assert found["positions"][0]["position"] == "12"  # the largest difference first
     assert found["positions"][0]["windows"] == [[[1, 2], [-17, 1]], [[-17, 18], [-2, 1]]]
+
+
+def test_a_position_only_one_searched_counts_as_not_in_two() -> None:
+    compare = _unit_trace().compare
+    one = [_unit("11", [-17, 18], 100, 0.0), _unit("12", [1, 2], 50, 1.0)]
+    two = [_unit("11", [-17, 18], 100, 0.0)]
+    found = compare(one, two)
+    assert found["extra"]["not in TWO"] == -50
+    assert found["extra"]["other windows"] == 0
+    # a unit split for its budget answers no rank: stopped; its children are positions too
+    split = [_unit("11", [-17, 18], 30, 0.0, rank=None), _unit("111", [-18, 17], 80, 1.0)]
+    assert compare(one, split)["extra"] == {
+        "not in ONE": 80,
+        "not in TWO": -50,
+        "stopped": -70,
+        "other windows": 0,
+        "same windows": 0,
+    }
+
+
+def test_options_are_checked_before_any_worker_starts() -> None:
+    options = _unit_trace().options
+    assert options(["siblings_wait=0", "split=3"]) == {"siblings_wait": 0, "split": 3}
+    for item, error in [
+        ("siblings_wait", "expected NAME=VALUE"),
+        ("sibling_wait=0", "'sibling_wait' is not a keyword of solve_distributed"),
+        ("budget=5", "unit_trace.py sets 'budget' itself"),
+        ("hash_mb=8", "unit_trace.py sets 'hash_mb' itself"),
+        ("split=x", "'x' is not a number"),
+    ]:
+        with pytest.raises(ValueError, match=re.escape(error)):
+            options([item])
