@@ -57,11 +57,13 @@ with the latest tables of the last ``SHARED_TABLES`` workers that sent one; a wo
 each other worker's table once and skips its own, so a position proven on one node is not
 proven again on another when a unit there transposes into it.
 
-Siblings of a long unit wait for it. A unit whose sibling in the tree has run at least
-``SHARE_S`` (and still runs) goes after the other needed units: their subtrees meet, and on
-another worker, without the long unit's table (it is sent back only when it answers), a
-younger brother's test often costs several times (up to fifty) what it costs with that table.
-Such a unit still goes when nothing else is needed, so no worker idles for it.
+Younger brothers of a long unit wait for it. A unit after a running unit in their parent's
+move order (its younger brother) goes after the other needed units once that unit was sent at
+least ``SIBLINGS_WAIT_S`` ago: their subtrees meet, and on another worker, without the long
+unit's table (it is sent back only when it answers), a younger brother's test can cost several
+times what it costs with that table (three of five best-move tests on one position cost 3 to
+50 times more; ``docs/parallel.md``). Such a unit still goes when nothing else is needed, so no
+worker idles for it; the running units and their elder brothers keep their places.
 
 A unit searched again starts from its last run's table. A unit that answers a bound (its
 rank lies outside the window it was sent in, a scout's fail high say) after at least
@@ -888,10 +890,10 @@ def solve_distributed(
     above it. ``narrow=False``: a running unit whose window moves is not told (it goes on in the
     window it was sent in), for comparisons; ``edges=False``: a unit searched again after a
     bound starts with the engine's usual test, not next to that bound
-    (:meth:`_Tree.first_test`); ``siblings_wait=False``: the siblings of a long running unit are
-    sent in the tree's order, not after the other needed units (see the module docstring). (The
-    options ``preempt``, ``young_wait`` and ``root_tests``
-    are off by default: see ``docs/parallel.md``.)
+    (:meth:`_Tree.first_test`); ``siblings_wait=False``: the younger brothers of a long running
+    unit are sent in the tree's order, not after the other needed units (see the module
+    docstring). (The options ``preempt``, ``young_wait`` and ``root_tests`` are off by default:
+    see ``docs/parallel.md``.)
 
     ``moves="best"`` also finds every best move (once the rank is known, each root move's
     subtree is solved in the null window that tells whether it keeps the rank, as the local
