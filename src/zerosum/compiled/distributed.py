@@ -842,9 +842,9 @@ def _siblings_last(
             for node in tree.units.get(key, [])
         )
 
-    later = [key for key in wanted if younger(key)]
+    later = {key for key in wanted if younger(key)}
     return {key: wanted[key] for key in wanted if key not in later} | {
-        key: wanted[key] for key in later
+        key: wanted[key] for key in wanted if key in later
     }
 
 
