@@ -193,8 +193,11 @@ def main() -> None:
     if args.compare:
         logs = []
         for name in args.compare:
-            with open(name) as file:
-                logs.append(json.load(file)["units"])
+            try:
+                with open(name) as file:
+                    logs.append(json.load(file)["units"])
+            except (OSError, ValueError, KeyError, TypeError) as error:
+                parser.error(f"--compare {name}: not a --json file of this tool ({error})")
         one, two = logs
         found = compare(one, two)
         nodes = [sum(unit.get("nodes", 0) for unit in log) for log in (one, two)]

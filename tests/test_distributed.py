@@ -973,11 +973,11 @@ def test_only_the_younger_brothers_of_a_long_unit_wait() -> None:
     future: Future[UnitAnswer] = Future()
     running = {future: (long, wanted[long])}
     others = [key for key in wanted if key not in mine]
-    assert list(_siblings_last(tree, wanted, running, {future: 0.0}, 1.0)) == [
+    assert list(_siblings_last(tree, wanted, running, {long}, {future: 0.0}, 1.0)) == [
         elder, long, *others, *younger
     ]  # fmt: skip
     # a unit sent after ``since`` is not long yet: nothing moves
-    assert list(_siblings_last(tree, wanted, running, {future: 2.0}, 1.0)) == list(wanted)
+    assert list(_siblings_last(tree, wanted, running, {long}, {future: 2.0}, 1.0)) == list(wanted)
 
 
 def test_preempt_never_stops_the_long_eldest_whose_brothers_wait() -> None:

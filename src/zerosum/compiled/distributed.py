@@ -813,6 +813,7 @@ def _siblings_last(
     tree: _Tree,
     wanted: dict[int, tuple[int, int]],
     running: dict[Future[UnitAnswer], tuple[int, tuple[int, int]]],
+    sent: set[int],
     began: dict[Future[UnitAnswer], float],
     since: float,
 ) -> dict[int, tuple[int, int]]:
@@ -820,12 +821,11 @@ def _siblings_last(
     (the units after such a unit in its parent's move order) after the others, each part in
     its order; a running unit is never moved. A long unit's table, which it sends back when it
     answers, holds much of what its younger brothers' tests search (their subtrees meet), so
-    they wait for it while other needed units can go first."""
-    sent = {key for key, _ in running.values()}
+    they wait for it while other needed units can go first. ``sent``: the running units' keys."""
     eldest: dict[int, int] = {}
     """By parent (its id): the place among its children of its first long running unit."""
     for future, (key, _) in running.items():
-        if began.get(future, since) > since:
+        if began[future] > since:
             continue
         for node in tree.units.get(key, []):
             if node.parent is not None:
@@ -1034,7 +1034,7 @@ def solve_distributed(
             queue = wanted
             if siblings_wait and len(running) < executor.workers:
                 since = executor.clock() - SIBLINGS_WAIT_S
-                queue = _siblings_last(tree, wanted, running, began, since)
+                queue = _siblings_last(tree, wanted, running, sent, began, since)
             for key, window in queue.items():
                 if len(running) >= executor.workers:
                     break
