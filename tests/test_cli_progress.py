@@ -156,6 +156,10 @@ def test_elapsed_text(seconds: float, text: str) -> None:
         ),
         (["book", "tictactoe", "--moves", "b2", "--plies", "1"], "book: "),
         (["solve", "connect4", "--positions"], "solve: 3 of 3 positions, 0 mismatched"),
+        (
+            ["solve", "connect4", "--moves", "4444443333", "--cluster", "local", "--no-book"],
+            "solve: solving in work units",
+        ),
         (["match", "tictactoe", "--a", "depth=1", "--b", "depth=1", "--games", "2"], "match: "),
         # the compiled chess search is loaded (compiled on first use) before its clock runs
         (["analyze", "chess", "--depth", "2"], "compiled-tactical: loading (its first use"),

@@ -26,6 +26,7 @@ from typing import Any, Final
 
 from zerosum.cli.common import UsageError, emit, interruptible
 from zerosum.cli.engines import COMPILED_ENGINE
+from zerosum.cli.progress import Progress
 from zerosum.compiled import DEFAULT_HASH_MB
 from zerosum.formatting import exact_text, exact_value_text, move_names
 from zerosum.game import Game
@@ -61,8 +62,19 @@ def run_cluster(args: argparse.Namespace, spec: GameSpec, game: Game[Any]) -> in
     if args.root_tests < 0:
         raise UsageError(f"--root-tests {args.root_tests}: expected 0 (none) or more tests")
     budget = Budget(nodes=args.unit_nodes) if args.unit_nodes else None
-    with Store(args.store or ":memory:") as store, interruptible() as stop:
+    status = Progress.for_command(args, "solve")
+    answered = 0
+
+    def on_unit(position: Game[Any], rank: int) -> None:
+        nonlocal answered
+        answered += 1
+        status.update(f"solving in work units: {answered} proven, the last {position.position()}")
+
+    with Store(args.store or ":memory:") as store, interruptible() as stop, status:
         started = time.perf_counter()
+        status.update(
+            "starting the workers, loading the compiled solver (its first use compiles it)"
+        )
 
         # The kernel loads here while Ray connects (mostly waiting on its processes); an
         # error there is the solve's to report, in its own words.
@@ -79,6 +91,7 @@ def run_cluster(args: argparse.Namespace, spec: GameSpec, game: Game[Any]) -> in
         )
         loading.join()
         startup_s = time.perf_counter() - started
+        status.update("solving in work units")
         try:
             found = solve_distributed(
                 game,
@@ -92,6 +105,7 @@ def run_cluster(args: argparse.Namespace, spec: GameSpec, game: Game[Any]) -> in
                 budget=budget,
                 root_tests=args.root_tests > 0,
                 tests_at_once=max(args.root_tests, 1),
+                on_unit=on_unit,
             )
         finally:
             executor.shutdown(wait=False, cancel_futures=True)
