@@ -28,6 +28,12 @@ local solve of ``44534`` in the benchmark's own session took 63.7 s, a one-node 
 it 36.3 s).
 Every command's ``time_s`` (start-up, score and best moves: the whole command but Python's own
 start) is printed with the load average before it, and the scores and best moves must agree.
+With it, where the CPU went while the command ran (``/proc``, Linux): the command's own CPU
+seconds (``cmd``: the coordinator, or the whole local solve), each node's (``nodes``: every
+process of the node's session, its raylet and agents with its workers), the rest of the
+machine's (``others``: other sessions, the idle clusters' own processes), and the command's
+nodes over its nodes' CPU seconds (``M/cpu s``): whether a node searches slower beside the
+other, or only gets less of a CPU.
 A machine shared with other work makes single timings noisy: the table ends with each way's
 median and the per-round ratios.
 
@@ -42,6 +48,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -50,7 +57,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from ray_nodes import TwoNodes  # the tests' cluster, reused as it is
+from ray_nodes import TwoNodes, in_session  # the tests' cluster, reused as it is
 
 
 class OneNode(TwoNodes):
@@ -75,6 +82,73 @@ def _started(clusters: list[TwoNodes], kind: type[TwoNodes], source: str | None)
             os.environ["PYTHONPATH"] = saved
     clusters.append(cluster)
     return cluster
+
+
+def cpu_seconds(pid: int) -> float:
+    """The CPU seconds (user and system) process ``pid`` has taken so far (fields 14 and 15 of
+    ``/proc/PID/stat``); 0 for a process that is gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as file:
+            fields = file.read().rpartition(")")[2].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def machine_cpu_seconds() -> float:
+    """The CPU seconds every process of the machine has taken so far (``/proc/stat``: user,
+    nice, system, irq, softirq and steal, over all CPUs)."""
+    with open("/proc/stat") as file:
+        fields = file.readline().split()
+    user, nice, system, _idle, _iowait, irq, softirq, steal = map(int, fields[1:9])
+    return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
+
+
+def node_cpu_seconds(cluster: TwoNodes | None) -> list[float]:
+    """The CPU seconds taken so far by each node of ``cluster`` (the processes of its session
+    alive now), none for no cluster."""
+    if cluster is None:
+        return []
+    return [
+        sum(cpu_seconds(pid) for pid in [session, *in_session(session)])
+        for session in cluster.pids()
+    ]
+
+
+def children_cpu_seconds() -> float:
+    """The CPU seconds of this process's children that have ended (the commands)."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
+def cpu_line(cpu: dict[str, Any], nodes: int) -> str:
+    """A command's CPU use (the module docstring) as printed after its time."""
+    line = f" cpu: cmd {cpu['command']:.2f}"
+    if cpu["nodes"]:
+        spent = sum(cpu["nodes"])
+        rate = f", {nodes / spent / 1e6:.2f} M/cpu s" if spent > 0 else ""
+        line += f", nodes {[round(used, 2) for used in cpu['nodes']]}{rate}"
+    return line + f", others {cpu['others']:.2f}"
+
+
+def solve_measured(
+    position: str, extra: list[str], env: dict[str, str], cluster: TwoNodes | None
+) -> dict[str, Any]:
+    """:func:`solve`, with where the CPU went while it ran (``cpu``: ``command``, ``nodes``,
+    ``others``, CPU seconds)."""
+    nodes = node_cpu_seconds(cluster)
+    command = children_cpu_seconds()
+    machine = machine_cpu_seconds()
+    answer = solve(position, extra, env)
+    machine = machine_cpu_seconds() - machine
+    command = children_cpu_seconds() - command
+    nodes = [after - before for before, after in zip(nodes, node_cpu_seconds(cluster), strict=True)]
+    answer["cpu"] = {
+        "command": command,
+        "nodes": nodes,
+        "others": max(0.0, machine - command - sum(nodes)),
+    }
+    return answer
 
 
 def solve(position: str, extra: list[str], env: dict[str, str]) -> dict[str, Any]:
@@ -122,21 +196,29 @@ def main() -> None:
     try:
         two = _started(clusters, TwoNodes, None)
         one = _started(clusters, OneNode, None)
-        ways = {
-            "two": (["--cluster", two.address, *cluster], two.env),
-            "one": (["--cluster", one.address, *cluster], one.env),
-            "local": (["--no-book"], dict(os.environ)),
+        ways: dict[str, tuple[list[str], dict[str, str], TwoNodes | None]] = {
+            "two": (["--cluster", two.address, *cluster], two.env, two),
+            "one": (["--cluster", one.address, *cluster], one.env, one),
+            "local": (["--no-book"], dict(os.environ), None),
         }
         if args.root_tests:
             tests = ["--root-tests", str(args.root_tests)]
-            ways["two-t"] = (["--cluster", two.address, *cluster, *tests], two.env)
-            ways["one-t"] = (["--cluster", one.address, *cluster, *tests], one.env)
+            ways["two-t"] = (["--cluster", two.address, *cluster, *tests], two.env, two)
+            ways["one-t"] = (["--cluster", one.address, *cluster, *tests], one.env, one)
         if args.before is not None:
             source = str(args.before.resolve() / "src")
             two_before = _started(clusters, TwoNodes, source)
             one_before = _started(clusters, OneNode, source)
-            ways["two-b"] = (["--cluster", two_before.address, *cluster], two_before.env)
-            ways["one-b"] = (["--cluster", one_before.address, *cluster], one_before.env)
+            ways["two-b"] = (
+                ["--cluster", two_before.address, *cluster],
+                two_before.env,
+                two_before,
+            )
+            ways["one-b"] = (
+                ["--cluster", one_before.address, *cluster],
+                one_before.env,
+                one_before,
+            )
         times: dict[str, list[float]] = {way: [] for way in ways}
         print(
             f"{'round':>5} {'position':>9} {'way':>5} {'load':>5} {'time s':>7} {'score':>5} "
@@ -145,9 +227,9 @@ def main() -> None:
         for number in range(1, args.rounds + 1):
             for position in args.positions:
                 answers = {}
-                for way, (extra, env) in ways.items():
+                for way, (extra, env, nodes) in ways.items():
                     load = os.getloadavg()[0]
-                    answer = solve(position, extra, env)
+                    answer = solve_measured(position, extra, env, nodes)
                     answers[way] = answer
                     times[way].append(answer["time_s"])
                     units = ""
@@ -163,6 +245,7 @@ def main() -> None:
                         f"{number:>5} {position:>9} {way:>5} {load:>5.1f} "
                         f"{answer['time_s']:>7.2f} {answer['score']:>5} "
                         f"{' '.join(answer['best_moves']):>4} {answer['nodes']:>12,}{units}"
+                        + cpu_line(answer["cpu"], answer["nodes"])
                     )
                 values = {(a["score"], tuple(a["best_moves"])) for a in answers.values()}
                 assert len(values) == 1, f"{position}: the answers differ: {answers}"

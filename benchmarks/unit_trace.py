@@ -10,7 +10,13 @@ search took in the worker. The summary adds what the lines say together:
 * ``idle``: the worker-seconds with no unit running, over the span from the first unit sent to
   the last answer taken (a split happens only when a worker would idle);
 * ``outside``: the worker-seconds from sending the units to taking their answers less their
-  search seconds (sending, loading tables, making snapshots, the coordinator's turn).
+  search seconds (sending, loading tables, making snapshots, the coordinator's turn);
+* ``cpu``: the CPU seconds the solve took (from ``/proc``, Linux), over the whole
+  ``solve_distributed`` call (``wall_s``): each worker process's (``workers_cpu_s``), the
+  coordinator's (this process, ``coordinator_cpu_s``) and the rest of the machine's
+  (``others_cpu_s``: other sessions' work); ``nodes_per_cpu_s``, the nodes over the workers'
+  CPU seconds, says whether a worker searches slower beside another (the memory both use)
+  or only gets less of a CPU (``workers_cpu_s`` over ``wall_s``).
 
 Run from the repository root::
 
@@ -42,6 +48,7 @@ import argparse
 import inspect
 import itertools
 import json
+import os
 import time
 from collections.abc import Collection
 from concurrent.futures import Future
@@ -61,6 +68,18 @@ class Traced(ProcessExecutor):
         self.start = time.perf_counter()
         self.units: dict[Future[Any], dict[str, Any]] = {}
         self.log: list[dict[str, Any]] = []
+
+    def cpu(self) -> dict[str, Any]:
+        """The CPU seconds taken so far by the workers, this process and the machine, and the
+        wall clock (for :func:`cpu_use`)."""
+        return {
+            "workers": [
+                cpu_seconds(process.pid) for process in self.processes if process.pid is not None
+            ],
+            "coordinator": time.process_time(),
+            "machine": machine_cpu_seconds(),
+            "wall": time.perf_counter(),
+        }
 
     def _now(self) -> float:
         return round(time.perf_counter() - self.start, 3)
@@ -94,6 +113,38 @@ class Traced(ProcessExecutor):
                 unit.update(rank=answer.rank, nodes=answer.nodes, search_s=answer.seconds)
             self.log.append(unit)
         return done
+
+
+def cpu_seconds(pid: int) -> float:
+    """The CPU seconds (user and system) process ``pid`` has taken so far (Linux: fields 14 and
+    15 of ``/proc/PID/stat``)."""
+    with open(f"/proc/{pid}/stat") as file:
+        fields = file.read().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def machine_cpu_seconds() -> float:
+    """The CPU seconds every process of the machine has taken so far (``/proc/stat``: user,
+    nice, system, irq, softirq and steal, over all CPUs)."""
+    with open("/proc/stat") as file:
+        fields = file.readline().split()
+    user, nice, system, _idle, _iowait, irq, softirq, steal = map(int, fields[1:9])
+    return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
+
+
+def cpu_use(before: dict[str, Any], after: dict[str, Any], nodes: int) -> dict[str, Any]:
+    """What ``cpu`` in the module docstring says, from two readings of :meth:`Traced.cpu`."""
+    workers = [round(b - a, 2) for a, b in zip(before["workers"], after["workers"], strict=True)]
+    coordinator = after["coordinator"] - before["coordinator"]
+    machine = after["machine"] - before["machine"]
+    wall = after["wall"] - before["wall"]
+    return {
+        "wall_s": round(wall, 3),
+        "workers_cpu_s": workers,
+        "coordinator_cpu_s": round(coordinator, 2),
+        "others_cpu_s": round(max(0.0, machine - sum(workers) - coordinator), 2),
+        "nodes_per_cpu_s": round(nodes / sum(workers)) if sum(workers) > 0 else 0,
+    }
 
 
 def summary(log: list[dict[str, Any]], workers: int) -> dict[str, float]:
@@ -220,6 +271,7 @@ def main() -> None:
     game = get_game("connect4").from_position(args.position)
     budget = Budget(nodes=args.unit_nodes) if args.unit_nodes else None
     with Traced(args.workers) as executor, Store(":memory:") as store:
+        before = executor.cpu()
         result = solve_distributed(
             game,
             executor=executor,
@@ -229,6 +281,7 @@ def main() -> None:
             budget=budget,
             **keywords,
         )
+        used = cpu_use(before, executor.cpu(), result.nodes)
     log = sorted(executor.log, key=lambda unit: unit["sent"])
     total = {
         "position": args.position,
@@ -242,6 +295,7 @@ def main() -> None:
         "narrowed": result.narrowed,
         "options": args.option,
         **summary(log, args.workers),
+        **used,
     }
     for unit in log:
         told = " told " + str(unit["told"]) if "told" in unit else ""

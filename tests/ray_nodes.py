@@ -91,7 +91,7 @@ class _Node:
         start`` group (raylet, agents, the GCS of a head) and its workers, which lead groups
         of their own in the same session."""
         session = self.process.pid
-        for pid in [session, *_in_session(session)]:
+        for pid in [session, *in_session(session)]:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(pid, signal.SIGKILL)
         with contextlib.suppress(ProcessLookupError):
@@ -108,7 +108,7 @@ def session_of(pid: int) -> int | None:
         return None
 
 
-def _in_session(session: int) -> list[int]:
+def in_session(session: int) -> list[int]:
     """The processes of a session (:func:`session_of`)."""
     pids = (int(stat.parent.name) for stat in Path("/proc").glob("[0-9]*/stat"))
     return [pid for pid in pids if session_of(pid) == session]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import os
 import re
 from pathlib import Path
 from types import ModuleType
@@ -84,3 +85,31 @@ def test_options_are_checked_before_any_worker_starts() -> None:
     ]:
         with pytest.raises(ValueError, match=re.escape(error)):
             options([item])
+
+
+def test_cpu_use_splits_the_machine_into_workers_coordinator_and_others() -> None:
+    cpu_use = _unit_trace().cpu_use
+    before = {"workers": [1.0, 2.0], "coordinator": 0.5, "machine": 100.0, "wall": 10.0}
+    after = {"workers": [4.0, 4.5], "coordinator": 1.0, "machine": 112.0, "wall": 14.0}
+    assert cpu_use(before, after, 22_000_000) == {
+        "wall_s": 4.0,
+        "workers_cpu_s": [3.0, 2.5],
+        "coordinator_cpu_s": 0.5,
+        "others_cpu_s": 6.0,  # 12 s of the machine's, less the workers' 5.5 and the 0.5
+        "nodes_per_cpu_s": 4_000_000,
+    }
+    idle = {**before, "machine": 100.0}
+    assert cpu_use(idle, idle, 0)["nodes_per_cpu_s"] == 0  # no CPU: no rate
+
+
+def test_a_process_cpu_seconds_are_read_from_proc() -> None:
+    module = _unit_trace()
+    if not Path(f"/proc/{os.getpid()}/stat").exists():
+        pytest.skip("no /proc")
+    times = os.times()
+    tick = 1 / os.sysconf("SC_CLK_TCK")
+    # the kernel's count in ticks, never more than this process's own, and at most a few
+    # ticks less (the counts are read one after the other)
+    read = module.cpu_seconds(os.getpid())
+    assert times.user + times.system - 2 * tick <= read <= sum(os.times()[:2]) + tick
+    assert module.machine_cpu_seconds() >= read

@@ -1,0 +1,64 @@
+"""``benchmarks/ray_two_nodes.py``: where the CPU went while a command ran."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _ray_two_nodes() -> ModuleType:
+    sys.path.insert(0, str(ROOT / "tests"))
+    spec = importlib.util.spec_from_file_location(
+        "ray_two_nodes", ROOT / "benchmarks" / "ray_two_nodes.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_cpu_line_gives_each_node_and_the_nodes_rate() -> None:
+    cpu_line = _ray_two_nodes().cpu_line
+    two = {"command": 1.5, "nodes": [6.0, 4.0], "others": 9.25}
+    assert cpu_line(two, 48_000_000) == (
+        " cpu: cmd 1.50, nodes [6.0, 4.0], 4.80 M/cpu s, others 9.25"
+    )
+    local = {"command": 8.0, "nodes": [], "others": 1.0}
+    assert cpu_line(local, 48_000_000) == " cpu: cmd 8.00, others 1.00"
+
+
+def test_a_session_cpu_seconds_count_its_processes_and_a_gone_one_counts_nothing() -> None:
+    module = _ray_two_nodes()
+    if not Path(f"/proc/{os.getpid()}/stat").exists():
+        pytest.skip("no /proc")
+    busy = "import time\nt = time.process_time()\nwhile time.process_time() - t < 0.3: pass\n"
+    busy += "print(flush=True); input()"
+    child = subprocess.Popen(
+        [sys.executable, "-c", busy],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        assert child.stdout is not None
+        child.stdout.readline()  # its 0.3 CPU seconds are spent
+
+        class Cluster:
+            def pids(self) -> list[int]:
+                return [child.pid]
+
+        (spent,) = module.node_cpu_seconds(Cluster())
+        assert spent >= 0.3 - 2 / os.sysconf("SC_CLK_TCK")
+        assert module.node_cpu_seconds(None) == []
+    finally:
+        child.communicate("\n")
+    assert module.cpu_seconds(child.pid) == 0.0  # gone (reaped)
