@@ -27,7 +27,9 @@ each node get a share of the CPUs as separate machines would (on this shared mac
 local solve of ``44534`` in the benchmark's own session took 63.7 s, a one-node cluster beside
 it 36.3 s).
 Every command's ``time_s`` (start-up, score and best moves: the whole command but Python's own
-start) is printed with the load average before it, and the scores and best moves must agree.
+start) is printed with the load average before it and its start-up (``start``: Ray's
+connection and the compiled kernel's load before the first unit; for a local solve, the
+solver's load), and the scores and best moves must agree.
 With it, where the CPU went while the command ran (``/proc``, Linux): the command's own CPU
 seconds (``cmd``: the coordinator, or the whole local solve), each node's (``nodes``: every
 process of the node's session, its raylet and agents with its workers), the rest of the
@@ -245,6 +247,7 @@ def main() -> None:
                         f"{number:>5} {position:>9} {way:>5} {load:>5.1f} "
                         f"{answer['time_s']:>7.2f} {answer['score']:>5} "
                         f"{' '.join(answer['best_moves']):>4} {answer['nodes']:>12,}{units}"
+                        + f" start {answer.get('startup_s', 0.0):.2f} s"
                         + cpu_line(answer["cpu"], answer["nodes"])
                     )
                 values = {(a["score"], tuple(a["best_moves"])) for a in answers.values()}
