@@ -35,7 +35,9 @@ seconds (``cmd``: the coordinator, or the whole local solve), each node's (``nod
 process of the node's session, its raylet and agents with its workers), the rest of the
 machine's (``others``: other sessions, the idle clusters' own processes), and the command's
 nodes over its nodes' CPU seconds (``M/cpu s``): whether a node searches slower beside the
-other, or only gets less of a CPU.
+other, or only gets less of a CPU. The end adds each way's CPU over all its commands: the
+share of a core each node got, and the share of the machine other sessions took (near 0 on a
+quiet machine).
 A machine shared with other work makes single timings noisy: the table ends with each way's
 median and the per-round ratios.
 
@@ -54,6 +56,7 @@ import resource
 import statistics
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -133,19 +136,40 @@ def cpu_line(cpu: dict[str, Any], nodes: int) -> str:
     return line + f", others {cpu['others']:.2f}"
 
 
+def cpu_summary(answers: list[dict[str, Any]], cores: int) -> str:
+    """One way's CPU over all its commands (:func:`solve_measured` answers): the share of a
+    core each node got (its CPU seconds over the commands' seconds), its nodes over its nodes'
+    CPU seconds, and the share of the machine's ``cores`` that other sessions took meanwhile
+    (near 0 on a quiet machine)."""
+    wall = sum(answer["cpu"]["wall"] for answer in answers)
+    line = ""
+    spent = [
+        sum(used) for used in zip(*(answer["cpu"]["nodes"] for answer in answers), strict=True)
+    ]
+    if spent and wall > 0:
+        nodes = sum(answer["nodes"] for answer in answers)
+        shares = ", ".join(f"{used / wall:.2f}" for used in spent)
+        line += f"a node's share of a core {shares}; {nodes / sum(spent) / 1e6:.2f} M/cpu s; "
+    others = sum(answer["cpu"]["others"] for answer in answers)
+    return line + f"others {others / (wall * cores) if wall > 0 else 0.0:.2f} of the machine"
+
+
 def solve_measured(
     position: str, extra: list[str], env: dict[str, str], cluster: TwoNodes | None
 ) -> dict[str, Any]:
     """:func:`solve`, with where the CPU went while it ran (``cpu``: ``command``, ``nodes``,
-    ``others``, CPU seconds)."""
+    ``others``, CPU seconds, and ``wall``: the command's seconds from its start to its end)."""
     nodes = node_cpu_seconds(cluster)
     command = children_cpu_seconds()
     machine = machine_cpu_seconds()
+    wall = time.perf_counter()
     answer = solve(position, extra, env)
+    wall = time.perf_counter() - wall
     machine = machine_cpu_seconds() - machine
     command = children_cpu_seconds() - command
     nodes = [after - before for before, after in zip(nodes, node_cpu_seconds(cluster), strict=True)]
     answer["cpu"] = {
+        "wall": wall,
         "command": command,
         "nodes": nodes,
         "others": max(0.0, machine - command - sum(nodes)),
@@ -222,6 +246,7 @@ def main() -> None:
                 one_before,
             )
         times: dict[str, list[float]] = {way: [] for way in ways}
+        measured: dict[str, list[dict[str, Any]]] = {way: [] for way in ways}
         print(
             f"{'round':>5} {'position':>9} {'way':>5} {'load':>5} {'time s':>7} {'score':>5} "
             f"{'best':>4} {'nodes':>12}"
@@ -234,6 +259,7 @@ def main() -> None:
                     answer = solve_measured(position, extra, env, nodes)
                     answers[way] = answer
                     times[way].append(answer["time_s"])
+                    measured[way].append(answer)
                     units = ""
                     if way != "local":
                         placed = sorted(answer.get("units_per_node", {}).values())
@@ -281,6 +307,9 @@ def main() -> None:
                     f"two/local {per_round['two-b'][r] / per_round['local'][r]:.2f}"
                 )
             print(line)
+        print("\nway    CPU over all its commands")
+        for way, done in measured.items():
+            print(f"{way:>5} {cpu_summary(done, os.cpu_count() or 1)}")
         print(f"load average after: {os.getloadavg()[0]:.2f}")
     finally:
         for started in clusters:

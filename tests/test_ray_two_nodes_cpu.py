@@ -62,3 +62,16 @@ def test_a_session_cpu_seconds_count_its_processes_and_a_gone_one_counts_nothing
     finally:
         child.communicate("\n")
     assert module.cpu_seconds(child.pid) == 0.0  # gone (reaped)
+
+
+def test_a_way_s_cpu_summary_gives_each_node_s_share_and_the_others() -> None:
+    cpu_summary = _ray_two_nodes().cpu_summary
+    two = [
+        {"nodes": 30_000_000, "cpu": {"wall": 6.0, "nodes": [5.0, 4.0], "others": 1.2}},
+        {"nodes": 18_000_000, "cpu": {"wall": 4.0, "nodes": [3.0, 2.0], "others": 0.8}},
+    ]
+    assert cpu_summary(two, 2) == (
+        "a node's share of a core 0.80, 0.60; 3.43 M/cpu s; others 0.10 of the machine"
+    )
+    local = [{"nodes": 9, "cpu": {"wall": 5.0, "nodes": [], "others": 0.0}}]
+    assert cpu_summary(local, 2) == "others 0.00 of the machine"
