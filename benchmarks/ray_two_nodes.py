@@ -63,6 +63,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from ray_nodes import TwoNodes, in_session  # the tests' cluster, reused as it is
+from unit_trace import cpu_seconds, machine_cpu_seconds
 
 
 class OneNode(TwoNodes):
@@ -89,35 +90,13 @@ def _started(clusters: list[TwoNodes], kind: type[TwoNodes], source: str | None)
     return cluster
 
 
-def cpu_seconds(pid: int) -> float:
-    """The CPU seconds (user and system) process ``pid`` has taken so far (fields 14 and 15 of
-    ``/proc/PID/stat``); 0 for a process that is gone."""
-    try:
-        with open(f"/proc/{pid}/stat") as file:
-            fields = file.read().rpartition(")")[2].split()
-    except OSError:
-        return 0.0
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def machine_cpu_seconds() -> float:
-    """The CPU seconds every process of the machine has taken so far (``/proc/stat``: user,
-    nice, system, irq, softirq and steal, over all CPUs)."""
-    with open("/proc/stat") as file:
-        fields = file.readline().split()
-    user, nice, system, _idle, _iowait, irq, softirq, steal = map(int, fields[1:9])
-    return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
-
-
 def node_cpu_seconds(cluster: TwoNodes | None) -> list[float]:
     """The CPU seconds taken so far by each node of ``cluster`` (the processes of its session
-    alive now), none for no cluster."""
+    alive now, with their children that ended and were waited for: a lower bound, since a
+    process that ends between two readings is not counted), none for no cluster."""
     if cluster is None:
         return []
-    return [
-        sum(cpu_seconds(pid) for pid in [session, *in_session(session)])
-        for session in cluster.pids()
-    ]
+    return [sum(cpu_seconds(pid) for pid in in_session(session)) for session in cluster.pids()]
 
 
 def children_cpu_seconds() -> float:
@@ -146,7 +125,7 @@ def cpu_summary(answers: list[dict[str, Any]], cores: int) -> str:
     spent = [
         sum(used) for used in zip(*(answer["cpu"]["nodes"] for answer in answers), strict=True)
     ]
-    if spent and wall > 0:
+    if spent and wall > 0 and sum(spent) > 0:
         nodes = sum(answer["nodes"] for answer in answers)
         shares = ", ".join(f"{used / wall:.2f}" for used in spent)
         line += f"a node's share of a core {shares}; {nodes / sum(spent) / 1e6:.2f} M/cpu s; "

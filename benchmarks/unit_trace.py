@@ -117,19 +117,24 @@ class Traced(ProcessExecutor):
 
 def cpu_seconds(pid: int) -> float:
     """The CPU seconds (user and system) process ``pid`` has taken so far (Linux: fields 14 and
-    15 of ``/proc/PID/stat``)."""
-    with open(f"/proc/{pid}/stat") as file:
-        fields = file.read().rpartition(")")[2].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    15 of ``/proc/PID/stat``), with its children that have ended and been waited for (fields 16
+    and 17); 0 for a process that is gone. A child that ends unwaited, or a process that ends
+    between two readings, is not counted: the figure is a lower bound."""
+    try:
+        with open(f"/proc/{pid}/stat") as file:
+            fields = file.read().rpartition(")")[2].split()
+    except OSError:
+        return 0.0
+    return sum(int(field) for field in fields[11:15]) / os.sysconf("SC_CLK_TCK")
 
 
 def machine_cpu_seconds() -> float:
     """The CPU seconds every process of the machine has taken so far (``/proc/stat``: user,
-    nice, system, irq, softirq and steal, over all CPUs)."""
+    nice, system, irq and softirq over all CPUs; not steal, the hypervisor's)."""
     with open("/proc/stat") as file:
         fields = file.readline().split()
-    user, nice, system, _idle, _iowait, irq, softirq, steal = map(int, fields[1:9])
-    return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
+    user, nice, system, _idle, _iowait, irq, softirq = map(int, fields[1:8])
+    return (user + nice + system + irq + softirq) / os.sysconf("SC_CLK_TCK")
 
 
 def cpu_use(before: dict[str, Any], after: dict[str, Any], nodes: int) -> dict[str, Any]:
