@@ -43,14 +43,16 @@ import time
 STARTED = time.perf_counter()
 
 import argparse  # noqa: E402  (after the clock: the imports are timed)
+import importlib  # noqa: E402
 import itertools  # noqa: E402
 import json  # noqa: E402
 import os  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
+from collections import Counter  # noqa: E402
 from dataclasses import dataclass  # noqa: E402
 from pathlib import Path  # noqa: E402
-from typing import Any  # noqa: E402
+from typing import Any, Final  # noqa: E402
 
 from zerosum.cli.solve_cluster import KEEP_WORKERS_S  # noqa: E402
 from zerosum.compiled import DEFAULT_HASH_MB  # noqa: E402
@@ -72,26 +74,81 @@ UNIT_NODES = 20_000_000  # solve --unit-nodes's default
 
 @dataclass(frozen=True)
 class Timed(UnitAnswer):
-    """A unit's answer with its times in the worker (wall clock: one machine)."""
+    """A unit's answer with its times in the worker (wall clock: one machine) and where its
+    CPU went (:func:`timed_unit`)."""
 
     began: float = 0.0
     ended: float = 0.0
     setup: float = 0.0
     pid: int = 0
     cpu: float = 0.0
+    parts: tuple[tuple[str, float], ...] = ()
+
+
+CPU_PARTS: Final = ("fetch", "load", "snapshot", "bounds")
+"""The parts of a unit's own thread's CPU that :func:`timed_unit` times: the tables read from
+Ray's object store (``fetch``), put into the table (``load``), chosen to be sent back
+(``snapshot``), and a stopped unit's bounds (``bounds``)."""
+
+
+def _timed(costs: dict[str, float], part: str, function: Any) -> Any:
+    def timed(*args: Any, **keywords: Any) -> Any:
+        began = time.thread_time()
+        try:
+            return function(*args, **keywords)
+        finally:
+            costs[part] += time.thread_time() - began
+
+    return timed
 
 
 def timed_unit(*args: Any) -> Timed:
-    """:func:`solve_unit` with its start, end and the worker's solver set-up timed."""
+    """:func:`solve_unit` with its start, end and the worker's solver set-up timed, and its
+    CPU seconds by part (``parts``): each of :data:`CPU_PARTS` (this thread's CPU in it),
+    ``unit rest`` (the rest of this thread's: the stop board's and the window's checks, the
+    search's start), ``search`` (the process's CPU in the unit less this thread's: the
+    search's thread, with Ray's own threads meanwhile)."""
+    distributed = importlib.import_module("zerosum.compiled.distributed")
+    raybase = importlib.import_module("zerosum.runtime.raybase")
     began, cpu = time.time(), time.process_time()
     setup = 0.0
     if _unit_solver.cache_info().currsize == 0:  # the worker's first unit
         _unit_solver(args[0], args[4])
         setup = time.time() - began
-    answer = solve_unit(*args)
+    costs = dict.fromkeys(CPU_PARTS, 0.0)
+    saved = (
+        distributed.load_snapshot,
+        distributed.snapshot,
+        distributed.table_bounds,
+        raybase._RayShared.get,
+    )
+    distributed.load_snapshot = _timed(costs, "load", saved[0])
+    distributed.snapshot = _timed(costs, "snapshot", saved[1])
+    distributed.table_bounds = _timed(costs, "bounds", saved[2])
+    raybase._RayShared.get = _timed(costs, "fetch", saved[3])
+    thread = time.thread_time()
+    try:
+        answer = solve_unit(*args)
+    finally:
+        thread = time.thread_time() - thread
+        (
+            distributed.load_snapshot,
+            distributed.snapshot,
+            distributed.table_bounds,
+            raybase._RayShared.get,
+        ) = saved
     fields = (answer.rank, answer.nodes, answer.seconds, answer.bounds, answer.table)
     cpu = time.process_time() - cpu
-    return Timed(*fields, began=began, ended=time.time(), setup=setup, pid=os.getpid(), cpu=cpu)
+    parts = {**costs, "unit rest": thread - sum(costs.values()), "search": cpu - thread}
+    return Timed(
+        *fields,
+        began=began,
+        ended=time.time(),
+        setup=setup,
+        pid=os.getpid(),
+        cpu=cpu,
+        parts=tuple(parts.items()),
+    )
 
 
 def child(address: str, position: str, root_tests: int, keep_s: float) -> None:
@@ -140,7 +197,7 @@ def child(address: str, position: str, root_tests: int, keep_s: float) -> None:
             answer = future.result()
             back = taken.get(future, answer.ended)
             times = [at, answer.began, answer.ended, back, answer.seconds, answer.setup]
-            units.append([*times, answer.pid, answer.nodes, answer.cpu])
+            units.append([*times, answer.pid, answer.nodes, answer.cpu, dict(answer.parts)])
     report = {
         "import": IMPORTED,
         "connect": connect,
@@ -185,6 +242,27 @@ def parts(report: dict[str, Any]) -> dict[str, float]:
     return out
 
 
+POOL_WORKER: Final = "ray::PoolWorker"
+"""A pool worker's process (:func:`ray_two_nodes.process_kind`)."""
+
+
+def cpu_parts(report: dict[str, Any], kinds: list[dict[str, float]]) -> dict[str, float]:
+    """Where the nodes' CPU went in one command, CPU seconds summed over the nodes: the units'
+    parts (:func:`timed_unit`), ``worker outside units`` (the pool workers' processes less
+    their units: Ray's calls, their arguments' and answers' (de)serialisation, the warm-up),
+    and the nodes' other processes by kind (:class:`ray_two_nodes.NodeSampler`)."""
+    spent: Counter[str] = Counter()
+    for unit in report["units"]:
+        spent.update(unit[9])
+    units_cpu = sum(unit[8] for unit in report["units"])
+    others: Counter[str] = Counter()
+    for node in kinds:
+        others.update(node)
+    spent["worker outside units"] = others.pop(POOL_WORKER, 0.0) - units_cpu
+    spent.update(others)
+    return dict(spent)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--positions", nargs="+", default=["44534", "44533", "44536"])
@@ -204,7 +282,7 @@ def main() -> None:
         return
     print(f"command: {' '.join([os.path.basename(sys.executable), *sys.argv])}")
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from ray_two_nodes import OneNode, TwoNodes
+    from ray_two_nodes import NodeSampler, OneNode, TwoNodes
 
     cluster = (OneNode if args.nodes == 1 else TwoNodes)()
     names = ["import", "connect", "before", "start", "setup", "search", "tables", "trips"]
@@ -220,14 +298,15 @@ def main() -> None:
             begun = time.perf_counter()
             command = [sys.executable, __file__, "--child", cluster.address, position]
             command += ["--root-tests", str(args.root_tests)]
-            done = subprocess.run(
-                [*command, "--keep-workers", str(args.keep_workers)],
-                capture_output=True,
-                text=True,
-                env=cluster.env,
-                check=False,
-                start_new_session=True,
-            )
+            with NodeSampler(cluster) as sampler:
+                done = subprocess.run(
+                    [*command, "--keep-workers", str(args.keep_workers)],
+                    capture_output=True,
+                    text=True,
+                    env=cluster.env,
+                    check=False,
+                    start_new_session=True,
+                )
             spent = time.perf_counter() - begun
             if done.returncode != 0:
                 raise RuntimeError(f"the solve of {position} failed:\n{done.stderr[-2000:]}")
@@ -238,6 +317,12 @@ def main() -> None:
                 + " ".join(f"{split[name]:>7.2f}" for name in names)
                 + f" {len(report['units']):>5} {report['nodes']:>11,}"
                 + f"  score {report['rank']} best {' '.join(report['best'])}"
+            )
+            cpu = cpu_parts(report, sampler.kinds())
+            print(
+                f"{'':>8} nodes' CPU s {sum(cpu.values()):.2f}, "
+                f"{report['nodes'] / sum(cpu.values()) / 1e6:.2f} M/cpu s: "
+                + ", ".join(f"{part} {seconds:.2f}" for part, seconds in cpu.items())
             )
     finally:
         cluster.close()

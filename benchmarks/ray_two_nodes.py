@@ -56,13 +56,15 @@ import resource
 import statistics
 import subprocess
 import sys
+import threading
 import time
+from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from ray_nodes import TwoNodes, in_session  # the tests' cluster, reused as it is
+from ray_nodes import TwoNodes, in_session, session_of  # the tests' cluster, reused as it is
 from unit_trace import cpu_seconds, machine_cpu_seconds
 
 
@@ -99,6 +101,84 @@ def node_cpu_seconds(cluster: TwoNodes | None) -> list[float]:
     return [sum(cpu_seconds(pid) for pid in in_session(session)) for session in cluster.pids()]
 
 
+SAMPLE_S: Final = 0.25
+"""How often :class:`NodeSampler` reads the nodes' processes while a command runs."""
+
+
+def process_kind(pid: int) -> str:
+    """What process ``pid`` of a Ray node is, from its command line: a Ray worker by its
+    title, its method dropped (``ray::PoolWorker``, ``ray::_StopBoard``, ``ray::IDLE``), else
+    its program's name, or its script's for Python (``raylet``, ``gcs_server``,
+    ``dashboard.py``, ``ray``); "" for a process that is gone."""
+    try:
+        argv = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace").split("\0")
+    except OSError:
+        return ""
+    first = argv[0].strip()
+    if first.startswith("ray::"):
+        return first.split()[0].partition(".")[0]
+    program = os.path.basename(first)
+    if program.startswith("python"):
+        scripts = [os.path.basename(arg) for arg in argv[1:] if arg and not arg.startswith("-")]
+        return scripts[0] if scripts else program
+    return program
+
+
+class NodeSampler:
+    """The CPU seconds each node's processes took while a command ran, by kind of process
+    (:func:`process_kind`): read when it starts, every :data:`SAMPLE_S` while it runs (in a
+    thread) and when it stops, so that a process that starts and ends within the command (a
+    command's own short-lived actor) counts up to its last reading (still a lower bound). A
+    process first seen after the start counts from 0."""
+
+    def __init__(self, cluster: TwoNodes | None) -> None:
+        self._sessions = [] if cluster is None else cluster.pids()
+        self._first: list[dict[int, float]] = [{} for _ in self._sessions]
+        self._last: list[dict[int, tuple[str, float]]] = [{} for _ in self._sessions]
+        self._done = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def _read(self, baseline: bool = False) -> None:
+        pids: dict[int | None, list[int]] = {}
+        for stat in Path("/proc").glob("[0-9]*/stat"):  # one pass for every node
+            pids.setdefault(session_of(int(stat.parent.name)), []).append(int(stat.parent.name))
+        for session, first, last in zip(self._sessions, self._first, self._last, strict=True):
+            for pid in pids.get(session, []):
+                spent, kind = cpu_seconds(pid), process_kind(pid)
+                if not kind:
+                    continue  # gone since listed: its last reading stands
+                if baseline:
+                    first[pid] = spent
+                last[pid] = (kind, spent)
+
+    def __enter__(self) -> NodeSampler:
+        self._read(baseline=True)
+        if self._sessions:
+            self._thread = threading.Thread(target=self._sample, daemon=True)
+            self._thread.start()
+        return self
+
+    def _sample(self) -> None:
+        while not self._done.wait(SAMPLE_S):
+            self._read()
+
+    def __exit__(self, *exc: object) -> None:
+        self._done.set()
+        if self._thread is not None:
+            self._thread.join()
+        self._read()
+
+    def kinds(self) -> list[dict[str, float]]:
+        """Each node's CPU seconds by kind of process, the largest first."""
+        nodes = []
+        for first, last in zip(self._first, self._last, strict=True):
+            spent: Counter[str] = Counter()
+            for pid, (kind, seconds) in last.items():
+                spent[kind] += seconds - first.get(pid, 0.0)
+            nodes.append({kind: round(seconds, 2) for kind, seconds in spent.most_common()})
+        return nodes
+
+
 def children_cpu_seconds() -> float:
     """The CPU seconds of this process's children that have ended (the commands)."""
     used = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -133,6 +213,29 @@ def cpu_summary(answers: list[dict[str, Any]], cores: int) -> str:
     return line + f"others {others / (wall * cores) if wall > 0 else 0.0:.2f} of the machine"
 
 
+def kinds_line(kinds: list[dict[str, float]], most: int = 5) -> str:
+    """Each node's CPU seconds by kind of process (:meth:`NodeSampler.kinds`), its ``most``
+    largest kinds and the rest, as printed under a command's line."""
+    parts = []
+    for number, spent in enumerate(kinds, 1):
+        shown = list(spent.items())[:most]
+        rest = sum(spent.values()) - sum(seconds for _, seconds in shown)
+        text = ", ".join(f"{kind} {seconds:.2f}" for kind, seconds in shown)
+        parts.append(f"node {number}: {text}" + (f", rest {rest:.2f}" if rest >= 0.005 else ""))
+    return "; ".join(parts)
+
+
+def kinds_summary(answers: list[dict[str, Any]]) -> list[dict[str, float]]:
+    """Each node's CPU seconds by kind of process over all of one way's commands."""
+    nodes: list[Counter[str]] = []
+    for answer in answers:
+        for number, spent in enumerate(answer["cpu"].get("kinds", [])):
+            if number == len(nodes):
+                nodes.append(Counter())
+            nodes[number].update(spent)
+    return [{kind: round(seconds, 2) for kind, seconds in spent.most_common()} for spent in nodes]
+
+
 def solve_measured(
     position: str, extra: list[str], env: dict[str, str], cluster: TwoNodes | None
 ) -> dict[str, Any]:
@@ -142,7 +245,8 @@ def solve_measured(
     command = children_cpu_seconds()
     machine = machine_cpu_seconds()
     wall = time.perf_counter()
-    answer = solve(position, extra, env)
+    with NodeSampler(cluster) as sampler:
+        answer = solve(position, extra, env)
     wall = time.perf_counter() - wall
     machine = machine_cpu_seconds() - machine
     command = children_cpu_seconds() - command
@@ -152,6 +256,7 @@ def solve_measured(
         "command": command,
         "nodes": nodes,
         "others": max(0.0, machine - command - sum(nodes)),
+        "kinds": sampler.kinds(),
     }
     return answer
 
@@ -255,6 +360,8 @@ def main() -> None:
                         + f" start {answer.get('startup_s', 0.0):.2f} s"
                         + cpu_line(answer["cpu"], answer["nodes"])
                     )
+                    if answer["cpu"]["kinds"]:
+                        print(f"{'':>22} by process: {kinds_line(answer['cpu']['kinds'])}")
                 values = {(a["score"], tuple(a["best_moves"])) for a in answers.values()}
                 assert len(values) == 1, f"{position}: the answers differ: {answers}"
         print("\nway    total s per round (median)   rounds")
@@ -289,6 +396,9 @@ def main() -> None:
         print("\nway    CPU over all its commands")
         for way, done in measured.items():
             print(f"{way:>5} {cpu_summary(done, os.cpu_count() or 1)}")
+            kinds = kinds_summary(done)
+            if kinds:
+                print(f"{'':>5} by process: {kinds_line(kinds, most=8)}")
         print(f"load average after: {os.getloadavg()[0]:.2f}")
     finally:
         for started in clusters:
