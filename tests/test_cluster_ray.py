@@ -242,6 +242,89 @@ def test_pool_workers_stop_units_when_asked_and_leave_when_idle(
         time.sleep(0.1)  # polling an observable state, not waiting a fixed time
 
 
+def _actors(ray: Any, name: str) -> int:
+    """How many actors of class ``name`` the connected cluster has that are not dead."""
+    state = importlib.import_module("ray._private.state")
+    return sum(
+        1
+        for actor in state.actors().values()
+        if actor.get("ActorClassName") == name and actor.get("State") != "DEAD"
+    )
+
+
+def test_a_pool_command_starts_no_actor_of_its_own(ray_cluster: RayTaskExecutor) -> None:
+    # A Ray task's stop board is an actor of its command's: a Ray worker process started for
+    # each command (0.5-0.9 CPU seconds of its node's). A pool command's units take their
+    # stop requests and windows from their own workers: it starts none, and its units still
+    # stop when asked and take the windows they are told.
+    from zerosum.runtime.pool import RayPoolExecutor
+
+    ray = ray_cluster._ray
+    boards = _actors(ray, "_StopBoard")  # the task executor's own
+    with RayPoolExecutor("auto", idle_s=HANG_S) as pool:
+        assert pool.ready() == 2
+        endless = pool.submit(solve_unit, "connect4", "", (-100, 100), False, 16)
+        deadline = time.monotonic() + HANG_S
+        while not pool.narrow(endless, (-100, 99)):  # once it runs; decides nothing yet
+            assert time.monotonic() < deadline, "the unit never started"
+            pool.wait([endless], 0.05)
+        assert _actors(ray, "_StopBoard") == boards
+        assert pool.stop(endless)
+        settle(pool, [endless], "the pool unit asked to stop")
+        assert endless.result().rank is None
+
+
+def test_a_pool_unit_reads_its_requests_and_its_commands_beats_on_its_worker() -> None:
+    # What a pool worker keeps for its units, read by their stop checks without a message:
+    # each unit's stop request and newest window (a window's calls may run out of order),
+    # and its command's beats (a command that has not beaten for a while is gone).
+    from zerosum.runtime.pool import PoolWorker
+
+    worker = PoolWorker(idle_s=1e9)  # never leaves
+    worker.beat("a")
+    first, second = worker.check("a", 1, HANG_S), worker.check("a", 2, HANG_S)
+    assert not first() and not second() and first.window() is None
+    worker.narrow("a", 1, 2, -5, 5)
+    worker.narrow("a", 1, 1, 0, 1)  # an older window, run late: changes nothing
+    assert first.window() == (-5, 5) and second.window() is None
+    worker.ask("a", 1)
+    assert first() and not second()
+    assert worker.check("b", 1, HANG_S)()  # a command never heard of is gone
+    worker._beats["a"] -= 2.0  # "a" last beat 2 s ago
+    assert worker.check("a", 2, 1.0)() and not second()
+    worker.beat("a")
+    assert not worker.check("a", 2, 1.0)()
+    # A unit's requests are dropped once it has run; a gone command's with it.
+    worker.ask("a", 3)
+    worker.narrow("a", 3, 1, 0, 1)
+    worker.ask("c", 1)
+    worker._beats["c"] = time.monotonic() - 2 * HANG_S
+    assert worker.run([], "a", 3, int, ()) == (True, 0)
+    assert ("a", 3) not in worker._asked and ("a", 3) not in worker._windows
+    assert ("c", 1) not in worker._asked and "c" not in worker._beats
+    assert ("a", 1) in worker._asked  # another unit's request stays until it runs
+
+
+@pytest.mark.slow  # GONE_S (10 s) of a unit left running
+def test_a_pool_unit_stops_once_its_command_no_longer_beats(ray_cluster: RayTaskExecutor) -> None:
+    # A command killed with kill -9 beats no more: its unit (the empty board, minutes of
+    # search) stops on its own after GONE_S, and its worker takes the next command's units.
+    from zerosum.runtime.pool import GONE_S, RayPoolExecutor
+
+    with RayPoolExecutor("auto", idle_s=HANG_S) as pool:
+        assert pool.ready() == 2
+        endless = pool.submit(solve_unit, "connect4", "", (-100, 100), False, 16)
+        deadline = time.monotonic() + HANG_S
+        while not pool.narrow(endless, (-100, 99)):  # once it runs
+            assert time.monotonic() < deadline, "the unit never started"
+            pool.wait([endless], 0.05)
+        pool._closed.set()  # its beats end, as with the command's process
+        stopped = time.monotonic()
+        settle(pool, [endless], "the unit whose command beats no more")
+        assert endless.result().rank is None
+        assert time.monotonic() - stopped >= GONE_S - 1.0  # not stopped before it was gone
+
+
 def test_a_running_unit_is_told_its_new_window(ray_cluster: RayTaskExecutor) -> None:
     # The empty board in a wide window would run for minutes; told that only (15, 16) matters
     # now (does the first player win by its eighth stone?), it answers within milliseconds,

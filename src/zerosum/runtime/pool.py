@@ -28,12 +28,15 @@ such workers safe to share:
    would hold it while idle, and every other job of the cluster (a match, a book) would wait
    for it. The executor itself runs at most one unit per worker, one per CPU; Ray's scheduler
    does not see them, so other jobs of the same cluster share those CPUs meanwhile.
-5. **Stopped with its command.** A unit is asked to stop through its command's stop board, as
-   a Ray task is (:mod:`.cluster`, :mod:`.raybase`); the board dies with the command, and a
-   unit whose board stays unreachable for :data:`GONE_S` seconds stops on its own, so a
-   command killed with ``kill -9`` leaves no unit running for longer.
-   :meth:`RayPoolExecutor.close` asks its running units to stop and waits (a few seconds at
-   most) until they have.
+5. **Stopped with its command.** A unit is asked to stop, and told its new window, by calls
+   to its own worker (:meth:`PoolWorker.ask`, :meth:`PoolWorker.narrow`), which keeps them
+   for it: no actor of the command's own (a Ray task's stop board, :mod:`.cluster`, is a Ray
+   worker process started for each command, 0.5-0.9 CPU seconds of its node's each time).
+   A command beats to its workers every :data:`BEAT_S` seconds while it lives
+   (:meth:`PoolWorker.beat`, from a thread of its own), and a unit whose command has not
+   beaten for :data:`GONE_S` seconds stops on its own, so a command killed with ``kill -9``
+   leaves no unit running for longer. :meth:`RayPoolExecutor.close` asks its running units
+   to stop and waits (a few seconds at most) until they have.
 6. **Nothing lost.** A unit whose worker dies (with its node, say) goes back to the queue for
    the others, up to :data:`~zerosum.runtime.raybase.MAX_ATTEMPTS` runs; the command goes on
    without that worker, and the next command makes it again if its node lives on.
@@ -52,11 +55,13 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import importlib
+import itertools
 import os
 import sys
 import threading
 import time
 import traceback
+import uuid
 from collections import Counter, deque
 from collections.abc import Callable, Collection, Sequence
 from concurrent.futures import Future
@@ -67,16 +72,7 @@ import zerosum
 from zerosum.game import ZerosumError
 from zerosum.runtime.executor import GRACE_SECONDS, Executor, Shared, WorkerError, run_unit
 from zerosum.runtime.joining import AUTO, connect
-from zerosum.runtime.raybase import (
-    ASK_AGAIN_S,
-    MAX_ATTEMPTS,
-    Told,
-    _asks,
-    _node_id,
-    _reason,
-    share_on_ray,
-    stop_board,
-)
+from zerosum.runtime.raybase import MAX_ATTEMPTS, _node_id, _reason, share_on_ray
 from zerosum.runtime.signals import sigint_held
 from zerosum.runtime.workers import MAIN_SCRIPT, worker_imports, worker_init
 
@@ -90,13 +86,16 @@ IDLE_S: Final = 300.0
 """How long a pool worker waits for its next command before it exits (``solve --cluster
 --keep-workers``'s default)."""
 GONE_S: Final = 10.0
-"""How long a pool worker's unit goes on without reaching its command's stop board before it
-stops (the command died; a board that is restarted answers again within a second or two)."""
+"""How long a pool worker's unit goes on without a beat of its command before it stops (the
+command died)."""
+BEAT_S: Final = 1.0
+"""How often a command beats to its pool workers (:meth:`PoolWorker.beat`)."""
 MAKE_S: Final = 60.0
 """How long making one pool worker may take (a stale one's name freed, a new one started)."""
-CALLS: Final = 4
+CALLS: Final = 8
 """Calls a pool worker takes at once: one unit runs (the others wait for it), and a command's
-:meth:`~PoolWorker.hello` is answered while another command's unit runs."""
+:meth:`~PoolWorker.hello`, :meth:`~PoolWorker.ask`, :meth:`~PoolWorker.narrow` and
+:meth:`~PoolWorker.beat` are answered while a unit runs."""
 _LOOK_S: Final = 1.0
 """How often an idle pool worker looks whether its time is up."""
 
@@ -157,6 +156,12 @@ class PoolWorker:
         """Held by the unit that runs: one at a time, whichever command sent it (a worker
         answers :meth:`hello` meanwhile)."""
         self._uses = 0
+        self._asked: set[tuple[str, int]] = set()
+        """The units asked to stop: their command and number (:meth:`ask`)."""
+        self._windows: dict[tuple[str, int], tuple[int, int, int]] = {}
+        """The latest window each unit was told (:meth:`narrow`): its version and its ends."""
+        self._beats: dict[str, float] = {}
+        """When each command last beat (:meth:`beat`), or sent a unit."""
         threading.Thread(target=self._expire, name="zerosum-pool-idle", daemon=True).start()
 
     def hello(self, idle_s: float, code: str, imports: Sequence[str]) -> tuple[str, bool, int]:
@@ -181,20 +186,23 @@ class PoolWorker:
     def run(
         self,
         imports: Sequence[str],
-        board: Any,
+        command: str | None,
         number: int,
         function: Callable[..., Any],
         args: tuple[Any, ...],
     ) -> tuple[bool, Any]:
-        """``(True, function(*args))`` with its stop requests on ``board`` (none if None);
+        """``(True, function(*args))``, unit ``number`` of ``command``, with the stop requests
+        and windows that command sends here (:meth:`check`; none if ``command`` is None);
         ``(False, error)`` for bad input (a :class:`~zerosum.game.ZerosumError`), ``(False,
         traceback)`` for anything else that went wrong."""
         with self._lock:
             self._active += 1
+            if command is not None:
+                self._beats[command] = time.monotonic()
         try:
             with self._one:
                 worker_init(imports, signals=False)
-                check = None if board is None else _asks(board, number, gone_s=GONE_S)
+                check = None if command is None else self.check(command, number, GONE_S)
                 window = None if check is None else check.window
                 try:
                     return True, run_unit(check, function, *args, window=window)
@@ -206,6 +214,43 @@ class PoolWorker:
             with self._lock:
                 self._active -= 1
                 self._last = time.monotonic()
+                self._asked.discard((command or "", number))
+                self._windows.pop((command or "", number), None)
+                self._forget(GONE_S)
+
+    def ask(self, command: str, number: int) -> None:
+        """Ask unit ``number`` of ``command`` to stop (running, or about to run here)."""
+        with self._lock:
+            self._asked.add((command, number))
+
+    def narrow(self, command: str, number: int, version: int, low: int, high: int) -> None:
+        """Tell unit ``number`` of ``command`` that only the window ``(low, high)`` matters
+        now: its command's ``version`` of its window (1, 2, ...). Calls may run out of the
+        order they were sent in (a worker answers several at once), so a version not newer
+        than the one kept changes nothing."""
+        with self._lock:
+            if version > self._windows.get((command, number), (0, 0, 0))[0]:
+                self._windows[(command, number)] = (version, low, high)
+
+    def beat(self, command: str) -> None:
+        """``command`` lives (its units go on)."""
+        with self._lock:
+            self._beats[command] = time.monotonic()
+
+    def check(self, command: str, number: int, gone_s: float) -> _Check:
+        """Unit ``number`` of ``command``'s stop check here (:class:`_Check`)."""
+        return _Check(self, command, number, gone_s)
+
+    def _forget(self, gone_s: float) -> None:
+        """Drop what is kept for commands that have not beaten for ``gone_s`` (a request that
+        came after its unit ended). Called with :attr:`_lock` held."""
+        now = time.monotonic()
+        gone = {command for command, beat in self._beats.items() if now - beat >= gone_s}
+        if gone:
+            self._asked = {unit for unit in self._asked if unit[0] not in gone}
+            self._windows = {unit: w for unit, w in self._windows.items() if unit[0] not in gone}
+            for command in gone:
+                del self._beats[command]
 
     def _expire(self) -> None:
         """Exit once no command used this worker for its idle time."""
@@ -221,6 +266,30 @@ class PoolWorker:
             ray.kill(ray.get_runtime_context().current_actor, no_restart=True)
         time.sleep(GRACE_SECONDS)  # Ray ends this process; if it did not, leave anyway
         os._exit(0)
+
+
+class _Check:
+    """A unit's stop check on its pool worker (call it: true once its command asked it to
+    stop, or once that command has not beaten for ``gone_s`` seconds: it is gone), and the
+    window its command told it last (:meth:`window`). It reads what the worker keeps, which
+    costs no message."""
+
+    def __init__(self, worker: PoolWorker, command: str, number: int, gone_s: float) -> None:
+        self._worker, self._unit, self._gone_s = worker, (command, number), gone_s
+
+    def __call__(self) -> bool:
+        worker = self._worker
+        with worker._lock:
+            if self._unit in worker._asked:
+                return True
+            beat = worker._beats.get(self._unit[0])
+        return beat is None or time.monotonic() - beat >= self._gone_s
+
+    def window(self) -> tuple[int, int] | None:
+        """The latest window the unit was told, ``None`` if none."""
+        with self._worker._lock:
+            told = self._worker._windows.get(self._unit)
+        return None if told is None else (told[1], told[2])
 
 
 def _identity(actor: Any) -> Any:
@@ -280,10 +349,10 @@ class RayPoolExecutor(Executor):
         self._running: dict[Any, tuple[int, _Unit]] = {}
         """Each call in flight: its object reference with (slot index, unit)."""
         self._numbers = 0
-        self._asked: set[int] = set()
-        self._asked_at = 0.0
-        self._told = Told()
-        """The windows told to running units (sent again with the stop requests)."""
+        self._versions = itertools.count(1)
+        """The windows told to running units, numbered (:meth:`PoolWorker.narrow`)."""
+        self._command = uuid.uuid4().hex
+        """This command's name on its workers (:meth:`PoolWorker.run`)."""
         self._warming: dict[Any, int] = {}
         """The calls of :meth:`warm` in flight, with their worker's slot (busy until then)."""
         self._greeting: dict[Any, int] = {}
@@ -299,10 +368,13 @@ class RayPoolExecutor(Executor):
         self.lost_runs = 0
         """Runs of units lost with their worker, and run again."""
         self.workers = 0
-        self._board: Any = None
+        self._closed = threading.Event()
+        self._beating: threading.Thread | None = None
         try:
-            self._board = stop_board(self._ray)
             self._open()
+            self._beating = threading.Thread(target=self._beat, name="zerosum-pool-beat")
+            self._beating.daemon = True
+            self._beating.start()
         except BaseException:
             self.close()
             raise
@@ -426,7 +498,7 @@ class RayPoolExecutor(Executor):
     # -- units ---------------------------------------------------------------------------------
 
     def submit(self, fn: Callable[..., T], /, *args: Any) -> Future[T]:
-        if self._board is None:
+        if self._closed.is_set():
             raise RuntimeError("the executor is closed")
         self._numbers += 1
         future: Future[T] = Future()
@@ -457,19 +529,20 @@ class RayPoolExecutor(Executor):
                 index = self._idle.popleft()
                 unit.runs += 1
                 actor = self._slots[index].actor
-                ref = actor.run.remote(self._imports, self._board, unit.number, unit.fn, unit.args)
+                ref = actor.run.remote(
+                    self._imports, self._command, unit.number, unit.fn, unit.args
+                )
                 self._running[ref] = (index, unit)
 
     def stop(self, future: Future[Any]) -> bool:
-        for _, unit in self._running.values():
+        for index, unit in self._running.values():
             if unit.future is future:
-                if future.done() or self._board is None:
+                if future.done() or self._closed.is_set():
                     return False
                 try:
-                    self._board.ask.remote(unit.number)
-                except Exception:  # the board is gone (with the cluster)
+                    self._slots[index].actor.ask.remote(self._command, unit.number)
+                except Exception:  # the worker is gone (with the cluster)
                     return False
-                self._asked.add(unit.number)
                 return True
         future.cancel()  # still waiting for a worker: it never runs
         return False
@@ -478,13 +551,14 @@ class RayPoolExecutor(Executor):
         return future.running() and self.stop(future)
 
     def narrow(self, future: Future[Any], window: tuple[int, int]) -> bool:
-        for _, unit in self._running.values():
+        for index, unit in self._running.values():
             if unit.future is future:
-                if future.done() or self._board is None:
+                if future.done() or self._closed.is_set():
                     return False
                 try:
-                    self._told.tell(self._board, unit.number, window)
-                except Exception:  # the board is gone (with the cluster)
+                    actor = self._slots[index].actor
+                    actor.narrow.remote(self._command, unit.number, next(self._versions), *window)
+                except Exception:  # the worker is gone (with the cluster)
                     return False
                 return True
         return False
@@ -502,7 +576,6 @@ class RayPoolExecutor(Executor):
         done = {future for future in futures if future.done()}
         if done:
             return done
-        self._ask_again()
         if not self._running and not self._warming and not self._greeting:
             if self._waiting:
                 raise WorkerError("no Ray pool worker is left to run the units (every one died)")
@@ -568,23 +641,14 @@ class RayPoolExecutor(Executor):
         with contextlib.suppress(Exception):
             self._ray.kill(slot.actor, no_restart=True)
 
-    def _ask_again(self) -> None:
-        """The running units' stop requests and latest windows, sent again now and then (a
-        board that died comes back empty: see :data:`~zerosum.runtime.cluster.ASK_AGAIN_S`)."""
-        now = time.monotonic()
-        if (
-            not (self._asked or self._told)
-            or self._board is None
-            or now < self._asked_at + ASK_AGAIN_S
-        ):
-            return
-        self._asked_at = now
-        running = {unit.number for _, unit in self._running.values()}
-        self._asked &= running
-        for number in self._asked:
-            with contextlib.suppress(Exception):
-                self._board.ask.remote(number)
-        self._told.again(self._board, running)
+    def _beat(self) -> None:
+        """Beat to every worker of this command, every :data:`BEAT_S` seconds until it
+        closes (a thread of its own: a caller busy for a while between two :meth:`wait` calls
+        does not stop its units)."""
+        while not self._closed.wait(BEAT_S):
+            for slot in self._slots:
+                with contextlib.suppress(Exception):  # the worker is gone: wait() will say
+                    slot.actor.beat.remote(self._command)
 
     def close(self) -> None:
         """Give up every unit: running ones are asked to stop and waited for (a few seconds at
@@ -595,21 +659,21 @@ class RayPoolExecutor(Executor):
                 unit.future.cancel()
             self._waiting.clear()
             running, self._running = self._running, {}
-            board, self._board = self._board, None
+            closed = self._closed.is_set()
+            self._closed.set()
+            if self._beating is not None:
+                self._beating.join()
             ray = self._ray
-            if running and board is not None:
-                for _, unit in running.values():
+            if running and not closed:
+                for index, unit in running.values():
                     with contextlib.suppress(Exception):
-                        board.ask.remote(unit.number)
+                        self._slots[index].actor.ask.remote(self._command, unit.number)
                 with contextlib.suppress(Exception):
                     ray.wait(list(running), num_returns=len(running), timeout=GRACE_SECONDS)
             for _, unit in running.values():
                 unit.future.cancel()
             self._warming.clear()
             self._greeting.clear()
-            if board is not None:
-                with contextlib.suppress(Exception):
-                    ray.kill(board, no_restart=True)
             if self._owned:
                 self._owned = False
                 with contextlib.suppress(Exception):
