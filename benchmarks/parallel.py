@@ -66,6 +66,8 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from unit_trace import cpu_seconds, machine_cpu_seconds  # the benchmarks' /proc readers
+
 from zerosum.compiled.engine import DEPTH_INF, narrowed, next_test, score_of_rank
 from zerosum.compiled.parallel import ParallelEngine
 from zerosum.compiled.solver import Solver
@@ -381,25 +383,21 @@ class _OtherLoad:
 
 
 def _machine_busy() -> float | None:
-    """The CPU seconds every core of the machine spent busy so far (Linux)."""
+    """The CPU seconds every core of the machine spent busy so far (Linux; ``None``
+    elsewhere): :func:`unit_trace.machine_cpu_seconds`, the readers the benchmarks share."""
     try:
-        fields = [int(field) for field in Path("/proc/stat").read_text().split("\n")[0].split()[1:]]
+        return machine_cpu_seconds()
     except (OSError, ValueError):
         return None
-    idle = fields[3] + fields[4]
-    return (sum(fields) - idle) / os.sysconf("SC_CLK_TCK")
 
 
 def _cpu_seconds(pids: list[int]) -> float | None:
-    """The CPU seconds (user and system) the processes ``pids`` used so far (Linux)."""
-    seconds = 0.0
-    try:
-        for pid in pids:
-            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-            seconds += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    except (OSError, ValueError, IndexError):
+    """The CPU seconds the processes ``pids`` used so far, with the children each waited for
+    (:func:`unit_trace.cpu_seconds`); ``None`` if one of them cannot be read (gone, or no
+    ``/proc``)."""
+    if not all(Path(f"/proc/{pid}/stat").exists() for pid in pids):
         return None
-    return seconds
+    return sum(cpu_seconds(pid) for pid in pids)
 
 
 def simulated_root_splitting(hash_mb: float, positions: tuple[str, ...]) -> None:

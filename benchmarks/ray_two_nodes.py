@@ -129,7 +129,9 @@ class NodeSampler:
     (:func:`process_kind`): read when it starts, every :data:`SAMPLE_S` while it runs (in a
     thread) and when it stops, so that a process that starts and ends within the command (a
     command's own short-lived actor) counts up to its last reading (still a lower bound). A
-    process first seen after the start counts from 0."""
+    process first seen after the start counts from 0. Each process counts its own CPU only,
+    not its children's that it waited for: those count as themselves (a child counted in its
+    parent too would count twice)."""
 
     def __init__(self, cluster: TwoNodes | None) -> None:
         self._sessions = [] if cluster is None else cluster.pids()
@@ -144,7 +146,7 @@ class NodeSampler:
             pids.setdefault(session_of(int(stat.parent.name)), []).append(int(stat.parent.name))
         for session, first, last in zip(self._sessions, self._first, self._last, strict=True):
             for pid in pids.get(session, []):
-                spent, kind = cpu_seconds(pid), process_kind(pid)
+                spent, kind = cpu_seconds(pid, children=False), process_kind(pid)
                 if not kind:
                     continue  # gone since listed: its last reading stands
                 if baseline:
@@ -298,6 +300,8 @@ def main() -> None:
         "(another checkout: the code before a change), interleaved with the others",
     )
     args = parser.parse_args()
+    if args.rounds < 1:
+        parser.error(f"--rounds {args.rounds}: expected 1 or more")
     print(f"command: {' '.join([os.path.basename(sys.executable), *sys.argv])}")
     cluster = ["--split", str(args.split)]
     if args.unit_nodes is not None:

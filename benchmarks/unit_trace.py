@@ -115,17 +115,19 @@ class Traced(ProcessExecutor):
         return done
 
 
-def cpu_seconds(pid: int) -> float:
+def cpu_seconds(pid: int, *, children: bool = True) -> float:
     """The CPU seconds (user and system) process ``pid`` has taken so far (Linux: fields 14 and
     15 of ``/proc/PID/stat``), with its children that have ended and been waited for (fields 16
-    and 17); 0 for a process that is gone. A child that ends unwaited, or a process that ends
-    between two readings, is not counted: the figure is a lower bound."""
+    and 17; not with ``children=False``); 0 for a process that is gone. A child that ends
+    unwaited, or a process that ends between two readings, is not counted: the figure is a
+    lower bound."""
     try:
         with open(f"/proc/{pid}/stat") as file:
             fields = file.read().rpartition(")")[2].split()
     except OSError:
         return 0.0
-    return sum(int(field) for field in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+    used = fields[11:15] if children else fields[11:13]
+    return sum(int(field) for field in used) / os.sysconf("SC_CLK_TCK")
 
 
 def machine_cpu_seconds() -> float:

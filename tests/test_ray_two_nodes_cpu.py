@@ -84,3 +84,81 @@ def test_a_way_s_cpu_summary_gives_each_node_s_share_and_the_others() -> None:
     assert cpu_summary(local, 2) == "others 0.00 of the machine"
     idle = [{"nodes": 9, "cpu": {"wall": 5.0, "nodes": [0.0], "others": 0.0}}]
     assert cpu_summary(idle, 2) == "others 0.00 of the machine"
+
+
+def test_the_sampler_counts_a_child_that_ended_once_by_its_kind() -> None:
+    # A node's session leader burns 0.2 CPU seconds, then runs a child that burns 0.8 and is
+    # waited for: sampled while it runs, the child counts up to its last reading (at most a
+    # sample's CPU short), and the leader only its own (with the child's, it would count 0.8
+    # more).
+    module = _ray_two_nodes()
+    if not Path(f"/proc/{os.getpid()}/stat").exists():
+        pytest.skip("no /proc")
+    burn = "import time\nt = time.process_time()\nwhile time.process_time() - t < {}: pass\n"
+    busy = burn.format(0.2) + "import subprocess, sys\n"
+    busy += f"subprocess.run([sys.executable, '-c', {burn.format(0.8)!r}], check=True)\n"
+    busy += "print(flush=True); input()"
+    child = subprocess.Popen(
+        [sys.executable, "-c", busy],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        assert child.stdout is not None
+
+        class Cluster:
+            def pids(self) -> list[int]:
+                return [child.pid]
+
+        with module.NodeSampler(Cluster()) as sampler:
+            child.stdout.readline()  # both have burnt their CPU seconds
+        (kinds,) = sampler.kinds()
+        tick = 2 / os.sysconf("SC_CLK_TCK")
+        assert 1.0 - module.SAMPLE_S - tick <= sum(kinds.values()) <= 1.0 + 3 * tick
+        assert module.NodeSampler(None).kinds() == []
+    finally:
+        child.communicate("\n")
+
+
+def test_no_rounds_is_a_clear_error_before_any_cluster_starts() -> None:
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "ray_two_nodes.py"), "--rounds", "0"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT / "src")},
+        check=False,
+    )
+    assert done.returncode == 2
+    assert "--rounds 0: expected 1 or more" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_parallel_py_reads_the_cpu_as_the_other_benchmarks_do() -> None:
+    # benchmarks/parallel.py's readers are the shared ones of unit_trace.py: a process's CPU
+    # counts the children it waited for (its own reader of /proc did not), a gone one is not
+    # known (None).
+    sys.path[:0] = [str(ROOT / "benchmarks")]
+    spec = importlib.util.spec_from_file_location("parallel", ROOT / "benchmarks" / "parallel.py")
+    assert spec is not None and spec.loader is not None
+    parallel = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(parallel)
+    if not Path(f"/proc/{os.getpid()}/stat").exists():
+        pytest.skip("no /proc")
+    burn = "import time\nt = time.process_time()\nwhile time.process_time() - t < 0.3: pass\n"
+    waits = f"import subprocess, sys\nsubprocess.run([sys.executable, '-c', {burn!r}])\n"
+    waits += "print(flush=True); input()"
+    child = subprocess.Popen(
+        [sys.executable, "-c", waits], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert child.stdout is not None
+        child.stdout.readline()
+        spent = parallel._cpu_seconds([child.pid])
+        assert spent is not None and spent >= 0.3 - 2 / os.sysconf("SC_CLK_TCK")
+    finally:
+        child.communicate("\n")
+    assert parallel._cpu_seconds([child.pid]) is None  # gone (reaped)
+    busy = parallel._machine_busy()
+    assert busy is not None and busy >= parallel.machine_cpu_seconds() - 0.5
