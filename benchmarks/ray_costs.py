@@ -98,6 +98,7 @@ def _timed(costs: dict[str, float], part: str, function: Any) -> Any:
             return function(*args, **keywords)
         finally:
             costs[part] += time.thread_time() - began
+            costs[f"{part} n"] += 1
 
     return timed
 
@@ -115,7 +116,7 @@ def timed_unit(*args: Any) -> Timed:
     if _unit_solver.cache_info().currsize == 0:  # the worker's first unit
         _unit_solver(args[0], args[4])
         setup = time.time() - began
-    costs = dict.fromkeys(CPU_PARTS, 0.0)
+    costs = dict.fromkeys(CPU_PARTS, 0.0) | dict.fromkeys((f"{p} n" for p in CPU_PARTS), 0.0)
     saved = (
         distributed.load_snapshot,
         distributed.snapshot,
@@ -139,7 +140,8 @@ def timed_unit(*args: Any) -> Timed:
         ) = saved
     fields = (answer.rank, answer.nodes, answer.seconds, answer.bounds, answer.table)
     cpu = time.process_time() - cpu
-    parts = {**costs, "unit rest": thread - sum(costs.values()), "search": cpu - thread}
+    timed = sum(costs[part] for part in CPU_PARTS)
+    parts = {**costs, "unit rest": thread - timed, "search": cpu - thread}
     return Timed(
         *fields,
         began=began,
@@ -253,7 +255,7 @@ def cpu_parts(report: dict[str, Any], kinds: list[dict[str, float]]) -> dict[str
     and the nodes' other processes by kind (:class:`ray_two_nodes.NodeSampler`)."""
     spent: Counter[str] = Counter()
     for unit in report["units"]:
-        spent.update(unit[9])
+        spent.update({part: seconds for part, seconds in unit[9].items() if " n" not in part})
     units_cpu = sum(unit[8] for unit in report["units"])
     others: Counter[str] = Counter()
     for node in kinds:
@@ -319,10 +321,15 @@ def main() -> None:
                 + f"  score {report['rank']} best {' '.join(report['best'])}"
             )
             cpu = cpu_parts(report, sampler.kinds())
+            counts: Counter[str] = Counter()
+            for unit in report["units"]:
+                counts.update({part: n for part, n in unit[9].items() if part.endswith(" n")})
             print(
                 f"{'':>8} nodes' CPU s {sum(cpu.values()):.2f}, "
                 f"{report['nodes'] / sum(cpu.values()) / 1e6:.2f} M/cpu s: "
                 + ", ".join(f"{part} {seconds:.2f}" for part, seconds in cpu.items())
+                + "; calls: "
+                + ", ".join(f"{part[:-2]} {n:.0f}" for part, n in counts.items())
             )
     finally:
         cluster.close()

@@ -174,10 +174,11 @@ class NodeSampler:
         """Each node's CPU seconds by kind of process, the largest first."""
         nodes = []
         for first, last in zip(self._first, self._last, strict=True):
-            spent: Counter[str] = Counter()
+            spent: dict[str, float] = {}
             for pid, (kind, seconds) in last.items():
-                spent[kind] += seconds - first.get(pid, 0.0)
-            nodes.append({kind: round(seconds, 2) for kind, seconds in spent.most_common()})
+                spent[kind] = spent.get(kind, 0.0) + seconds - first.get(pid, 0.0)
+            ranked = sorted(spent.items(), key=lambda item: -item[1])
+            nodes.append({kind: round(seconds, 2) for kind, seconds in ranked})
         return nodes
 
 

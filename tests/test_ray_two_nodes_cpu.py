@@ -162,3 +162,27 @@ def test_parallel_py_reads_the_cpu_as_the_other_benchmarks_do() -> None:
     assert parallel._cpu_seconds([child.pid]) is None  # gone (reaped)
     busy = parallel._machine_busy()
     assert busy is not None and busy >= parallel.machine_cpu_seconds() - 0.5
+
+
+def test_ray_costs_splits_the_nodes_cpu_into_the_units_parts_and_the_processes() -> None:
+    sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "benchmarks")]
+    spec = importlib.util.spec_from_file_location("ray_costs", ROOT / "benchmarks" / "ray_costs.py")
+    assert spec is not None and spec.loader is not None
+    ray_costs = importlib.util.module_from_spec(spec)
+    sys.modules["ray_costs"] = ray_costs  # its dataclass looks its module up there
+    spec.loader.exec_module(ray_costs)
+    parts = {"fetch": 0.0, "load": 0.25, "snapshot": 0.5, "bounds": 0.0, "load n": 2.0}
+    parts |= {"unit rest": 0.25, "search": 4.0}
+    # a unit's row: its times, worker, nodes, CPU seconds (5.0) and CPU by part
+    report = {"units": [[0.0] * 6 + [1, 10, 5.0, parts], [0.0] * 6 + [2, 10, 1.0, {}]]}
+    kinds = [{"ray::PoolWorker": 4.5, "raylet": 0.5}, {"ray::PoolWorker": 2.0, "raylet": 0.25}]
+    assert ray_costs.cpu_parts(report, kinds) == {
+        "fetch": 0.0,
+        "load": 0.25,
+        "snapshot": 0.5,
+        "bounds": 0.0,
+        "unit rest": 0.25,
+        "search": 4.0,
+        "worker outside units": 0.5,  # 6.5 in the workers' processes, 6.0 in their units
+        "raylet": 0.75,
+    }
