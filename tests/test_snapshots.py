@@ -7,10 +7,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from zerosum.compiled.snapshots import (
+    TableSnapshot,
     deepest_slots,
     deepest_slots_reference,
     load_snapshot,
+    load_snapshot_reference,
     snapshot,
+    snapshot_reference,
 )
 from zerosum.compiled.solver import Solver
 from zerosum.games.connect4 import Connect4
@@ -52,3 +55,45 @@ def test_a_searched_tables_snapshot_is_the_twins_choice() -> None:
     load_snapshot(copy_keys, copy_data, kept)
     assert (copy_data[kept.slots] == kept.data).all()
     assert np.count_nonzero(copy_data) == 4096
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.none() | st.integers(0, 255) | st.sampled_from([3, 7, 7, 200]), max_size=300),
+    st.lists(st.none() | st.integers(0, 255) | st.sampled_from([3, 7, 7, 200]), max_size=300),
+    st.integers(0, 320),
+)
+def test_the_compiled_snapshot_and_load_are_their_twins(
+    ours: list[int | None], theirs: list[int | None], most: int
+) -> None:
+    # Another worker's snapshot of a table of the same size, taken and loaded into this one
+    # by the compiled loops and by the array operations: the same entries, the same table
+    # (an entry goes over one of a smaller or equal depth, or an empty slot, only).
+    size = max(len(ours), len(theirs))
+    ours = ours + [None] * (size - len(ours))
+    theirs = theirs + [None] * (size - len(theirs))
+    their_keys, their_data = _table(theirs)
+    their_data[their_data != 0] += 1 << 20  # other entries than ours in the same slots
+    fast, slow = (
+        take(their_keys, their_data, most, "there:2#1") for take in (snapshot, snapshot_reference)
+    )
+    for field in ("slots", "keys", "data"):
+        assert getattr(fast, field).tolist() == getattr(slow, field).tolist()
+    assert (fast.size, fast.origin) == (slow.size, slow.origin)
+    tables = [_table(ours) for _ in range(2)]
+    load_snapshot(*tables[0], fast)
+    load_snapshot_reference(*tables[1], fast)
+    assert tables[0][0].tolist() == tables[1][0].tolist()
+    assert tables[0][1].tolist() == tables[1][1].tolist()
+
+
+def test_a_snapshot_of_another_size_goes_in_as_the_search_stores() -> None:
+    # A table of another size: each entry stored by the engine's own rule, by both twins.
+    keys, data = _table([5, None, 9, 200, 3, None, 7, 7])
+    kept = TableSnapshot(8, *(np.array(a) for a in (range(8), keys, data)), "there:2#1")
+    tables = [(np.zeros(16, np.int64), np.zeros(16, np.int64)) for _ in range(2)]
+    load_snapshot(*tables[0], kept)
+    load_snapshot_reference(*tables[1], kept)
+    assert tables[0][0].tolist() == tables[1][0].tolist()
+    assert tables[0][1].tolist() == tables[1][1].tolist()
+    assert np.count_nonzero(tables[0][1]) > 0
