@@ -39,7 +39,10 @@ other, or only gets less of a CPU. The end adds each way's CPU over all its comm
 share of a core each node got, and the share of the machine other sessions took (near 0 on a
 quiet machine).
 A machine shared with other work makes single timings noisy: the table ends with each way's
-median and the per-round ratios.
+median and the per-round ratios (of ``time_s``), with the whole commands' seconds beside
+(from starting the command to its end: Python's start, its imports and its closing too). Under
+each cluster command, its nodes' CPU by kind of process (:class:`NodeSampler`): the pool
+worker, the raylet, a head's GCS, a command's own actors.
 
 Run from the repository root (Ray installed)::
 
@@ -369,7 +372,7 @@ def main() -> None:
                         print(f"{'':>22} by process: {kinds_line(answer['cpu']['kinds'])}")
                 values = {(a["score"], tuple(a["best_moves"])) for a in answers.values()}
                 assert len(values) == 1, f"{position}: the answers differ: {answers}"
-        print("\nway    total s per round (median)   rounds")
+        print("\nway    total s per round (median)   rounds   (whole commands, Python's start too)")
         rounds = args.rounds
         per_round: dict[str, list[float]] = {}
         for way, spent in times.items():
@@ -377,10 +380,18 @@ def main() -> None:
                 sum(spent[r * len(args.positions) : (r + 1) * len(args.positions)])
                 for r in range(rounds)
             ]
+            walls = [answer["cpu"]["wall"] for answer in measured[way]]
+            whole = [
+                sum(walls[r * len(args.positions) : (r + 1) * len(args.positions)])
+                for r in range(rounds)
+            ]
             per_round[way] = totals
             print(
                 f"{way:>5} {statistics.median(totals):>10.2f}   "
                 + " ".join(f"{total:.2f}" for total in totals)
+                + "   ("
+                + " ".join(f"{total:.2f}" for total in whole)
+                + ")"
             )
         for r in range(rounds):
             line = (
