@@ -716,6 +716,41 @@ def test_the_command_line_finds_the_score_by_tests_at_once(
         assert error.endswith(f"--keep-workers {bad}: expected 0 (none) or 10 to 86400 seconds")
 
 
+def test_the_command_loads_the_kernel_after_joining_not_beside_it(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Both are Python's work under one interpreter lock: side by side they took longer than
+    # one after the other. The kernel loads in the command's own thread, once the executor
+    # is open; the answer is the local solve's.
+    import threading
+
+    import zerosum.compiled.distributed as distributed
+    import zerosum.runtime.cluster as cluster
+
+    steps: list[tuple[str, bool]] = []
+    opened, loaded = cluster.open_executor, distributed.load_coordinator
+
+    def open_executor(*args: Any, **keywords: Any) -> Any:
+        steps.append(("open", threading.current_thread() is threading.main_thread()))
+        executor = opened(*args, **keywords)
+        steps.append(("opened", threading.current_thread() is threading.main_thread()))
+        return executor
+
+    def load_coordinator(game: Any) -> None:
+        steps.append(("load", threading.current_thread() is threading.main_thread()))
+        loaded(game)
+
+    monkeypatch.setattr(cluster, "open_executor", open_executor)
+    monkeypatch.setattr(distributed, "load_coordinator", load_coordinator)
+    argv = ["solve", "connect4", "--moves", "32164625", "--json"]
+    assert main([*argv, "--cluster", "local"]) == 0
+    found = json.loads(capsys.readouterr().out)
+    assert steps == [("open", True), ("opened", True), ("load", True)]
+    assert main([*argv, "--no-book"]) == 0
+    local = json.loads(capsys.readouterr().out)
+    assert (found["score"], found["best_moves"]) == (local["score"], local["best_moves"])
+
+
 def test_warming_the_pool_leaves_the_results_serial() -> None:
     # Each worker gets a warm-up before the units (best effort); the solve is the serial one.
     game = Connect4.from_position("32164625")

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import threading
 import time
 from typing import Any, Final
 
@@ -76,20 +75,18 @@ def run_cluster(args: argparse.Namespace, spec: GameSpec, game: Game[Any]) -> in
             "starting the workers, loading the compiled solver (its first use compiles it)"
         )
 
-        # The kernel loads here while Ray connects (mostly waiting on its processes); an
-        # error there is the solve's to report, in its own words.
-        def load() -> None:
-            with contextlib.suppress(Exception):
-                load_coordinator(game)
-
-        loading = threading.Thread(target=load, daemon=True)
-        loading.start()
         executor = open_executor(
             args.cluster,
             workers=0 if args.workers == 1 else args.workers,
             keep_s=args.keep_workers,
         )
-        loading.join()
+        # The kernel loads once Ray has connected, not beside it: both are Python's work
+        # (Ray's import and connection, numba's cache) and share one interpreter lock, so
+        # side by side they took longer than one after the other (0.82-0.89 s against
+        # 0.73-0.76 s, docs/parallel.md). An error there is the solve's to report, in its own
+        # words.
+        with contextlib.suppress(Exception):
+            load_coordinator(game)
         startup_s = time.perf_counter() - started
         status.update("solving in work units")
         try:
