@@ -290,10 +290,12 @@ def test_a_pool_unit_reads_its_requests_and_its_commands_beats_on_its_worker() -
     worker.ask("a", 1)
     assert first() and not second()
     assert worker.check("b", 1, HANG_S)()  # a command never heard of is gone
-    worker._beats["a"] -= 2.0  # "a" last beat 2 s ago
-    assert worker.check("a", 2, 1.0)() and not second()
+    worker._beats["a"] -= HANG_S * 3 / 4  # "a" last beat a while ago
+    assert worker.check("a", 2, HANG_S / 2)() and not second()
+    worker._last -= HANG_S  # and so did this worker's last unit: a beat keeps it too
     worker.beat("a")
-    assert not worker.check("a", 2, 1.0)()
+    assert not worker.check("a", 2, HANG_S / 2)()
+    assert time.monotonic() - worker._last < HANG_S / 2
     # A unit's requests are dropped once it has run; a gone command's with it.
     worker.ask("a", 3)
     worker.narrow("a", 3, 1, 0, 1)
@@ -323,6 +325,42 @@ def test_a_pool_unit_stops_once_its_command_no_longer_beats(ray_cluster: RayTask
         settle(pool, [endless], "the unit whose command beats no more")
         assert endless.result().rank is None
         assert time.monotonic() - stopped >= GONE_S - 1.0  # not stopped before it was gone
+
+
+@pytest.mark.parametrize("request_", ["stop", "window"])
+def test_a_unit_run_again_after_its_worker_died_is_told_what_its_command_asked(
+    ray_cluster: RayTaskExecutor, request_: str
+) -> None:
+    # A pool worker keeps its units' stop requests and windows. When it dies, its unit runs
+    # again on another worker: a stop request or a window sent to the dead one is told to
+    # the new one, or the unit (the empty board in a wide window: minutes of search) would
+    # run on unsplit, or in a window nobody needs, until it is solved.
+    from zerosum.runtime.pool import RayPoolExecutor
+
+    with RayPoolExecutor("auto", idle_s=HANG_S) as pool:
+        assert pool.ready() == 2
+        endless = pool.submit(solve_unit, "connect4", "", (-100, 100), False, 16)
+        deadline = time.monotonic() + HANG_S
+        while not pool.narrow(endless, (-100, 99)):  # once it runs; decides nothing yet
+            assert time.monotonic() < deadline, "the unit never started"
+            pool.wait([endless], 0.05)
+        ((index, _),) = pool._running.values()
+        ray_cluster._ray.kill(pool._slots[index].actor, no_restart=True)
+        # Sent to the dead worker: the executor learns of its death only in wait(), and only
+        # then runs the unit again on the other worker.
+        if request_ == "stop":
+            assert pool.stop(endless)
+        else:
+            assert pool.narrow(endless, (15, 16))  # does the first player win by move 8?
+        settle(pool, [endless], "the unit run again after its worker died")
+        assert pool.lost_runs == 1
+        answer = endless.result()
+        if request_ == "stop":
+            assert answer.rank is None  # stopped at once, with what it proved
+        else:
+            assert answer.rank is not None and answer.proven is not None
+            least, most = answer.proven
+            assert least <= 1 <= most <= 15  # the empty board's score is +1
 
 
 def test_a_running_unit_is_told_its_new_window(ray_cluster: RayTaskExecutor) -> None:

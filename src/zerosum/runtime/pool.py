@@ -233,9 +233,9 @@ class PoolWorker:
                 self._windows[(command, number)] = (version, low, high)
 
     def beat(self, command: str) -> None:
-        """``command`` lives (its units go on)."""
+        """``command`` lives (its units go on, and this worker waits for its next one)."""
         with self._lock:
-            self._beats[command] = time.monotonic()
+            self._beats[command] = self._last = time.monotonic()
 
     def check(self, command: str, number: int, gone_s: float) -> _Check:
         """Unit ``number`` of ``command``'s stop check here (:class:`_Check`)."""
@@ -305,6 +305,10 @@ class _Unit:
     ) -> None:
         self.number, self.fn, self.args, self.future = number, fn, args, future
         self.runs = 0
+        self.asked = False
+        """Whether its command asked it to stop (told again to each worker that runs it)."""
+        self.window: tuple[int, int, int] | None = None
+        """The latest window its command told it: version and ends (told again likewise)."""
 
 
 class _Slot:
@@ -533,44 +537,72 @@ class RayPoolExecutor(Executor):
                     self._imports, self._command, unit.number, unit.fn, unit.args
                 )
                 self._running[ref] = (index, unit)
+                if unit.runs > 1:  # run again: what its lost worker was told, told again
+                    self._tell(actor, unit)
 
-    def stop(self, future: Future[Any]) -> bool:
+    def _tell(self, actor: Any, unit: _Unit) -> None:
+        """Tell ``actor`` what ``unit``'s command asked of it so far: its stop and its latest
+        window (a worker keeps a request that comes before the unit's run)."""
+        with contextlib.suppress(Exception):  # the worker is gone: wait() will say
+            if unit.asked:
+                actor.ask.remote(self._command, unit.number)
+            if unit.window is not None:
+                actor.narrow.remote(self._command, unit.number, *unit.window)
+
+    def _unit(self, future: Future[Any]) -> tuple[int | None, _Unit] | None:
+        """``future``'s unit and its worker's slot: running, or waiting to run again after
+        its worker was lost (slot ``None``); ``None`` if it runs nowhere (done, or never
+        started)."""
         for index, unit in self._running.values():
             if unit.future is future:
-                if future.done() or self._closed.is_set():
-                    return False
-                try:
-                    self._slots[index].actor.ask.remote(self._command, unit.number)
-                except Exception:  # the worker is gone (with the cluster)
-                    return False
-                return True
-        future.cancel()  # still waiting for a worker: it never runs
-        return False
+                return index, unit
+        for unit in self._waiting:
+            if unit.future is future and future.running():
+                return None, unit
+        return None
+
+    def stop(self, future: Future[Any]) -> bool:
+        found = self._unit(future)
+        if found is None:
+            future.cancel()  # still waiting for a worker: it never runs
+            return False
+        index, unit = found
+        if future.done() or self._closed.is_set():
+            return False
+        unit.asked = True  # kept: a worker that runs it again is told too
+        if index is None:
+            return True
+        try:
+            self._slots[index].actor.ask.remote(self._command, unit.number)
+        except Exception:  # the worker is gone (with the cluster)
+            return False
+        return True
 
     def split(self, future: Future[Any]) -> bool:
         return future.running() and self.stop(future)
 
     def narrow(self, future: Future[Any], window: tuple[int, int]) -> bool:
-        for index, unit in self._running.values():
-            if unit.future is future:
-                if future.done() or self._closed.is_set():
-                    return False
-                try:
-                    actor = self._slots[index].actor
-                    actor.narrow.remote(self._command, unit.number, next(self._versions), *window)
-                except Exception:  # the worker is gone (with the cluster)
-                    return False
-                return True
-        return False
+        found = self._unit(future)
+        if found is None or future.done() or self._closed.is_set():
+            return False
+        index, unit = found
+        unit.window = (next(self._versions), *window)  # kept, as a stop request is
+        if index is None:
+            return True
+        try:
+            self._slots[index].actor.narrow.remote(self._command, unit.number, *unit.window)
+        except Exception:  # the worker is gone (with the cluster)
+            return False
+        return True
 
     def cancel(self, future: Future[Any]) -> None:
         """Give up ``future``: a unit still waiting never runs; a running one is asked to stop
         (its worker is free again within milliseconds) and its answer is dropped."""
         if not future.cancel():
+            found = self._unit(future)
             self.stop(future)
-            for _, unit in self._running.values():
-                if unit.future is future:
-                    unit.future = Future()  # its answer goes nowhere
+            if found is not None:
+                found[1].future = Future()  # its answer goes nowhere
 
     def wait(self, futures: Collection[Future[Any]], timeout: float) -> set[Future[Any]]:
         done = {future for future in futures if future.done()}
