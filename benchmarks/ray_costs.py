@@ -138,7 +138,7 @@ def timed_unit(*args: Any) -> Timed:
             distributed.table_bounds,
             raybase._RayShared.get,
         ) = saved
-    fields = (answer.rank, answer.nodes, answer.seconds, answer.bounds, answer.table)
+    fields = (answer.rank, answer.nodes, answer.seconds, answer.bounds, answer.table, answer.proven)
     cpu = time.process_time() - cpu
     timed = sum(costs[part] for part in CPU_PARTS)
     parts = {**costs, "unit rest": thread - timed, "search": cpu - thread}

@@ -116,7 +116,9 @@ def test_the_sampler_counts_a_child_that_ended_once_by_its_kind() -> None:
             child.stdout.readline()  # both have burnt their CPU seconds
         (kinds,) = sampler.kinds()
         tick = 2 / os.sysconf("SC_CLK_TCK")
-        assert 1.0 - module.SAMPLE_S - tick <= sum(kinds.values()) <= 1.0 + 3 * tick
+        # Not counted, the child would leave 0.2; counted in the leader too, 1.8. A sampler
+        # late on a busy machine misses more of the child's last CPU than one sample's.
+        assert 0.5 <= sum(kinds.values()) <= 1.0 + 3 * tick
         assert module.NodeSampler(None).kinds() == []
     finally:
         child.communicate("\n")
