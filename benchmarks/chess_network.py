@@ -175,11 +175,16 @@ def train(
     rate: float,
     decay: float,
     seed: int,
+    base: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> tuple[Network, list[tuple[int, float, float]]]:
     """Adam on mini-batches of ``sigmoid(cp)`` against ``target``'s squared error plus
     ``decay`` times the squared weights; the step falls linearly to a tenth over the epochs.
     Returns the network of the epoch with the lowest loss on ``valid`` (inputs and targets)
-    and each epoch's (number, training loss, validation loss)."""
+    and each epoch's (number, training loss, validation loss). With ``base`` (centipawns of
+    each training and each validation position), ``cp`` is the base plus the network's: the
+    network learns a correction."""
+    offset = np.zeros(len(target)) if base is None else base[0] / OUTPUT_CP
+    v_offset = np.zeros(len(valid[2])) if base is None else base[1]
     rng = np.random.default_rng(seed)
     params = [net.w1, net.b1, net.w2, np.array([net.b2], np.float32)]
     moments = [np.zeros_like(p) for p in params]
@@ -200,6 +205,7 @@ def train(
             z_other = x_other @ params[0] + params[1]
             a_own, a_other = np.clip(z_own, 0.0, 1.0), np.clip(z_other, 0.0, 1.0)
             raw = a_own @ params[2][:hidden] + a_other @ params[2][hidden:] + params[3][0]
+            raw = raw + offset[rows]
             p = 1.0 / (1.0 + np.exp(-ln10 * raw))
             error = p - target[rows]
             seen += float(np.sum(error * error))
@@ -225,7 +231,8 @@ def train(
                 param -= (size * m_hat / (np.sqrt(v_hat) + 1e-8)).astype(param.dtype)
         current = Network(params[0], params[1], params[2], float(params[3][0]))
         v_own, v_other, v_target = valid
-        v_loss = float(np.mean((sigmoid(forward(current, v_own, v_other)) - v_target) ** 2))
+        v_cp = forward(current, v_own, v_other) + v_offset
+        v_loss = float(np.mean((sigmoid(v_cp) - v_target) ** 2))
         history.append((epoch, seen / len(target), v_loss))
         if v_loss < best[0]:
             best = (v_loss, current.copy(), epoch)
@@ -361,9 +368,11 @@ def nn_forward(acc: Any, side: int, w2: Any, b2: int) -> int:
 
 @numba.njit(nogil=True)
 def bench_evaluate(states: Any, rounds: int) -> int:
+    """``chess_board.evaluate`` of each state ``rounds`` times in a row (the state stays in
+    the cache, as the search's does)."""
     total = 0
-    for _ in range(rounds):
-        for i in range(states.shape[0]):
+    for i in range(states.shape[0]):
+        for _ in range(rounds):
             total += cb.evaluate(states[i])
     return total
 
@@ -372,8 +381,8 @@ def bench_evaluate(states: Any, rounds: int) -> int:
 def bench_refresh_forward(states: Any, w1: Any, b1: Any, w2: Any, b2: int, rounds: int) -> int:
     acc = np.zeros((2, b1.shape[0]), np.int64)
     total = 0
-    for _ in range(rounds):
-        for i in range(states.shape[0]):
+    for i in range(states.shape[0]):
+        for _ in range(rounds):
             nn_refresh(states[i], w1, b1, acc)
             total += nn_forward(acc, states[i][cb.SIDE], w2, b2)
     return total
@@ -382,8 +391,8 @@ def bench_refresh_forward(states: Any, w1: Any, b1: Any, w2: Any, b2: int, round
 @numba.njit(nogil=True)
 def bench_forward(states: Any, accs: Any, w2: Any, b2: int, rounds: int) -> int:
     total = 0
-    for _ in range(rounds):
-        for i in range(states.shape[0]):
+    for i in range(states.shape[0]):
+        for _ in range(rounds):
             total += nn_forward(accs[i], states[i][cb.SIDE], w2, b2)
     return total
 
@@ -396,10 +405,10 @@ def bench_moves(states: Any, accs: Any, w1: Any, w2: Any, b2: int, kind: int, ro
     moves = np.empty(cb.MAX_MOVES, np.int64)
     child = np.zeros((2, accs.shape[2]), np.int64)
     total = 0
-    for _ in range(rounds):
-        for i in range(states.shape[0]):
-            st = states[i]
-            n = cb.pseudo_moves(st, moves, 0)
+    for i in range(states.shape[0]):
+        st = states[i]
+        n = cb.pseudo_moves(st, moves, 0)
+        for _ in range(rounds):
             for m in range(n):
                 if kind == 2:
                     nn_update(st, moves[m], w1, accs[i], child)
@@ -447,20 +456,12 @@ def _hand(boards: Sequence[chess.Board]) -> np.ndarray:
     return np.array([float(Chess(board.fen()).evaluate()) for board in boards])
 
 
-def _timed(function: Any, *args: Any) -> float:
-    """The best of three runs' seconds (after one run that compiles)."""
-    function(*args)
-    best = math.inf
-    for _ in range(3):
-        started = time.perf_counter()
-        function(*args)
-        best = min(best, time.perf_counter() - started)
-    return best
-
-
-def costs(q: Quantized, boards: Sequence[chess.Board], rounds: int) -> dict[str, float]:
+def costs(q: Quantized, boards: Sequence[chess.Board], rounds: int, runs: int) -> dict[str, float]:
     """Nanoseconds per call of the compiled evaluation and of the integer network's parts,
-    on the states of ``boards`` (their pseudo-legal moves for the per-move figures)."""
+    on the states of ``boards`` (their pseudo-legal moves for the per-move figures), each
+    state's calls in a row. The measures take turns, ``runs`` times over (each compiled by a
+    first untimed run), and each keeps its fastest run: on a shared machine the load moves
+    between runs, not within one turn."""
     states = np.stack([cb.state_of(board) for board in boards])
     hidden = len(q.b1)
     accs = np.zeros((len(boards), 2, hidden), np.int64)
@@ -468,18 +469,26 @@ def costs(q: Quantized, boards: Sequence[chess.Board], rounds: int) -> dict[str,
         nn_refresh(states[i], q.w1, q.b1, accs[i])
     calls = len(boards) * rounds
     moves = bench_moves(states, accs, q.w1, q.w2, q.b2, 0, 1) * rounds
-    figures = {
-        "evaluate": _timed(bench_evaluate, states, rounds) / calls,
-        "refresh+forward": _timed(bench_refresh_forward, states, q.w1, q.b1, q.w2, q.b2, rounds)
-        / calls,
-        "forward": _timed(bench_forward, states, accs, q.w2, q.b2, rounds) / calls,
-        "make+unmake": _timed(bench_moves, states, accs, q.w1, q.w2, q.b2, 0, rounds) / moves,
-        "make+evaluate+unmake": _timed(bench_moves, states, accs, q.w1, q.w2, q.b2, 1, rounds)
-        / moves,
-        "update+make+forward+unmake": _timed(bench_moves, states, accs, q.w1, q.w2, q.b2, 2, rounds)
-        / moves,
+    measures: dict[str, tuple[Any, tuple[Any, ...], int]] = {
+        "evaluate": (bench_evaluate, (states, rounds), calls),
+        "refresh+forward": (bench_refresh_forward, (states, q.w1, q.b1, q.w2, q.b2, rounds), calls),
+        "forward": (bench_forward, (states, accs, q.w2, q.b2, rounds), calls),
+        "make+unmake": (bench_moves, (states, accs, q.w1, q.w2, q.b2, 0, rounds), moves),
+        "make+evaluate+unmake": (bench_moves, (states, accs, q.w1, q.w2, q.b2, 1, rounds), moves),
+        "update+make+forward+unmake": (
+            bench_moves,
+            (states, accs, q.w1, q.w2, q.b2, 2, rounds),
+            moves,
+        ),
     }
-    return {name: seconds * 1e9 for name, seconds in figures.items()}
+    best = dict.fromkeys(measures, math.inf)
+    for run in range(runs + 1):
+        for name, (function, args, count) in measures.items():
+            started = time.perf_counter()
+            function(*args)
+            if run:
+                best[name] = min(best[name], (time.perf_counter() - started) / count)
+    return {name: seconds * 1e9 for name, seconds in best.items()}
 
 
 def main() -> None:
@@ -490,10 +499,21 @@ def main() -> None:
     parser.add_argument("--epochs", type=int, default=30)
     parser.add_argument("--batch", type=int, default=256)
     parser.add_argument("--rate", type=float, default=2e-3, help="Adam's first step")
-    parser.add_argument("--decay", type=float, default=1e-6, help="L2 on the weights")
+    parser.add_argument(
+        "--decay",
+        type=lambda text: [float(x) for x in text.split(",")],
+        default=[1e-5],
+        help="L2 on the weights; several (comma-separated): the best on the held-out games is kept",
+    )
+    parser.add_argument(
+        "--residual",
+        action="store_true",
+        help="the network learns a correction to the hand-tuned evaluation (times its K)",
+    )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--cost-positions", type=int, default=2000)
-    parser.add_argument("--cost-rounds", type=int, default=20)
+    parser.add_argument("--cost-rounds", type=int, default=20, help="calls of a state in a row")
+    parser.add_argument("--cost-runs", type=int, default=5, help="turns of the measures")
     args = parser.parse_args()
     print(f"$ {' '.join([Path(sys.executable).name, *sys.argv])}", flush=True)
     tc = _tune_chess()
@@ -515,52 +535,66 @@ def main() -> None:
         flush=True,
     )
     started = time.perf_counter()
-    net, history = train(
-        Network.initial(args.hidden, args.seed),
-        own[fit],
-        other[fit],
-        target[fit],
-        (own[held], other[held], target[held]),
-        epochs=args.epochs,
-        batch=args.batch,
-        rate=args.rate,
-        decay=args.decay,
-        seed=args.seed,
-    )
-    seconds = time.perf_counter() - started
-    best = min(history, key=lambda row: row[2])
-    for epoch, train_loss, valid_loss in history:
-        if epoch % 5 == 0 or epoch == best[0]:
-            print(f"  epoch {epoch:3d}: training {train_loss:.6f}, held out {valid_loss:.6f}")
-    print(f"trained in {seconds:.0f} s; epoch {best[0]} kept", flush=True)
-    q = Quantized.of(net)
-    started = time.perf_counter()
-    hand_train = _hand([boards[i] for i in fit])
+    hand = _hand(boards)
     hand_test = _hand(test_boards)
-    print(f"hand evaluation of the positions in {time.perf_counter() - started:.0f} s")
+    hand_k = tc.fit_k(hand[fit], target[fit])
+    print(f"hand evaluation of the positions in {time.perf_counter() - started:.0f} s", flush=True)
+    base = (hand_k * hand[fit], hand_k * hand[held]) if args.residual else None
+    trials = []
+    for decay in args.decay:
+        started = time.perf_counter()
+        trained, history = train(
+            Network.initial(args.hidden, args.seed),
+            own[fit],
+            other[fit],
+            target[fit],
+            (own[held], other[held], target[held]),
+            epochs=args.epochs,
+            batch=args.batch,
+            rate=args.rate,
+            decay=decay,
+            seed=args.seed,
+            base=base,
+        )
+        seconds = time.perf_counter() - started
+        best = min(history, key=lambda row: row[2])
+        print(f"decay {decay:g}:")
+        for epoch, train_loss, valid_loss in history:
+            if epoch % 5 == 0 or epoch == best[0]:
+                print(f"  epoch {epoch:3d}: training {train_loss:.6f}, held out {valid_loss:.6f}")
+        print(f"  trained in {seconds:.0f} s; epoch {best[0]} kept", flush=True)
+        trials.append((best[2], decay, trained))
+    _, decay, net = min(trials, key=lambda trial: trial[0])
+    print(f"decay {decay:g} kept")
+    q = Quantized.of(net)
+    plus, name = (hand_k * hand[fit], hand_k * hand_test), f"768x2-{args.hidden}-1"
+    if not args.residual:
+        plus = (np.zeros(len(fit)), np.zeros(len(test_boards)))
+    else:
+        name = f"K * hand + {name}"
     models = {
-        "hand-tuned (Chess.evaluate)": (hand_train, hand_test),
-        f"network 768x2-{args.hidden}-1, float": (
-            forward(net, own[fit], other[fit]),
-            forward(net, t_own, t_other),
+        "hand-tuned (Chess.evaluate)": (hand[fit], hand_test),
+        f"{name}, float": (
+            plus[0] + forward(net, own[fit], other[fit]),
+            plus[1] + forward(net, t_own, t_other),
         ),
-        f"network 768x2-{args.hidden}-1, integer": (
-            quantized_forward(q, own[fit], other[fit]).astype(float),
-            quantized_forward(q, t_own, t_other).astype(float),
+        f"{name}, integer": (
+            plus[0] + quantized_forward(q, own[fit], other[fit]),
+            plus[1] + quantized_forward(q, t_own, t_other),
         ),
     }
-    print(f"\n{'model':<36} {'K':>7} {'loss':>9} {'sign':>7} {'MAE cp':>7}   (test positions)")
+    print(f"\n{'model':<40} {'K':>7} {'loss':>9} {'sign':>7} {'MAE cp':>7}   (test positions)")
     for name, (train_pred, test_pred) in models.items():
         k = tc.fit_k(train_pred, target[fit])
         figures = _figures(tc, test_pred, test_cps, k)
         print(
-            f"{name:<36} {k:7.4f} {figures['loss']:9.6f} {figures['sign']:7.2%}"
+            f"{name:<40} {k:7.4f} {figures['loss']:9.6f} {figures['sign']:7.2%}"
             f" {figures['mae']:7.1f}"
         )
     rng = random.Random(f"cost/{args.seed}")
     sample = rng.sample(test_boards, min(args.cost_positions, len(test_boards)))
     started = time.perf_counter()
-    figures = costs(q, sample, args.cost_rounds)
+    figures = costs(q, sample, args.cost_rounds, args.cost_runs)
     seconds = time.perf_counter() - started
     print(f"\nnanoseconds per call, {len(sample)} test positions ({seconds:.0f} s):")
     for name, value in figures.items():
