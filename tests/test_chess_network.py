@@ -154,3 +154,22 @@ def test_training_lowers_the_loss(network: ModuleType) -> None:
     after = float(np.mean((network.sigmoid(network.forward(trained, own, other)) - target) ** 2))
     assert after < before
     assert min(row[2] for row in history) == pytest.approx(after, rel=1e-5)
+
+
+def test_a_residual_network_learns_a_correction_to_its_base(network: ModuleType) -> None:
+    boards = _boards(200, 9)
+    rng = np.random.default_rng(9)
+    cps = rng.normal(0.0, 300.0, len(boards))
+    target = network.sigmoid(cps)
+    own, other = network.index_arrays(boards)
+    settings = {"epochs": 2, "batch": 32, "rate": 1e-3, "decay": 0.0, "seed": 9}
+    data = (own, other, target, (own, other, target))
+    _, alone = network.train(network.Network.initial(8, 9), *data, **settings)
+    base = cps - 20.0
+    trained, based = network.train(
+        network.Network.initial(8, 9), *data, **settings, base=(base, base)
+    )
+    corrected = network.forward(trained, own, other) + base
+    loss = float(np.mean((network.sigmoid(corrected) - target) ** 2))
+    assert min(row[2] for row in based) == pytest.approx(loss, rel=1e-5)
+    assert min(row[2] for row in based) < min(row[2] for row in alone) / 3
