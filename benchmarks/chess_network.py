@@ -30,12 +30,17 @@ numpy (:func:`quantized_forward`, the twin) and in numba (:func:`nn_forward` on
 :func:`nn_refresh`'s or :func:`nn_update`'s accumulators): the tests check that both give the
 same centipawns and that numba's feature indices equal :func:`feature_indices`'.
 
-Run from the repository root (labels made by ``tune_chess.py playout``; see docs/benchmarks.md)::
+Run from the repository root (labels made by ``tune_chess.py playout``, seeds 5-8 not shipped:
+``tune_chess.py playout --depth 8 --random 0.04 --seed S --out playout_sS.txt`` makes them;
+docs/benchmarks.md, issue 26's fourteenth session, has the figures)::
 
     nice -n 19 .venv/bin/python benchmarks/chess_network.py \\
         --train benchmarks/data/chess_tune_playout_s?.txt.gz \\
-        benchmarks/data/chess_tune_labelled.txt --test playout_s5.txt playout_s6.txt \\
-        --hidden 32 --seed 1
+        benchmarks/data/chess_tune_labelled.txt playout_s7.txt playout_s8.txt \\
+        --test playout_s5.txt playout_s6.txt --hidden 32 --decay 1e-6,1e-5,1e-4,1e-3 --seed 1
+
+``--residual`` trains the network as a correction added to the hand-tuned evaluation (times
+its ``K``) instead.
 """
 
 from __future__ import annotations
