@@ -40,6 +40,15 @@ def settle(executor: Executor, futures: list[Any], what: str) -> None:
         executor.wait([future for future in futures if not future.done()], 1.0)
 
 
+def tell_once_it_runs(executor: Executor, future: Any, window: tuple[int, int]) -> None:
+    """Tell ``future``'s unit the window ``window`` as soon as it runs (bounded against a hang
+    only)."""
+    deadline = time.monotonic() + HANG_S
+    while not executor.narrow(future, window):
+        assert time.monotonic() < deadline, "the unit never started"
+        executor.wait([future], 0.05)
+
+
 @pytest.fixture(scope="module")
 def ray_cluster() -> Iterator[RayTaskExecutor]:
     executor = RayTaskExecutor("auto", workers=2)
@@ -264,10 +273,7 @@ def test_a_pool_command_starts_no_actor_of_its_own(ray_cluster: RayTaskExecutor)
     with RayPoolExecutor("auto", idle_s=HANG_S) as pool:
         assert pool.ready() == 2
         endless = pool.submit(solve_unit, "connect4", "", (-100, 100), False, 16)
-        deadline = time.monotonic() + HANG_S
-        while not pool.narrow(endless, (-100, 99)):  # once it runs; decides nothing yet
-            assert time.monotonic() < deadline, "the unit never started"
-            pool.wait([endless], 0.05)
+        tell_once_it_runs(pool, endless, (-100, 99))  # once it runs; decides nothing yet
         assert _actors(ray, "_StopBoard") == boards
         assert pool.stop(endless)
         settle(pool, [endless], "the pool unit asked to stop")
@@ -316,10 +322,7 @@ def test_a_pool_unit_stops_once_its_command_no_longer_beats(ray_cluster: RayTask
     with RayPoolExecutor("auto", idle_s=HANG_S) as pool:
         assert pool.ready() == 2
         endless = pool.submit(solve_unit, "connect4", "", (-100, 100), False, 16)
-        deadline = time.monotonic() + HANG_S
-        while not pool.narrow(endless, (-100, 99)):  # once it runs
-            assert time.monotonic() < deadline, "the unit never started"
-            pool.wait([endless], 0.05)
+        tell_once_it_runs(pool, endless, (-100, 99))  # once it runs
         pool._closed.set()  # its beats end, as with the command's process
         stopped = time.monotonic()
         settle(pool, [endless], "the unit whose command beats no more")
@@ -340,10 +343,7 @@ def test_a_unit_run_again_after_its_worker_died_is_told_what_its_command_asked(
     with RayPoolExecutor("auto", idle_s=HANG_S) as pool:
         assert pool.ready() == 2
         endless = pool.submit(solve_unit, "connect4", "", (-100, 100), False, 16)
-        deadline = time.monotonic() + HANG_S
-        while not pool.narrow(endless, (-100, 99)):  # once it runs; decides nothing yet
-            assert time.monotonic() < deadline, "the unit never started"
-            pool.wait([endless], 0.05)
+        tell_once_it_runs(pool, endless, (-100, 99))  # once it runs; decides nothing yet
         ((index, _),) = pool._running.values()
         ray_cluster._ray.kill(pool._slots[index].actor, no_restart=True)
         # Sent to the dead worker: the executor learns of its death only in wait(), and only
@@ -372,10 +372,7 @@ def test_a_running_unit_is_told_its_new_window(ray_cluster: RayTaskExecutor) -> 
     with RayPoolExecutor("auto", idle_s=HANG_S) as pool, ProcessExecutor(1) as local:
         for executor in (ray_cluster, pool, local):
             endless = executor.submit(solve_unit, "connect4", "", (-100, 100), False, 16)
-            deadline = time.monotonic() + HANG_S
-            while not executor.narrow(endless, (15, 16)):  # once it runs
-                assert time.monotonic() < deadline, "the unit never started"
-                executor.wait([endless], 0.05)
+            tell_once_it_runs(executor, endless, (15, 16))  # once it runs
             settle(executor, [endless], "the unit told a window it decides at once")
             answer = endless.result()
             assert answer.rank is not None and answer.proven is not None
