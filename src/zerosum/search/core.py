@@ -151,7 +151,8 @@ class SearchResult(Generic[M]):
     pv: tuple[M, ...]
     """The principal variation, starting with ``best_move``'s line when known."""
     depth: int
-    """The depth of the last completed iteration (0 if none completed)."""
+    """The depth of the last completed iteration (0 if none completed), or the deepest ply the
+    search reached when every line ended before that depth."""
     stats: Stats
     """Counters over the whole search, every iteration included."""
     move_values: tuple[tuple[M, Score], ...] = ()
@@ -159,7 +160,9 @@ class SearchResult(Generic[M]):
     complete: bool = True
     """False when a limit stopped the search before the requested depth."""
     solved: bool = False
-    """True when the value is the exact game value: no heuristic evaluation decided it."""
+    """True when the value is the exact game value: no heuristic evaluation decided it. Which
+    iteration first sees this depends on the windows its moves were searched in, so a parallel
+    search may prove a value one iteration earlier or later than a serial one."""
     proof_stats: Stats | None = None
     """With a solve, once its value is proven: the counters at that moment, what a deepening
     ``search`` to a proof spends (``stats`` adds what proving the moves' values cost)."""
