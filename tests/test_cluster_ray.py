@@ -313,6 +313,31 @@ def test_a_pool_unit_reads_its_requests_and_its_commands_beats_on_its_worker() -
     assert ("a", 1) in worker._asked  # another unit's request stays until it runs
 
 
+def test_a_running_units_beats_and_requests_pass_the_units_queued_behind_it(
+    ray_cluster: RayTaskExecutor,
+) -> None:
+    # A pool worker runs one unit at a time and takes CALLS calls of units at once (other
+    # commands' units wait there for the one that runs). Its control calls have slots of their
+    # own: in the units' slots, a running unit's beats would wait behind the queue until the
+    # unit stopped for want of them (GONE_S later) and freed it.
+    from zerosum.runtime.pool import CALLS, RayPoolExecutor, _control
+
+    with RayPoolExecutor("auto", idle_s=HANG_S) as pool:
+        assert pool.ready() == 2
+        endless = pool.submit(solve_unit, "connect4", "", (-100, 100), False, 16)
+        tell_once_it_runs(pool, endless, (-100, 99))
+        found = pool._unit(endless)
+        assert found is not None and found[0] is not None
+        actor = pool._slots[found[0]].actor
+        queued = [actor.run.remote(pool._imports, None, 0, int, ()) for _ in range(CALLS)]
+        pool._ray.get(_control(actor, "beat").remote(pool._command), timeout=HANG_S)
+        assert not pool.wait([endless], 0.1)  # answered while the unit still runs
+        assert pool.stop(endless)  # asked through the same slots
+        settle(pool, [endless], "the running unit asked to stop behind a full queue")
+        assert endless.result().rank is None
+        assert pool._ray.get(queued, timeout=HANG_S) == [(True, 0)] * CALLS
+
+
 @pytest.mark.slow  # GONE_S (10 s) of a unit left running
 def test_a_pool_unit_stops_once_its_command_no_longer_beats(ray_cluster: RayTaskExecutor) -> None:
     # A command killed with kill -9 beats no more: its unit (the empty board, minutes of

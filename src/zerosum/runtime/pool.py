@@ -93,9 +93,17 @@ BEAT_S: Final = 1.0
 MAKE_S: Final = 60.0
 """How long making one pool worker may take (a stale one's name freed, a new one started)."""
 CALLS: Final = 8
-"""Calls a pool worker takes at once: one unit runs (the others wait for it), and a command's
-:meth:`~PoolWorker.hello`, :meth:`~PoolWorker.ask`, :meth:`~PoolWorker.narrow` and
-:meth:`~PoolWorker.beat` are answered while a unit runs."""
+"""Calls of :meth:`~PoolWorker.run` a pool worker takes at once: one unit runs, the others
+(other commands' units, a warm-up) wait for it; more wait in Ray's queue."""
+CONTROL: Final = "control"
+"""The concurrency group of a pool worker's control calls (:meth:`~PoolWorker.hello`,
+:meth:`~PoolWorker.ask`, :meth:`~PoolWorker.narrow`, :meth:`~PoolWorker.beat`): slots of their
+own, answered while a unit runs however many units wait. In the :data:`CALLS` slots of the
+units, a running unit's beats would wait behind the units queued for it, and it would stop
+after :data:`GONE_S` as if its command had died."""
+CONTROL_CALLS: Final = 4
+"""Control calls a pool worker answers at once (each takes a lock for microseconds; a
+greeting may import a plugin)."""
 _LOOK_S: Final = 1.0
 """How often an idle pool worker looks whether its time is up."""
 
@@ -297,6 +305,11 @@ def _identity(actor: Any) -> Any:
     return getattr(actor, "_actor_id", None)
 
 
+def _control(actor: Any, method: str) -> Any:
+    """``actor``'s control call ``method``, in its own slots (:data:`CONTROL`)."""
+    return getattr(actor, method).options(concurrency_group=CONTROL)
+
+
 class _Unit:
     """A unit of a :class:`RayPoolExecutor`: what to run, its number, its future, its runs."""
 
@@ -390,7 +403,7 @@ class RayPoolExecutor(Executor):
         ray = self._ray
         strategies = importlib.import_module("ray.util.scheduling_strategies")
         return (
-            ray.remote(PoolWorker)
+            ray.remote(concurrency_groups={CONTROL: CONTROL_CALLS})(PoolWorker)
             .options(
                 name=name,
                 namespace=NAMESPACE,
@@ -451,7 +464,7 @@ class RayPoolExecutor(Executor):
             self._warming[slot.actor.run.remote(self._imports, None, 0, fn, args)] = index
 
     def _hello(self, slot: _Slot) -> Any:
-        return slot.actor.hello.remote(self._idle_s, self._code, self._imports)
+        return _control(slot.actor, "hello").remote(self._idle_s, self._code, self._imports)
 
     def _greet(self, slot: _Slot, hello: Any) -> bool:
         """Whether ``slot`` has a worker for this command (answering ``hello``), making it
@@ -545,9 +558,9 @@ class RayPoolExecutor(Executor):
         window (a worker keeps a request that comes before the unit's run)."""
         with contextlib.suppress(Exception):  # the worker is gone: wait() will say
             if unit.asked:
-                actor.ask.remote(self._command, unit.number)
+                _control(actor, "ask").remote(self._command, unit.number)
             if unit.window is not None:
-                actor.narrow.remote(self._command, unit.number, *unit.window)
+                _control(actor, "narrow").remote(self._command, unit.number, *unit.window)
 
     def _unit(self, future: Future[Any]) -> tuple[int | None, _Unit] | None:
         """``future``'s unit and its worker's slot: running, or waiting to run again after
@@ -573,7 +586,7 @@ class RayPoolExecutor(Executor):
         if index is None:
             return True
         try:
-            self._slots[index].actor.ask.remote(self._command, unit.number)
+            _control(self._slots[index].actor, "ask").remote(self._command, unit.number)
         except Exception:  # the worker is gone (with the cluster)
             return False
         return True
@@ -590,7 +603,9 @@ class RayPoolExecutor(Executor):
         if index is None:
             return True
         try:
-            self._slots[index].actor.narrow.remote(self._command, unit.number, *unit.window)
+            _control(self._slots[index].actor, "narrow").remote(
+                self._command, unit.number, *unit.window
+            )
         except Exception:  # the worker is gone (with the cluster)
             return False
         return True
@@ -680,7 +695,7 @@ class RayPoolExecutor(Executor):
         while not self._closed.wait(BEAT_S):
             for slot in self._slots:
                 with contextlib.suppress(Exception):  # the worker is gone: wait() will say
-                    slot.actor.beat.remote(self._command)
+                    _control(slot.actor, "beat").remote(self._command)
 
     def close(self) -> None:
         """Give up every unit: running ones are asked to stop and waited for (a few seconds at
@@ -699,7 +714,7 @@ class RayPoolExecutor(Executor):
             if running and not closed:
                 for index, unit in running.values():
                     with contextlib.suppress(Exception):
-                        self._slots[index].actor.ask.remote(self._command, unit.number)
+                        _control(self._slots[index].actor, "ask").remote(self._command, unit.number)
                 with contextlib.suppress(Exception):
                     ray.wait(list(running), num_returns=len(running), timeout=GRACE_SECONDS)
             for _, unit in running.values():
