@@ -49,6 +49,14 @@ def tell_once_it_runs(executor: Executor, future: Any, window: tuple[int, int]) 
         executor.wait([future], 0.05)
 
 
+def start_endless(executor: Executor, window: tuple[int, int] = (-100, 99)) -> Any:
+    """The empty board's unit (minutes of search) on ``executor``, once it runs, told
+    ``window`` (by default one that decides nothing yet)."""
+    endless = executor.submit(solve_unit, "connect4", "", (-100, 100), False, 16)
+    tell_once_it_runs(executor, endless, window)
+    return endless
+
+
 @pytest.fixture(scope="module")
 def ray_cluster() -> Iterator[RayTaskExecutor]:
     executor = RayTaskExecutor("auto", workers=2)
@@ -272,8 +280,7 @@ def test_a_pool_command_starts_no_actor_of_its_own(ray_cluster: RayTaskExecutor)
     boards = _actors(ray, "_StopBoard")  # the task executor's own
     with RayPoolExecutor("auto", idle_s=HANG_S) as pool:
         assert pool.ready() == 2
-        endless = pool.submit(solve_unit, "connect4", "", (-100, 100), False, 16)
-        tell_once_it_runs(pool, endless, (-100, 99))  # once it runs; decides nothing yet
+        endless = start_endless(pool)
         assert _actors(ray, "_StopBoard") == boards
         assert pool.stop(endless)
         settle(pool, [endless], "the pool unit asked to stop")
@@ -324,8 +331,7 @@ def test_a_running_units_beats_and_requests_pass_the_units_queued_behind_it(
 
     with RayPoolExecutor("auto", idle_s=HANG_S) as pool:
         assert pool.ready() == 2
-        endless = pool.submit(solve_unit, "connect4", "", (-100, 100), False, 16)
-        tell_once_it_runs(pool, endless, (-100, 99))
+        endless = start_endless(pool)
         found = pool._unit(endless)
         assert found is not None and found[0] is not None
         actor = pool._slots[found[0]].actor
@@ -346,8 +352,7 @@ def test_a_pool_unit_stops_once_its_command_no_longer_beats(ray_cluster: RayTask
 
     with RayPoolExecutor("auto", idle_s=HANG_S) as pool:
         assert pool.ready() == 2
-        endless = pool.submit(solve_unit, "connect4", "", (-100, 100), False, 16)
-        tell_once_it_runs(pool, endless, (-100, 99))  # once it runs
+        endless = start_endless(pool)
         pool._closed.set()  # its beats end, as with the command's process
         stopped = time.monotonic()
         settle(pool, [endless], "the unit whose command beats no more")
@@ -367,8 +372,7 @@ def test_a_unit_run_again_after_its_worker_died_is_told_what_its_command_asked(
 
     with RayPoolExecutor("auto", idle_s=HANG_S) as pool:
         assert pool.ready() == 2
-        endless = pool.submit(solve_unit, "connect4", "", (-100, 100), False, 16)
-        tell_once_it_runs(pool, endless, (-100, 99))  # once it runs; decides nothing yet
+        endless = start_endless(pool)
         ((index, _),) = pool._running.values()
         ray_cluster._ray.kill(pool._slots[index].actor, no_restart=True)
         # Sent to the dead worker: the executor learns of its death only in wait(), and only
@@ -396,8 +400,7 @@ def test_a_running_unit_is_told_its_new_window(ray_cluster: RayTaskExecutor) -> 
 
     with RayPoolExecutor("auto", idle_s=HANG_S) as pool, ProcessExecutor(1) as local:
         for executor in (ray_cluster, pool, local):
-            endless = executor.submit(solve_unit, "connect4", "", (-100, 100), False, 16)
-            tell_once_it_runs(executor, endless, (15, 16))  # once it runs
+            endless = start_endless(executor, (15, 16))  # a window it decides at once
             settle(executor, [endless], "the unit told a window it decides at once")
             answer = endless.result()
             assert answer.rank is not None and answer.proven is not None
