@@ -59,13 +59,18 @@ def without_ray(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(importlib, "import_module", import_module)
 
 
+ON_EVERY_CORE = (["not", "slow"], ["slow", "and", "not", "ray"])
+"""The selections ``-n auto`` runs on every core: the default set, and the slow set without its
+Ray tests (CI runs those next, alone: ``-m 'slow and ray'``)."""
+
+
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
-    """How many processes ``-n auto`` (the default, pyproject.toml) runs the tests on: for the
-    default set (``-m 'not slow'``) one a core, at most :data:`MOST_TEST_PROCESSES`; for any
-    other selection (``-m slow``, ``-m ''``) none, and pytest runs as it would without xdist:
-    the slow set's cluster tests share one two-node Ray cluster and run last, alone (see
-    :func:`pytest_collection_modifyitems`). ``-n 0`` runs any set in this process."""
-    if (config.getoption("markexpr") or "").split() != ["not", "slow"]:
+    """How many processes ``-n auto`` (the default, pyproject.toml) runs the tests on: for a
+    selection in :data:`ON_EVERY_CORE` one a core, at most :data:`MOST_TEST_PROCESSES`; for any
+    other (``-m slow``, ``-m 'slow and ray'``, ``-m ''``) none, and pytest runs as it would
+    without xdist: the slow set's cluster tests share one two-node Ray cluster and run last,
+    alone (see :func:`pytest_collection_modifyitems`). ``-n 0`` runs any set in this process."""
+    if (config.getoption("markexpr") or "").split() not in ON_EVERY_CORE:
         return 0
     return max(1, min(os.cpu_count() or 1, MOST_TEST_PROCESSES))
 

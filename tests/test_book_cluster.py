@@ -32,7 +32,7 @@ from zerosum.cli import main
 from zerosum.runtime.cluster import RayTaskExecutor
 
 # The slow set: a local Ray started (about 20 s on a loaded machine) and two books built.
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.ray]
 
 BOOK = ["book", "tictactoe", "--moves", "b2", "a1", "--plies", "3"]
 

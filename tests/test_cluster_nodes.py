@@ -36,7 +36,7 @@ from zerosum.runtime.cluster import ClusterError, RayActorExecutor, RayTaskExecu
 from zerosum.store import Store
 
 # The slow set: Ray nodes started, joined and killed; test_cluster_ray covers one local Ray.
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.ray]
 
 POSITION, SCORE = "32164625", 11
 """The first position of Test_L1_R1 and its exact score (the other Ray tests' too)."""

@@ -165,6 +165,7 @@ LOCAL_FIELDS += ("best_moves", "complete", "scores", "unsolved", "move_values")
 
 
 @pytest.mark.slow  # two more Ray starts
+@pytest.mark.ray
 @pytest.mark.parametrize("weak", [False, True])
 def test_the_command_line_gives_the_local_solve(
     ray_cluster: RayTaskExecutor, capsys: pytest.CaptureFixture[str], weak: bool
@@ -345,6 +346,7 @@ def test_a_running_units_beats_and_requests_pass_the_units_queued_behind_it(
 
 
 @pytest.mark.slow  # GONE_S (10 s) of a unit left running
+@pytest.mark.ray
 def test_a_pool_unit_stops_once_its_command_no_longer_beats(ray_cluster: RayTaskExecutor) -> None:
     # A command killed with kill -9 beats no more: its unit (the empty board, minutes of
     # search) stops on its own after GONE_S, and its worker takes the next command's units.

@@ -40,7 +40,7 @@ from zerosum.endgames.tiers import build_tiers, work_folder
 from zerosum.runtime.cluster import RayTaskExecutor
 
 # The slow set: two Ray nodes started, and the serial build of the oracle.
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.ray]
 
 
 @pytest.fixture

@@ -68,7 +68,7 @@ def _alive(pid: int) -> bool:
             "depth=4,algorithm=engine,seed=5",
             "depth=3,algorithm=alphabeta,seed=9",
             6,
-            marks=pytest.mark.slow,  # deeper games: the slow set
+            marks=[pytest.mark.slow, pytest.mark.ray],  # deeper games: the slow set
         ),
         ("tictactoe", "level=2", "level=1", 8),
         ("othello:4", "level=2", "level=1", 4),  # a plugin's game: Ray's workers load it too
@@ -133,6 +133,7 @@ def test_each_actor_starts_its_engines_once_and_closes_them(ray: Any, tmp_path: 
 
 
 @pytest.mark.slow  # chess engines on Ray
+@pytest.mark.ray
 def test_zerosum_against_its_own_uci_engine_on_ray(ray: Any) -> None:
     engine = parse_player(f"uci:{sys.executable} -m zerosum uci")
     match = Match(
@@ -176,6 +177,7 @@ def test_failures_on_an_actor_are_reported_not_waited_for(ray: Any) -> None:
 
 
 @pytest.mark.slow  # a second Ray match through the command line
+@pytest.mark.ray
 def test_the_command_line_gives_the_local_results(
     ray: Any, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -219,6 +221,7 @@ def _engines(pids: list[int]) -> int:
 
 
 @pytest.mark.slow  # starts and stops Ray twice
+@pytest.mark.ray
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs /proc to find processes")
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
 def test_stopping_a_ray_match_leaves_no_process_behind(signum: int) -> None:

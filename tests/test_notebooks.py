@@ -102,6 +102,7 @@ def test_there_are_at_least_five_notebooks_stored_with_their_outputs() -> None:
 
 
 @pytest.mark.slow  # runs every notebook: a Ray start, an endgame build
+@pytest.mark.ray
 def test_the_stored_outputs_are_those_a_run_shows_now(executed: dict[str, Any]) -> None:
     """Each cell shows the same kinds of output as when it was stored: a cell that draws, prints
     or returns a table still does, and no other (the figures themselves may differ: times)."""
@@ -117,6 +118,7 @@ def test_the_stored_outputs_are_those_a_run_shows_now(executed: dict[str, Any]) 
 
 
 @pytest.mark.slow  # runs every notebook: a Ray start, an endgame build
+@pytest.mark.ray
 def test_every_notebook_runs_without_an_error(executed: dict[str, Any]) -> None:
     assert set(executed) == {path.stem for path in NOTEBOOKS}
     for name, notebook in executed.items():
@@ -128,6 +130,7 @@ def test_every_notebook_runs_without_an_error(executed: dict[str, Any]) -> None:
 
 
 @pytest.mark.slow  # runs every notebook: a Ray start, an endgame build
+@pytest.mark.ray
 def test_every_built_in_board_is_drawn(executed: dict[str, Any]) -> None:
     svgs = [svg for notebook in executed.values() for svg in shown(notebook, "image/svg+xml")]
     drawn = {ET.fromstring(svg).get("aria-label") for svg in svgs}  # each one well-formed
@@ -143,6 +146,7 @@ def test_every_built_in_board_is_drawn(executed: dict[str, Any]) -> None:
 
 
 @pytest.mark.slow  # runs every notebook: a Ray start, an endgame build
+@pytest.mark.ray
 def test_results_tables_and_trees_are_drawn(executed: dict[str, Any]) -> None:
     tictactoe = executed["01-tictactoe-minimax-alphabeta"]
     html = shown(tictactoe, "text/html")

@@ -479,6 +479,7 @@ def test_the_bot_refuses_what_zerosum_cannot_search() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.ray
 def test_a_match_on_ray_rebuilds_the_game_in_its_actors(capsys: pytest.CaptureFixture[str]) -> None:
     pytest.importorskip("ray")
     status, out, err = run(
