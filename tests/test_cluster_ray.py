@@ -160,8 +160,8 @@ def test_a_units_bad_input_comes_back_as_raised_in_one_line(
     assert "\n" not in str(caught.value) and "ray::" not in str(caught.value)
 
 
-LOCAL_FIELDS = ("game", "position", "algorithm", "weak", "score", "value", "value_text")
-LOCAL_FIELDS += ("best_moves", "complete", "scores", "unsolved", "move_values")
+FIELDS = ("game", "position", "algorithm", "weak", "score", "value", "value_text")
+LOCAL_FIELDS = (*FIELDS, "best_moves", "complete", "scores", "unsolved", "move_values")
 
 
 @pytest.mark.slow  # two more Ray starts
