@@ -25,6 +25,9 @@ figures: docs/benchmarks.md).
 from the balanced book that stops as soon as it decides (``--games`` is then the most it
 plays); each counted pair prints the LLR, e.g. a change in ``../other/src`` against this one:
 ``--a zerosum:../other/src --b zerosum:src --sprt 0,5 --games 2000``.
+``--sprt-earlier N0,N1,N2,N3,N4`` continues a test from the pentanomial counts of its earlier
+runs (the same players at the same time control; give a new ``--seed``): its LLR, and when it
+stops, are those of the summed counts, and each pair's line prints the summed counts.
 
 With ``--nodes-per-move`` the players are deterministic: the same two engines replay the same
 game from the same opening and colours, whatever the seed (which only orders the book). The
@@ -161,6 +164,11 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=1, help="games at once (default 1)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--sprt", metavar="ELO0,ELO1", help="a sequential test (normalized Elo)")
+    parser.add_argument(
+        "--sprt-earlier",
+        metavar="N0,N1,N2,N3,N4",
+        help="continue the test from the pentanomial counts of its earlier runs",
+    )
     parser.add_argument("--alpha", type=float, default=0.05)
     parser.add_argument("--beta", type=float, default=0.05)
     parser.add_argument("--pgn", default="chess_match.pgn", help="where the games go")
@@ -179,6 +187,8 @@ def main() -> None:
             help=f"a UCI option of player {which.upper()} (repeatable)",
         )
     args = parser.parse_args()
+    if args.sprt_earlier is not None and args.sprt is None:
+        parser.error("--sprt-earlier continues a sequential test: give --sprt ELO0,ELO1 too")
     print(f"$ {' '.join([os.path.basename(sys.executable), *sys.argv])}")
     wait = True  # every game starts with the compiled search loaded (see player())
     try:
@@ -198,13 +208,15 @@ def main() -> None:
             openings=balanced_openings("chess", seed=args.seed) if args.balanced else None,
             sprt=None
             if args.sprt is None
-            else SprtSettings.parse(args.sprt, alpha=args.alpha, beta=args.beta),
+            else SprtSettings.parse(
+                args.sprt, alpha=args.alpha, beta=args.beta, earlier=args.sprt_earlier
+            ),
         )
         records: list[GameRecord] = []
 
         def show_pair(state: SprtState) -> None:
             counts = " ".join(map(str, state.pentanomial.counts))
-            print(f"pair {state.pentanomial.pairs:>4}  [{counts}]  {state.describe()}", flush=True)
+            print(f"pair {state.run_pairs:>4}  [{counts}]  {state.describe()}", flush=True)
 
         def show(record: GameRecord) -> None:
             records.append(record)
@@ -248,8 +260,9 @@ def main() -> None:
     )
     if result.sprt is not None:
         counts = " ".join(map(str, result.sprt.pentanomial.counts))
+        over = "this run's pairs" if result.sprt.settings.earlier.pairs else "pairs"
         print(f"{result.sprt.settings.describe()}: {result.sprt.describe()}")
-        print(f"pentanomial [{counts}]; Elo over pairs {result.pair_elo.describe()}")
+        print(f"pentanomial [{counts}]; Elo over {over} {result.pair_elo.describe()}")
     print(flags(records))
     print(f"PGN: {args.pgn}")
     if interrupted:

@@ -153,6 +153,42 @@ def test_losing_pairs_accept_h0_and_a_decided_test_takes_no_more() -> None:
     assert draws.decision is None and used == 50  # level, no variance: nothing decided
 
 
+# -- a test continued from its earlier runs ---------------------------------------------------
+
+
+def test_pentanomial_counts_are_read_as_a_report_prints_them() -> None:
+    assert Pentanomial.parse("7,21,19,17,8").counts == (7, 21, 19, 17, 8)
+    assert Pentanomial.parse("[7 21 19 17 8]") == Pentanomial.parse(" 7, 21, 19, 17, 8 ")
+    for bad in ("7,21,19,17", "7,21,19,17,8,1", "7,21,-1,17,8", "7,21,x,17,8", "1.5,0,0,0,0", ""):
+        with pytest.raises(SprtError, match="expected five whole numbers >= 0"):
+            Pentanomial.parse(bad)
+
+
+def test_a_continued_test_is_the_test_of_the_summed_pairs() -> None:
+    earlier = Pentanomial((3, 10, 12, 14, 6))  # LLR 0.56 at [0, 20]: undecided
+    settings = SprtSettings(0, 20, earlier=earlier)
+    assert SequentialTest(settings).state.llr == llr(earlier.counts, 0, 20)
+    points = [2.0, 1.5, 1.0, 1.5, 0.5, 2.0] * 40
+    state, used = run_test(settings, points)
+    fresh, fresh_used = run_test(SprtSettings(0, 20), points)
+    assert state.decision == fresh.decision == "H1" and used < fresh_used
+    assert state.run_pairs == used and state.pentanomial.pairs == earlier.pairs + used
+    # each step is the test of the earlier pairs and the run's so far, summed
+    for pairs in (1, used - 1, used):
+        summed = earlier + Pentanomial.of_pairs(points[:pairs])
+        value = llr(summed.counts, 0, 20)
+        assert settings.decide(value) == (state.decision if pairs == used else None)
+    assert state.pentanomial == earlier + Pentanomial.of_pairs(points[:used])
+    assert state.llr == llr(state.pentanomial.counts, 0, 20)
+    assert "after 45 earlier pairs" in settings.describe()
+
+
+def test_earlier_pairs_that_already_decide_are_refused() -> None:
+    for counts in ("2,10,20,30,20", "20,30,20,10,2"):  # LLR 3.33 and -3.83 at [0, 20]
+        with pytest.raises(SprtError, match="already decide the test"):
+            SprtSettings.parse("0,20", earlier=counts)
+
+
 # -- matches under a test: the same result wherever the games run -----------------------------
 
 
@@ -332,10 +368,44 @@ def test_command_line_text_and_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert {"elo", "elo_low", "elo_high", "elo_text", "normalized_elo"} <= set(sprt)
 
 
+def test_the_command_line_continues_a_test_from_its_earlier_pairs(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    fresh = _match().play()
+    assert fresh.sprt is not None
+    status, out, _ = _run(capsys, *ARGS, "--sprt-earlier", "2,0,0,0,0", "--json")
+    data = json.loads(out)
+    sprt = data["sprt"]
+    assert status == 0 and sprt["decision"] == "H1"
+    run = Pentanomial.of_pairs(
+        data["records"][2 * i]["score_a"] + data["records"][2 * i + 1]["score_a"]
+        for i in range(data["games"] // 2)
+    )
+    assert sprt["earlier_pairs"] == 2 and sprt["earlier_pentanomial"] == [2, 0, 0, 0, 0]
+    assert sprt["pentanomial"] == [2 + run.counts[0], *run.counts[1:]]
+    assert sprt["pairs"] == 2 + run.pairs
+    assert sprt["llr"] == round(llr(sprt["pentanomial"], 0, 100), 4)
+    # the same games as the fresh test, and more of them: two lost pairs to make up
+    assert run.pairs > fresh.sprt.pentanomial.pairs
+    fresh_moves = [record.moves for record in fresh.games]
+    assert [r["moves"] for r in data["records"][: len(fresh_moves)]] == [
+        list(m) for m in fresh_moves
+    ]
+    status, out, _ = _run(capsys, *ARGS, "--sprt-earlier", "2,0,0,0,0")
+    verdict = [line for line in out.splitlines() if line.startswith("SPRT nElo")]
+    assert status == 0 and verdict[0].endswith(
+        f"after {2 + run.pairs} pairs (2 earlier and {run.pairs} in this run)"
+    )
+    assert any(line.startswith("Elo A - B over this run's pairs: ") for line in out.splitlines())
+
+
 @pytest.mark.parametrize(
     ("extra", "words"),
     [
         (["--sprt", "5"], "bad SPRT bounds '5'"),
+        (["--sprt", "0,5", "--sprt-earlier", "1,2,3"], "bad pentanomial counts '1,2,3'"),
+        (["--sprt-earlier", "1,2,3,4,5"], "give --sprt ELO0,ELO1 too"),
+        (["--sprt", "0,20", "--sprt-earlier", "2,10,20,30,20"], "already decide the test"),
         (["--sprt", "5,0"], "expected elo0 < elo1"),
         (["--sprt", "0,5", "--games", "7"], "expected an even number"),
         (["--sprt", "0,5", "--alpha", "0.7"], "out of range"),
@@ -360,3 +430,8 @@ def test_the_status_line_of_a_running_test() -> None:
     line = _sprt_status(state, 100, elo)
     assert line.startswith(f"3 pairs of 50; LLR {state.llr:.2f} (-2.94, 2.94); A +3 =2 -1;")
     assert "pentanomial [0 1 1 0 1]; Elo " + elo.describe() in line
+    earlier = SprtSettings(0, 5, earlier=Pentanomial((3, 10, 12, 14, 6)))
+    state, _ = run_test(earlier, [2.0, 1.0, 0.5])
+    line = _sprt_status(state, 100, elo)
+    assert line.startswith(f"3 pairs of 50 (+45 earlier); LLR {state.llr:.2f} (-2.94, 2.94);")
+    assert "pentanomial [3 11 13 14 7]" in line

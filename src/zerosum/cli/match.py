@@ -10,6 +10,8 @@ games go to a PGN file with ``--pgn``, or are printed as PGN.
 may play (default :data:`SPRT_GAMES`), and the openings come from the game's balanced book in
 an order drawn from ``--seed``. Its status line shows the LLR with its bounds, W/D/L, the
 pentanomial counts and the Elo with its interval; ``--json`` reports them under ``sprt``.
+``--sprt-earlier N0,N1,N2,N3,N4`` continues a test from the pentanomial counts of its earlier
+runs: the LLR and the decision are those of the summed counts.
 """
 
 from __future__ import annotations
@@ -81,6 +83,12 @@ def add_parser(commands: Subcommands) -> None:
         metavar="ELO0,ELO1",
         help="stop when a sequential test on game pairs decides between normalized Elo ELO0"
         " (H0) and ELO1 (H1) of A over B, e.g. 0,5; openings from the balanced book",
+    )
+    match.add_argument(
+        "--sprt-earlier",
+        metavar="N0,N1,N2,N3,N4",
+        help="--sprt: continue a test from the pentanomial counts of its earlier runs (same"
+        " players and time control; give a new --seed for new openings), e.g. 7,21,19,17,8",
     )
     match.add_argument(
         "--alpha", type=probability, default=0.05, help="--sprt: chance of a false H1 (0.05)"
@@ -169,8 +177,10 @@ def _match_header(
 def _sprt_status(state: Any, games: int, pair_elo: Any) -> str:
     """The status line of a running test: pairs, LLR and bounds, W/D/L, pentanomial, Elo."""
     counts = " ".join(str(n) for n in state.pentanomial.counts)
+    earlier = state.settings.earlier.pairs
     return (
-        f"{state.pentanomial.pairs} pairs of {games // 2}; LLR {state.llr:.2f}"
+        f"{state.run_pairs} pairs of {games // 2}{f' (+{earlier} earlier)' if earlier else ''};"
+        f" LLR {state.llr:.2f}"
         f" ({state.settings.lower:.2f}, {state.settings.upper:.2f});"
         f" A +{pair_elo.wins} ={pair_elo.draws} -{pair_elo.losses};"
         f" pentanomial [{counts}]; Elo {pair_elo.describe()}"
@@ -197,6 +207,7 @@ def run(args: argparse.Namespace) -> int:
     from zerosum.match import (
         Match,
         MatchResult,
+        Pentanomial,
         SprtSettings,
         TimeControl,
         openings_for,
@@ -205,8 +216,12 @@ def run(args: argparse.Namespace) -> int:
     from zerosum.match.runner import GameRecord, settle
 
     args.sprt_settings = None
+    if args.sprt_earlier is not None and args.sprt is None:
+        raise UsageError("--sprt-earlier continues a sequential test: give --sprt ELO0,ELO1 too")
     if args.sprt is not None:
-        args.sprt_settings = SprtSettings.parse(args.sprt, alpha=args.alpha, beta=args.beta)
+        args.sprt_settings = SprtSettings.parse(
+            args.sprt, alpha=args.alpha, beta=args.beta, earlier=args.sprt_earlier
+        )
         if args.games is None:
             args.games = SPRT_GAMES
         elif args.games % 2:
@@ -264,9 +279,10 @@ def run(args: argparse.Namespace) -> int:
 
     def show_pair(state: Any) -> None:
         scores = {record.index: record.score for record in records}
-        counted = [scores[index] for index in range(2 * state.pentanomial.pairs)]
+        counted = [scores[index] for index in range(2 * state.run_pairs)]
         wins, draws = counted.count(1.0), counted.count(0.5)
-        elo = state.pentanomial.elo(wins, draws, len(counted) - wins - draws)
+        run = Pentanomial.of_pairs(map(sum, zip(counted[::2], counted[1::2], strict=True)))
+        elo = run.elo(wins, draws, len(counted) - wins - draws)  # this run's, as at the end
         status.update(_sprt_status(state, args.games, elo))
 
     interrupted = False
@@ -356,11 +372,16 @@ def _sprt_lines(result: Any, uncounted: int) -> list[str]:
     verdict = state.describe()
     if state.decision is None:
         verdict += ": no decision"
+    earlier = state.settings.earlier
+    over = "this run's pairs" if earlier.pairs else "pairs"
+    pairs = f"{state.pentanomial.pairs} pairs"
+    if earlier.pairs:
+        pairs += f" ({earlier.pairs} earlier and {state.run_pairs} in this run)"
     lines = [
-        f"{state.settings.describe()}: {verdict} after {state.pentanomial.pairs} pairs",
+        f"{state.settings.describe()}: {verdict} after {pairs}",
         f"pentanomial [{counts}] (pairs scoring A 0, 1/2, 1, 3/2, 2)"
         f"  normalized Elo {_signed(state.pentanomial.normalized_elo)}",
-        f"Elo A - B over pairs: {result.pair_elo.describe()}",
+        f"Elo A - B over {over}: {result.pair_elo.describe()}",
     ]
     if uncounted:
         lines.append(f"{uncounted} games of later pairs finished but are not counted")

@@ -508,7 +508,7 @@ class Match:
                     runner.close()
             finally:
                 close_players()
-        played = len(tasks) if state is None else 2 * state.pentanomial.pairs
+        played = len(tasks) if state is None else 2 * state.run_pairs
         return MatchResult(
             self.game,
             names,

@@ -52,7 +52,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
 from zerosum.game import ZerosumError
@@ -86,6 +86,10 @@ class SprtSettings:
     """The chance of accepting H1 when H0 holds."""
     beta: float = 0.05
     """The chance of accepting H0 when H1 holds."""
+    earlier: Pentanomial = field(default_factory=lambda: Pentanomial())
+    """The pairs of earlier runs of the same test that this one continues (counted first: the
+    test's LLR is that of the summed counts). Runs on other seeds play other pairs; runs
+    continued this way must have compared the same two players at the same time control."""
 
     def __post_init__(self) -> None:
         if not all(math.isfinite(x) for x in (self.elo0, self.elo1)):
@@ -100,10 +104,21 @@ class SprtSettings:
         for name, value in (("alpha", self.alpha), ("beta", self.beta)):
             if not 0 < value < 0.5:
                 raise SprtError(f"{name} {value:g}: expected a probability between 0 and 0.5")
+        if self.earlier.pairs:
+            value = llr(self.earlier.counts, self.elo0, self.elo1)
+            if self.decide(value) is not None:
+                counts = ",".join(map(str, self.earlier.counts))
+                raise SprtError(
+                    f"the earlier pairs {counts} already decide the test (LLR {value:.2f},"
+                    f" bounds {self.lower:.2f} and {self.upper:.2f}): nothing left to play"
+                )
 
     @classmethod
-    def parse(cls, text: str, *, alpha: float = 0.05, beta: float = 0.05) -> SprtSettings:
-        """The bounds written ``ELO0,ELO1`` (normalized Elo), e.g. ``0,5`` or ``-3,1``."""
+    def parse(
+        cls, text: str, *, alpha: float = 0.05, beta: float = 0.05, earlier: str | None = None
+    ) -> SprtSettings:
+        """The bounds written ``ELO0,ELO1`` (normalized Elo), e.g. ``0,5`` or ``-3,1``; the
+        earlier pairs, if any, as :meth:`Pentanomial.parse` reads them."""
         first, comma, second = text.partition(",")
         try:
             if not comma:
@@ -113,7 +128,7 @@ class SprtSettings:
             raise SprtError(
                 f"bad SPRT bounds {text!r}: expected ELO0,ELO1 in normalized Elo, e.g. 0,5"
             ) from None
-        return cls(elo0, elo1, alpha, beta)
+        return cls(elo0, elo1, alpha, beta, Pentanomial.parse(earlier or "0,0,0,0,0"))
 
     @property
     def lower(self) -> float:
@@ -134,7 +149,10 @@ class SprtSettings:
         return None
 
     def describe(self) -> str:
-        return f"SPRT nElo [{self.elo0:g}, {self.elo1:g}], alpha {self.alpha:g}, beta {self.beta:g}"
+        text = f"SPRT nElo [{self.elo0:g}, {self.elo1:g}], alpha {self.alpha:g}, beta {self.beta:g}"
+        if self.earlier.pairs:
+            text += f", after {self.earlier.pairs} earlier pairs"
+        return text
 
 
 # -- pentanomial statistics -------------------------------------------------------------------
@@ -159,12 +177,32 @@ class Pentanomial:
             raise ValueError(f"pentanomial counts {self.counts}: expected 5 counts >= 0")
 
     @classmethod
+    def parse(cls, text: str) -> Pentanomial:
+        """Counts written ``N0,N1,N2,N3,N4``, as a test's report prints them (``7,21,19,17,8``;
+        spaces and brackets allowed: ``[7 21 19 17 8]``)."""
+        words = text.strip().strip("[]").replace(",", " ").split()
+        try:
+            counts = tuple(int(word) for word in words)
+        except ValueError:
+            counts = ()
+        if len(counts) != 5 or min(counts) < 0:
+            raise SprtError(
+                f"bad pentanomial counts {text!r}: expected five whole numbers >= 0,"
+                " N0,N1,N2,N3,N4 (the pairs scoring A 0, 1/2, 1, 3/2 and 2 points)"
+            )
+        return cls((counts[0], counts[1], counts[2], counts[3], counts[4]))
+
+    @classmethod
     def of_pairs(cls, points: Iterable[float]) -> Pentanomial:
         """The counts of pairs that scored A these ``points`` each."""
         counts = [0] * 5
         for value in points:
             counts[pair_outcome(value)] += 1
         return cls((counts[0], counts[1], counts[2], counts[3], counts[4]))
+
+    def __add__(self, other: Pentanomial) -> Pentanomial:
+        a, b = self.counts, other.counts
+        return Pentanomial((a[0] + b[0], a[1] + b[1], a[2] + b[2], a[3] + b[3], a[4] + b[4]))
 
     def add(self, points: float) -> Pentanomial:
         """These counts and one more pair that scored A ``points``."""
@@ -325,6 +363,12 @@ class SprtState:
     llr: float
     decision: Decision | None
 
+    @property
+    def run_pairs(self) -> int:
+        """The pairs of this run: the test's, less its earlier runs'
+        (:attr:`SprtSettings.earlier`)."""
+        return self.pentanomial.pairs - self.settings.earlier.pairs
+
     def as_dict(self) -> dict[str, Any]:
         nelo = self.pentanomial.normalized_elo
         return {
@@ -339,6 +383,8 @@ class SprtState:
             "pairs": self.pentanomial.pairs,
             "pentanomial": list(self.pentanomial.counts),
             "normalized_elo": None if nelo is None else round(nelo, 2),
+            "earlier_pairs": self.settings.earlier.pairs,
+            "earlier_pentanomial": list(self.settings.earlier.counts),
         }
 
     def describe(self) -> str:
@@ -356,7 +402,9 @@ class SequentialTest:
 
     def __init__(self, settings: SprtSettings) -> None:
         self.settings = settings
-        self.state = SprtState(settings, Pentanomial(), 0.0, None)
+        start = settings.earlier  # they decide nothing yet (SprtSettings checks)
+        value = llr(start.counts, settings.elo0, settings.elo1)
+        self.state = SprtState(settings, start, value, None)
 
     def add(self, points: float) -> SprtState:
         """The test after one more pair in which A scored ``points``."""
