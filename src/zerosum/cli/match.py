@@ -213,7 +213,7 @@ def run(args: argparse.Namespace) -> int:
         openings_for,
         parse_player,
     )
-    from zerosum.match.runner import GameRecord, settle
+    from zerosum.match.runner import GameRecord, pair_points, settle
 
     args.sprt_settings = None
     if args.sprt_earlier is not None and args.sprt is None:
@@ -281,7 +281,7 @@ def run(args: argparse.Namespace) -> int:
         scores = {record.index: record.score for record in records}
         counted = [scores[index] for index in range(2 * state.run_pairs)]
         wins, draws = counted.count(1.0), counted.count(0.5)
-        run = Pentanomial.of_pairs(map(sum, zip(counted[::2], counted[1::2], strict=True)))
+        run = Pentanomial.of_pairs(pair_points(records)[: state.run_pairs])
         elo = run.elo(wins, draws, len(counted) - wins - draws)  # this run's, as at the end
         status.update(_sprt_status(state, args.games, elo))
 
