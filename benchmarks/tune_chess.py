@@ -29,7 +29,8 @@ The steps, each reproducible from ``--seed``, each writing a file the next one r
    80% split by game, since the positions of one game are alike); the other games' positions
    only measure. The king attack (:data:`KING_ATTACK`), not linear, is then searched one weight
    at a time, and the linear weights fitted again. The tuned weights (rounded) go to a JSON
-   file, with the losses before and after on both parts.
+   file, with the losses before and after on both parts; ``--test`` files take no part in
+   the fit, and their loss before and after (``K`` fitted on them each time) is added.
 4. ``apply``: the weights of that file written into a copy of the sources (``chess_tables.py``
    anew, the constants' lines of ``chess_evaluation.py``), to play it against the current
    sources with ``zerosum match --sprt`` (both twins read the weights there).
@@ -709,6 +710,9 @@ def tune(args: argparse.Namespace) -> None:
         print(f"king attack {king_attack} -> {found}")
         king_attack = found
     print(f"loss after:  train {after[0]:.6f}, validation {after[1]:.6f} (l2 {l2:g})")
+    held_out = (
+        held_out_losses(args, w0, tuned, king_attack, _king_attack_get()) if args.test else None
+    )
     report = {
         "command": " ".join(sys.argv[1:]),
         "files": list(args.labelled),
@@ -728,6 +732,7 @@ def tune(args: argparse.Namespace) -> None:
         "loss_before": {"train": before[0], "validation": before[1]},
         "loss_after": {"train": after[0], "validation": after[1]},
         "king_attack": dict(zip(KING_ATTACK, king_attack, strict=True)),
+        "test": held_out,
         "weights": {
             name: {"from": int(old), "to": int(new)}
             for name, old, new in zip(names, w0, tuned, strict=True)
@@ -739,6 +744,49 @@ def tune(args: argparse.Namespace) -> None:
     for name, old, new in sorted(changed, key=lambda c: -abs(c[2] - c[1]))[:25]:
         print(f"  {name:<36} {int(old):>5} -> {int(new):>5}")
     print(f"-> {args.out}")
+
+
+def held_out_losses(
+    args: argparse.Namespace,
+    before: np.ndarray,
+    after: np.ndarray,
+    king_attack_after: Sequence[int],
+    king_attack_before: Sequence[int],
+) -> dict[str, Any]:
+    """The loss of the weights ``before`` and ``after`` the fit on the ``--test`` files, whose
+    positions took no part in it, each with the scale ``K`` fitted on them for those weights
+    (the fit's ``K`` belongs to its training positions). The module holds the ``before``
+    weights; the king attack's part of each evaluation is computed for both."""
+    rows = read_labelled(args.test)
+    boards = [chess.Board(fen) for fen, _, _, _ in rows]
+    results = np.array([result for _, result, _, _ in rows])
+    cps = np.array([cp for _, _, _, cp in rows])
+    target = args.result_weight * results + (1 - args.result_weight) * sigmoid(cps)
+    parts, first = [], 0
+    for path in args.test:
+        count = len(_lines(path))
+        parts.append(cached_features(path, boards[first : first + count], args.cache))
+        first += count
+    a = np.concatenate([part[0] for part in parts])
+    b = np.concatenate([part[1] for part in parts])
+    phases = np.concatenate([part[2] for part in parts])
+    b_after = b
+    if list(king_attack_after) != list(king_attack_before):
+        old_mg = np.array([ce.positional_terms(board)[0] for board in boards], dtype=float)
+        _king_attack_put(king_attack_after)
+        new_mg = np.array([ce.positional_terms(board)[0] for board in boards], dtype=float)
+        _king_attack_put(king_attack_before)
+        b_after = b + (new_mg - old_mg) * phases / FULL_PHASE
+    report: dict[str, Any] = {"files": list(args.test), "positions": len(rows)}
+    for name, pred in (("before", b + a @ before), ("after", b_after + a @ after)):
+        k = fit_k(pred, target)
+        report[name] = {"k": round(k, 4), "loss": loss(pred, target, k)}
+    print(
+        f"held out ({len(rows)} positions of {len(args.test)} files, K fitted on them):"
+        f" before {report['before']['loss']:.6f} (K {report['before']['k']}),"
+        f" after {report['after']['loss']:.6f} (K {report['after']['k']})"
+    )
+    return report
 
 
 # -- adopting: the weights written into a copy of the sources ---------------------------------
@@ -858,6 +906,12 @@ def main() -> None:
         "--king-attack-rounds", type=int, default=3, help="rounds of the king attack's search"
     )
     t.add_argument("--result-weight", type=float, default=0.0, help="0: Stockfish only")
+    t.add_argument(
+        "--test",
+        nargs="+",
+        default=[],
+        help="labelled files kept out of the fit, on which its loss is measured at the end",
+    )
     t.add_argument("--out", default="tuned.json")
     t.set_defaults(run=tune)
     ap = steps.add_parser("apply", help="write tuned weights into a copy of the sources")
