@@ -164,11 +164,13 @@ def test_ctrl_c_while_the_program_loads_is_a_clean_exit(start: list[str]) -> Non
         stdin=subprocess.PIPE,  # uci would wait here for commands: it never gets that far
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
+        # One page a pipe, set before the child starts (the child blocks soon). Set after it,
+        # a pipe that already holds more refuses (EBUSY): a test starved of CPU failed so.
+        pipesize=4096,
         start_new_session=True,
     )
     try:
         assert process.stderr is not None
-        fcntl.fcntl(process.stderr.fileno(), fcntl.F_SETPIPE_SZ, 4096)  # the child blocks soon
         seen: list[bytes] = []
         for line in iter(process.stderr.readline, b""):
             seen.append(line)
