@@ -92,16 +92,31 @@ def _scalar(name: str) -> tuple[str, Callable[[], int], Callable[[int], None]]:
     return name, lambda: int(getattr(ce, name)), lambda value: setattr(ce, name, value)
 
 
-def _mobility(piece: int, phase: int) -> tuple[str, Callable[[], int], Callable[[int], None]]:
+def _mobility(
+    piece: int, phase: int, count: int
+) -> tuple[str, Callable[[], int], Callable[[int], None]]:
+    name = ("MOBILITY_MG", "MOBILITY_EG")[phase]
+
     def get() -> int:
-        return int(ce.MOBILITY[piece][phase])
+        return int(getattr(ce, name)[piece][count])
 
     def put(value: int) -> None:
-        row = list(ce.MOBILITY[piece])
-        row[phase] = value
-        ce.MOBILITY[piece] = (row[0], row[1], row[2])
+        rows = [list(row) for row in getattr(ce, name)]
+        rows[piece][count] = value
+        setattr(ce, name, tuple(tuple(row) for row in rows))
 
-    return f"MOBILITY[{chess.piece_name(piece)}][{'mg' if phase == 0 else 'eg'}]", get, put
+    return f"{name}[{chess.piece_name(piece)}][{count}]", get, put
+
+
+MOBILE_PIECES = (chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN)
+MOBILITY_WEIGHTS = [
+    _mobility(piece, phase, count)
+    for piece in MOBILE_PIECES
+    for phase in (0, 1)
+    for count in range(len(ce.MOBILITY_MG[piece]))
+]
+"""The mobility tables' entries, one weight each; their columns are counted from the board
+(:func:`mobility_columns`), not measured by raising them one at a time."""
 
 
 WEIGHTS = [
@@ -110,11 +125,7 @@ WEIGHTS = [
     _scalar("PASSED_ENEMY_KING"),
     _scalar("PASSED_OWN_KING"),
     *(_indexed(name, phase) for name in ("DOUBLED", "ISOLATED") for phase in (0, 1)),
-    *(
-        _mobility(piece, phase)
-        for piece in (chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN)
-        for phase in (0, 1)
-    ),
+    *MOBILITY_WEIGHTS,
     _scalar("SHIELD_NEAR"),
     _scalar("SHIELD_FAR"),
     _scalar("SHIELD_MISSING"),
@@ -364,6 +375,24 @@ def render_tables(
     return "\n".join(lines) + "\n"
 
 
+def render_mobility(name: str, rows: Sequence[Sequence[int]]) -> str:
+    """The lines of ``chess_evaluation.py`` that assign the mobility table ``name`` (within
+    its ``# fmt: off`` block): a row per piece type, 14 counts a line."""
+    out = [f"{name}: Final[tuple[tuple[int, ...], ...]] = (", "    (), (),  # none, pawn"]
+    for piece in MOBILE_PIECES:
+        values = [int(v) for v in rows[piece]]
+        what = f"{chess.piece_name(piece)}: 0 .. {len(values) - 1}"
+        if len(values) <= 14:
+            out.append(f"    ({', '.join(f'{v:3d}' for v in values)}),  # {what}")
+        else:
+            out.append(f"    (  # {what}")
+            for start in range(0, len(values), 14):
+                out.append(f"        {', '.join(f'{v:3d}' for v in values[start : start + 14])},")
+            out.append("    ),")
+    out += ["    (),  # king", ")"]
+    return "\n".join(out)
+
+
 # -- step 3: the fit --------------------------------------------------------------------------
 
 TABLE_PIECES = (chess.PAWN, chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN)
@@ -428,6 +457,17 @@ def features(boards: Sequence[chess.Board]) -> tuple[np.ndarray, np.ndarray, np.
     b = np.zeros(len(boards))
     phases = np.zeros(len(boards))
     material_column = {piece: 2 * index for index, piece in enumerate(TABLE_PIECES)}
+    names = [name for name, _, _ in WEIGHTS]
+    mobility_column = {
+        (piece, count): names.index(f"MOBILITY_MG[{chess.piece_name(piece)}][{count}]")
+        for piece in MOBILE_PIECES
+        for count in range(len(ce.MOBILITY_MG[piece]))
+    }
+    mobility_eg_offset = {
+        piece: names.index(f"MOBILITY_EG[{chess.piece_name(piece)}][0]")
+        - names.index(f"MOBILITY_MG[{chess.piece_name(piece)}][0]")
+        for piece in MOBILE_PIECES
+    }
     for row, board in enumerate(boards):
         phase = _phase(board)
         phases[row] = phase
@@ -442,7 +482,13 @@ def features(boards: Sequence[chess.Board]) -> tuple[np.ndarray, np.ndarray, np.
                 a[row, material_column[piece.piece_type]] += sign * share[0]
                 a[row, material_column[piece.piece_type] + 1] += sign * share[1]
         pos_mg, pos_eg = ce.positional_terms(board)
-        for index, (_, get, put) in enumerate(WEIGHTS):
+        for (piece, count), (c_mg, c_eg) in mobility_columns(board).items():
+            column = mobility_column[piece, count]
+            a[row, tables + column] = c_mg * share[0]
+            a[row, tables + column + mobility_eg_offset[piece]] = c_eg * share[1]
+        for index, (name, get, put) in enumerate(WEIGHTS):
+            if name.startswith("MOBILITY_"):
+                continue
             value = get()
             put(value + STEP)
             up_mg, up_eg = ce.positional_terms(board)
@@ -453,6 +499,24 @@ def features(boards: Sequence[chess.Board]) -> tuple[np.ndarray, np.ndarray, np.
         total = pos_mg * share[0] + pos_eg * share[1]
         b[row] = total - float(np.dot(a[row, tables:-1].astype(float), base[tables:-1]))
     return a, b, phases
+
+
+def mobility_columns(board: chess.Board) -> dict[tuple[int, int], tuple[int, int]]:
+    """By (piece type, count of safe squares): how many white pieces minus black ones have that
+    count, as (middlegame, endgame) coefficients of the mobility tables' entries (both the
+    same: the taper is applied by the caller). The squares are those ``positional_terms``
+    counts: attacked, holding no own piece, attacked by no enemy pawn."""
+    counts: dict[tuple[int, int], tuple[int, int]] = {}
+    for colour in (chess.WHITE, chess.BLACK):
+        sign = 1 if colour else -1
+        enemy_pawns = board.pawns & board.occupied_co[not colour]
+        safe = ~board.occupied_co[colour] & ~ce.pawn_attacks(enemy_pawns, not colour)
+        for piece in MOBILE_PIECES:
+            for square in chess.scan_forward(board.pieces_mask(piece, colour)):
+                count = chess.popcount(board.attacks_mask(square) & safe)
+                mg, eg = counts.get((piece, count), (0, 0))
+                counts[piece, count] = (mg + sign, eg + sign)
+    return counts
 
 
 def sigmoid(x: np.ndarray, k: float = 1.0) -> np.ndarray:
@@ -843,12 +907,12 @@ def apply(args: argparse.Namespace) -> None:
         text, count = re.subn(pattern, f"{name}: Final = {value!r}", text, flags=re.M)
         if count != 1:
             sys.exit(f"tune_chess: {name} not found once in {module}")
-    for piece, row in ce.MOBILITY.items():
-        pattern = rf"^    chess\.{chess.piece_name(piece).upper()}: \(.*\),$"
-        line = f"    chess.{chess.piece_name(piece).upper()}: {tuple(row)!r},"
-        text, count = re.subn(pattern, line, text, flags=re.M)
+    for name in ("MOBILITY_MG", "MOBILITY_EG"):
+        pattern = rf"^{name}: Final\[tuple\[tuple\[int, \.\.\.\], \.\.\.\]\] = \($.*?^\)$"
+        block = render_mobility(name, getattr(ce, name))
+        text, count = re.subn(pattern, block, text, flags=re.M | re.S)
         if count != 1:
-            sys.exit(f"tune_chess: MOBILITY of {chess.piece_name(piece)} not found once")
+            sys.exit(f"tune_chess: {name} not found once in {module}")
     module.write_text(text, encoding="utf-8")
     print(f"{len(weights)} weights and the king attack written under {root}")
 

@@ -184,10 +184,12 @@ DISTANCE = np.array(
 )
 PASSED_MG = np.array(ce.PASSED_MG, np.int64)
 PASSED_EG = np.array(ce.PASSED_EG, np.int64)
-MOBILITY = np.zeros((7, 3), np.int64)
-"""``ce.MOBILITY`` by piece type (rows of zeros for pawns and kings)."""
-for _piece, _row in ce.MOBILITY.items():
-    MOBILITY[_piece] = _row
+MOBILITY = np.zeros((7, 2, 28), np.int64)
+"""``ce.MOBILITY_MG`` and ``ce.MOBILITY_EG`` by piece type, phase and count (zeros for pawns,
+kings and counts a piece cannot reach)."""
+for _piece in range(7):
+    for _phase, _table in enumerate((ce.MOBILITY_MG, ce.MOBILITY_EG)):
+        MOBILITY[_piece, _phase, : len(_table[_piece])] = _table[_piece]
 KING_ATTACK_UNITS = np.array(ce.KING_ATTACK_UNITS, np.int64)
 NOT_FILE_A: Final = _to_signed(~chess.BB_FILE_A & chess.BB_ALL)
 NOT_FILE_H: Final = _to_signed(~chess.BB_FILE_H & chess.BB_ALL)
@@ -679,8 +681,8 @@ def positional_terms(st: Any) -> tuple[int, int]:
                                 hits += 1
                             if target & occupied:
                                 break
-                mg += MOBILITY[piece, 0] * (count - MOBILITY[piece, 2])
-                eg += MOBILITY[piece, 1] * (count - MOBILITY[piece, 2])
+                mg += MOBILITY[piece, 0, count]
+                eg += MOBILITY[piece, 1, count]
                 if hits:
                     attackers += 1
                     units += hits * KING_ATTACK_UNITS[piece]

@@ -11,7 +11,8 @@ are added up from python-chess's bitboards when the position is evaluated. Each 
   (which must catch it) against its own king's (which escorts it). A *doubled* pawn (an own
   pawn ahead on its file) and an *isolated* pawn (no own pawn on a file beside it) lose;
 * **mobility** of knights, bishops, rooks and queens: the squares each attacks that hold no
-  own piece and no enemy pawn attacks, counted from a typical number;
+  own piece and no enemy pawn attacks, counted, and the count's worth read from a table per
+  piece type;
 * **king safety**: in the middlegame, own pawns on the three files around a king on its first
   two ranks (one step ahead or two), a file there without an own pawn, and the attack on the
   enemy king's zone (its square and neighbours): each knight, bishop, rook or queen attacking
@@ -44,14 +45,42 @@ and penalty per square of its own king's, each times the pawn's relative rank le
 DOUBLED: Final = (12, 21)
 ISOLATED: Final = (13, 4)
 """(middlegame, endgame) penalties per doubled and per isolated pawn."""
-MOBILITY: Final = {
-    chess.KNIGHT: (4, 2, 4),
-    chess.BISHOP: (4, 0, 6),
-    chess.ROOK: (4, 2, 6),
-    chess.QUEEN: (2, 3, 12),
-}
-"""Per piece type: (middlegame, endgame) worth of each safe square it attacks, and the count
-that is worth nothing (fewer cost, more gain)."""
+# fmt: off
+MOBILITY_MG: Final[tuple[tuple[int, ...], ...]] = (
+    (), (),  # none, pawn
+    (-16, -12,  -8,  -4,   0,   4,   8,  12,  16),  # knight: 0 .. 8
+    (-24, -20, -16, -12,  -8,  -4,   0,   4,   8,  12,  16,  20,  24,  28),  # bishop: 0 .. 13
+    (  # rook: 0 .. 14
+        -24, -20, -16, -12,  -8,  -4,   0,   4,   8,  12,  16,  20,  24,  28,
+         32,
+    ),
+    (  # queen: 0 .. 27
+        -24, -22, -20, -18, -16, -14, -12, -10,  -8,  -6,  -4,  -2,   0,   2,
+          4,   6,   8,  10,  12,  14,  16,  18,  20,  22,  24,  26,  28,  30,
+    ),
+    (),  # king
+)
+# fmt: on
+"""Middlegame worth of a knight, bishop, rook or queen by the number of safe squares it attacks
+(no own piece, no enemy pawn's attack on them); index: python-chess piece type, then the
+count."""
+# fmt: off
+MOBILITY_EG: Final[tuple[tuple[int, ...], ...]] = (
+    (), (),  # none, pawn
+    ( -8,  -6,  -4,  -2,   0,   2,   4,   6,   8),  # knight: 0 .. 8
+    (  0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0),  # bishop: 0 .. 13
+    (  # rook: 0 .. 14
+        -12, -10,  -8,  -6,  -4,  -2,   0,   2,   4,   6,   8,  10,  12,  14,
+         16,
+    ),
+    (  # queen: 0 .. 27
+        -36, -33, -30, -27, -24, -21, -18, -15, -12,  -9,  -6,  -3,   0,   3,
+          6,   9,  12,  15,  18,  21,  24,  27,  30,  33,  36,  39,  42,  45,
+    ),
+    (),  # king
+)
+# fmt: on
+"""Endgame worth of a piece by the number of safe squares it attacks."""
 KING_ATTACK_UNITS: Final = (0, 0, 3, 3, 2, 6, 0)
 """Units per enemy king-zone square attacked, by piece type (index: python-chess type)."""
 KING_ATTACK_CAP: Final = 500
@@ -179,12 +208,11 @@ def _side_terms(board: chess.Board, colour: chess.Color) -> tuple[int, int]:
     zone = KING_ZONE[enemy_king]
     units = attackers = 0
     for piece in (chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN):
-        per_mg, per_eg, typical = MOBILITY[piece]
         for square in chess.scan_forward(board.pieces_mask(piece, colour)):
             attacks = board.attacks_mask(square)
             count = chess.popcount(attacks & safe)
-            mg += per_mg * (count - typical)
-            eg += per_eg * (count - typical)
+            mg += MOBILITY_MG[piece][count]
+            eg += MOBILITY_EG[piece][count]
             hits = chess.popcount(attacks & zone)
             if hits:
                 attackers += 1
