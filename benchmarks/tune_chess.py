@@ -881,11 +881,12 @@ def apply(args: argparse.Namespace) -> None:
 
     files = ", ".join(f"``{Path(name).name}``" for name in report["files"])
     source = textwrap.fill(
-        f"Tuned by ``benchmarks/tune_chess.py tune`` (Texel's method) from the hand-written"
-        f" tables, on {report['positions']:,} positions labelled by Stockfish ({files};"
+        f"Tuned by ``benchmarks/tune_chess.py tune`` (Texel's method) from the tables before"
+        f" it, on {report['positions']:,} positions labelled by Stockfish ({files};"
         f" seed {report['seed']}, L2 {report['l2']:g}, {report['steps']} steps; the data and"
         f" the fit: docs/games/chess-tuning.md). Written by ``benchmarks/tune_chess.py apply``.",
         width=95,
+        break_on_hyphens=False,
     )
     root = Path(args.src)
     (root / TABLES).write_text(
