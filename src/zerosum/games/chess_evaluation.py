@@ -34,29 +34,29 @@ from typing import Final
 
 import chess
 
-PASSED_MG: Final = (0, -5, -10, 4, 12, 41, 58, 0)
+PASSED_MG: Final = (0, 1, -12, -7, 5, 45, 65, 0)
 """Middlegame bonus of a passed pawn by its rank counted from its own side (0 = first)."""
-PASSED_EG: Final = (0, 2, 17, 17, 37, 62, 123, 0)
+PASSED_EG: Final = (0, 13, 19, 35, 49, 77, 141, 0)
 """Endgame bonus of a passed pawn by its relative rank."""
-PASSED_ENEMY_KING: Final = 8
-PASSED_OWN_KING: Final = 5
+PASSED_ENEMY_KING: Final = 9
+PASSED_OWN_KING: Final = 6
 """Endgame bonus per square of the enemy king's distance to the passed pawn's next square,
 and penalty per square of its own king's, each times the pawn's relative rank less two."""
-DOUBLED: Final = (12, 21)
-ISOLATED: Final = (13, 4)
+DOUBLED: Final = (4, 25)
+ISOLATED: Final = (15, 4)
 """(middlegame, endgame) penalties per doubled and per isolated pawn."""
 # fmt: off
 MOBILITY_MG: Final[tuple[tuple[int, ...], ...]] = (
     (), (),  # none, pawn
-    (-16, -12,  -8,  -4,   0,   4,   8,  12,  16),  # knight: 0 .. 8
-    (-24, -20, -16, -12,  -8,  -4,   0,   4,   8,  12,  16,  20,  24,  28),  # bishop: 0 .. 13
+    (-24, -12,  -4,  -3,   3,   8,  13,  16,  14),  # knight: 0 .. 8
+    (-27, -18, -10,  -7,  -2,   1,   4,   8,   6,   8,  19,  19,  21,  26),  # bishop: 0 .. 13
     (  # rook: 0 .. 14
-        -24, -20, -16, -12,  -8,  -4,   0,   4,   8,  12,  16,  20,  24,  28,
-         32,
+        -23, -16, -11,  -6,  -4,  -2,   0,   1,   2,   6,   9,  20,  19,  24,
+         37,
     ),
     (  # queen: 0 .. 27
-        -24, -22, -20, -18, -16, -14, -12, -10,  -8,  -6,  -4,  -2,   0,   2,
-          4,   6,   8,  10,  12,  14,  16,  18,  20,  22,  24,  26,  28,  30,
+        -18, -17, -17, -15, -14, -13, -11,  -6,  -5,  -5,  -4,  -1,   0,   2,
+          4,   2,   0,   7,  10,  16,  16,  19,  20,  20,  24,  26,  28,  30,
     ),
     (),  # king
 )
@@ -67,37 +67,37 @@ count."""
 # fmt: off
 MOBILITY_EG: Final[tuple[tuple[int, ...], ...]] = (
     (), (),  # none, pawn
-    ( -8,  -6,  -4,  -2,   0,   2,   4,   6,   8),  # knight: 0 .. 8
-    (  0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0),  # bishop: 0 .. 13
+    (-13, -23,  -7,  -1,   9,  13,  10,   1,  -5),  # knight: 0 .. 8
+    (-12, -12,  -6,   6,   7,   9,  10,   5,   5,  -2,  -7,  -8, -11, -13),  # bishop: 0 .. 13
     (  # rook: 0 .. 14
-        -12, -10,  -8,  -6,  -4,  -2,   0,   2,   4,   6,   8,  10,  12,  14,
-         16,
+        -21, -11, -15,  -8,  -5,  -1,   4,   9,  15,  15,  14,  12,  10,  12,
+          0,
     ),
     (  # queen: 0 .. 27
-        -36, -33, -30, -27, -24, -21, -18, -15, -12,  -9,  -6,  -3,   0,   3,
-          6,   9,  12,  15,  18,  21,  24,  27,  30,  33,  36,  39,  42,  45,
+        -36, -33, -30, -29, -24, -25, -22, -16, -12,  -4,  -4,  -3,  -2,   7,
+          8,  11,  15,  17,  22,  21,  26,  27,  28,  28,  36,  41,  42,  45,
     ),
     (),  # king
 )
 # fmt: on
 """Endgame worth of a piece by the number of safe squares it attacks."""
-KING_ATTACK_UNITS: Final = (0, 0, 3, 3, 2, 6, 0)
+KING_ATTACK_UNITS: Final = (0, 0, 2, 3, 3, 5, 0)
 """Units per enemy king-zone square attacked, by piece type (index: python-chess type)."""
 KING_ATTACK_CAP: Final = 500
-SHIELD_NEAR: Final = 6
-SHIELD_FAR: Final = 2
+SHIELD_NEAR: Final = 8
+SHIELD_FAR: Final = 3
 SHIELD_MISSING: Final = 15
 """Middlegame bonus of an own pawn one and two squares ahead of the king's file or a file
 beside it, and penalty for such a file without an own pawn, for a king on its first two
 ranks."""
-BISHOP_PAIR: Final = (27, 58)
-ROOK_OPEN: Final = (27, 0)
-ROOK_HALF_OPEN: Final = (9, 21)
-THREAT_BY_PAWN: Final = (38, 28)
+BISHOP_PAIR: Final = (18, 60)
+ROOK_OPEN: Final = (26, -3)
+ROOK_HALF_OPEN: Final = (9, 18)
+THREAT_BY_PAWN: Final = (37, 35)
 """(middlegame, endgame) penalty per knight, bishop, rook or queen an enemy pawn attacks."""
-THREAT_BY_MINOR: Final = (32, 24)
+THREAT_BY_MINOR: Final = (32, 33)
 """(middlegame, endgame) penalty per rook or queen an enemy knight or bishop attacks."""
-PAWN_SUPPORTED: Final = (4, 8)
+PAWN_SUPPORTED: Final = (6, 6)
 """(middlegame, endgame) bonus per pawn an own pawn defends."""
 TEMPO: Final = 13
 """What having the move is worth, added to the side to move's evaluation."""
