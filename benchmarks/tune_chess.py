@@ -673,23 +673,35 @@ def cached_features(
     return a, b, phases
 
 
-def tune(args: argparse.Namespace) -> None:
-    rows = read_labelled(args.labelled)
+def labelled_features(
+    paths: Sequence[str], args: argparse.Namespace
+) -> tuple[
+    list[tuple[str, float, str, float]],
+    list[chess.Board],
+    np.ndarray,
+    tuple[np.ndarray, np.ndarray, np.ndarray],
+]:
+    """The rows of the labelled files, their boards, the fit's target for each (Stockfish's
+    score blended with the game's result by ``--result-weight``) and :func:`features` of all
+    (``A``, ``b`` and the phases), read file by file through ``--cache``."""
+    rows = read_labelled(paths)
     boards = [chess.Board(fen) for fen, _, _, _ in rows]
     results = np.array([result for _, result, _, _ in rows])
-    games = [game for _, _, game, _ in rows]
     cps = np.array([cp for _, _, _, cp in rows])
     target = args.result_weight * results + (1 - args.result_weight) * sigmoid(cps)
-    started = time.perf_counter()
-    parts = []
-    first = 0
-    for path in args.labelled:
+    parts, first = [], 0
+    for path in paths:
         count = len(_lines(path))
         parts.append(cached_features(path, boards[first : first + count], args.cache))
         first += count
-    a = np.concatenate([part[0] for part in parts])
-    b = np.concatenate([part[1] for part in parts])
-    phases = np.concatenate([part[2] for part in parts])
+    stacked = tuple(np.concatenate([part[i] for part in parts]) for i in range(3))
+    return rows, boards, target, (stacked[0], stacked[1], stacked[2])
+
+
+def tune(args: argparse.Namespace) -> None:
+    started = time.perf_counter()
+    rows, boards, target, (a, b, phases) = labelled_features(args.labelled, args)
+    games = [game for _, _, game, _ in rows]
     print(f"features of {len(rows)} positions in {time.perf_counter() - started:.0f} s", flush=True)
     names = column_names()
     w0 = current_weights()
@@ -821,19 +833,7 @@ def held_out_losses(
     positions took no part in it, each with the scale ``K`` fitted on them for those weights
     (the fit's ``K`` belongs to its training positions). The module holds the ``before``
     weights; the king attack's part of each evaluation is computed for both."""
-    rows = read_labelled(args.test)
-    boards = [chess.Board(fen) for fen, _, _, _ in rows]
-    results = np.array([result for _, result, _, _ in rows])
-    cps = np.array([cp for _, _, _, cp in rows])
-    target = args.result_weight * results + (1 - args.result_weight) * sigmoid(cps)
-    parts, first = [], 0
-    for path in args.test:
-        count = len(_lines(path))
-        parts.append(cached_features(path, boards[first : first + count], args.cache))
-        first += count
-    a = np.concatenate([part[0] for part in parts])
-    b = np.concatenate([part[1] for part in parts])
-    phases = np.concatenate([part[2] for part in parts])
+    rows, boards, target, (a, b, phases) = labelled_features(args.test, args)
     b_after = b
     if list(king_attack_after) != list(king_attack_before):
         old_mg = np.array([ce.positional_terms(board)[0] for board in boards], dtype=float)
