@@ -457,17 +457,7 @@ def features(boards: Sequence[chess.Board]) -> tuple[np.ndarray, np.ndarray, np.
     b = np.zeros(len(boards))
     phases = np.zeros(len(boards))
     material_column = {piece: 2 * index for index, piece in enumerate(TABLE_PIECES)}
-    names = [name for name, _, _ in WEIGHTS]
-    mobility_column = {
-        (piece, count): names.index(f"MOBILITY_MG[{chess.piece_name(piece)}][{count}]")
-        for piece in MOBILE_PIECES
-        for count in range(len(ce.MOBILITY_MG[piece]))
-    }
-    mobility_eg_offset = {
-        piece: names.index(f"MOBILITY_EG[{chess.piece_name(piece)}][0]")
-        - names.index(f"MOBILITY_MG[{chess.piece_name(piece)}][0]")
-        for piece in MOBILE_PIECES
-    }
+    column_of = {name: tables + index for index, (name, _, _) in enumerate(WEIGHTS)}
     for row, board in enumerate(boards):
         phase = _phase(board)
         phases[row] = phase
@@ -482,10 +472,10 @@ def features(boards: Sequence[chess.Board]) -> tuple[np.ndarray, np.ndarray, np.
                 a[row, material_column[piece.piece_type]] += sign * share[0]
                 a[row, material_column[piece.piece_type] + 1] += sign * share[1]
         pos_mg, pos_eg = ce.positional_terms(board)
-        for (piece, count), (c_mg, c_eg) in mobility_columns(board).items():
-            column = mobility_column[piece, count]
-            a[row, tables + column] = c_mg * share[0]
-            a[row, tables + column + mobility_eg_offset[piece]] = c_eg * share[1]
+        for (piece, count), pieces in mobility_columns(board).items():
+            where = f"[{chess.piece_name(piece)}][{count}]"
+            a[row, column_of[f"MOBILITY_MG{where}"]] = pieces * share[0]
+            a[row, column_of[f"MOBILITY_EG{where}"]] = pieces * share[1]
         for index, (name, get, put) in enumerate(WEIGHTS):
             if name.startswith("MOBILITY_"):
                 continue
@@ -501,12 +491,12 @@ def features(boards: Sequence[chess.Board]) -> tuple[np.ndarray, np.ndarray, np.
     return a, b, phases
 
 
-def mobility_columns(board: chess.Board) -> dict[tuple[int, int], tuple[int, int]]:
+def mobility_columns(board: chess.Board) -> dict[tuple[int, int], int]:
     """By (piece type, count of safe squares): how many white pieces minus black ones have that
-    count, as (middlegame, endgame) coefficients of the mobility tables' entries (both the
-    same: the taper is applied by the caller). The squares are those ``positional_terms``
-    counts: attacked, holding no own piece, attacked by no enemy pawn."""
-    counts: dict[tuple[int, int], tuple[int, int]] = {}
+    count, the coefficient of both mobility tables' entry (the caller tapers it). The squares
+    are those ``positional_terms`` counts: attacked, holding no own piece, attacked by no
+    enemy pawn (the fit's check of the model against ``Chess.evaluate`` holds the two equal)."""
+    counts: dict[tuple[int, int], int] = {}
     for colour in (chess.WHITE, chess.BLACK):
         sign = 1 if colour else -1
         enemy_pawns = board.pawns & board.occupied_co[not colour]
@@ -514,8 +504,7 @@ def mobility_columns(board: chess.Board) -> dict[tuple[int, int], tuple[int, int
         for piece in MOBILE_PIECES:
             for square in chess.scan_forward(board.pieces_mask(piece, colour)):
                 count = chess.popcount(board.attacks_mask(square) & safe)
-                mg, eg = counts.get((piece, count), (0, 0))
-                counts[piece, count] = (mg + sign, eg + sign)
+                counts[piece, count] = counts.get((piece, count), 0) + sign
     return counts
 
 
@@ -694,8 +683,8 @@ def labelled_features(
         count = len(_lines(path))
         parts.append(cached_features(path, boards[first : first + count], args.cache))
         first += count
-    stacked = tuple(np.concatenate([part[i] for part in parts]) for i in range(3))
-    return rows, boards, target, (stacked[0], stacked[1], stacked[2])
+    a, b, phases = (np.concatenate([part[i] for part in parts]) for i in range(3))
+    return rows, boards, target, (a, b, phases)
 
 
 def tune(args: argparse.Namespace) -> None:
