@@ -77,6 +77,18 @@ def test_equal_trees_with_every_option_in_roomy_tables(fen: str) -> None:
     assert_same_search(fen, Options(), (4,), hash_mb=64, entries=1 << 20)
 
 
+def test_equal_trees_with_singular_extensions() -> None:
+    # Singular extensions start at depth 6 (``tactical.SINGULAR_DEPTH``) and test the table
+    # move in a search that leaves it out: in the rook endgame they change the tree from depth
+    # 7 on, alike in both twins.
+    fen = POSITIONS[2]
+    assert_same_search(fen, Options(), (6, 7, 8), hash_mb=64, entries=1 << 20)
+    plain = dataclasses.replace(Options(), singular_extension=False)
+    with_them = CoreSearch(Chess(fen), hash_mb=64).search(Limit(depth=7)).stats.nodes
+    without = CoreSearch(Chess(fen), options=plain, hash_mb=64).search(Limit(depth=7)).stats.nodes
+    assert with_them != without
+
+
 @pytest.mark.parametrize("fen", POSITIONS)
 def test_equal_values_with_every_option(fen: str) -> None:
     fast = CoreSearch(Chess(fen), hash_mb=1)

@@ -150,7 +150,15 @@ def test_multipv_lines_are_reported_best_first() -> None:
 def test_selective_options_can_be_switched_off_one_by_one() -> None:
     game = Chess(CHESS_POSITIONS[3])
     values = set()
-    for name in ("quiescence", "check_extension", "null_move", "reductions", "aspiration"):
+    for name in (
+        "quiescence",
+        "check_extension",
+        "null_move",
+        "reductions",
+        "aspiration",
+        "futility",
+        "singular_extension",
+    ):
         options = Options(**{name: False})
         result = TacticalSearch(game, options=options).search(Limit(depth=3))
         assert result.best_move in game.legal_moves()

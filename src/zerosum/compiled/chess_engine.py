@@ -102,6 +102,7 @@ class CoreSearch(SearchDriver[chess.Move]):
                 self.options.reductions,
                 self.options.futility,
                 self.options.contempt,
+                self.options.singular_extension,
             ],
             np.int64,
         )

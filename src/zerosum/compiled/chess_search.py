@@ -71,6 +71,8 @@ from zerosum.search.tactical import (
     QUIESCENCE_EVASION_PLY,
     REVERSE_FUTILITY_DEPTH,
     REVERSE_FUTILITY_MARGIN,
+    SINGULAR_DEPTH,
+    SINGULAR_TABLE_DEPTH,
 )
 from zerosum.search.tactical import (
     MAX_SEARCH_PLY as MAX_SEARCH_PLY,
@@ -92,14 +94,17 @@ REDUCTIONS: Final = 3
 FUTILITY_PRUNING: Final = 4
 CONTEMPT: Final = 5
 """Not on/off: ``tactical.Options.contempt`` in centipawns."""
-OPTION_FIELDS: Final = 6
+SINGULAR: Final = 6
+OPTION_FIELDS: Final = 7
 
 # Extra io fields after the engine's.
 PARTIAL_SCORE: Final = IO_SIZE
 """The best root score proven so far in the current root search (for a stopped search)."""
 PARTIAL_MOVE: Final = IO_SIZE + 1
 """Its root move code, -1 before the first move raised alpha."""
-CHESS_IO_SIZE: Final = IO_SIZE + 2
+ROOT_DEPTH: Final = IO_SIZE + 2
+"""The depth of the current root search (singular extensions stop at twice as many plies)."""
+CHESS_IO_SIZE: Final = IO_SIZE + 3
 
 _TT_MOVE: Final = 1 << 30
 _TACTICAL: Final = 1 << 24
@@ -369,14 +374,19 @@ def quiesce(ctx: Any, alpha: int, beta: int, ply: int) -> int:
     return best
 
 
-@cached_njit(_I64(CONTEXT_TYPE, _I64, _I64, _I64, _I64, types.boolean), nogil=True)
-def node(ctx: Any, depth: int, alpha: int, beta: int, ply: int, allow_null: bool) -> int:
+@cached_njit(_I64(CONTEXT_TYPE, _I64, _I64, _I64, _I64, types.boolean, _I64), nogil=True)
+def node(
+    ctx: Any, depth: int, alpha: int, beta: int, ply: int, allow_null: bool, excluded: int
+) -> int:
     """Fail-soft PVS below the root (``TacticalSearch._node``): the value of the position from
-    the side to move for the window ``(alpha, beta)``, up to the selective options on."""
+    the side to move for the window ``(alpha, beta)``, up to the selective options on; with
+    ``excluded`` a move code (not -2), the value of the other moves (the singular test)."""
     st, io, opt = ctx[_ST], ctx[_IO], ctx[_OPT]
     # No literals in the recursion (see CONTEXT_TYPE).
     yes: Any = np.bool_(True)
     no: Any = np.bool_(False)
+    none: Any = np.int64(-2)
+    excluding = excluded != -2
     # Step 1. Count, poll the limit, rule draws and the mate-distance window.
     if _poll(io):
         return 0
@@ -414,7 +424,7 @@ def node(ctx: Any, depth: int, alpha: int, beta: int, ply: int, allow_null: bool
     pv_node = beta - alpha > 1
     key = st[cb.KEY]
     io[PROBES] += 1
-    entry = probe(ctx[_KEYS], ctx[_DATA], key)
+    entry = 0 if excluding else probe(ctx[_KEYS], ctx[_DATA], key)
     table_move = -2
     if entry != 0:
         io[HITS] += 1
@@ -429,7 +439,7 @@ def node(ctx: Any, depth: int, alpha: int, beta: int, ply: int, allow_null: bool
             ):
                 return score
     # Step 4. Reverse futility and futility near the horizon.
-    selective = opt[FUTILITY_PRUNING] != 0 and not pv_node and not in_check
+    selective = opt[FUTILITY_PRUNING] != 0 and not pv_node and not in_check and not excluding
     futile = False
     static, evaluated = 0, False  # the evaluation, computed at most once (step 4 or 5)
     if selective and depth <= REVERSE_FUTILITY_DEPTH and -HEURISTIC_LIMIT < alpha < HEURISTIC_LIMIT:
@@ -441,6 +451,7 @@ def node(ctx: Any, depth: int, alpha: int, beta: int, ply: int, allow_null: bool
     white = st[cb.SIDE]
     if (
         allow_null
+        and not excluding
         and opt[NULL_MOVE]
         and not pv_node
         and not in_check
@@ -451,12 +462,40 @@ def node(ctx: Any, depth: int, alpha: int, beta: int, ply: int, allow_null: bool
     ):
         reduction = 3 if depth >= 6 else 2
         cb.make(st, cb.NULL_MOVE)
-        value = -node(ctx, depth - 1 - reduction, -beta, -beta + 1, ply + 1, no)
+        value = -node(ctx, depth - 1 - reduction, -beta, -beta + 1, ply + 1, no, none)
         cb.unmake(st)
         if io[ABORTED]:
             return 0
         if value >= beta:
             return beta if value >= HEURISTIC_LIMIT else value
+    # Step 5b. Singular extension: when every other move fails low against a margin below the
+    # table's lower bound, the table move alone holds the value and is searched a ply deeper;
+    # when another move reaches the margin and the margin is at least beta, two moves fail
+    # high and so does this node (multi-cut).
+    extend_table_move = False
+    if (
+        opt[SINGULAR]
+        and not pv_node
+        and not in_check
+        and not excluding
+        and depth >= SINGULAR_DEPTH
+        and ply < 2 * io[ROOT_DEPTH]
+        and table_move >= 0
+        and _flag(entry) != UPPER
+        and _depth(entry) >= depth - SINGULAR_TABLE_DEPTH
+    ):
+        table_score = from_table(_score(entry), ply)
+        if -HEURISTIC_LIMIT < table_score < HEURISTIC_LIMIT:
+            singular_beta = table_score - 2 * depth
+            value = node(
+                ctx, (depth - 1) // 2, singular_beta - 1, singular_beta, ply, yes, table_move
+            )
+            if io[ABORTED]:
+                return 0
+            if value < singular_beta:
+                extend_table_move = True
+            elif singular_beta >= beta:
+                return singular_beta
     # Step 6. The moves, best first; later moves get a null window, late quiet ones less depth.
     moves, scores = ctx[_MOVES][ply], ctx[_SCORES][ply]
     count = cb.pseudo_moves(st, moves, 0)
@@ -482,6 +521,8 @@ def node(ctx: Any, depth: int, alpha: int, beta: int, ply: int, allow_null: bool
             move = _pick(moves, scores, index, count)
         # From here scores[index] marks a searched quiet move (1) for the history's malus.
         scores[index] = 0
+        if move == excluded:
+            continue
         quiet = _is_quiet(st, move)
         cb.make(st, move)
         if not _legal_after_make(st, white):
@@ -498,8 +539,9 @@ def node(ctx: Any, depth: int, alpha: int, beta: int, ply: int, allow_null: bool
             continue
         if quiet:
             quiets += 1
+        new_depth = depth - 1 + (1 if extend_table_move and move == table_move else 0)
         if searched == 0:
-            value = -node(ctx, depth - 1, -beta, -alpha, ply + 1, yes)
+            value = -node(ctx, new_depth, -beta, -alpha, ply + 1, yes, none)
         else:
             reduction = 0
             if reduce and quiet and searched >= 3 and not cb.in_check(st):
@@ -509,11 +551,11 @@ def node(ctx: Any, depth: int, alpha: int, beta: int, ply: int, allow_null: bool
                     reduction -= 1
                 elif score <= -HISTORY_REDUCTION:
                     reduction = min(reduction + 1, depth - 2)
-            value = -node(ctx, depth - 1 - reduction, -alpha - 1, -alpha, ply + 1, yes)
+            value = -node(ctx, new_depth - reduction, -alpha - 1, -alpha, ply + 1, yes, none)
             if reduction and value > alpha and not io[ABORTED]:
-                value = -node(ctx, depth - 1, -alpha - 1, -alpha, ply + 1, yes)
+                value = -node(ctx, new_depth, -alpha - 1, -alpha, ply + 1, yes, none)
             if alpha < value < beta and not io[ABORTED]:
-                value = -node(ctx, depth - 1, -beta, -alpha, ply + 1, yes)
+                value = -node(ctx, new_depth, -beta, -alpha, ply + 1, yes, none)
         cb.unmake(st)
         if io[ABORTED]:
             return 0
@@ -534,8 +576,12 @@ def node(ctx: Any, depth: int, alpha: int, beta: int, ply: int, allow_null: bool
             scores[index] = 1
     # Step 8. No legal move: checkmate or stalemate.
     if searched == 0:  # (futility never skips the first legal move)
+        if excluding:
+            return alpha  # the excluded move was the only one: it is singular
         return -(WIN - ply) if in_check else 0
-    # Step 9. Store the result with its bound.
+    # Step 9. Store the result with its bound (not the singular test's: one move was left out).
+    if excluding:
+        return best
     if best >= beta:
         flag = LOWER
     elif best > alpha_on_entry:
@@ -561,8 +607,10 @@ def root(ctx: Any, depth: int, alpha: int, beta: int, root_moves: Any, count: in
     # No literals in calls of node (see CONTEXT_TYPE).
     one: Any = np.int64(1)
     yes: Any = np.bool_(True)
+    none: Any = np.int64(-2)
     pv, pvlen = ctx[_PV], ctx[_PVLEN]
     io[NODES] += 1
+    io[ROOT_DEPTH] = depth
     io[PARTIAL_MOVE] = -1
     best = -INFINITY
     best_move = root_moves[0]
@@ -572,11 +620,11 @@ def root(ctx: Any, depth: int, alpha: int, beta: int, root_moves: Any, count: in
         move = root_moves[index]
         cb.make(st, move)
         if index == 0:
-            value = -node(ctx, depth - 1, -beta, -alpha, one, yes)
+            value = -node(ctx, depth - 1, -beta, -alpha, one, yes, none)
         else:
-            value = -node(ctx, depth - 1, -alpha - 1, -alpha, one, yes)
+            value = -node(ctx, depth - 1, -alpha - 1, -alpha, one, yes, none)
             if alpha < value < beta and not io[ABORTED]:
-                value = -node(ctx, depth - 1, -beta, -alpha, one, yes)
+                value = -node(ctx, depth - 1, -beta, -alpha, one, yes, none)
         cb.unmake(st)
         if io[ABORTED]:
             return best

@@ -108,6 +108,15 @@ LATE_MOVE_COUNT: Final = (0, 4, 7, 12)
 before it skips the rest of its quiet moves that do not give check (late-move pruning).
 Only quiet moves count: captures come first in the order, good or bad, and would otherwise
 use up the count before the best quiet moves (killers, history) are tried."""
+SINGULAR_DEPTH: Final = 6
+SINGULAR_TABLE_DEPTH: Final = 3
+"""A non-PV node at least :data:`SINGULAR_DEPTH` deep whose table entry is a lower bound (or
+exact) at most :data:`SINGULAR_TABLE_DEPTH` plies shallower asks whether its table move is
+singular: whether every other move fails low, at half the depth, against the table's score
+less twice the depth. If so, the table move is searched a ply deeper (singular extension);
+if another move reaches that margin and the margin is at least beta, the node fails high
+(multi-cut). Only at fewer than twice the root's depth plies, so that extensions cannot
+chain without end."""
 HISTORY_MAX: Final = 16384
 """History scores stay within plus or minus this (:func:`history_update`)."""
 HISTORY_REDUCTION: Final = 128
@@ -146,6 +155,9 @@ class Options:
     """Search each iteration first in a narrow window around the last score."""
     futility: bool = True
     """Futility and reverse futility pruning near the horizon (games with quiet moves)."""
+    singular_extension: bool = True
+    """Search a table move a ply deeper when every other move fails low well below its score
+    (:data:`SINGULAR_DEPTH`), and fail high when two moves reach that score above beta."""
     contempt: Score = 0
     """What a rule draw (``drawn``: a repetition, say) is worth less than 0 to the side to
     move at the root, and more to its opponent: above 0 the search avoids such draws when it
@@ -165,6 +177,7 @@ EXACT_OPTIONS: Final = Options(
     reductions=False,
     aspiration=False,
     futility=False,
+    singular_extension=False,
 )
 """Nothing selective: the value at a fixed depth is the minimax value (the tests' setting)."""
 
@@ -385,6 +398,7 @@ class TacticalSearch(SearchDriver[M]):
         self._limit = Limit()
         self._started = 0.0
         self._next_check = CHECK_EVERY
+        self._root_depth = MAX_DEPTH
 
     def inherit(self, other: SearchDriver[M]) -> None:
         if isinstance(other, TacticalSearch):
@@ -558,6 +572,7 @@ class TacticalSearch(SearchDriver[M]):
     ) -> tuple[Score, tuple[M, ...]]:
         game, pv = self.game, self._pv
         self.nodes += 1
+        self._root_depth = depth
         best: Score = -INFINITY
         best_pv: tuple[M, ...] = (moves[0],)
         for index, move in enumerate(moves):
@@ -583,10 +598,19 @@ class TacticalSearch(SearchDriver[M]):
 
     # -- the tree -----------------------------------------------------------------------
 
-    def _node(self, depth: int, alpha: Score, beta: Score, ply: int, allow_null: bool) -> Score:
+    def _node(
+        self,
+        depth: int,
+        alpha: Score,
+        beta: Score,
+        ply: int,
+        allow_null: bool,
+        excluded: M | None = None,
+    ) -> Score:
         """Fail-soft PVS below the root: the value of the position from the side to move,
         with the contract of ``algorithms.alphabeta`` for the window ``(alpha, beta)`` (up to
-        the selective techniques that are on)."""
+        the selective techniques that are on); with ``excluded``, the value of the other
+        moves (the singular test)."""
         # Step 1. Count, poll the limit, rule draws and the mate-distance window.
         self.nodes += 1
         if self.nodes >= self._next_check:
@@ -629,8 +653,11 @@ class TacticalSearch(SearchDriver[M]):
         # Step 3. Transposition table lookup (no cutoffs on the principal variation).
         pv_node = beta - alpha > 1
         key = game.key()
-        self.tt_probes += 1
-        entry = self.table.probe(key)
+        excluding = excluded is not None
+        entry = None
+        if not excluding:
+            self.tt_probes += 1
+            entry = self.table.probe(key)
         table_move = None
         if entry is not None:
             self.tt_hits += 1
@@ -646,7 +673,9 @@ class TacticalSearch(SearchDriver[M]):
                     return score
         # Step 4. Near the horizon, a static evaluation far above beta fails high (reverse
         # futility), and one far below alpha lets quiet moves go unsearched (futility).
-        selective = options.futility and caps.knows_quiet and not pv_node and not in_check
+        selective = (
+            options.futility and caps.knows_quiet and not pv_node and not in_check and not excluding
+        )
         futile = False
         if (
             selective
@@ -660,6 +689,7 @@ class TacticalSearch(SearchDriver[M]):
         # Step 5. Null move: if passing still fails high on a shallower search, so does this.
         if (
             allow_null
+            and not excluding
             and options.null_move
             and not pv_node
             and not in_check
@@ -676,6 +706,33 @@ class TacticalSearch(SearchDriver[M]):
             caps.undo_null()
             if value >= beta:
                 return beta if value >= HEURISTIC_LIMIT else value
+        # Step 5b. Singular extension: when every other move fails low against a margin below
+        # the table's lower bound, the table move alone holds the value and is searched a ply
+        # deeper; when another move reaches the margin and the margin is at least beta, two
+        # moves fail high and so does this node (multi-cut).
+        extend_table_move = False
+        if (
+            options.singular_extension
+            and not pv_node
+            and not in_check
+            and not excluding
+            and depth >= SINGULAR_DEPTH
+            and ply < 2 * self._root_depth
+            and entry is not None
+            and entry.move is not None
+            and entry.bound != Bound.UPPER
+            and entry.depth >= depth - SINGULAR_TABLE_DEPTH
+        ):
+            table_score = from_table(entry.score, ply)
+            if -HEURISTIC_LIMIT < table_score < HEURISTIC_LIMIT:
+                singular_beta = table_score - 2 * depth
+                value = self._node(
+                    (depth - 1) // 2, singular_beta - 1, singular_beta, ply, True, entry.move
+                )
+                if value < singular_beta:
+                    extend_table_move = True
+                elif singular_beta >= beta:
+                    return singular_beta
         # Step 6. The moves, best first; later moves get a null window, late quiet ones less depth.
         alpha_on_entry = alpha
         best, best_move = -INFINITY, None
@@ -692,6 +749,8 @@ class TacticalSearch(SearchDriver[M]):
         tried: list[M] = []  # the quiet moves searched, for the history's malus
         history = self.history
         for move, quiet in self._ordered(table_move, ply):
+            if excluding and move == excluded:
+                continue
             if (
                 quiet
                 and searched
@@ -704,8 +763,9 @@ class TacticalSearch(SearchDriver[M]):
                 continue
             quiets += quiet
             game.make(move)
+            new_depth = depth - 1 + (1 if extend_table_move and move == table_move else 0)
             if searched == 0:
-                value = -self._node(depth - 1, -beta, -alpha, ply + 1, True)
+                value = -self._node(new_depth, -beta, -alpha, ply + 1, True)
             else:
                 reduction = 0
                 if reduce and quiet and searched >= 3 and not caps.in_check():
@@ -715,11 +775,11 @@ class TacticalSearch(SearchDriver[M]):
                         reduction -= 1
                     elif score <= -HISTORY_REDUCTION:
                         reduction = min(reduction + 1, depth - 2)
-                value = -self._node(depth - 1 - reduction, -alpha - 1, -alpha, ply + 1, True)
+                value = -self._node(new_depth - reduction, -alpha - 1, -alpha, ply + 1, True)
                 if reduction and value > alpha:
-                    value = -self._node(depth - 1, -alpha - 1, -alpha, ply + 1, True)
+                    value = -self._node(new_depth, -alpha - 1, -alpha, ply + 1, True)
                 if alpha < value < beta:
-                    value = -self._node(depth - 1, -beta, -alpha, ply + 1, True)
+                    value = -self._node(new_depth, -beta, -alpha, ply + 1, True)
             game.undo()
             searched += 1
             if value > best:
@@ -738,8 +798,13 @@ class TacticalSearch(SearchDriver[M]):
                 tried.append(move)
         # Step 8. No legal move: the game says whether this is a loss or a draw.
         if searched == 0:
+            if excluding:
+                return alpha  # the excluded move was the only one: it is singular
             return terminal_score(outcome_without_moves(game), ply)
-        # Step 9. Store the result with its bound.
+        # Step 9. Store the result with its bound (not the singular test's: one move was left
+        # out).
+        if excluding:
+            return best
         bound = Bound.of(best, alpha_on_entry, beta)
         if self.table.store(key, depth, to_table(best, ply), bound, best_move):
             self.tt_stores += 1
