@@ -82,11 +82,11 @@ def test_equal_trees_with_singular_extensions() -> None:
     # move in a search that leaves it out: in the rook endgame they change the tree from depth
     # 7 on, alike in both twins.
     fen = POSITIONS[2]
-    assert_same_search(fen, Options(), (6, 7, 8), hash_mb=64, entries=1 << 20)
-    plain = dataclasses.replace(Options(), singular_extension=False)
-    with_them = CoreSearch(Chess(fen), hash_mb=64).search(Limit(depth=7)).stats.nodes
-    without = CoreSearch(Chess(fen), options=plain, hash_mb=64).search(Limit(depth=7)).stats.nodes
-    assert with_them != without
+    singular = Options(singular_extension=True)
+    assert_same_search(fen, singular, (6, 7, 8), hash_mb=64, entries=1 << 20)
+    with_them = CoreSearch(Chess(fen), options=singular, hash_mb=64).search(Limit(depth=7))
+    without = CoreSearch(Chess(fen), hash_mb=64).search(Limit(depth=7))
+    assert with_them.stats.nodes != without.stats.nodes
 
 
 @pytest.mark.parametrize("fen", POSITIONS)

@@ -155,9 +155,10 @@ class Options:
     """Search each iteration first in a narrow window around the last score."""
     futility: bool = True
     """Futility and reverse futility pruning near the horizon (games with quiet moves)."""
-    singular_extension: bool = True
+    singular_extension: bool = False
     """Search a table move a ply deeper when every other move fails low well below its score
-    (:data:`SINGULAR_DEPTH`), and fail high when two moves reach that score above beta."""
+    (:data:`SINGULAR_DEPTH`), and fail high when two moves reach that score above beta. Off:
+    its match against the search without it was undecided (docs/benchmarks.md)."""
     contempt: Score = 0
     """What a rule draw (``drawn``: a repetition, say) is worth less than 0 to the side to
     move at the root, and more to its opponent: above 0 the search avoids such draws when it
