@@ -157,7 +157,6 @@ def test_selective_options_can_be_switched_off_one_by_one() -> None:
         "reductions",
         "aspiration",
         "futility",
-        "singular_extension",
     ):
         options = Options(**{name: False})
         result = TacticalSearch(game, options=options).search(Limit(depth=3))

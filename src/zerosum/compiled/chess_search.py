@@ -423,8 +423,10 @@ def node(
     # Step 3. Transposition table lookup (no cutoffs on the principal variation).
     pv_node = beta - alpha > 1
     key = st[cb.KEY]
-    io[PROBES] += 1
-    entry = 0 if excluding else probe(ctx[_KEYS], ctx[_DATA], key)
+    entry = 0
+    if not excluding:
+        io[PROBES] += 1
+        entry = probe(ctx[_KEYS], ctx[_DATA], key)
     table_move = -2
     if entry != 0:
         io[HITS] += 1

@@ -750,7 +750,7 @@ class TacticalSearch(SearchDriver[M]):
         tried: list[M] = []  # the quiet moves searched, for the history's malus
         history = self.history
         for move, quiet in self._ordered(table_move, ply):
-            if excluding and move == excluded:
+            if move == excluded:
                 continue
             if (
                 quiet
