@@ -138,8 +138,16 @@ WEIGHTS = [
             "THREAT_BY_PAWN",
             "THREAT_BY_MINOR",
             "PAWN_SUPPORTED",
+            "THREAT_BY_ROOK",
+            "BACKWARD",
+            "PASSED_FREE",
         )
         for phase in (0, 1)
+    ),
+    *(
+        _indexed(name, piece)
+        for name in ("SAFE_CHECK_MG", "SAFE_CHECK_EG")
+        for piece in MOBILE_PIECES
     ),
 ]
 """(name, read, write) of each tuned weight of ``chess_evaluation`` (TEMPO comes last, apart:
@@ -704,6 +712,15 @@ def tune(args: argparse.Namespace) -> None:
     print(f"largest gap model - Chess.evaluate() on {len(sample)} positions: {gap:.3f}")
     if gap > 1.0:
         sys.exit("tune_chess: the linear model is not the engine's evaluation")
+    frozen = [i for i, name in enumerate(names) if name.startswith(tuple(args.freeze))]
+    if args.freeze:
+        if not frozen:
+            sys.exit(f"tune_chess: --freeze {' '.join(args.freeze)} names no weight")
+        # A frozen weight's part of the evaluation moves into b, and its column is emptied:
+        # nothing pulls it from where it is.
+        b = b + a[:, frozen].astype(float) @ w0[frozen]
+        a[:, frozen] = 0.0
+        print(f"{len(frozen)} weights frozen ({', '.join(args.freeze)})")
     numbers = sorted(set(games))
     random.Random(f"split/{args.seed}").shuffle(numbers)
     training_games = set(numbers[: int(0.8 * len(numbers))])
@@ -788,6 +805,7 @@ def tune(args: argparse.Namespace) -> None:
         "seed": args.seed,
         "k": round(k, 4),
         "result_weight": args.result_weight,
+        "frozen": [names[i] for i in frozen],
         "l2_tried": {
             f"{trial[1]:g}": {"train": trial[3][0], "validation": trial[3][1]} for trial in trials
         },
@@ -890,7 +908,8 @@ def apply(args: argparse.Namespace) -> None:
     names = ["PASSED_MG", "PASSED_EG", "PASSED_ENEMY_KING", "PASSED_OWN_KING", "DOUBLED"]
     names += ["ISOLATED", "SHIELD_NEAR", "SHIELD_FAR", "SHIELD_MISSING", "BISHOP_PAIR"]
     names += ["ROOK_OPEN", "ROOK_HALF_OPEN", "TEMPO", "KING_ATTACK_UNITS", "KING_ATTACK_CAP"]
-    names += ["THREAT_BY_PAWN", "THREAT_BY_MINOR", "PAWN_SUPPORTED"]
+    names += ["THREAT_BY_PAWN", "THREAT_BY_MINOR", "PAWN_SUPPORTED", "THREAT_BY_ROOK"]
+    names += ["BACKWARD", "PASSED_FREE", "SAFE_CHECK_MG", "SAFE_CHECK_EG"]
     for name in names:
         value = getattr(ce, name)
         pattern = rf"^{name}: Final = .*$"
@@ -965,6 +984,13 @@ def main() -> None:
         nargs="+",
         default=[],
         help="labelled files kept out of the fit, on which its loss is measured at the end",
+    )
+    t.add_argument(
+        "--freeze",
+        nargs="+",
+        default=[],
+        metavar="PREFIX",
+        help="weights whose names start so stay as they are (to fit without a term)",
     )
     t.add_argument("--out", default="tuned.json")
     t.set_defaults(run=tune)

@@ -98,6 +98,47 @@ def test_threats_and_supported_pawns_by_count(
     assert (after[0] - before[0], after[1] - before[1]) == (1000 * count, 2000 * count)
 
 
+@pytest.mark.parametrize(
+    ("name", "index", "fen", "count"),
+    [
+        # Black's rook on d8 attacks White's queen on d4 (White loses once).
+        ("THREAT_BY_ROOK", None, "3rk3/8/8/8/3Q4/8/8/4K3 w - - 0 1", -1),
+        # d3: c4 beside it is ahead, and Black's e5 pawn attacks d4: backward. c4 is not (d3
+        # is beside it and behind); e5 is isolated, and isolated pawns are not counted again.
+        ("BACKWARD", None, "4k3/8/8/4p3/2P5/3P4/8/4K3 w - - 0 1", -1),
+        # e5 passed on its fifth rank (relative 4) with e6 e7 e8 empty: 4 - 2.
+        ("PASSED_FREE", None, "k7/8/8/4P3/8/8/8/K7 w - - 0 1", 2),
+        ("PASSED_FREE", None, "k3r3/8/8/4P3/8/8/8/K7 w - - 0 1", 0),  # e8 taken
+        # The knight on b5 reaches d6 and c7, from which it would check the king on e8.
+        ("SAFE_CHECK_MG", chess.KNIGHT, "4k3/8/8/1N6/8/8/8/4K3 w - - 0 1", 2),
+        ("SAFE_CHECK_EG", chess.KNIGHT, "4k3/8/8/1N6/8/8/8/4K3 w - - 0 1", 2),
+        # Black's e7 pawn guards d6: only c7 is safe.
+        ("SAFE_CHECK_MG", chess.KNIGHT, "4k3/4p3/8/1N6/8/8/8/4K3 w - - 0 1", 1),
+        # The rook on a1 reaches a8 on the king's rank (e1 holds its own king).
+        ("SAFE_CHECK_EG", chess.ROOK, "4k3/8/8/8/8/8/8/R3K3 w - - 0 1", 1),
+        # The bishop on b2 and the king on h8 share a diagonal: c3 d4 e5 f6 g7.
+        ("SAFE_CHECK_MG", chess.BISHOP, "7k/8/8/8/8/8/1B6/K7 w - - 0 1", 5),
+        # The queen on d1 against the king on e8: d8 (its rank), e2 (its file), d7, a4 and h5
+        # (its diagonals).
+        ("SAFE_CHECK_MG", chess.QUEEN, "4k3/8/8/8/8/8/8/3QK3 w - - 0 1", 5),
+    ],
+)
+def test_threats_backward_free_passed_pawns_and_safe_checks_by_count(
+    monkeypatch: pytest.MonkeyPatch, name: str, index: int | None, fen: str, count: int
+) -> None:
+    before = both_terms(fen)
+    values = list(getattr(ce, name))
+    if index is None:
+        values = [values[0] + 1000, values[1] + 2000]
+        expected = (1000 * count, 2000 * count)
+    else:
+        values[index] += 1000
+        expected = (1000 * count, 0) if name.endswith("_MG") else (0, 1000 * count)
+    monkeypatch.setattr(ce, name, tuple(values))
+    after = ce.positional_terms(chess.Board(fen))
+    assert (after[0] - before[0], after[1] - before[1]) == expected
+
+
 def test_mobility_shield_rooks_and_bishops_by_hand() -> None:
     # White: Kg1 behind f2 g2 h2 (three near shield pawns), a rook on the open a-file, two
     # bishops. Black: Kg8 behind f7 g7 h7, a knight on b8.

@@ -191,6 +191,8 @@ for _piece in range(7):
     for _phase, _table in enumerate((ce.MOBILITY_MG, ce.MOBILITY_EG)):
         MOBILITY[_piece, _phase, : len(_table[_piece])] = _table[_piece]
 KING_ATTACK_UNITS = np.array(ce.KING_ATTACK_UNITS, np.int64)
+SAFE_CHECK = np.array([ce.SAFE_CHECK_MG, ce.SAFE_CHECK_EG], np.int64)
+BEHIND_BESIDE = np.array([[_to_signed(b) for b in row] for row in ce.BEHIND_BESIDE], np.int64)
 NOT_FILE_A: Final = _to_signed(~chess.BB_FILE_A & chess.BB_ALL)
 NOT_FILE_H: Final = _to_signed(~chess.BB_FILE_H & chess.BB_ALL)
 _DE_BRUIJN: Final = 0x03F79D71B4CB0A89
@@ -595,8 +597,10 @@ def positional_terms(st: Any) -> tuple[int, int]:
     occupied = st[OCC] | st[OCC + 1]
     total_mg = total_eg = 0
     # By side (0 Black, 1 White): the squares its knights and bishops attack, its rooks and
-    # queens (threats by minor pieces, counted once both sides are known).
+    # queens, the squares its rooks attack and its queens (threats by minor pieces and by
+    # rooks, counted once both sides are known).
     minor_black = minor_white = majors_black = majors_white = 0
+    rooks_black = rooks_white = queens_black = queens_white = 0
     for white in range(2):
         own = st[OCC + white]
         own_pawns = st[PAWNS + white]
@@ -606,7 +610,21 @@ def positional_terms(st: Any) -> tuple[int, int]:
         safe = ~own & ~enemy_pawn_attacks
         own_king, enemy_king = st[KINGS + white], st[KINGS + 1 - white]
         zone = KING_ZONE[enemy_king]
-        mg = eg = units = attackers = bishops = minor = majors = 0
+        # The squares from which a knight, or a piece moving straight or diagonally, would
+        # attack the enemy king.
+        knight_checks = straight_checks = diagonal_checks = 0
+        for i in range(KNIGHT_COUNT[enemy_king]):
+            knight_checks |= BIT[KNIGHT_TO[enemy_king, i]]
+        for d in range(8):
+            for i in range(RAY_LENGTH[enemy_king, d]):
+                target = BIT[RAY[enemy_king, d, i]]
+                if d < 4:
+                    straight_checks |= target
+                else:
+                    diagonal_checks |= target
+                if target & occupied:
+                    break
+        mg = eg = units = attackers = bishops = minor = majors = rook_attacks = queens = 0
         bits = own
         while bits != 0:
             square = lowest_square(bits)
@@ -620,15 +638,20 @@ def positional_terms(st: Any) -> tuple[int, int]:
                 if FRONT_SPAN[white, square] & own_pawns:
                     mg -= ce.DOUBLED[0]
                     eg -= ce.DOUBLED[1]
+                stop = square + 8 if white else square - 8
                 if ADJACENT_FILES[square & 7] & own_pawns == 0:
                     mg -= ce.ISOLATED[0]
                     eg -= ce.ISOLATED[1]
+                elif BEHIND_BESIDE[white, square] & own_pawns == 0 and (
+                    enemy_pawn_attacks & BIT[stop]
+                ):
+                    mg -= ce.BACKWARD[0]
+                    eg -= ce.BACKWARD[1]
                 if (
                     PASSED_SPAN[white, square] & enemy_pawns == 0
                     and FRONT_SPAN[white, square] & own_pawns == 0
                 ):
                     relative = (square >> 3) if white else 7 - (square >> 3)
-                    stop = square + 8 if white else square - 8
                     bonus_mg, bonus_eg = PASSED_MG[relative], PASSED_EG[relative]
                     if occupied & BIT[stop]:
                         bonus_mg //= 2
@@ -640,6 +663,9 @@ def positional_terms(st: Any) -> tuple[int, int]:
                             ce.PASSED_ENEMY_KING * DISTANCE[enemy_king, stop]
                             - ce.PASSED_OWN_KING * DISTANCE[own_king, stop]
                         )
+                        if FRONT_SPAN[white, square] & occupied == 0:
+                            mg += (relative - 2) * ce.PASSED_FREE[0]
+                            eg += (relative - 2) * ce.PASSED_FREE[1]
             elif piece == KING:
                 # The pawn shield of a king on its first two ranks.
                 file, rank = square & 7, square >> 3
@@ -657,37 +683,48 @@ def positional_terms(st: Any) -> tuple[int, int]:
                 if enemy_pawn_attacks & BIT[square]:
                     mg -= ce.THREAT_BY_PAWN[0]
                     eg -= ce.THREAT_BY_PAWN[1]
-                count = hits = 0
+                count = hits = checks = 0
                 if piece == KNIGHT:
                     for i in range(KNIGHT_COUNT[square]):
                         target = BIT[KNIGHT_TO[square, i]]
                         minor |= target
                         if target & safe:
                             count += 1
+                            if target & knight_checks:
+                                checks += 1
                         if target & zone:
                             hits += 1
                 else:
                     bishops += piece == BISHOP
                     first = 4 if piece == BISHOP else 0
                     last = 4 if piece == ROOK else 8
+                    checking = (diagonal_checks if piece != ROOK else 0) | (
+                        straight_checks if piece != BISHOP else 0
+                    )
                     for d in range(first, last):
                         for i in range(RAY_LENGTH[square, d]):
                             target = BIT[RAY[square, d, i]]
                             if piece == BISHOP:
                                 minor |= target
+                            elif piece == ROOK:
+                                rook_attacks |= target
                             if target & safe:
                                 count += 1
+                                if target & checking:
+                                    checks += 1
                             if target & zone:
                                 hits += 1
                             if target & occupied:
                                 break
-                mg += MOBILITY[piece, 0, count]
-                eg += MOBILITY[piece, 1, count]
+                mg += MOBILITY[piece, 0, count] + SAFE_CHECK[0, piece] * checks
+                eg += MOBILITY[piece, 1, count] + SAFE_CHECK[1, piece] * checks
                 if hits:
                     attackers += 1
                     units += hits * KING_ATTACK_UNITS[piece]
                 if piece >= ROOK:
                     majors |= BIT[square]
+                if piece == QUEEN:
+                    queens |= BIT[square]
                 if piece == ROOK:
                     if FILES[square & 7] & (own_pawns | enemy_pawns) == 0:
                         mg += ce.ROOK_OPEN[0]
@@ -704,14 +741,20 @@ def positional_terms(st: Any) -> tuple[int, int]:
             total_mg += mg
             total_eg += eg
             minor_white, majors_white = minor, majors
+            rooks_white, queens_white = rook_attacks, queens
         else:
             total_mg -= mg
             total_eg -= eg
             minor_black, majors_black = minor, majors
-    # Rooks and queens that enemy minor pieces attack: White's count less Black's.
+            rooks_black, queens_black = rook_attacks, queens
+    # Rooks and queens that enemy minor pieces attack, queens that enemy rooks attack: White's
+    # count less Black's.
     threatened = popcount(majors_white & minor_black) - popcount(majors_black & minor_white)
     total_mg -= ce.THREAT_BY_MINOR[0] * threatened
     total_eg -= ce.THREAT_BY_MINOR[1] * threatened
+    threatened = popcount(queens_white & rooks_black) - popcount(queens_black & rooks_white)
+    total_mg -= ce.THREAT_BY_ROOK[0] * threatened
+    total_eg -= ce.THREAT_BY_ROOK[1] * threatened
     return total_mg, total_eg
 
 

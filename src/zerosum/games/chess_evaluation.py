@@ -8,8 +8,10 @@ are added up from python-chess's bitboards when the position is evaluated. Each 
 * **pawn structure**: a *passed* pawn (no enemy pawn ahead of it on its file or the two beside
   it, no own pawn ahead on its file) earns a bonus by its rank, halved when a piece stands on
   the square in front of it; in the endgame also the enemy king's distance to that square
-  (which must catch it) against its own king's (which escorts it). A *doubled* pawn (an own
-  pawn ahead on its file) and an *isolated* pawn (no own pawn on a file beside it) lose;
+  (which must catch it) against its own king's (which escorts it); from its fourth rank on,
+  more when no piece stands in its way to the last rank. A *doubled* pawn (an own pawn ahead
+  on its file), an *isolated* pawn (no own pawn on a file beside it) and a *backward* one
+  (none beside it on its rank or behind, its next square attacked by an enemy pawn) lose;
 * **mobility** of knights, bishops, rooks and queens: the squares each attacks that hold no
   own piece and no enemy pawn attacks, counted, and the count's worth read from a table per
   piece type;
@@ -17,11 +19,12 @@ are added up from python-chess's bitboards when the position is evaluated. Each 
   two ranks (one step ahead or two), a file there without an own pawn, and the attack on the
   enemy king's zone (its square and neighbours): each knight, bishop, rook or queen attacking
   it adds weighted *units* for the zone squares it attacks, and two attackers or more cost the
-  defender ``units * units // 4`` (at most :data:`KING_ATTACK_CAP`);
+  defender ``units * units // 4`` (at most :data:`KING_ATTACK_CAP`); and the *safe checks*
+  each knight, bishop, rook or queen could give (:data:`SAFE_CHECK_MG`);
 * **pieces**: the bishop pair; rooks on open files (no pawns) and half-open ones (no own pawn);
-* **threats and support**: a knight, bishop, rook or queen that an enemy pawn attacks, and a
-  rook or queen that an enemy knight or bishop attacks, lose; a pawn that an own pawn defends
-  gains;
+* **threats and support**: a knight, bishop, rook or queen that an enemy pawn attacks, a
+  rook or queen that an enemy knight or bishop attacks, and a queen that an enemy rook
+  attacks, lose; a pawn that an own pawn defends gains;
 * **tempo**: the side to move gets :data:`TEMPO` (added by ``Chess.evaluate``).
 
 The compiled board (:mod:`zerosum.compiled.chess_board`) computes the same numbers from its
@@ -99,6 +102,19 @@ THREAT_BY_MINOR: Final = (32, 33)
 """(middlegame, endgame) penalty per rook or queen an enemy knight or bishop attacks."""
 PAWN_SUPPORTED: Final = (6, 6)
 """(middlegame, endgame) bonus per pawn an own pawn defends."""
+THREAT_BY_ROOK: Final = (0, 0)
+"""(middlegame, endgame) penalty per queen an enemy rook attacks."""
+BACKWARD: Final = (0, 0)
+"""(middlegame, endgame) penalty per backward pawn: no own pawn beside it on its rank or
+behind, and its stop square attacked by an enemy pawn (an isolated pawn is not counted)."""
+PASSED_FREE: Final = (0, 0)
+"""(middlegame, endgame) bonus of a passed pawn whose way to the last rank is free of pieces,
+times its relative rank less two (from the fourth rank on)."""
+SAFE_CHECK_MG: Final = (0, 0, 0, 0, 0, 0, 0)
+SAFE_CHECK_EG: Final = (0, 0, 0, 0, 0, 0, 0)
+"""(middlegame, endgame) bonus per safe check a knight, bishop, rook or queen could give: a
+square it attacks, holding no own piece and attacked by no enemy pawn, from which a piece of
+its type would attack the enemy king (index: python-chess piece type)."""
 TEMPO: Final = 13
 """What having the move is worth, added to the side to move's evaluation."""
 
@@ -131,6 +147,11 @@ ADJACENT_FILES, FRONT_SPAN, PASSED_SPAN, KING_ZONE = _masks()
 """Bitboards: the files beside each file; by colour (0 Black, 1 White) and square, the squares
 ahead on the square's file, and ahead on it and the files beside it; each square with its
 neighbours."""
+BEHIND_BESIDE: Final = tuple(
+    tuple(ADJACENT_FILES[square & 7] & ~PASSED_SPAN[white][square] for square in chess.SQUARES)
+    for white in (0, 1)
+)
+"""By colour and square: the squares on the files beside it, on its rank or behind it."""
 
 
 def pawn_attacks(pawns: int, white: bool) -> int:
@@ -162,20 +183,26 @@ def _side_terms(board: chess.Board, colour: chess.Color) -> tuple[int, int]:
     enemy_king = board.king(not colour)
     assert own_king is not None and enemy_king is not None  # Chess accepts legal positions only
     mg = eg = 0
+    enemy_pawn_attacks = pawn_attacks(enemy_pawns, not colour)
     # Pawn structure.
     for square in chess.scan_forward(own_pawns):
         file = square & 7
         relative = (square >> 3) if colour else 7 - (square >> 3)
+        stop = square + 8 if colour else square - 8
         if FRONT_SPAN[white][square] & own_pawns:
             mg -= DOUBLED[0]
             eg -= DOUBLED[1]
         if not ADJACENT_FILES[file] & own_pawns:
             mg -= ISOLATED[0]
             eg -= ISOLATED[1]
+        elif not BEHIND_BESIDE[white][square] & own_pawns and (
+            enemy_pawn_attacks & chess.BB_SQUARES[stop]
+        ):
+            mg -= BACKWARD[0]
+            eg -= BACKWARD[1]
         if not PASSED_SPAN[white][square] & enemy_pawns and not (
             FRONT_SPAN[white][square] & own_pawns
         ):
-            stop = square + 8 if colour else square - 8
             bonus_mg, bonus_eg = PASSED_MG[relative], PASSED_EG[relative]
             if board.occupied & chess.BB_SQUARES[stop]:
                 bonus_mg //= 2
@@ -187,11 +214,14 @@ def _side_terms(board: chess.Board, colour: chess.Color) -> tuple[int, int]:
                     PASSED_ENEMY_KING * chess.square_distance(enemy_king, stop)
                     - PASSED_OWN_KING * chess.square_distance(own_king, stop)
                 )
+                if not FRONT_SPAN[white][square] & board.occupied:
+                    mg += (relative - 2) * PASSED_FREE[0]
+                    eg += (relative - 2) * PASSED_FREE[1]
     supported = chess.popcount(own_pawns & pawn_attacks(own_pawns, bool(colour)))
     mg += PAWN_SUPPORTED[0] * supported
     eg += PAWN_SUPPORTED[1] * supported
-    # Threats: pieces an enemy pawn attacks; rooks and queens an enemy minor piece attacks.
-    enemy_pawn_attacks = pawn_attacks(enemy_pawns, not colour)
+    # Threats: pieces an enemy pawn attacks; rooks and queens an enemy minor piece attacks,
+    # queens an enemy rook attacks.
     pieces = own & ~board.pawns & ~board.kings
     threatened = chess.popcount(pieces & enemy_pawn_attacks)
     mg -= THREAT_BY_PAWN[0] * threatened
@@ -203,9 +233,27 @@ def _side_terms(board: chess.Board, colour: chess.Color) -> tuple[int, int]:
     threatened = chess.popcount((board.rooks | board.queens) & own & minor_attacks)
     mg -= THREAT_BY_MINOR[0] * threatened
     eg -= THREAT_BY_MINOR[1] * threatened
-    # Mobility, rooks' files and the attack on the enemy king's zone.
+    rook_attacks = 0
+    for square in chess.scan_forward(board.rooks & board.occupied_co[not colour]):
+        rook_attacks |= board.attacks_mask(square)
+    threatened = chess.popcount(board.queens & own & rook_attacks)
+    mg -= THREAT_BY_ROOK[0] * threatened
+    eg -= THREAT_BY_ROOK[1] * threatened
+    # Mobility, safe checks, rooks' files and the attack on the enemy king's zone.
     safe = ~own & ~enemy_pawn_attacks
     zone = KING_ZONE[enemy_king]
+    occupied = board.occupied
+    diagonal = chess.BB_DIAG_ATTACKS[enemy_king][chess.BB_DIAG_MASKS[enemy_king] & occupied]
+    straight = (
+        chess.BB_RANK_ATTACKS[enemy_king][chess.BB_RANK_MASKS[enemy_king] & occupied]
+        | chess.BB_FILE_ATTACKS[enemy_king][chess.BB_FILE_MASKS[enemy_king] & occupied]
+    )
+    checking = {
+        chess.KNIGHT: chess.BB_KNIGHT_ATTACKS[enemy_king],
+        chess.BISHOP: diagonal,
+        chess.ROOK: straight,
+        chess.QUEEN: diagonal | straight,
+    }
     units = attackers = 0
     for piece in (chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN):
         for square in chess.scan_forward(board.pieces_mask(piece, colour)):
@@ -213,6 +261,9 @@ def _side_terms(board: chess.Board, colour: chess.Color) -> tuple[int, int]:
             count = chess.popcount(attacks & safe)
             mg += MOBILITY_MG[piece][count]
             eg += MOBILITY_EG[piece][count]
+            checks = chess.popcount(attacks & safe & checking[piece])
+            mg += SAFE_CHECK_MG[piece] * checks
+            eg += SAFE_CHECK_EG[piece] * checks
             hits = chess.popcount(attacks & zone)
             if hits:
                 attackers += 1
