@@ -24,9 +24,9 @@ def labelled(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def tune(labelled: Path, out: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    settings = ["--steps", "40", "--rate", "2", "--king-attack-rounds", "0", "--l2", "1e-8"]
     return subprocess.run(
-        [sys.executable, str(TUNER), "tune", str(labelled), "--steps", "40", "--rate", "2"]
-        + ["--king-attack-rounds", "0", "--l2", "1e-8", "--out", str(out), *extra],
+        [sys.executable, str(TUNER), "tune", str(labelled), *settings, "--out", str(out), *extra],
         capture_output=True,
         text=True,
         timeout=600,
