@@ -140,7 +140,6 @@ WEIGHTS = [
             "PAWN_SUPPORTED",
             "THREAT_BY_ROOK",
             "BACKWARD",
-            "PASSED_FREE",
         )
         for phase in (0, 1)
     ),
@@ -909,7 +908,7 @@ def apply(args: argparse.Namespace) -> None:
     names += ["ISOLATED", "SHIELD_NEAR", "SHIELD_FAR", "SHIELD_MISSING", "BISHOP_PAIR"]
     names += ["ROOK_OPEN", "ROOK_HALF_OPEN", "TEMPO", "KING_ATTACK_UNITS", "KING_ATTACK_CAP"]
     names += ["THREAT_BY_PAWN", "THREAT_BY_MINOR", "PAWN_SUPPORTED", "THREAT_BY_ROOK"]
-    names += ["BACKWARD", "PASSED_FREE", "SAFE_CHECK_MG", "SAFE_CHECK_EG"]
+    names += ["BACKWARD", "SAFE_CHECK_MG", "SAFE_CHECK_EG"]
     for name in names:
         value = getattr(ce, name)
         pattern = rf"^{name}: Final = .*$"

@@ -106,9 +106,6 @@ def test_threats_and_supported_pawns_by_count(
         # d3: c4 beside it is ahead, and Black's e5 pawn attacks d4: backward. c4 is not (d3
         # is beside it and behind); e5 is isolated, and isolated pawns are not counted again.
         ("BACKWARD", None, "4k3/8/8/4p3/2P5/3P4/8/4K3 w - - 0 1", -1),
-        # e5 passed on its fifth rank (relative 4) with e6 e7 e8 empty: 4 - 2.
-        ("PASSED_FREE", None, "k7/8/8/4P3/8/8/8/K7 w - - 0 1", 2),
-        ("PASSED_FREE", None, "k3r3/8/8/4P3/8/8/8/K7 w - - 0 1", 0),  # e8 taken
         # The knight on b5 reaches d6 and c7, from which it would check the king on e8.
         ("SAFE_CHECK_MG", chess.KNIGHT, "4k3/8/8/1N6/8/8/8/4K3 w - - 0 1", 2),
         ("SAFE_CHECK_EG", chess.KNIGHT, "4k3/8/8/1N6/8/8/8/4K3 w - - 0 1", 2),
@@ -123,7 +120,7 @@ def test_threats_and_supported_pawns_by_count(
         ("SAFE_CHECK_MG", chess.QUEEN, "4k3/8/8/8/8/8/8/3QK3 w - - 0 1", 5),
     ],
 )
-def test_threats_backward_free_passed_pawns_and_safe_checks_by_count(
+def test_threats_backward_pawns_and_safe_checks_by_count(
     monkeypatch: pytest.MonkeyPatch, name: str, index: int | None, fen: str, count: int
 ) -> None:
     before = both_terms(fen)

@@ -663,9 +663,6 @@ def positional_terms(st: Any) -> tuple[int, int]:
                             ce.PASSED_ENEMY_KING * DISTANCE[enemy_king, stop]
                             - ce.PASSED_OWN_KING * DISTANCE[own_king, stop]
                         )
-                        if FRONT_SPAN[white, square] & occupied == 0:
-                            mg += (relative - 2) * ce.PASSED_FREE[0]
-                            eg += (relative - 2) * ce.PASSED_FREE[1]
             elif piece == KING:
                 # The pawn shield of a king on its first two ranks.
                 file, rank = square & 7, square >> 3

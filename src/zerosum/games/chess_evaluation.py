@@ -8,10 +8,10 @@ are added up from python-chess's bitboards when the position is evaluated. Each 
 * **pawn structure**: a *passed* pawn (no enemy pawn ahead of it on its file or the two beside
   it, no own pawn ahead on its file) earns a bonus by its rank, halved when a piece stands on
   the square in front of it; in the endgame also the enemy king's distance to that square
-  (which must catch it) against its own king's (which escorts it); from its fourth rank on,
-  more when no piece stands in its way to the last rank. A *doubled* pawn (an own pawn ahead
-  on its file), an *isolated* pawn (no own pawn on a file beside it) and a *backward* one
-  (none beside it on its rank or behind, its next square attacked by an enemy pawn) lose;
+  (which must catch it) against its own king's (which escorts it). A *doubled* pawn (an own
+  pawn ahead on its file), an *isolated* pawn (no own pawn on a file beside it) and a
+  *backward* one (none beside it on its rank or behind, its next square attacked by an enemy
+  pawn) lose;
 * **mobility** of knights, bishops, rooks and queens: the squares each attacks that hold no
   own piece and no enemy pawn attacks, counted, and the count's worth read from a table per
   piece type;
@@ -107,9 +107,6 @@ THREAT_BY_ROOK: Final = (0, 0)
 BACKWARD: Final = (0, 0)
 """(middlegame, endgame) penalty per backward pawn: no own pawn beside it on its rank or
 behind, and its stop square attacked by an enemy pawn (an isolated pawn is not counted)."""
-PASSED_FREE: Final = (0, 0)
-"""(middlegame, endgame) bonus of a passed pawn whose way to the last rank is free of pieces,
-times its relative rank less two (from the fourth rank on)."""
 SAFE_CHECK_MG: Final = (0, 0, 0, 0, 0, 0, 0)
 SAFE_CHECK_EG: Final = (0, 0, 0, 0, 0, 0, 0)
 """(middlegame, endgame) bonus per safe check a knight, bishop, rook or queen could give: a
@@ -214,9 +211,6 @@ def _side_terms(board: chess.Board, colour: chess.Color) -> tuple[int, int]:
                     PASSED_ENEMY_KING * chess.square_distance(enemy_king, stop)
                     - PASSED_OWN_KING * chess.square_distance(own_king, stop)
                 )
-                if not FRONT_SPAN[white][square] & board.occupied:
-                    mg += (relative - 2) * PASSED_FREE[0]
-                    eg += (relative - 2) * PASSED_FREE[1]
     supported = chess.popcount(own_pawns & pawn_attacks(own_pawns, bool(colour)))
     mg += PAWN_SUPPORTED[0] * supported
     eg += PAWN_SUPPORTED[1] * supported
