@@ -192,6 +192,9 @@ for _piece in range(7):
         MOBILITY[_piece, _phase, : len(_table[_piece])] = _table[_piece]
 KING_ATTACK_UNITS = np.array(ce.KING_ATTACK_UNITS, np.int64)
 SAFE_CHECK = np.array([ce.SAFE_CHECK_MG, ce.SAFE_CHECK_EG], np.int64)
+SAFE_CHECKS_COUNT: Final = bool(SAFE_CHECK.any())
+"""Whether any safe check is worth something: numba takes it as a constant, so with every
+weight at 0 the checking squares are compiled out and cost nothing."""
 BEHIND_BESIDE = np.array([[_to_signed(b) for b in row] for row in ce.BEHIND_BESIDE], np.int64)
 NOT_FILE_A: Final = _to_signed(~chess.BB_FILE_A & chess.BB_ALL)
 NOT_FILE_H: Final = _to_signed(~chess.BB_FILE_H & chess.BB_ALL)
@@ -613,17 +616,18 @@ def positional_terms(st: Any) -> tuple[int, int]:
         # The squares from which a knight, or a piece moving straight or diagonally, would
         # attack the enemy king.
         knight_checks = straight_checks = diagonal_checks = 0
-        for i in range(KNIGHT_COUNT[enemy_king]):
-            knight_checks |= BIT[KNIGHT_TO[enemy_king, i]]
-        for d in range(8):
-            for i in range(RAY_LENGTH[enemy_king, d]):
-                target = BIT[RAY[enemy_king, d, i]]
-                if d < 4:
-                    straight_checks |= target
-                else:
-                    diagonal_checks |= target
-                if target & occupied:
-                    break
+        if SAFE_CHECKS_COUNT:
+            for i in range(KNIGHT_COUNT[enemy_king]):
+                knight_checks |= BIT[KNIGHT_TO[enemy_king, i]]
+            for d in range(8):
+                for i in range(RAY_LENGTH[enemy_king, d]):
+                    target = BIT[RAY[enemy_king, d, i]]
+                    if d < 4:
+                        straight_checks |= target
+                    else:
+                        diagonal_checks |= target
+                    if target & occupied:
+                        break
         mg = eg = units = attackers = bishops = minor = majors = rook_attacks = queens = 0
         bits = own
         while bits != 0:
