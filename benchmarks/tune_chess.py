@@ -870,7 +870,7 @@ def apply(args: argparse.Namespace) -> None:
 
     from zerosum.games import chess_tables as tables
 
-    report = json.loads(Path(args.tuned).read_text())
+    report = json.loads("\n".join(_lines(args.tuned)))  # gzip-compressed if it ends in .gz
     weights = {name: value["to"] for name, value in report["weights"].items()}
     material_mg, material_eg = list(tables.MATERIAL_MG), list(tables.MATERIAL_EG)
     pst_mg = [list(row) for row in tables.PST_MG]
@@ -994,7 +994,7 @@ def main() -> None:
     t.add_argument("--out", default="tuned.json")
     t.set_defaults(run=tune)
     ap = steps.add_parser("apply", help="write tuned weights into a copy of the sources")
-    ap.add_argument("tuned", help="the JSON file of the tune step")
+    ap.add_argument("tuned", help="the JSON file of the tune step (or a .gz of it)")
     ap.add_argument("src", help="the sources directory to rewrite (holding zerosum/)")
     ap.set_defaults(run=apply)
     args = parser.parse_args()

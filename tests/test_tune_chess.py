@@ -58,3 +58,23 @@ def test_a_prefix_that_names_no_weight_is_an_error(labelled: Path, tmp_path: Pat
     assert run.returncode != 0
     assert "--freeze NO_SUCH_WEIGHT names no weight" in run.stderr
     assert not (tmp_path / "out.json").exists()
+
+
+def test_the_shipped_fourth_fit_applies_to_a_copy_of_the_sources(tmp_path: Path) -> None:
+    games = tmp_path / "zerosum" / "games"
+    games.mkdir(parents=True)
+    for name in ("chess_evaluation.py", "chess_tables.py"):
+        (games / name).write_bytes((ROOT / "src" / "zerosum" / "games" / name).read_bytes())
+    fit = ROOT / "benchmarks" / "data" / "chess_tune_fit4.json.gz"
+    run = subprocess.run(
+        [sys.executable, str(TUNER), "apply", str(fit), str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=ROOT,
+    )
+    assert run.returncode == 0, run.stderr
+    text = (games / "chess_evaluation.py").read_text()
+    assert "SAFE_CHECK_MG: Final = (0, 0, 14, 5, 17, 6, 0)" in text
+    assert "BACKWARD: Final = (7, 11)" in text
+    assert "496,526 positions" in (games / "chess_tables.py").read_text()
