@@ -172,6 +172,23 @@ def positional_terms(board: chess.Board) -> tuple[int, int]:
     return mg, eg
 
 
+def _checking_squares(board: chess.Board, king: chess.Square) -> dict[int, int]:
+    """By piece type (knight, bishop, rook, queen): the squares from which it would attack
+    ``king``."""
+    occupied = board.occupied
+    diagonal = chess.BB_DIAG_ATTACKS[king][chess.BB_DIAG_MASKS[king] & occupied]
+    straight = (
+        chess.BB_RANK_ATTACKS[king][chess.BB_RANK_MASKS[king] & occupied]
+        | chess.BB_FILE_ATTACKS[king][chess.BB_FILE_MASKS[king] & occupied]
+    )
+    return {
+        chess.KNIGHT: chess.BB_KNIGHT_ATTACKS[king],
+        chess.BISHOP: diagonal,
+        chess.ROOK: straight,
+        chess.QUEEN: diagonal | straight,
+    }
+
+
 def _side_terms(board: chess.Board, colour: chess.Color) -> tuple[int, int]:
     """The positional terms of one side, from that side's point of view."""
     white = int(colour)
@@ -229,27 +246,19 @@ def _side_terms(board: chess.Board, colour: chess.Color) -> tuple[int, int]:
     threatened = chess.popcount((board.rooks | board.queens) & own & minor_attacks)
     mg -= THREAT_BY_MINOR[0] * threatened
     eg -= THREAT_BY_MINOR[1] * threatened
-    rook_attacks = 0
-    for square in chess.scan_forward(board.rooks & board.occupied_co[not colour]):
-        rook_attacks |= board.attacks_mask(square)
-    threatened = chess.popcount(board.queens & own & rook_attacks)
-    mg -= THREAT_BY_ROOK[0] * threatened
-    eg -= THREAT_BY_ROOK[1] * threatened
+    # Terms whose weights are all 0 are not computed (the weights are read at each call, so
+    # that the tuner may raise them), as the compiled board leaves the safe checks out.
+    if board.queens & own and any(THREAT_BY_ROOK):
+        rook_attacks = 0
+        for square in chess.scan_forward(board.rooks & board.occupied_co[not colour]):
+            rook_attacks |= board.attacks_mask(square)
+        threatened = chess.popcount(board.queens & own & rook_attacks)
+        mg -= THREAT_BY_ROOK[0] * threatened
+        eg -= THREAT_BY_ROOK[1] * threatened
     # Mobility, safe checks, rooks' files and the attack on the enemy king's zone.
     safe = ~own & ~enemy_pawn_attacks
     zone = KING_ZONE[enemy_king]
-    occupied = board.occupied
-    diagonal = chess.BB_DIAG_ATTACKS[enemy_king][chess.BB_DIAG_MASKS[enemy_king] & occupied]
-    straight = (
-        chess.BB_RANK_ATTACKS[enemy_king][chess.BB_RANK_MASKS[enemy_king] & occupied]
-        | chess.BB_FILE_ATTACKS[enemy_king][chess.BB_FILE_MASKS[enemy_king] & occupied]
-    )
-    checking = {
-        chess.KNIGHT: chess.BB_KNIGHT_ATTACKS[enemy_king],
-        chess.BISHOP: diagonal,
-        chess.ROOK: straight,
-        chess.QUEEN: diagonal | straight,
-    }
+    checking = _checking_squares(board, enemy_king) if any(SAFE_CHECK_MG + SAFE_CHECK_EG) else {}
     units = attackers = 0
     for piece in (chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN):
         for square in chess.scan_forward(board.pieces_mask(piece, colour)):
@@ -257,9 +266,10 @@ def _side_terms(board: chess.Board, colour: chess.Color) -> tuple[int, int]:
             count = chess.popcount(attacks & safe)
             mg += MOBILITY_MG[piece][count]
             eg += MOBILITY_EG[piece][count]
-            checks = chess.popcount(attacks & safe & checking[piece])
-            mg += SAFE_CHECK_MG[piece] * checks
-            eg += SAFE_CHECK_EG[piece] * checks
+            if checking:
+                checks = chess.popcount(attacks & safe & checking[piece])
+                mg += SAFE_CHECK_MG[piece] * checks
+                eg += SAFE_CHECK_EG[piece] * checks
             hits = chess.popcount(attacks & zone)
             if hits:
                 attackers += 1
