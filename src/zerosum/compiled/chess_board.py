@@ -32,6 +32,7 @@ from typing import Any, Final
 import chess
 import chess.polyglot
 import numpy as np
+from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 
 from zerosum.compiled.engine import popcount
 from zerosum.games import chess_evaluation as ce
@@ -141,6 +142,11 @@ def _targets(steps: list[tuple[int, int]]) -> tuple[np.ndarray[Any, Any], np.nda
 KNIGHT_COUNT, KNIGHT_TO = _targets(
     [(1, 2), (2, 1), (2, -1), (1, -2), (-1, -2), (-2, -1), (-2, 1), (-1, 2)]
 )
+KNIGHT_ATTACKS = np.array(
+    [_to_signed(sum(1 << int(t) for t in KNIGHT_TO[s, : KNIGHT_COUNT[s]])) for s in range(64)],
+    np.int64,
+)
+"""``KNIGHT_ATTACKS[s]``: the squares a knight on ``s`` attacks."""
 KING_COUNT, KING_TO = _targets(
     [(1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1), (0, -1), (1, -1)]
 )
@@ -155,6 +161,15 @@ for _square in range(64):
             RAY[_square, _d, RAY_LENGTH[_square, _d]] = _r * 8 + _f
             RAY_LENGTH[_square, _d] += 1
             _f, _r = _f + _df, _r + _dr
+RAY_MASK = np.array(
+    [
+        [_to_signed(sum(1 << int(t) for t in RAY[s, d, : RAY_LENGTH[s, d]])) for d in range(8)]
+        for s in range(64)
+    ],
+    np.int64,
+)
+"""``RAY_MASK[s, d]``: the squares of ``RAY[s, d]`` as a bitboard. The even directions run
+to higher squares, the odd ones to lower squares."""
 PAWN_FROM_COUNT = np.zeros((2, 64), np.int64)
 PAWN_FROM = np.zeros((2, 64, 2), np.int64)
 """``PAWN_FROM[white, s]``: the squares from which a pawn of that colour attacks ``s``."""
@@ -198,6 +213,7 @@ weight at 0 the checking squares are compiled out and cost nothing."""
 BEHIND_BESIDE = np.array([[_to_signed(b) for b in row] for row in ce.BEHIND_BESIDE], np.int64)
 NOT_FILE_A: Final = _to_signed(~chess.BB_FILE_A & chess.BB_ALL)
 NOT_FILE_H: Final = _to_signed(~chess.BB_FILE_H & chess.BB_ALL)
+_SQUARE_63: Final = _to_signed(1 << 63)
 _DE_BRUIJN: Final = 0x03F79D71B4CB0A89
 _BIT_INDEX = np.zeros(64, np.int64)
 for _square in range(64):
@@ -212,6 +228,34 @@ def lowest_square(bits: int) -> int:
     """The square of the lowest set bit of a nonzero bitboard."""
     lowest = bits & -bits
     return int(_BIT_INDEX[((lowest * _DE_BRUIJN) >> 58) & 63])
+
+
+@cached_njit(nogil=True)
+def slider_attacks(square: int, first: int, last: int, occupied: int) -> int:
+    """The squares a piece on ``square`` attacks along the directions ``first`` to ``last - 1``
+    of :data:`RAY` (0-3 straight, 4-7 diagonal), each ray up to its first occupied square.
+
+    Without a branch per square: a ray's first blocker is its lowest occupied square (even
+    directions) or its highest (odd ones), found with one bit scan, and the ray beyond it is
+    taken away. A sentinel square (63 or 0), from which the ray in that direction is empty,
+    stands in for a ray with no blocker. The oracle is the walk along :data:`RAY` square by
+    square, which move generation still does (the tests compare the evaluations and the
+    checks it leads to with python-chess's)."""
+    attacks = 0
+    for d in range(first, last):
+        ray = RAY_MASK[square, d]
+        sentinel = _SQUARE_63 if d % 2 == 0 else 1
+        attacks |= ray ^ RAY_MASK[ray_blocker((ray & occupied) | sentinel, d), d]
+    return attacks
+
+
+@cached_njit(nogil=True)
+def ray_blocker(blockers: int, d: int) -> int:
+    """The square nearest to the ray's start among ``blockers`` (not 0), the squares of a
+    ray in direction ``d``: the lowest for the even directions, the highest for the odd."""
+    if d % 2 == 0:
+        return int(trailing_zeros(blockers))
+    return int(63 - leading_zeros(blockers))
 
 
 @cached_njit(nogil=True)
@@ -247,15 +291,16 @@ def attacked(st: Any, square: int, by_white: int) -> bool:
     for i in range(KING_COUNT[square]):
         if st[KING_TO[square, i]] == KING + mine:
             return True
-    for d in range(8):
-        for i in range(RAY_LENGTH[square, d]):
-            code = st[RAY[square, d, i]]
-            if code != 0:
-                if code == QUEEN + mine:
-                    return True
-                if code == (ROOK if d < 4 else BISHOP) + mine:
-                    return True
-                break
+    # The pieces of that side that a rook or a bishop on the square would attack first.
+    occupied = st[OCC] | st[OCC + 1]
+    theirs = st[OCC + by_white]
+    for first, slider in ((0, ROOK), (4, BISHOP)):
+        bits = slider_attacks(square, first, first + 4, occupied) & theirs
+        while bits != 0:
+            code = st[lowest_square(bits)]
+            if code == QUEEN + mine or code == slider + mine:
+                return True
+            bits &= bits - 1
     return False
 
 
@@ -297,6 +342,8 @@ def pseudo_moves(st: Any, out: Any, kind: int) -> int:
     bits = st[OCC + white]
     want_captures = kind != 2
     want_quiet = kind != 1
+    occupied = st[OCC] | st[OCC + 1]
+    theirs = st[OCC + 1 - white]
     while bits != 0:
         source = lowest_square(bits)
         bits &= bits - 1
@@ -337,19 +384,20 @@ def pseudo_moves(st: Any, out: Any, kind: int) -> int:
         else:
             first = 4 if piece == BISHOP else 0
             last = 4 if piece == ROOK else 8
+            # Each ray nearest square first: its empty squares, then its first piece.
             for d in range(first, last):
-                for i in range(RAY_LENGTH[source, d]):
-                    target = RAY[source, d, i]
-                    victim = st[target]
-                    if victim == 0:
-                        if want_quiet:
-                            out[n] = move_code(source, target, 0)
-                            n += 1
-                    else:
-                        if victim // 8 != white and want_captures:
-                            out[n] = move_code(source, target, 0)
-                            n += 1
-                        break
+                ray = RAY_MASK[source, d]
+                blocker = ray_blocker((ray & occupied) | (_SQUARE_63 if d % 2 == 0 else 1), d)
+                if want_quiet:
+                    empty = ray & ~RAY_MASK[blocker, d] & ~occupied
+                    while empty != 0:
+                        target = ray_blocker(empty, d)
+                        empty ^= BIT[target]
+                        out[n] = move_code(source, target, 0)
+                        n += 1
+                if want_captures and ray & BIT[blocker] & theirs:
+                    out[n] = move_code(source, blocker, 0)
+                    n += 1
     if want_quiet:
         n = _castling_moves(st, out, n, white)
     return n
@@ -617,17 +665,9 @@ def positional_terms(st: Any) -> tuple[int, int]:
         # attack the enemy king.
         knight_checks = straight_checks = diagonal_checks = 0
         if SAFE_CHECKS_COUNT:
-            for i in range(KNIGHT_COUNT[enemy_king]):
-                knight_checks |= BIT[KNIGHT_TO[enemy_king, i]]
-            for d in range(8):
-                for i in range(RAY_LENGTH[enemy_king, d]):
-                    target = BIT[RAY[enemy_king, d, i]]
-                    if d < 4:
-                        straight_checks |= target
-                    else:
-                        diagonal_checks |= target
-                    if target & occupied:
-                        break
+            knight_checks = KNIGHT_ATTACKS[enemy_king]
+            straight_checks = slider_attacks(enemy_king, 0, 4, occupied)
+            diagonal_checks = slider_attacks(enemy_king, 4, 8, occupied)
         mg = eg = units = attackers = bishops = minor = majors = rook_attacks = queens = 0
         bits = own
         while bits != 0:
@@ -680,43 +720,30 @@ def positional_terms(st: Any) -> tuple[int, int]:
                         elif own_pawns & FILES[f] == 0:
                             mg -= ce.SHIELD_MISSING
             else:
-                # Threats by pawns, mobility and the attack on the enemy king's zone.
+                # Threats by pawns, mobility and the attack on the enemy king's zone, counted
+                # on the squares the piece attacks.
                 if enemy_pawn_attacks & BIT[square]:
                     mg -= ce.THREAT_BY_PAWN[0]
                     eg -= ce.THREAT_BY_PAWN[1]
-                count = hits = checks = 0
                 if piece == KNIGHT:
-                    for i in range(KNIGHT_COUNT[square]):
-                        target = BIT[KNIGHT_TO[square, i]]
-                        minor |= target
-                        if target & safe:
-                            count += 1
-                            if target & knight_checks:
-                                checks += 1
-                        if target & zone:
-                            hits += 1
+                    attacks = KNIGHT_ATTACKS[square]
+                    checking = knight_checks
+                    minor |= attacks
+                elif piece == BISHOP:
+                    attacks = slider_attacks(square, 4, 8, occupied)
+                    checking = diagonal_checks
+                    minor |= attacks
+                    bishops += 1
+                elif piece == ROOK:
+                    attacks = slider_attacks(square, 0, 4, occupied)
+                    checking = straight_checks
+                    rook_attacks |= attacks
                 else:
-                    bishops += piece == BISHOP
-                    first = 4 if piece == BISHOP else 0
-                    last = 4 if piece == ROOK else 8
-                    checking = (diagonal_checks if piece != ROOK else 0) | (
-                        straight_checks if piece != BISHOP else 0
-                    )
-                    for d in range(first, last):
-                        for i in range(RAY_LENGTH[square, d]):
-                            target = BIT[RAY[square, d, i]]
-                            if piece == BISHOP:
-                                minor |= target
-                            elif piece == ROOK:
-                                rook_attacks |= target
-                            if target & safe:
-                                count += 1
-                                if target & checking:
-                                    checks += 1
-                            if target & zone:
-                                hits += 1
-                            if target & occupied:
-                                break
+                    attacks = slider_attacks(square, 0, 8, occupied)
+                    checking = straight_checks | diagonal_checks
+                count = popcount(attacks & safe)
+                hits = popcount(attacks & zone)
+                checks = popcount(attacks & safe & checking) if SAFE_CHECKS_COUNT else 0
                 mg += MOBILITY[piece, 0, count] + SAFE_CHECK[0, piece] * checks
                 eg += MOBILITY[piece, 1, count] + SAFE_CHECK[1, piece] * checks
                 if hits:

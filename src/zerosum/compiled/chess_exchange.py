@@ -34,12 +34,11 @@ def least_attacker(st: Any, square: int, white: int, removed: int) -> int:
         return best * 8 + cb.KNIGHT
     # The first piece on each ray from the square, the removed ones seen through.
     first = np.full(8, -1, np.int64)
+    present = (st[cb.OCC] | st[cb.OCC + 1]) & ~removed
     for d in range(8):
-        for i in range(cb.RAY_LENGTH[square, d]):
-            source = cb.RAY[square, d, i]
-            if st[source] != 0 and (removed & cb.BIT[source]) == 0:
-                first[d] = source
-                break
+        blockers = cb.RAY_MASK[square, d] & present
+        if blockers != 0:
+            first[d] = cb.ray_blocker(blockers, d)
     for kind in (cb.BISHOP, cb.ROOK, cb.QUEEN):
         for d in range(8):
             source = first[d]
