@@ -239,3 +239,26 @@ def test_static_exchange_twins_agree_on_random_games() -> None:
                 losing += lost
             board.push(rng.choice(moves))
     assert captures > 1000 and 0 < losing < captures
+
+
+def test_slider_attacks_equal_the_walk_along_each_ray() -> None:
+    # The oracle: every square of the ray up to and including its first occupied square.
+    def walk(square: int, first: int, last: int, occupied: int) -> int:
+        attacks = 0
+        for d in range(first, last):
+            for i in range(int(cb.RAY_LENGTH[square, d])):
+                target = int(cb.RAY[square, d, i])
+                attacks |= 1 << target
+                if occupied >> target & 1:
+                    break
+        return attacks
+
+    rng = random.Random(5)
+    for density in (0.0, 0.1, 0.3, 0.6, 1.0):
+        for _ in range(8):
+            occupied = sum(1 << s for s in range(64) if rng.random() < density)
+            signed = occupied - (1 << 64) if occupied >> 63 else occupied
+            for square in range(64):
+                for first, last in ((0, 4), (4, 8), (0, 8)):
+                    got = cb.slider_attacks(square, first, last, signed) & chess.BB_ALL
+                    assert got == walk(square, first, last, occupied), (square, first, occupied)

@@ -3,7 +3,11 @@ compiled board's twin (zerosum.compiled.chess_board.positional_terms) against py
 
 from __future__ import annotations
 
+import os
 import random
+import subprocess
+import sys
+from pathlib import Path
 
 import chess
 import pytest
@@ -221,3 +225,40 @@ def test_both_twins_evaluate_random_positions_alike(seed: int) -> None:
         game = Chess(board.fen())
         value = game.evaluate()
         assert value == game.compute_evaluation() == cb.evaluate(cb.state_of(board)), board.fen()
+
+
+def test_the_zero_weight_terms_compiled_in_agree_with_the_python_twin(tmp_path: Path) -> None:
+    # The compiled board leaves the safe checks out while their weights are 0, which they are
+    # as shipped: only a board compiled afresh with other weights shows that the counted
+    # version agrees. A child process with every weight of the three terms raised compiles it
+    # into a cache of its own and compares both twins on random games' positions.
+    script = """
+import random, sys
+import chess
+from zerosum.games import chess_evaluation as ce
+ce.THREAT_BY_ROOK = (17, 23)
+ce.BACKWARD = (11, 7)
+ce.SAFE_CHECK_MG = (0, 0, 7, 5, 9, 3, 0)
+ce.SAFE_CHECK_EG = (0, 0, 2, 4, 1, 6, 0)
+from zerosum.compiled import chess_board as cb
+assert cb.SAFE_CHECKS_COUNT
+rng = random.Random(1)
+positions = 0
+for game in range(60):
+    board = chess.Board()
+    for ply in range(rng.randrange(10, 160)):
+        moves = list(board.legal_moves)
+        if not moves:
+            break
+        board.push(rng.choice(moves))
+        compiled = tuple(int(x) for x in cb.positional_terms(cb.state_of(board)))
+        assert compiled == ce.positional_terms(board), board.fen()
+        positions += 1
+print(positions)
+"""
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path), "PYTHONPATH": os.pathsep.join(sys.path)}
+    done = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=600
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert int(done.stdout) > 3000
