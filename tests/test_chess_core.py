@@ -229,10 +229,11 @@ def test_static_exchange_twins_agree_on_random_games() -> None:
                 if board.piece_type_at(move.to_square) is None:
                     continue
                 code = move.from_square | (move.to_square << 6) | ((move.promotion or 0) << 12)
-                assert px.exchange_value(board, move) == cx.exchange_value(state, code), (
-                    board.fen(),
-                    move,
-                )
+                value = cx.exchange_value(state, code)
+                assert px.exchange_value(board, move) == value, (board.fen(), move)
+                # The bound without the list of gains, at and around the value and elsewhere.
+                for threshold in (value - 1, value, value + 1, -330, -100, 0, 100, 330):
+                    assert cx.exchange_at_least(state, code, threshold) == (value >= threshold)
                 lost = px.loses_material(board, move)
                 assert lost == cx.loses_material(state, code)
                 captures += 1
