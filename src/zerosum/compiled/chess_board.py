@@ -409,27 +409,24 @@ def _castling_moves(st: Any, out: Any, n: int, white: int) -> int:
     if rights & 3 == 0:
         return n
     king = 4 if white else 60
-    if st[king] != KING + 8 * white or attacked(st, king, 1 - white):
+    rook = ROOK + 8 * white
+    if st[king] != KING + 8 * white:
         return n
-    if (
-        rights & 1
-        and st[king + 1] == 0
-        and st[king + 2] == 0
-        and st[king + 3] == ROOK + 8 * white
-        and not attacked(st, king + 1, 1 - white)
-        and not attacked(st, king + 2, 1 - white)
-    ):
-        out[n] = move_code(king, king + 2, 0)
-        n += 1
-    if (
-        rights & 2
+    # The squares between king and rook empty first: the attacks are the expensive part.
+    short = rights & 1 != 0 and st[king + 1] == 0 and st[king + 2] == 0 and st[king + 3] == rook
+    long = (
+        rights & 2 != 0
         and st[king - 1] == 0
         and st[king - 2] == 0
         and st[king - 3] == 0
-        and st[king - 4] == ROOK + 8 * white
-        and not attacked(st, king - 1, 1 - white)
-        and not attacked(st, king - 2, 1 - white)
-    ):
+        and st[king - 4] == rook
+    )
+    if not (short or long) or attacked(st, king, 1 - white):
+        return n
+    if short and not attacked(st, king + 1, 1 - white) and not attacked(st, king + 2, 1 - white):
+        out[n] = move_code(king, king + 2, 0)
+        n += 1
+    if long and not attacked(st, king - 1, 1 - white) and not attacked(st, king - 2, 1 - white):
         out[n] = move_code(king, king - 2, 0)
         n += 1
     return n
