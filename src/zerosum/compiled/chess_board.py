@@ -4,11 +4,13 @@ The position is one ``int64`` array (the *state*, layout below) that :func:`make
 :func:`unmake` change in place. Design choices, each measured or forced by numba:
 
 * a mailbox (``state[0:64]`` holds a piece code per square, ``piece + 8 * white`` as in
-  :mod:`zerosum.games.chess`) with precomputed target lists for knights and kings and ray
-  lists for the sliders, plus one occupancy bitboard per colour to visit a side's pieces
-  without scanning 64 squares. Bitboards with magic attack tables need unsigned 64-bit
-  arithmetic, which numba mixes with signed integers into floats; the mailbox stays in
-  ``int64`` throughout;
+  :mod:`zerosum.games.chess`) with precomputed target lists for knights and kings and a
+  bitboard per ray for the sliders, plus one occupancy bitboard per colour to visit a side's
+  pieces without scanning 64 squares. A slider's attacks along a ray end at the ray's first
+  occupied square, found by one bit scan (:func:`slider_attacks`), not by a branch per
+  square. Bitboards with magic attack tables need unsigned 64-bit arithmetic, which numba
+  mixes with signed integers into floats; everything stays in ``int64`` (bit 63 is the sign
+  bit, which the bit scans and masks do not mind);
 * pseudo-legal generation (castling checked in full), and a move is legal when the mover's
   king is not attacked after it (:func:`legal_moves` filters; the search skips illegal moves
   as it plays them);
@@ -238,9 +240,8 @@ def slider_attacks(square: int, first: int, last: int, occupied: int) -> int:
     Without a branch per square: a ray's first blocker is its lowest occupied square (even
     directions) or its highest (odd ones), found with one bit scan, and the ray beyond it is
     taken away. A sentinel square (63 or 0), from which the ray in that direction is empty,
-    stands in for a ray with no blocker. The oracle is the walk along :data:`RAY` square by
-    square, which move generation still does (the tests compare the evaluations and the
-    checks it leads to with python-chess's)."""
+    stands in for a ray with no blocker. Its slow twin in the tests is the walk along
+    :data:`RAY` square by square, which this replaced."""
     attacks = 0
     for d in range(first, last):
         ray = RAY_MASK[square, d]
