@@ -34,13 +34,17 @@ from typing import Any, Final
 import chess
 import chess.polyglot
 import numpy as np
-from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
+from numba.cpython.unsafe.numbers import leading_zeros as _leading_zeros
+from numba.cpython.unsafe.numbers import trailing_zeros as _trailing_zeros
 
 from zerosum.compiled.engine import popcount
 from zerosum.games import chess_evaluation as ce
 from zerosum.games.chess import EG, FULL_PHASE, MG, PHASE_WEIGHT, Chess
 from zerosum.games.chess_tables import MATERIAL_MG
 from zerosum.jit import cached_njit
+
+leading_zeros: Any = _leading_zeros  # numba's intrinsics: typed as taking their context
+trailing_zeros: Any = _trailing_zeros
 
 PAWN: Final = 1
 KNIGHT: Final = 2
