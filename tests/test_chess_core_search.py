@@ -281,3 +281,54 @@ def test_both_twins_hand_the_history_to_the_next_positions_searcher_alike() -> N
     fresh, kept = history_handover(False), history_handover(True)
     assert fresh[0] == fresh[1] and kept[0] == kept[1]
     assert kept != fresh
+
+
+def test_equal_trees_with_correction_history() -> None:
+    # Correction history moves the evaluation that pruning reads by what it was off in
+    # earlier nodes with the same pawns; the twins learn and apply it alike, and it carries
+    # over from one depth to the next in the same searcher.
+    corrected = Options(correction_history=True)
+    for fen in (POSITIONS[1], POSITIONS[3]):
+        fast = CoreSearch(Chess(fen), options=corrected, hash_mb=64)
+        slow = TacticalSearch(Chess(fen), options=corrected, table=TranspositionTable(1 << 20))
+        for depth in (4, 5, 6):
+            found, expected = fast.search(Limit(depth=depth)), slow.search(Limit(depth=depth))
+            assert (found.value, found.stats.nodes) == (expected.value, expected.stats.nodes)
+        assert any(slow.correction.values())
+    with_it = CoreSearch(Chess(POSITIONS[1]), options=corrected, hash_mb=64)
+    without = CoreSearch(Chess(POSITIONS[1]), hash_mb=64)
+    for depth in (4, 5, 6):
+        nodes = with_it.search(Limit(depth=depth)).stats.nodes
+    assert nodes != without.search(Limit(depth=6)).stats.nodes
+
+
+def test_the_correction_key_is_the_compiled_boards() -> None:
+    from zerosum.compiled import chess_search as cs
+    from zerosum.search.tactical import CORRECTION_ENTRIES
+
+    rng = random.Random(4)
+    keys = set()
+    for _ in range(30):
+        game = Chess()
+        for _ in range(rng.randrange(1, 80)):
+            moves = game.legal_moves()
+            if not moves:
+                break
+            game.make(rng.choice(moves))
+            key = game.correction_key()
+            assert 0 <= key < CORRECTION_ENTRIES
+            assert cs.correction_slot(cb.state_of_game(game)) == cs.HISTORY_ENTRIES + key
+            keys.add(key)
+    assert len(keys) > 500  # the pawns spread over the entries
+
+
+def test_a_correction_moves_towards_the_error_and_stays_bounded() -> None:
+    from zerosum.search.tactical import CORRECTION_GRAIN, CORRECTION_MAX, correction_update
+
+    entry = 0
+    for _ in range(200):
+        entry = correction_update(entry, 40, 10)
+    assert 39 * CORRECTION_GRAIN <= entry <= 40 * CORRECTION_GRAIN
+    assert correction_update(0, 40, 0) == 40  # depth 0: 1/256 of the way
+    assert correction_update(CORRECTION_MAX, 10_000, 30) == CORRECTION_MAX
+    assert correction_update(-CORRECTION_MAX, -10_000, 30) == -CORRECTION_MAX

@@ -20,7 +20,8 @@ a node of the search, so engines resolve capabilities once per search into bound
 Which engine uses what:
 
 * :class:`Tactical`, :class:`QuiescenceMoves`, :class:`LosingCaptures`, :class:`Checks`,
-  :class:`RuleDraws` and :class:`NullMove`: the tactical search (``zerosum.search.tactical``);
+  :class:`RuleDraws`, :class:`NullMove` and :class:`CorrectionKey`: the tactical search
+  (``zerosum.search.tactical``);
   the web app shows :meth:`Checks.in_check`.
 * :class:`RandomPlayouts`: MCTS's random playouts (``zerosum.engines.mcts``).
 * :class:`MoveLabels`: the front ends (CLI, web app) show moves to people in its notation
@@ -41,6 +42,7 @@ from zerosum.game import Outcome, Probe, Probing, probe_of
 
 __all__ = [
     "Checks",
+    "CorrectionKey",
     "LosingCaptures",
     "MoveLabels",
     "NullMove",
@@ -149,6 +151,18 @@ class NullMove(Protocol):
 
     def undo_null(self) -> None:
         """Take back :meth:`make_null`, restoring the position and key exactly."""
+        ...
+
+
+@runtime_checkable
+class CorrectionKey(Protocol):
+    """A game whose positions share how far the evaluation is off by something that changes
+    slowly (the pawns, in chess): the search learns a correction of its static evaluation per
+    key (correction history, ``Options.correction_history``)."""
+
+    def correction_key(self) -> int:
+        """The key of the position's slow part and of its side to move, from 0 to
+        ``CORRECTION_ENTRIES - 1`` of ``zerosum.search.tactical``."""
         ...
 
 

@@ -103,6 +103,7 @@ class CoreSearch(SearchDriver[chess.Move]):
                 self.options.futility,
                 self.options.contempt,
                 self.options.singular_extension,
+                self.options.correction_history,
             ],
             np.int64,
         )
@@ -122,7 +123,7 @@ class CoreSearch(SearchDriver[chess.Move]):
         return int(self.keys.nbytes + self.data.nbytes)
 
     def clear(self) -> None:
-        """Forget the table, the killers and the history."""
+        """Forget the table, the killers and the history (and the correction history)."""
         self.keys[:] = 0
         self.data[:] = 0
         for context in self._contexts:
@@ -224,7 +225,7 @@ class CoreSearch(SearchDriver[chess.Move]):
             io[:] = 0
             io[NODE_LIMIT] = np.iinfo(np.int64).max
             io[GENERATION] = self.generation & 255
-            context[cs._HIST][:] >>= 2
+            context[cs._HIST][: cs.HISTORY_ENTRIES] >>= 2  # the correction history is kept
             context[cs._KILLERS][:] = -2
         if limit.nodes is not None:
             self._contexts[0][cs._IO][NODE_LIMIT] = limit.nodes

@@ -58,9 +58,13 @@ from zerosum.compiled.engine import (
     store,
 )
 from zerosum.game import HEURISTIC_LIMIT, INFINITY, MAX_PLY, WIN
-from zerosum.games.chess import GAIN_CEILING
+from zerosum.games.chess import GAIN_CEILING, PAWN_MIX_BLACK, PAWN_MIX_WHITE
 from zerosum.jit import cached_njit
 from zerosum.search.tactical import (
+    CORRECTION_ENTRIES,
+    CORRECTION_GRAIN,
+    CORRECTION_MAX,
+    CORRECTION_WEIGHT_MAX,
     DELTA_MARGIN,
     FUTILITY_DEPTH,
     HISTORY_MAX,
@@ -95,7 +99,8 @@ FUTILITY_PRUNING: Final = 4
 CONTEMPT: Final = 5
 """Not on/off: ``tactical.Options.contempt`` in centipawns."""
 SINGULAR: Final = 6
-OPTION_FIELDS: Final = 7
+CORRECTION: Final = 7
+OPTION_FIELDS: Final = 8
 
 # Extra io fields after the engine's.
 PARTIAL_SCORE: Final = IO_SIZE
@@ -112,6 +117,12 @@ _KILLER: Final = 1 << 22
 _HISTORY_CAP: Final = (1 << 22) - 4
 _LOSING: Final = -(1 << 20)
 """Below every quiet move's history score: the captures that lose material come last."""
+
+HISTORY_ENTRIES: Final = 1 << 15
+"""History scores by ``move & 0x7FFF``: the first entries of the context's history array,
+the correction history (:data:`CORRECTION_ENTRIES`) after them."""
+_MIX_WHITE: Final = PAWN_MIX_WHITE - (1 << 64)
+_MIX_BLACK: Final = PAWN_MIX_BLACK - (1 << 64)
 
 _C1 = types.Array(types.int64, 1, "C")
 _A1 = types.Array(types.int64, 1, "A")
@@ -146,7 +157,7 @@ def new_context(
         io,
         options,
         np.full((plies, 2), -2, np.int64),
-        np.zeros(1 << 15, np.int64),
+        np.zeros(HISTORY_ENTRIES + CORRECTION_ENTRIES, np.int64),
         np.zeros((plies, cb.MAX_MOVES), np.int64),
         np.zeros((plies, cb.MAX_MOVES), np.int64),
         np.zeros((plies, plies), np.int64),
@@ -239,6 +250,22 @@ def _score_moves(ctx: Any, ply: int, count: int, table_move: int) -> None:
             scores[i] = _KILLER
         else:
             scores[i] = min(history[move & 0x7FFF], _HISTORY_CAP)
+
+
+@cached_njit(nogil=True)
+def correction_slot(st: Any) -> int:
+    """``Chess.correction_key`` (``chess.pawn_correction_key``) from the pawn bitboards, as
+    an index into the context's history array."""
+    mixed = st[cb.PAWNS + 1] * _MIX_WHITE ^ st[cb.PAWNS] * _MIX_BLACK
+    return int(HISTORY_ENTRIES + ((mixed >> 50) & 0x3FFF) * 2 + st[cb.SIDE])
+
+
+@cached_njit(nogil=True)
+def _correction_update(entry: int, error: int, depth: int) -> int:
+    """``tactical.correction_update``."""
+    weight = min(depth + 1, CORRECTION_WEIGHT_MAX)
+    moved = (entry * (256 - weight) + error * CORRECTION_GRAIN * weight) // 256
+    return max(-CORRECTION_MAX, min(moved, CORRECTION_MAX))
 
 
 @cached_njit(nogil=True)
@@ -443,9 +470,16 @@ def node(
     # Step 4. Reverse futility and futility near the horizon.
     selective = opt[FUTILITY_PRUNING] != 0 and not pv_node and not in_check and not excluding
     futile = False
-    static, evaluated = 0, False  # the evaluation, computed at most once (step 4 or 5)
+    # The evaluation (raw), computed at most once (step 4, 5 or 9), and what pruning reads
+    # (static): with correction history, raw moved by the entry at ``slot``.
+    raw, static, evaluated = 0, 0, False
+    history = ctx[_HIST]
+    slot = -1
+    if opt[CORRECTION] and not in_check and not excluding:
+        slot = correction_slot(st)
     if selective and depth <= REVERSE_FUTILITY_DEPTH and -HEURISTIC_LIMIT < alpha < HEURISTIC_LIMIT:
-        static, evaluated = cb.evaluate(st), True
+        raw, evaluated = cb.evaluate(st), True
+        static = raw + (history[slot] // CORRECTION_GRAIN if slot >= 0 else 0)
         if static - REVERSE_FUTILITY[depth] >= beta:
             return static
         futile = depth <= FUTILITY_DEPTH and static + FUTILITY[depth] <= alpha
@@ -460,8 +494,14 @@ def node(
         and depth >= NULL_MOVE_DEPTH
         and -HEURISTIC_LIMIT < beta < HEURISTIC_LIMIT
         and (st[cb.OCC + white] & ~_pawns_and_kings(st, white)) != 0
-        and (static if evaluated else cb.evaluate(st)) >= beta
     ):
+        if not evaluated:
+            raw, evaluated = cb.evaluate(st), True
+            static = raw + (history[slot] // CORRECTION_GRAIN if slot >= 0 else 0)
+        null_move = static >= beta
+    else:
+        null_move = False
+    if null_move:
         reduction = 3 if depth >= 6 else 2
         cb.make(st, cb.NULL_MOVE)
         value = -node(ctx, depth - 1 - reduction, -beta, -beta + 1, ply + 1, no, none)
@@ -509,7 +549,7 @@ def node(
     late = opt[REDUCTIONS] != 0 and not pv_node and not in_check and depth <= LATE_MOVE_DEPTH
     quiets = 0
     pv, pvlen = ctx[_PV], ctx[_PVLEN]
-    history, staged = ctx[_HIST], False
+    staged = False
     for index in range(count):
         move = _pick(moves, scores, index, count)
         if not staged and scores[index] < _KILLER:
@@ -590,6 +630,14 @@ def node(
         flag = EXACT
     else:
         flag = UPPER
+    if slot >= 0 and -HEURISTIC_LIMIT < best < HEURISTIC_LIMIT:
+        # Learn how far the evaluation was off (``TacticalSearch._node``, step 9).
+        if not evaluated:
+            raw = cb.evaluate(st)
+        if (best_move == -2 or _is_quiet(st, best_move)) and not (
+            (flag == LOWER and best <= raw) or (flag == UPPER and best >= raw)
+        ):
+            history[slot] = _correction_update(history[slot], best - raw, depth)
     io[STORES] += 1
     store(
         ctx[_KEYS],

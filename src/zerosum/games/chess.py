@@ -43,6 +43,7 @@ from zerosum.games.chess_tables import MATERIAL_EG, MATERIAL_MG, PST_EG, PST_MG
 if TYPE_CHECKING:
     from zerosum.capabilities import (
         Checks,
+        CorrectionKey,
         LosingCaptures,
         MoveLabels,
         NullMove,
@@ -169,6 +170,20 @@ WHITE_TO_MOVE_KEY: Final = _RANDOM[780]
 _PAWN_ATTACKS: Final = chess.BB_PAWN_ATTACKS
 _BB: Final = chess.BB_SQUARES
 _NULL: Final = chess.Move.null()
+
+
+PAWN_MIX_WHITE: Final = 0x9E3779B97F4A7C15
+PAWN_MIX_BLACK: Final = 0xC2B2AE3D27D4EB4F
+"""Odd 64-bit multipliers that spread a side's pawns over the top bits of a word."""
+
+
+def pawn_correction_key(white_pawns: int, black_pawns: int, white_to_move: bool) -> int:
+    """A key from ``0`` to ``2 ** 15 - 1`` of the pawns and the side to move (the correction
+    history's, ``CorrectionKey``): the top 14 bits of the pawns mixed by multiplication, and
+    the side as the lowest bit. The compiled board computes the same from its pawn bitboards
+    (``chess_search.correction_slot``, with wrapping signed arithmetic: the same bits)."""
+    mixed = (white_pawns * PAWN_MIX_WHITE ^ black_pawns * PAWN_MIX_BLACK) & 0xFFFFFFFFFFFFFFFF
+    return ((mixed >> 50) & 0x3FFF) * 2 + int(white_to_move)
 
 
 def ep_key(board: chess.Board) -> int:
@@ -538,6 +553,17 @@ class Chess:
                     return True
         return False
 
+    def correction_key(self) -> int:
+        """The pawns of both sides and the side to move as a key of the correction history
+        (:func:`pawn_correction_key`)."""
+        board = self.board
+        pawns = board.pawns
+        return pawn_correction_key(
+            pawns & board.occupied_co[chess.WHITE],
+            pawns & board.occupied_co[chess.BLACK],
+            board.turn,
+        )
+
     def null_move_allowed(self) -> bool:
         """Passing is a fair probe unless only king and pawns are left (zugzwang)."""
         board = self.board
@@ -698,5 +724,6 @@ if TYPE_CHECKING:  # mypy checks that Chess implements its capabilities with the
         RuleDraws,
         NullMove,
         MoveLabels[Move],
+        CorrectionKey,
     ]:
-        return game, game, game, game, game, game, game
+        return game, game, game, game, game, game, game, game

@@ -27,6 +27,11 @@ like chess needs to see far enough in a second of Python:
   :func:`history_bonus` of the depth, the quiet moves searched before it at that node lose as
   much, and every score stays within :data:`HISTORY_MAX` (:func:`history_update`); last the
   tactical moves that lose material;
+* correction history (an option, off by default: its match was not won): the static
+  evaluation that reverse futility, futility and the null move read is moved by what it was
+  off in earlier nodes with the same ``correction_key`` (the pawns, in chess), learnt from
+  each node's result where its bound says something about the error
+  (:func:`correction_update`);
 * mate-distance pruning and depth-adjusted mate scores (the shortest mate scores highest);
 * repetitions and other rule draws through the game's ``drawn``, scored 0.
 
@@ -54,6 +59,7 @@ from typing import Any, Final, Generic, TypeVar
 
 from zerosum.capabilities import (
     Checks,
+    CorrectionKey,
     LosingCaptures,
     NullMove,
     QuiescenceMoves,
@@ -125,6 +131,23 @@ score of at most minus this a ply more (never below a one-ply search). History i
 quarter at every search, so scores stay small: over six moves of three middlegames at 10,000
 nodes a move, a tenth of the reduced moves scored at most -159 and a tenth 235 or more."""
 
+CORRECTION_ENTRIES: Final = 1 << 15
+"""Entries of the correction history (a game's ``correction_key`` is below this)."""
+CORRECTION_GRAIN: Final = 256
+"""A correction entry counts in 1/256 of a centipawn."""
+CORRECTION_MAX: Final = 64 * CORRECTION_GRAIN
+"""No correction goes beyond plus or minus 64 centipawns."""
+CORRECTION_WEIGHT_MAX: Final = 16
+"""A node's result moves its entry by ``min(depth + 1, 16)`` 256ths of the way to it."""
+
+
+def correction_update(entry: int, error: Score, depth: int) -> int:
+    """The correction ``entry`` moved towards ``error`` (a node's result less its static
+    evaluation, centipawns), the more the deeper the node, within :data:`CORRECTION_MAX`."""
+    weight = min(depth + 1, CORRECTION_WEIGHT_MAX)
+    moved = (entry * (256 - weight) + error * CORRECTION_GRAIN * weight) // 256
+    return max(-CORRECTION_MAX, min(moved, CORRECTION_MAX))
+
 
 def history_bonus(depth: int) -> int:
     """What a quiet move's history score gains when it fails high at ``depth`` (and the quiet
@@ -159,6 +182,10 @@ class Options:
     """Search a table move a ply deeper when every other move fails low well below its score
     (:data:`SINGULAR_DEPTH`), and fail high when two moves reach that score above beta. Off:
     its match against the search without it was undecided (docs/benchmarks.md)."""
+    correction_history: bool = False
+    """Correct the static evaluation that pruning reads (reverse futility, futility, the null
+    move's condition) by how far it was off in earlier nodes with the same
+    ``correction_key`` (games with :class:`~zerosum.capabilities.CorrectionKey`)."""
     contempt: Score = 0
     """What a rule draw (``drawn``: a repetition, say) is worth less than 0 to the side to
     move at the root, and more to its opponent: above 0 the search avoids such draws when it
@@ -240,6 +267,9 @@ class Capabilities(Generic[M]):
         self.outcome_each_node = not isinstance(game, RuleDraws)
         """A game without rule draws may end in other ways than by running out of moves: ask
         its ``outcome`` at every node, as the reference search does."""
+        self.correction_key: Callable[[], int] | None = None
+        if isinstance(game, CorrectionKey):
+            self.correction_key = game.correction_key
         self.null_move_allowed: Callable[[], bool] = _false
         self.make_null: Callable[[], None] | None = None
         self.undo_null: Callable[[], None] | None = None
@@ -386,6 +416,8 @@ class TacticalSearch(SearchDriver[M]):
         self.table: TranspositionTable[M] = table if table is not None else TranspositionTable()
         self.options = options or Options()
         self.history: dict[M, int] = {}
+        self.correction: dict[int, int] = {}
+        """The correction history: by ``correction_key``, 1/256 centipawns (not aged)."""
         self.killers: list[list[M | None]] = [[None, None] for _ in range(MAX_SEARCH_PLY + 2)]
         self._caps = Capabilities(game)
         self._pv: list[tuple[M, ...]] = [()] * (MAX_SEARCH_PLY + 2)
@@ -404,6 +436,7 @@ class TacticalSearch(SearchDriver[M]):
     def inherit(self, other: SearchDriver[M]) -> None:
         if isinstance(other, TacticalSearch):
             self.history = dict(other.history)
+            self.correction = dict(other.correction)
 
     # -- driver -------------------------------------------------------------------------
 
@@ -677,13 +710,25 @@ class TacticalSearch(SearchDriver[M]):
         selective = (
             options.futility and caps.knows_quiet and not pv_node and not in_check and not excluding
         )
+        # The static evaluation (``raw``) and what pruning reads: with correction history,
+        # ``raw`` moved by what the evaluation was off in earlier nodes of the same key.
+        correction_slot = -1
+        if (
+            options.correction_history
+            and caps.correction_key is not None
+            and not in_check
+            and not excluding
+        ):
+            correction_slot = caps.correction_key()
+        raw: Score | None = None
         futile = False
         if (
             selective
             and depth <= REVERSE_FUTILITY_DEPTH
             and -HEURISTIC_LIMIT < alpha < HEURISTIC_LIMIT
         ):
-            static = game.evaluate()
+            raw = game.evaluate()
+            static = self._corrected(raw, correction_slot)
             if static - REVERSE_FUTILITY_MARGIN[depth] >= beta:
                 return static
             futile = depth <= FUTILITY_DEPTH and static + FUTILITY_MARGIN[depth] <= alpha
@@ -699,7 +744,8 @@ class TacticalSearch(SearchDriver[M]):
             and caps.make_null is not None
             and caps.undo_null is not None
             and caps.null_move_allowed()
-            and game.evaluate() >= beta
+            and self._corrected(raw if raw is not None else game.evaluate(), correction_slot)
+            >= beta
         ):
             reduction = 3 if depth >= 6 else 2
             caps.make_null()
@@ -807,9 +853,26 @@ class TacticalSearch(SearchDriver[M]):
         if excluding:
             return best
         bound = Bound.of(best, alpha_on_entry, beta)
+        if correction_slot >= 0 and -HEURISTIC_LIMIT < best < HEURISTIC_LIMIT:
+            # Learn how far the evaluation was off, from what the node's bound says of it: a
+            # quiet best move (or none), and not a fail high at or below the evaluation nor a
+            # fail low at or above it (bounds that say nothing about its error).
+            if raw is None:
+                raw = game.evaluate()
+            if (best_move is None or caps.is_quiet(best_move)) and not (
+                (bound == Bound.LOWER and best <= raw) or (bound == Bound.UPPER and best >= raw)
+            ):
+                was = self.correction.get(correction_slot, 0)
+                self.correction[correction_slot] = correction_update(was, best - raw, depth)
         if self.table.store(key, depth, to_table(best, ply), bound, best_move):
             self.tt_stores += 1
         return best
+
+    def _corrected(self, raw: Score, slot: int) -> Score:
+        """The static evaluation ``raw`` with the correction of ``slot`` (-1: none)."""
+        if slot < 0:
+            return raw
+        return raw + self.correction.get(slot, 0) // CORRECTION_GRAIN
 
     def _ordered(self, table_move: M | None, ply: int) -> Iterator[tuple[M, bool]]:
         """The moves in stages, each generated only when the earlier ones did not cut off:
