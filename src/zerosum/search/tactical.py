@@ -27,7 +27,7 @@ like chess needs to see far enough in a second of Python:
   :func:`history_bonus` of the depth, the quiet moves searched before it at that node lose as
   much, and every score stays within :data:`HISTORY_MAX` (:func:`history_update`); last the
   tactical moves that lose material;
-* correction history (an option, off by default: its match was not won): the static
+* correction history (an option, off until a match says it gains): the static
   evaluation that reverse futility, futility and the null move read is moved by what it was
   off in earlier nodes with the same ``correction_key`` (the pawns, in chess), learnt from
   each node's result where its bound says something about the error
