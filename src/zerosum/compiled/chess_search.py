@@ -261,6 +261,12 @@ def correction_slot(st: Any) -> int:
 
 
 @cached_njit(nogil=True)
+def _corrected(history: Any, raw: int, slot: int) -> int:
+    """``TacticalSearch._corrected``: ``raw`` with the correction at ``slot`` (-1: none)."""
+    return raw + history[slot] // CORRECTION_GRAIN if slot >= 0 else raw
+
+
+@cached_njit(nogil=True)
 def _correction_update(entry: int, error: int, depth: int) -> int:
     """``tactical.correction_update``."""
     weight = min(depth + 1, CORRECTION_WEIGHT_MAX)
@@ -479,7 +485,7 @@ def node(
         slot = correction_slot(st)
     if selective and depth <= REVERSE_FUTILITY_DEPTH and -HEURISTIC_LIMIT < alpha < HEURISTIC_LIMIT:
         raw, evaluated = cb.evaluate(st), True
-        static = raw + (history[slot] // CORRECTION_GRAIN if slot >= 0 else 0)
+        static = _corrected(history, raw, slot)
         if static - REVERSE_FUTILITY[depth] >= beta:
             return static
         futile = depth <= FUTILITY_DEPTH and static + FUTILITY[depth] <= alpha
@@ -497,7 +503,7 @@ def node(
     ):
         if not evaluated:
             raw, evaluated = cb.evaluate(st), True
-            static = raw + (history[slot] // CORRECTION_GRAIN if slot >= 0 else 0)
+            static = _corrected(history, raw, slot)
         null_move = static >= beta
     else:
         null_move = False
@@ -634,7 +640,7 @@ def node(
         # Learn how far the evaluation was off (``TacticalSearch._node``, step 9).
         if not evaluated:
             raw = cb.evaluate(st)
-        if (best_move == -2 or _is_quiet(st, best_move)) and not (
+        if _is_quiet(st, best_move) and not (
             (flag == LOWER and best <= raw) or (flag == UPPER and best >= raw)
         ):
             history[slot] = _correction_update(history[slot], best - raw, depth)

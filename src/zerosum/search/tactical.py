@@ -855,12 +855,16 @@ class TacticalSearch(SearchDriver[M]):
         bound = Bound.of(best, alpha_on_entry, beta)
         if correction_slot >= 0 and -HEURISTIC_LIMIT < best < HEURISTIC_LIMIT:
             # Learn how far the evaluation was off, from what the node's bound says of it: a
-            # quiet best move (or none), and not a fail high at or below the evaluation nor a
-            # fail low at or above it (bounds that say nothing about its error).
+            # quiet best move, and not a fail high at or below the evaluation nor a fail low
+            # at or above it (bounds that say nothing about its error).
             if raw is None:
                 raw = game.evaluate()
-            if (best_move is None or caps.is_quiet(best_move)) and not (
-                (bound == Bound.LOWER and best <= raw) or (bound == Bound.UPPER and best >= raw)
+            if (
+                best_move is not None
+                and caps.is_quiet(best_move)
+                and not (
+                    (bound == Bound.LOWER and best <= raw) or (bound == Bound.UPPER and best >= raw)
+                )
             ):
                 was = self.correction.get(correction_slot, 0)
                 self.correction[correction_slot] = correction_update(was, best - raw, depth)
