@@ -20,7 +20,8 @@ a node of the search, so engines resolve capabilities once per search into bound
 Which engine uses what:
 
 * :class:`Tactical`, :class:`QuiescenceMoves`, :class:`LosingCaptures`, :class:`Checks`,
-  :class:`RuleDraws`, :class:`NullMove` and :class:`CorrectionKey`: the tactical search
+  :class:`RuleDraws`, :class:`NullMove`, :class:`CorrectionKey` and :class:`MoveKeys`: the
+  tactical search
   (``zerosum.search.tactical``);
   the web app shows :meth:`Checks.in_check`.
 * :class:`RandomPlayouts`: MCTS's random playouts (``zerosum.engines.mcts``).
@@ -44,6 +45,7 @@ __all__ = [
     "Checks",
     "CorrectionKey",
     "LosingCaptures",
+    "MoveKeys",
     "MoveLabels",
     "NullMove",
     "Probe",
@@ -163,6 +165,18 @@ class CorrectionKey(Protocol):
     def correction_key(self) -> int:
         """The key of the position's slow part and of its side to move, from 0 to
         ``CORRECTION_ENTRIES - 1`` of ``zerosum.search.tactical``."""
+        ...
+
+
+@runtime_checkable
+class MoveKeys(Protocol[M_contra]):
+    """A game whose moves have a small key each, such as the piece that moves and where it
+    goes: the search learns which replies follow which moves well (continuation history,
+    ``Options.continuation_history``)."""
+
+    def move_key(self, move: M_contra) -> int:
+        """The key of ``move`` (legal in this position, not yet made), from 0 to
+        ``MOVE_KEYS - 1`` of ``zerosum.search.tactical``."""
         ...
 
 

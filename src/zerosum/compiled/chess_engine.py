@@ -104,6 +104,7 @@ class CoreSearch(SearchDriver[chess.Move]):
                 self.options.contempt,
                 self.options.singular_extension,
                 self.options.correction_history,
+                self.options.continuation_history,
             ],
             np.int64,
         )
@@ -123,7 +124,8 @@ class CoreSearch(SearchDriver[chess.Move]):
         return int(self.keys.nbytes + self.data.nbytes)
 
     def clear(self) -> None:
-        """Forget the table, the killers and the history (and the correction history)."""
+        """Forget the table, the killers and the history (and the correction and continuation
+        histories)."""
         self.keys[:] = 0
         self.data[:] = 0
         for context in self._contexts:
@@ -225,7 +227,9 @@ class CoreSearch(SearchDriver[chess.Move]):
             io[:] = 0
             io[NODE_LIMIT] = np.iinfo(np.int64).max
             io[GENERATION] = self.generation & 255
-            context[cs._HIST][: cs.HISTORY_ENTRIES] >>= 2  # the correction history is kept
+            history = context[cs._HIST]
+            history[: cs.HISTORY_ENTRIES] >>= 2  # the correction history is kept
+            history[cs.CONTINUATION_BASE :] >>= 2
             context[cs._KILLERS][:] = -2
         if limit.nodes is not None:
             self._contexts[0][cs._IO][NODE_LIMIT] = limit.nodes

@@ -71,6 +71,7 @@ from zerosum.search.tactical import (
     HISTORY_REDUCTION,
     LATE_MOVE_COUNT,
     LATE_MOVE_DEPTH,
+    MOVE_KEYS,
     NULL_MOVE_DEPTH,
     QUIESCENCE_EVASION_PLY,
     REVERSE_FUTILITY_DEPTH,
@@ -100,7 +101,8 @@ CONTEMPT: Final = 5
 """Not on/off: ``tactical.Options.contempt`` in centipawns."""
 SINGULAR: Final = 6
 CORRECTION: Final = 7
-OPTION_FIELDS: Final = 8
+CONTINUATION: Final = 8
+OPTION_FIELDS: Final = 9
 
 # Extra io fields after the engine's.
 PARTIAL_SCORE: Final = IO_SIZE
@@ -120,14 +122,18 @@ _LOSING: Final = -(1 << 20)
 
 HISTORY_ENTRIES: Final = 1 << 15
 """History scores by ``move & 0x7FFF``: the first entries of the context's history array,
-the correction history (:data:`CORRECTION_ENTRIES`) after them."""
+the correction history (:data:`CORRECTION_ENTRIES`) after them, then the continuation
+history (:data:`CONTINUATION_BASE`)."""
+CONTINUATION_BASE: Final = HISTORY_ENTRIES + CORRECTION_ENTRIES
+"""Where the continuation history starts in the history array: ``MOVE_KEYS ** 2`` entries,
+by ``earlier * MOVE_KEYS + reply`` of :func:`move_key`."""
 _MIX_WHITE: Final = PAWN_MIX_WHITE - (1 << 64)
 _MIX_BLACK: Final = PAWN_MIX_BLACK - (1 << 64)
 
 _C1 = types.Array(types.int64, 1, "C")
 _A1 = types.Array(types.int64, 1, "A")
 _C2 = types.Array(types.int64, 2, "C")
-CONTEXT_TYPE: Final = types.Tuple((_C1, _A1, _A1, _C1, _C1, _C2, _C1, _C2, _C2, _C2, _C1))  # type: ignore[no-untyped-call]  # numba is untyped
+CONTEXT_TYPE: Final = types.Tuple((_C1, _A1, _A1, _C1, _C1, _C2, _C1, _C2, _C2, _C2, _C1, _C1))  # type: ignore[no-untyped-call]  # numba is untyped
 """numba's type of a context. The recursive functions are compiled for exactly this signature:
 numba's disk cache keeps only one specialisation of a recursive function safely (several,
 inferred from different call sites, crashed when loaded back from the cache), and a call with a
@@ -136,7 +142,7 @@ resolve: the calls pass typed values (``np.bool_(True)``)."""
 _I64 = types.int64
 
 # Context tuple positions.
-_ST, _KEYS, _DATA, _IO, _OPT, _KILLERS, _HIST, _MOVES, _SCORES, _PV, _PVLEN = range(11)
+_ST, _KEYS, _DATA, _IO, _OPT, _KILLERS, _HIST, _MOVES, _SCORES, _PV, _PVLEN, _PLAYED = range(12)
 
 
 def new_context(
@@ -146,7 +152,8 @@ def new_context(
     options: np.ndarray[Any, Any],
 ) -> tuple[np.ndarray[Any, Any], ...]:
     """The arrays of one searching thread: its state, the (shared) table, its io, options,
-    killers, history, move lists and principal variations."""
+    killers, history, move lists, principal variations and the :func:`move_key` of the move
+    made at each ply."""
     io = np.zeros(CHESS_IO_SIZE, np.int64)
     io[NODE_LIMIT] = np.iinfo(np.int64).max
     plies = MAX_SEARCH_PLY + 2
@@ -157,11 +164,12 @@ def new_context(
         io,
         options,
         np.full((plies, 2), -2, np.int64),
-        np.zeros(HISTORY_ENTRIES + CORRECTION_ENTRIES, np.int64),
+        np.zeros(CONTINUATION_BASE + MOVE_KEYS * MOVE_KEYS, np.int64),
         np.zeros((plies, cb.MAX_MOVES), np.int64),
         np.zeros((plies, cb.MAX_MOVES), np.int64),
         np.zeros((plies, plies), np.int64),
         np.zeros(plies, np.int64),
+        np.full(plies, -1, np.int64),
     )
 
 
@@ -232,9 +240,41 @@ def _order(st: Any, move: int) -> int:
 
 
 @cached_njit(nogil=True)
+def move_key(st: Any, move: int) -> int:
+    """``Chess.move_key``: the moving piece's colour and type and the target square."""
+    return int(((1 - st[cb.SIDE]) * 6 + (st[move & 63] & 7) - 1) * 64 + ((move >> 6) & 63))
+
+
+@cached_njit(nogil=True)
+def _earlier(ctx: Any, ply: int, back: int) -> int:
+    """The continuation history's offset for the move ``back`` plies before ``ply`` in the
+    history array, -1 if there is none (option off, a pass, before the root)."""
+    if ctx[_OPT][CONTINUATION] == 0 or ply - back < 0:
+        return -1
+    key = ctx[_PLAYED][ply - back]
+    return int(CONTINUATION_BASE + key * MOVE_KEYS) if key >= 0 else -1
+
+
+@cached_njit(nogil=True)
+def _quiet_score(ctx: Any, move: int, first: int, second: int) -> int:
+    """``TacticalSearch._quiet_scorer``: the history of a quiet move, plus its continuation
+    history at the offsets ``first`` and ``second`` (-1: none), capped below the killers."""
+    history = ctx[_HIST]
+    score = history[move & 0x7FFF]
+    if first >= 0 or second >= 0:
+        key = move_key(ctx[_ST], move)
+        if first >= 0:
+            score += history[first + key]
+        if second >= 0:
+            score += history[second + key]
+    return int(min(score, _HISTORY_CAP))
+
+
+@cached_njit(nogil=True)
 def _score_moves(ctx: Any, ply: int, count: int, table_move: int) -> None:
     st, moves, scores = ctx[_ST], ctx[_MOVES][ply], ctx[_SCORES][ply]
-    killers, history = ctx[_KILLERS][ply], ctx[_HIST]
+    killers = ctx[_KILLERS][ply]
+    first, second = _earlier(ctx, ply, 1), _earlier(ctx, ply, 2)
     for i in range(count):
         move = moves[i]
         if move == table_move:
@@ -249,7 +289,7 @@ def _score_moves(ctx: Any, ply: int, count: int, table_move: int) -> None:
         elif move == killers[1]:
             scores[i] = _KILLER
         else:
-            scores[i] = min(history[move & 0x7FFF], _HISTORY_CAP)
+            scores[i] = _quiet_score(ctx, move, first, second)
 
 
 @cached_njit(nogil=True)
@@ -334,6 +374,17 @@ def _reward(ctx: Any, ply: int, index: int, depth: int) -> None:
         if scores[i] == 1:
             other = moves[i] & 0x7FFF
             history[other] = _history_update(history[other], -bonus)
+    st = ctx[_ST]
+    for back in range(1, 3):
+        offset = _earlier(ctx, ply, back)
+        if offset < 0:
+            continue
+        entry = offset + move_key(st, move)
+        history[entry] = _history_update(history[entry], bonus)
+        for i in range(index):
+            if scores[i] == 1:
+                entry = offset + move_key(st, moves[i])
+                history[entry] = _history_update(history[entry], -bonus)
 
 
 @cached_njit(nogil=True)
@@ -509,6 +560,7 @@ def node(
         null_move = False
     if null_move:
         reduction = 3 if depth >= 6 else 2
+        ctx[_PLAYED][ply] = -1
         cb.make(st, cb.NULL_MOVE)
         value = -node(ctx, depth - 1 - reduction, -beta, -beta + 1, ply + 1, no, none)
         cb.unmake(st)
@@ -554,7 +606,7 @@ def node(
     reduce = opt[REDUCTIONS] != 0 and not in_check and depth >= 3
     late = opt[REDUCTIONS] != 0 and not pv_node and not in_check and depth <= LATE_MOVE_DEPTH
     quiets = 0
-    pv, pvlen = ctx[_PV], ctx[_PVLEN]
+    pv, pvlen, played = ctx[_PV], ctx[_PVLEN], ctx[_PLAYED]
     staged = False
     for index in range(count):
         move = _pick(moves, scores, index, count)
@@ -563,15 +615,17 @@ def node(
             # moves before them are searched (their subtrees update it), as the Python twin
             # generates them only then; the losing captures stay last.
             staged = True
+            first, second = _earlier(ctx, ply, 1), _earlier(ctx, ply, 2)
             for i in range(index, count):
                 if scores[i] > _LOSING // 2:  # history may be negative
-                    scores[i] = min(history[moves[i] & 0x7FFF], _HISTORY_CAP)
+                    scores[i] = _quiet_score(ctx, moves[i], first, second)
             move = _pick(moves, scores, index, count)
         # From here scores[index] marks a searched quiet move (1) for the history's malus.
         scores[index] = 0
         if move == excluded:
             continue
         quiet = _is_quiet(st, move)
+        played[ply] = move_key(st, move)
         cb.make(st, move)
         if not _legal_after_make(st, white):
             cb.unmake(st)
@@ -674,6 +728,7 @@ def root(ctx: Any, depth: int, alpha: int, beta: int, root_moves: Any, count: in
     pvlen[0] = 1
     for index in range(count):
         move = root_moves[index]
+        ctx[_PLAYED][0] = move_key(st, move)
         cb.make(st, move)
         if index == 0:
             value = -node(ctx, depth - 1, -beta, -alpha, one, yes, none)

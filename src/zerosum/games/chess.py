@@ -45,6 +45,7 @@ if TYPE_CHECKING:
         Checks,
         CorrectionKey,
         LosingCaptures,
+        MoveKeys,
         MoveLabels,
         NullMove,
         QuiescenceMoves,
@@ -564,6 +565,13 @@ class Chess:
             board.turn,
         )
 
+    def move_key(self, move: Move) -> int:
+        """The piece that makes ``move`` (its colour and type) and its target square, from 0
+        to 767 (``MoveKeys``; the compiled board's twin is ``chess_search.move_key``)."""
+        board = self.board
+        piece = board.piece_type_at(move.from_square) or chess.PAWN
+        return ((0 if board.turn else 6) + piece - 1) * 64 + move.to_square
+
     def null_move_allowed(self) -> bool:
         """Passing is a fair probe unless only king and pawns are left (zugzwang)."""
         board = self.board
@@ -725,5 +733,6 @@ if TYPE_CHECKING:  # mypy checks that Chess implements its capabilities with the
         NullMove,
         MoveLabels[Move],
         CorrectionKey,
+        MoveKeys[Move],
     ]:
-        return game, game, game, game, game, game, game, game
+        return game, game, game, game, game, game, game, game, game

@@ -32,13 +32,17 @@ like chess needs to see far enough in a second of Python:
   off in earlier nodes with the same ``correction_key`` (the pawns, in chess), learnt from
   each node's result where its bound says something about the error
   (:func:`correction_update`);
+* continuation history (an option, off until a match says it gains): a quiet move's order
+  score adds, to its history, what it scored as the reply to the move one ply before and
+  the follow-up to the move two plies before (by the game's ``move_key``: the piece and its
+  square, in chess), learnt as the history is;
 * mate-distance pruning and depth-adjusted mate scores (the shortest mate scores highest);
 * repetitions and other rule draws through the game's ``drawn``, scored 0.
 
 Search knows no game: everything game-specific comes from the game's optional capabilities,
 typed protocols checked once per search (:mod:`zerosum.capabilities`: :class:`Tactical`,
 :class:`QuiescenceMoves`, :class:`LosingCaptures`, :class:`Checks`, :class:`RuleDraws`,
-:class:`NullMove`; see
+:class:`NullMove`, :class:`CorrectionKey`, :class:`MoveKeys`; see
 :class:`Capabilities`). A game without them is searched as by ``algorithms.pvs`` (no
 quiescence, extension, null move or reductions: its values at a fixed depth are the reference
 minimax's), and with every option of :class:`Options` off the same holds for a game with
@@ -61,6 +65,7 @@ from zerosum.capabilities import (
     Checks,
     CorrectionKey,
     LosingCaptures,
+    MoveKeys,
     NullMove,
     QuiescenceMoves,
     RuleDraws,
@@ -131,6 +136,10 @@ score of at most minus this a ply more (never below a one-ply search). History i
 quarter at every search, so scores stay small: over six moves of three middlegames at 10,000
 nodes a move, a tenth of the reduced moves scored at most -159 and a tenth 235 or more."""
 
+MOVE_KEYS: Final = 1024
+"""A game's ``move_key`` is below this; the continuation history has an entry for each pair of
+keys (the earlier move's and the reply's)."""
+
 CORRECTION_ENTRIES: Final = 1 << 15
 """Entries of the correction history (a game's ``correction_key`` is below this)."""
 CORRECTION_GRAIN: Final = 256
@@ -186,6 +195,10 @@ class Options:
     """Correct the static evaluation that pruning reads (reverse futility, futility, the null
     move's condition) by how far it was off in earlier nodes with the same
     ``correction_key`` (games with :class:`~zerosum.capabilities.CorrectionKey`)."""
+    continuation_history: bool = False
+    """Order quiet moves by their history plus what they scored as replies to the move one
+    ply before and as follow-ups to the move two plies before, by ``move_key`` (games with
+    :class:`~zerosum.capabilities.MoveKeys`)."""
     contempt: Score = 0
     """What a rule draw (``drawn``: a repetition, say) is worth less than 0 to the side to
     move at the root, and more to its opponent: above 0 the search avoids such draws when it
@@ -270,6 +283,9 @@ class Capabilities(Generic[M]):
         self.correction_key: Callable[[], int] | None = None
         if isinstance(game, CorrectionKey):
             self.correction_key = game.correction_key
+        self.move_key: Callable[[M], int] | None = None
+        if isinstance(game, MoveKeys):
+            self.move_key = game.move_key
         self.null_move_allowed: Callable[[], bool] = _false
         self.make_null: Callable[[], None] | None = None
         self.undo_null: Callable[[], None] | None = None
@@ -418,8 +434,15 @@ class TacticalSearch(SearchDriver[M]):
         self.history: dict[M, int] = {}
         self.correction: dict[int, int] = {}
         """The correction history: by ``correction_key``, 1/256 centipawns (not aged)."""
+        self.continuation: dict[int, int] = {}
+        """The continuation history: by ``earlier * MOVE_KEYS + reply`` of ``move_key``s."""
+        self._played: list[int] = [-1] * (MAX_SEARCH_PLY + 2)
+        """The ``move_key`` of the move made at each ply of the current line (-1: a pass, or
+        the option off)."""
         self.killers: list[list[M | None]] = [[None, None] for _ in range(MAX_SEARCH_PLY + 2)]
         self._caps = Capabilities(game)
+        self._move_key: Callable[[M], int] | None = None
+        """The game's ``move_key`` while a search with continuation history runs."""
         self._pv: list[tuple[M, ...]] = [()] * (MAX_SEARCH_PLY + 2)
         self.nodes = 0
         self.seldepth = 0
@@ -437,6 +460,7 @@ class TacticalSearch(SearchDriver[M]):
         if isinstance(other, TacticalSearch):
             self.history = dict(other.history)
             self.correction = dict(other.correction)
+            self.continuation = dict(other.continuation)
 
     # -- driver -------------------------------------------------------------------------
 
@@ -520,6 +544,9 @@ class TacticalSearch(SearchDriver[M]):
         self.table.new_search()
         for move in self.history:
             self.history[move] >>= 2
+        for key in self.continuation:
+            self.continuation[key] >>= 2
+        self._move_key = self._caps.move_key if self.options.continuation_history else None
         for pair in self.killers:
             pair[0] = pair[1] = None
 
@@ -609,7 +636,10 @@ class TacticalSearch(SearchDriver[M]):
         self._root_depth = depth
         best: Score = -INFINITY
         best_pv: tuple[M, ...] = (moves[0],)
+        move_key, played = self._move_key, self._played
         for index, move in enumerate(moves):
+            if move_key is not None:
+                played[0] = move_key(move)
             game.make(move)
             if index == 0:
                 value = -self._node(depth - 1, -beta, -alpha, 1, True)
@@ -748,6 +778,7 @@ class TacticalSearch(SearchDriver[M]):
             >= beta
         ):
             reduction = 3 if depth >= 6 else 2
+            self._played[ply] = -1
             caps.make_null()
             value = -self._node(depth - 1 - reduction, -beta, -beta + 1, ply + 1, False)
             caps.undo_null()
@@ -795,6 +826,7 @@ class TacticalSearch(SearchDriver[M]):
         quiets = 0
         tried: list[M] = []  # the quiet moves searched, for the history's malus
         history = self.history
+        move_key, played = self._move_key, self._played
         for move, quiet in self._ordered(table_move, ply):
             if move == excluded:
                 continue
@@ -809,6 +841,8 @@ class TacticalSearch(SearchDriver[M]):
             ):
                 continue
             quiets += quiet
+            if move_key is not None:
+                played[ply] = move_key(move)
             game.make(move)
             new_depth = depth - 1 + (1 if extend_table_move and move == table_move else 0)
             if searched == 0:
@@ -906,18 +940,46 @@ class TacticalSearch(SearchDriver[M]):
             ):
                 yield killer, True
         quiets = caps.quiet_moves()
-        history = self.history
-        if history and len(quiets) > 1:
-            quiets.sort(key=lambda move: history.get(move, 0), reverse=True)
+        if self.history and len(quiets) > 1:
+            quiets.sort(key=self._quiet_scorer(ply), reverse=True)
         for move in quiets:
             if move != table_move and move != first and move != second:
                 yield move, True
         for move in losing:
             yield move, False
 
+    def _earlier(self, ply: int) -> tuple[int, ...]:
+        """The continuation history's offsets of the node at ``ply``: ``move_key``s of the
+        moves one and two plies before it, times :data:`MOVE_KEYS` (none at the root, none
+        when the option is off, none for a pass or before the root)."""
+        if self._move_key is None:
+            return ()
+        played = self._played
+        return tuple(
+            played[ply - back] * MOVE_KEYS
+            for back in (1, 2)
+            if ply - back >= 0 and played[ply - back] >= 0
+        )
+
+    def _quiet_scorer(self, ply: int) -> Callable[[M], int]:
+        """A quiet move's order score at ``ply``: its history, plus its continuation history
+        after the moves one and two plies before when the option is on."""
+        history = self.history
+        earlier, move_key = self._earlier(ply), self._move_key
+        if not earlier or move_key is None:
+            return lambda move: history.get(move, 0)
+        continuation = self.continuation
+
+        def score(move: M) -> int:
+            key = move_key(move)
+            return history.get(move, 0) + sum(continuation.get(e + key, 0) for e in earlier)
+
+        return score
+
     def _reward(self, move: M, depth: int, ply: int, tried: list[M]) -> None:
         """A quiet ``move`` failed high at ``depth``: it becomes the first killer of ``ply``
-        and gains history; the quiet moves ``tried`` before it at this node lose as much."""
+        and gains history (and continuation history); the quiet moves ``tried`` before it at
+        this node lose as much."""
         killers = self.killers[ply]
         if killers[0] != move:
             killers[1] = killers[0]
@@ -926,6 +988,15 @@ class TacticalSearch(SearchDriver[M]):
         history[move] = history_update(history.get(move, 0), bonus)
         for other in tried:
             history[other] = history_update(history.get(other, 0), -bonus)
+        earlier, move_key = self._earlier(ply), self._move_key
+        if earlier and move_key is not None:
+            continuation = self.continuation
+            for offset in earlier:
+                pair = offset + move_key(move)
+                continuation[pair] = history_update(continuation.get(pair, 0), bonus)
+                for other in tried:
+                    pair = offset + move_key(other)
+                    continuation[pair] = history_update(continuation.get(pair, 0), -bonus)
 
     def _quiesce(self, alpha: Score, beta: Score, ply: int) -> Score:
         """Fail-soft quiescence: the side to move stands pat on the evaluation or plays a
