@@ -636,10 +636,8 @@ class TacticalSearch(SearchDriver[M]):
         self._root_depth = depth
         best: Score = -INFINITY
         best_pv: tuple[M, ...] = (moves[0],)
-        move_key, played = self._move_key, self._played
         for index, move in enumerate(moves):
-            if move_key is not None:
-                played[0] = move_key(move)
+            self._played_at(0, move)
             game.make(move)
             if index == 0:
                 value = -self._node(depth - 1, -beta, -alpha, 1, True)
@@ -826,7 +824,6 @@ class TacticalSearch(SearchDriver[M]):
         quiets = 0
         tried: list[M] = []  # the quiet moves searched, for the history's malus
         history = self.history
-        move_key, played = self._move_key, self._played
         for move, quiet in self._ordered(table_move, ply):
             if move == excluded:
                 continue
@@ -841,8 +838,7 @@ class TacticalSearch(SearchDriver[M]):
             ):
                 continue
             quiets += quiet
-            if move_key is not None:
-                played[ply] = move_key(move)
+            self._played_at(ply, move)
             game.make(move)
             new_depth = depth - 1 + (1 if extend_table_move and move == table_move else 0)
             if searched == 0:
@@ -947,6 +943,12 @@ class TacticalSearch(SearchDriver[M]):
                 yield move, True
         for move in losing:
             yield move, False
+
+    def _played_at(self, ply: int, move: M) -> None:
+        """Note ``move``, about to be made at ``ply``, for the continuation history of the
+        nodes below it (every search that makes moves and then calls :meth:`_node` does)."""
+        if self._move_key is not None:
+            self._played[ply] = self._move_key(move)
 
     def _earlier(self, ply: int) -> tuple[int, ...]:
         """The continuation history's offsets of the node at ``ply``: ``move_key``s of the

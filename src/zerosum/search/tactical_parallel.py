@@ -174,12 +174,14 @@ class _TacticalWorker:
         pv: tuple[Any, ...] = ()
         stopped = False
         try:
-            for move in task.path:
+            for path_ply, move in enumerate(task.path):
+                engine._played_at(path_ply, move)
                 game.make(move)
             if task.move is None:
                 value = engine._node(depth, alpha, beta, ply, True)
                 pv = engine._pv[ply]
             else:
+                engine._played_at(ply, task.move)
                 game.make(task.move)
                 reduction = 0 if engine._caps.in_check() else task.reduction
                 value = -engine._node(depth - 1 - reduction, -alpha - 1, -alpha, ply + 1, True)
@@ -392,6 +394,7 @@ class ParallelTacticalSearch(SearchDriver[M]):
             reduce = options.reductions and caps.knows_quiet and not in_check and depth >= 3
         alpha_on_entry = alpha
         first = moves[0][0]
+        self._engine._played_at(ply, first)
         board.make(first)
         self._path.append(first)
         try:
