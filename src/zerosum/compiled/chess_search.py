@@ -246,23 +246,26 @@ def move_key(st: Any, move: int) -> int:
 
 
 @cached_njit(nogil=True)
-def _earlier(ctx: Any, ply: int, back: int) -> int:
+def _earlier(opt: Any, played: Any, ply: int, back: int) -> int:
     """The continuation history's offset for the move ``back`` plies before ``ply`` in the
-    history array, -1 if there is none (option off, a pass, before the root)."""
-    if ctx[_OPT][CONTINUATION] == 0 or ply - back < 0:
+    history array, -1 if there is none (option off, a pass, before the root). (The helpers
+    called for each move take the context's arrays, not the context: passing the tuple
+    costs a reference count for each of its arrays, which doubled the time a node took.)"""
+    if opt[CONTINUATION] == 0 or ply - back < 0:
         return -1
-    key = ctx[_PLAYED][ply - back]
+    key = played[ply - back]
     return int(CONTINUATION_BASE + key * MOVE_KEYS) if key >= 0 else -1
 
 
 @cached_njit(nogil=True)
-def _quiet_score(ctx: Any, move: int, first: int, second: int) -> int:
+def _quiet_score(history: Any, st: Any, move: int, first: int, second: int) -> int:
     """``TacticalSearch._quiet_scorer``: the history of a quiet move, plus its continuation
-    history at the offsets ``first`` and ``second`` (-1: none), capped below the killers."""
-    history = ctx[_HIST]
+    history at the offsets ``first`` and ``second`` (-1: none), capped below the killers.
+    Called only with an offset: without one, the callers read the history inline, as
+    before the option."""
     score = history[move & 0x7FFF]
     if first >= 0 or second >= 0:
-        key = move_key(ctx[_ST], move)
+        key = move_key(st, move)
         if first >= 0:
             score += history[first + key]
         if second >= 0:
@@ -273,8 +276,9 @@ def _quiet_score(ctx: Any, move: int, first: int, second: int) -> int:
 @cached_njit(nogil=True)
 def _score_moves(ctx: Any, ply: int, count: int, table_move: int) -> None:
     st, moves, scores = ctx[_ST], ctx[_MOVES][ply], ctx[_SCORES][ply]
-    killers = ctx[_KILLERS][ply]
-    first, second = _earlier(ctx, ply, 1), _earlier(ctx, ply, 2)
+    killers, history = ctx[_KILLERS][ply], ctx[_HIST]
+    opt, played = ctx[_OPT], ctx[_PLAYED]
+    first, second = _earlier(opt, played, ply, 1), _earlier(opt, played, ply, 2)
     for i in range(count):
         move = moves[i]
         if move == table_move:
@@ -289,7 +293,11 @@ def _score_moves(ctx: Any, ply: int, count: int, table_move: int) -> None:
         elif move == killers[1]:
             scores[i] = _KILLER
         else:
-            scores[i] = _quiet_score(ctx, move, first, second)
+            scores[i] = (
+                min(history[move & 0x7FFF], _HISTORY_CAP)
+                if first < 0 and second < 0
+                else _quiet_score(history, st, move, first, second)
+            )
 
 
 @cached_njit(nogil=True)
@@ -374,9 +382,9 @@ def _reward(ctx: Any, ply: int, index: int, depth: int) -> None:
         if scores[i] == 1:
             other = moves[i] & 0x7FFF
             history[other] = _history_update(history[other], -bonus)
-    st = ctx[_ST]
+    st, opt, played = ctx[_ST], ctx[_OPT], ctx[_PLAYED]
     for back in range(1, 3):
-        offset = _earlier(ctx, ply, back)
+        offset = _earlier(opt, played, ply, back)
         if offset < 0:
             continue
         entry = offset + move_key(st, move)
@@ -607,6 +615,7 @@ def node(
     late = opt[REDUCTIONS] != 0 and not pv_node and not in_check and depth <= LATE_MOVE_DEPTH
     quiets = 0
     pv, pvlen, played = ctx[_PV], ctx[_PVLEN], ctx[_PLAYED]
+    continuing = opt[CONTINUATION] != 0
     staged = False
     for index in range(count):
         move = _pick(moves, scores, index, count)
@@ -615,17 +624,22 @@ def node(
             # moves before them are searched (their subtrees update it), as the Python twin
             # generates them only then; the losing captures stay last.
             staged = True
-            first, second = _earlier(ctx, ply, 1), _earlier(ctx, ply, 2)
+            first, second = _earlier(opt, played, ply, 1), _earlier(opt, played, ply, 2)
             for i in range(index, count):
                 if scores[i] > _LOSING // 2:  # history may be negative
-                    scores[i] = _quiet_score(ctx, moves[i], first, second)
+                    scores[i] = (
+                        min(history[moves[i] & 0x7FFF], _HISTORY_CAP)
+                        if first < 0 and second < 0
+                        else _quiet_score(history, st, moves[i], first, second)
+                    )
             move = _pick(moves, scores, index, count)
         # From here scores[index] marks a searched quiet move (1) for the history's malus.
         scores[index] = 0
         if move == excluded:
             continue
         quiet = _is_quiet(st, move)
-        played[ply] = move_key(st, move)
+        if continuing:
+            played[ply] = move_key(st, move)
         cb.make(st, move)
         if not _legal_after_make(st, white):
             cb.unmake(st)
@@ -728,7 +742,8 @@ def root(ctx: Any, depth: int, alpha: int, beta: int, root_moves: Any, count: in
     pvlen[0] = 1
     for index in range(count):
         move = root_moves[index]
-        ctx[_PLAYED][0] = move_key(st, move)
+        if ctx[_OPT][CONTINUATION]:
+            ctx[_PLAYED][0] = move_key(st, move)
         cb.make(st, move)
         if index == 0:
             value = -node(ctx, depth - 1, -beta, -alpha, one, yes, none)
