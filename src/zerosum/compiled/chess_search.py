@@ -276,9 +276,7 @@ def _quiet_score(history: Any, st: Any, move: int, first: int, second: int) -> i
 @cached_njit(nogil=True)
 def _score_moves(ctx: Any, ply: int, count: int, table_move: int) -> None:
     st, moves, scores = ctx[_ST], ctx[_MOVES][ply], ctx[_SCORES][ply]
-    killers, history = ctx[_KILLERS][ply], ctx[_HIST]
-    opt, played = ctx[_OPT], ctx[_PLAYED]
-    first, second = _earlier(opt, played, ply, 1), _earlier(opt, played, ply, 2)
+    killers = ctx[_KILLERS][ply]
     for i in range(count):
         move = moves[i]
         if move == table_move:
@@ -293,11 +291,7 @@ def _score_moves(ctx: Any, ply: int, count: int, table_move: int) -> None:
         elif move == killers[1]:
             scores[i] = _KILLER
         else:
-            scores[i] = (
-                min(history[move & 0x7FFF], _HISTORY_CAP)
-                if first < 0 and second < 0
-                else _quiet_score(history, st, move, first, second)
-            )
+            scores[i] = 0  # a plain quiet move: scored by node() once it comes to them
 
 
 @cached_njit(nogil=True)
