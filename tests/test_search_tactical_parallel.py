@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import sys
 import time
 from collections.abc import Iterator
@@ -49,20 +48,17 @@ def test_parallel_equals_serial_without_pruning(pool: SearchPool, fen: str) -> N
             board.push(move)
 
 
-@pytest.mark.parametrize("continuation", [False, True])
 @pytest.mark.parametrize("fen", POSITIONS[:2])
 def test_splitting_the_whole_principal_variation_keeps_the_serial_value(
-    pool: SearchPool, fen: str, continuation: bool
+    pool: SearchPool, fen: str
 ) -> None:
     """Every node of the principal variation split (``split_depth=1``): the first move of
-    each searched by the parent's recursion, the others by the workers (with continuation
-    history, each notes the moves that led to its node)."""
-    options = dataclasses.replace(EXACT_OPTIONS, continuation_history=continuation)
+    each searched by the parent's recursion, the others by the workers."""
     for depth in (2, 4):
-        one = TacticalSearch(Chess.from_position(fen), options=options)
+        one = TacticalSearch(Chess.from_position(fen), options=EXACT_OPTIONS)
         serial = one.search(Limit(depth=depth))
         game = Chess.from_position(fen)
-        split = ParallelTacticalSearch(game, pool, options=options, split_depth=1)
+        split = ParallelTacticalSearch(game, pool, options=EXACT_OPTIONS, split_depth=1)
         many = split.search(Limit(depth=depth))
         assert many.value == serial.value, (fen, depth)
         assert chess.Board(fen).is_legal(many.best_move)

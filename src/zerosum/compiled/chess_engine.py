@@ -137,7 +137,11 @@ class CoreSearch(SearchDriver[chess.Move]):
         if isinstance(other, CoreSearch):
             theirs = other._contexts
             for index, context in enumerate(self._contexts):
-                context[cs._HIST][:] = theirs[min(index, len(theirs) - 1)][cs._HIST]
+                mine, given = context[cs._HIST], theirs[min(index, len(theirs) - 1)][cs._HIST]
+                # One of them may lack the continuation history (its option off).
+                shared = min(len(mine), len(given))
+                mine[:shared] = given[:shared]
+                mine[shared:] = 0
 
     def hashfull(self) -> int:
         """The permille of table entries in use (a sample of the first thousand), as UCI's
@@ -229,7 +233,7 @@ class CoreSearch(SearchDriver[chess.Move]):
             io[GENERATION] = self.generation & 255
             history = context[cs._HIST]
             history[: cs.HISTORY_ENTRIES] >>= 2  # the correction history is kept
-            history[cs.CONTINUATION_BASE :] >>= 2
+            history[cs.CONTINUATION_BASE :] >>= 2  # empty with the option off
             context[cs._KILLERS][:] = -2
         if limit.nodes is not None:
             self._contexts[0][cs._IO][NODE_LIMIT] = limit.nodes

@@ -3,7 +3,8 @@
 The same negamax PVS from the side to move, step for step (the numbered steps match that
 module's), on the compiled board of :mod:`.chess_board`: quiescence with the same capture
 filter, check extension, null move, late-move reductions and pruning, futility, killers and
-history, the transposition table and mate-distance pruning, with the same options (an
+history (and, as options, singular extensions and correction and continuation history), the
+transposition table and mate-distance pruning, with the same options (an
 ``int64`` array, :data:`OPTION_FIELDS`). The pure-Python search stays the readable twin:
 with every selective option off both return the minimax value at a fixed depth, which the
 tests compare; they compare with every option on but late-move reductions and pruning too
@@ -126,7 +127,8 @@ the correction history (:data:`CORRECTION_ENTRIES`) after them, then the continu
 history (:data:`CONTINUATION_BASE`)."""
 CONTINUATION_BASE: Final = HISTORY_ENTRIES + CORRECTION_ENTRIES
 """Where the continuation history starts in the history array: ``MOVE_KEYS ** 2`` entries,
-by ``earlier * MOVE_KEYS + reply`` of :func:`move_key`."""
+by ``earlier * MOVE_KEYS + reply`` of :func:`move_key`, in the contexts of searches with the
+option on (the array ends here in the others)."""
 _MIX_WHITE: Final = PAWN_MIX_WHITE - (1 << 64)
 _MIX_BLACK: Final = PAWN_MIX_BLACK - (1 << 64)
 
@@ -157,6 +159,8 @@ def new_context(
     io = np.zeros(CHESS_IO_SIZE, np.int64)
     io[NODE_LIMIT] = np.iinfo(np.int64).max
     plies = MAX_SEARCH_PLY + 2
+    # The continuation history's 8 MB only for a search that uses it.
+    continuation = MOVE_KEYS * MOVE_KEYS if options[CONTINUATION] else 0
     return (
         state,
         keys,
@@ -164,7 +168,7 @@ def new_context(
         io,
         options,
         np.full((plies, 2), -2, np.int64),
-        np.zeros(CONTINUATION_BASE + MOVE_KEYS * MOVE_KEYS, np.int64),
+        np.zeros(CONTINUATION_BASE + continuation, np.int64),
         np.zeros((plies, cb.MAX_MOVES), np.int64),
         np.zeros((plies, cb.MAX_MOVES), np.int64),
         np.zeros((plies, plies), np.int64),
@@ -260,9 +264,10 @@ def _earlier(opt: Any, played: Any, ply: int, back: int) -> int:
 @cached_njit(nogil=True)
 def _quiet_score(history: Any, st: Any, move: int, first: int, second: int) -> int:
     """``TacticalSearch._quiet_scorer``: the history of a quiet move, plus its continuation
-    history at the offsets ``first`` and ``second`` (-1: none), capped below the killers.
-    Called only with an offset: without one, the callers read the history inline, as
-    before the option."""
+    history at the offsets ``first`` and ``second`` (-1: none). Each of the three stays within
+    ``HISTORY_MAX``, so the sum is below the killers' scores (the cap is never reached, and
+    the Python twin has none). Called only with an offset: without one, the callers read the
+    history inline, as before the option."""
     score = history[move & 0x7FFF]
     if first >= 0 or second >= 0:
         key = move_key(st, move)

@@ -394,7 +394,7 @@ class ParallelTacticalSearch(SearchDriver[M]):
             reduce = options.reductions and caps.knows_quiet and not in_check and depth >= 3
         alpha_on_entry = alpha
         first = moves[0][0]
-        self._engine._played_at(ply, first)
+        self._engine._played_at(ply, first)  # as the serial node does (its engine learns none)
         board.make(first)
         self._path.append(first)
         try:
