@@ -8,6 +8,7 @@ import dataclasses
 import os
 import random
 import threading
+from collections.abc import Iterator
 
 import chess
 import pytest
@@ -309,22 +310,29 @@ def test_equal_trees_with_correction_history() -> None:
     assert any(found != plain for found, plain in counts)
 
 
-def test_the_correction_key_is_the_compiled_boards() -> None:
-    from zerosum.search.tactical import CORRECTION_ENTRIES
-
-    rng = random.Random(4)
-    keys = set()
-    for _ in range(30):
+def random_game_positions(seed: int, games: int, most_plies: int) -> Iterator[Chess]:
+    """The positions of ``games`` seeded random games of up to ``most_plies`` moves each, the
+    start included, each with a legal move (the same game object, moved on after each)."""
+    rng = random.Random(seed)
+    for _ in range(games):
         game = Chess()
-        for _ in range(rng.randrange(1, 80)):
+        for _ in range(rng.randrange(1, most_plies)):
             moves = game.legal_moves()
             if not moves:
                 break
+            yield game
             game.make(rng.choice(moves))
-            key = game.correction_key()
-            assert 0 <= key < CORRECTION_ENTRIES
-            assert cs.correction_slot(cb.state_of_game(game)) == cs.HISTORY_ENTRIES + key
-            keys.add(key)
+
+
+def test_the_correction_key_is_the_compiled_boards() -> None:
+    from zerosum.search.tactical import CORRECTION_ENTRIES
+
+    keys = set()
+    for game in random_game_positions(4, 30, 80):
+        key = game.correction_key()
+        assert 0 <= key < CORRECTION_ENTRIES
+        assert cs.correction_slot(cb.state_of_game(game)) == cs.HISTORY_ENTRIES + key
+        keys.add(key)
     assert len(keys) > 500  # the pawns spread over the entries
 
 
@@ -387,19 +395,12 @@ def test_equal_trees_with_continuation_history() -> None:
 def test_the_move_key_is_the_compiled_boards() -> None:
     from zerosum.search.tactical import MOVE_KEYS
 
-    rng = random.Random(6)
     keys = set()
-    for _ in range(20):
-        game = Chess()
-        for _ in range(rng.randrange(1, 120)):
-            moves = game.legal_moves()
-            if not moves:
-                break
-            state = cb.state_of_game(game)
-            for move in moves:
-                key = game.move_key(move)
-                assert 0 <= key < MOVE_KEYS
-                assert cs.move_key(state, cb.from_move(move)) == key
-                keys.add(key)
-            game.make(rng.choice(moves))
+    for game in random_game_positions(6, 20, 120):
+        state = cb.state_of_game(game)
+        for move in game.legal_moves():
+            key = game.move_key(move)
+            assert 0 <= key < MOVE_KEYS
+            assert cs.move_key(state, cb.from_move(move)) == key
+            keys.add(key)
     assert len(keys) > 400  # pieces of both colours on many squares
