@@ -266,8 +266,7 @@ def _quiet_score(history: Any, st: Any, move: int, first: int, second: int) -> i
     """``TacticalSearch._quiet_scorer``: the history of a quiet move, plus its continuation
     history at the offsets ``first`` and ``second`` (-1: none). Each of the three stays within
     ``HISTORY_MAX``, so the sum is below the killers' scores (the cap is never reached, and
-    the Python twin has none). Called only with an offset: without one, the callers read the
-    history inline, as before the option."""
+    the Python twin has none)."""
     score = history[move & 0x7FFF]
     if first >= 0 or second >= 0:
         key = move_key(st, move)
@@ -626,11 +625,7 @@ def node(
             first, second = _earlier(opt, played, ply, 1), _earlier(opt, played, ply, 2)
             for i in range(index, count):
                 if scores[i] > _LOSING // 2:  # history may be negative
-                    scores[i] = (
-                        min(history[moves[i] & 0x7FFF], _HISTORY_CAP)
-                        if first < 0 and second < 0
-                        else _quiet_score(history, st, moves[i], first, second)
-                    )
+                    scores[i] = _quiet_score(history, st, moves[i], first, second)
             move = _pick(moves, scores, index, count)
         # From here scores[index] marks a searched quiet move (1) for the history's malus.
         scores[index] = 0

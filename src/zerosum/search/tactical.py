@@ -986,19 +986,13 @@ class TacticalSearch(SearchDriver[M]):
         if killers[0] != move:
             killers[1] = killers[0]
             killers[0] = move
-        history, bonus = self.history, history_bonus(depth)
-        history[move] = history_update(history.get(move, 0), bonus)
-        for other in tried:
-            history[other] = history_update(history.get(other, 0), -bonus)
-        earlier, move_key = self._earlier(ply), self._move_key
-        if earlier and move_key is not None:
-            continuation = self.continuation
-            for offset in earlier:
-                pair = offset + move_key(move)
-                continuation[pair] = history_update(continuation.get(pair, 0), bonus)
-                for other in tried:
-                    pair = offset + move_key(other)
-                    continuation[pair] = history_update(continuation.get(pair, 0), -bonus)
+        bonus = history_bonus(depth)
+        _reinforce(self.history, move, tried, bonus)
+        move_key = self._move_key
+        if move_key is not None:
+            for offset in self._earlier(ply):
+                keys = [offset + move_key(other) for other in tried]
+                _reinforce(self.continuation, offset + move_key(move), keys, bonus)
 
     def _quiesce(self, alpha: Score, beta: Score, ply: int) -> Score:
         """Fail-soft quiescence: the side to move stands pat on the evaluation or plays a
@@ -1048,6 +1042,17 @@ class TacticalSearch(SearchDriver[M]):
         if best == -INFINITY:
             return terminal_score(outcome_without_moves(game), ply)
         return best
+
+
+K = TypeVar("K")
+
+
+def _reinforce(scores: dict[K, int], winner: K, losers: list[K], bonus: int) -> None:
+    """``winner``'s score gains ``bonus`` and each of ``losers`` loses as much
+    (:func:`history_update`)."""
+    scores[winner] = history_update(scores.get(winner, 0), bonus)
+    for loser in losers:
+        scores[loser] = history_update(scores.get(loser, 0), -bonus)
 
 
 def best_first(reports: list[Report[M]]) -> list[Report[M]]:
