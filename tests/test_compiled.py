@@ -12,12 +12,14 @@ import threading
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 from test_search_exhaustive import INNER, ORACLE, POSITIONS
 from waiting import HANG_S
 
 from zerosum.compiled import connect4 as kernel
 from zerosum.compiled import runner
+from zerosum.compiled.engine import EXACT, LOWER, _bucket, _depth, _pack, probe, store
 from zerosum.compiled.runner import Engine
 from zerosum.compiled.solver import Solver
 from zerosum.game import WIN
@@ -106,6 +108,40 @@ def test_depth_limited_search_proves_only_true_values(connect4: Solver, data_dir
             proven += 1
             assert pons_score(result.value, game.ply()) == score, moves
     assert proven > 10
+
+
+def test_a_child_of_a_solved_position_is_settled_by_its_proofs() -> None:
+    # Every entry of an exact solve is a proof, whatever ply its solve started at: solved on
+    # the parent's table, a child gets the rank of a fresh solve, and the best child, whose
+    # bounds the parent's tests proved, takes almost no search (its entries are a ply
+    # shallower than the child's own root asks for, and were not taken before).
+    for parent, heavy in [("32164625", None), ("3216462", "6")]:
+        warm = Solver("connect4", hash_mb=16)
+        top = warm.engine.solve(warm.state(Connect4.from_position(parent)))
+        for move in Connect4.from_position(parent).legal_moves():
+            child = Connect4.from_position(parent)
+            child.make(move)
+            fresh = Solver("connect4", hash_mb=16)
+            alone = fresh.engine.solve(fresh.state(child))
+            after = warm.engine.solve(warm.state(child))
+            assert after.rank == alone.rank, (parent, move)
+            if child.position()[-1:] == heavy:
+                assert -after.rank == top.rank
+                assert after.stats.nodes * 100 < alone.stats.nodes, (parent, move)
+
+
+def test_an_exact_solve_keeps_a_deeper_entry_of_an_earlier_search() -> None:
+    # The first entry of a bucket gives way to a deeper one, and in a depth-limited search to
+    # any entry of a newer generation; an exact solve (``aging=False``) keeps the deeper one
+    # and puts the newer in the bucket's second entry.
+    deep = 12_345
+    shallow = next(key for key in range(deep + 1, 1 << 20) if _bucket(key, 64) == _bucket(deep, 64))
+    for aging in (True, False):
+        keys, data = np.zeros(64, np.int64), np.zeros(64, np.int64)
+        store(keys, data, deep, _pack(5, 2, 200, EXACT, 1))
+        store(keys, data, shallow, _pack(7, 1, 40, LOWER, 2), aging)
+        assert _depth(probe(keys, data, shallow)) == 40
+        assert _depth(probe(keys, data, deep)) == (0 if aging else 200)
 
 
 def test_tictactoe_exact_values_on_every_position() -> None:

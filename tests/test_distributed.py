@@ -284,6 +284,9 @@ class EagerSplits(Executor):
     def clock(self) -> float:
         return self.now
 
+    def warm(self, fn: Callable[..., Any], /, *args: Any) -> None:
+        fn(*args)  # as a worker does: a kept table is cleared, so every solve starts alike
+
     def wait(self, futures: Collection[Future[Any]], timeout: float) -> set[Future[Any]]:
         self.now += 1.0
         if self.units:

@@ -15,8 +15,12 @@ The table is two ``int64`` arrays of a power-of-two length, ``keys`` and ``data`
 score, move, depth, bound and generation into one word (``_pack``) and stores ``key ^ data`` in
 ``keys``: a probe accepts it only if ``keys[i] ^ data[i]`` is the key, so an entry torn by a
 concurrent writer (the parallel search shares the arrays) reads as a miss, never as a wrong
-score. Entries come in buckets of two: the first is depth-preferred (replaced by a deeper search
-or by any search of a newer generation), the second is always replaced. The arrays never grow.
+score. Entries come in buckets of two: the first is depth-preferred (replaced by a deeper search,
+and in a depth-limited search by any entry of a newer generation), the second is always
+replaced. An exact solve keeps a deeper first entry whatever search stored it (an entry that
+deep is a proof, below), so a worker that solves unit after unit, a unit searched again in
+another window and the children of a stopped unit find the earlier solves' deepest results
+still there (``docs/parallel.md``). The arrays never grow.
 
 What a search may read. A depth-limited search (each iteration is a generation) reads only the
 entries of its own iterations (``io[EPOCH]``); older entries read as misses, whatever depth they
@@ -52,6 +56,10 @@ NO_SCORE: Final = -(1 << 40)
 """What ``quick`` and ``decided`` return for an undecided position."""
 DEPTH_INF: Final = 250
 """The depth of an exact solve: deeper than any game a kernel plays to the end."""
+PROOF_DEPTH: Final = DEPTH_INF // 2
+"""The least depth of an exact solve's entries (a kernel's ``max_ply`` is below it, and no
+depth-limited search goes deeper than ``max_ply``): an entry this deep is a proof, and settles
+a node of an exact solve whatever ply the solve that stored it started at."""
 
 # Bound flags of table entries.
 EXACT: Final = 1
@@ -253,14 +261,15 @@ def table_move(keys: Any, data: Any, key: int) -> int:
 
 
 @cached_njit(nogil=True)
-def store(keys: Any, data: Any, key: int, packed: int) -> None:
-    """Write an entry into ``key``'s bucket by the replacement scheme of the module header."""
+def store(keys: Any, data: Any, key: int, packed: int, aging: bool = True) -> None:
+    """Write an entry into ``key``'s bucket by the replacement scheme of the module header;
+    ``aging=False`` (an exact solve's entries) keeps a deeper first entry of any generation."""
     i = _bucket(key, keys.shape[0])
     old = data[i]
     if (
         old == 0
         or keys[i] ^ old == key
-        or _generation(old) != _generation(packed)
+        or (aging and _generation(old) != _generation(packed))
         or _depth(packed) >= _depth(old)
     ):
         keys[i] = key ^ packed
@@ -398,11 +407,11 @@ def _cached_njit(function: Callable[..., Any], kernel: Kernel, fingerprint: str)
 
 def build(kernel: Kernel) -> Compiled:
     """Compile the generic search for ``kernel``'s game (or load it from numba's disk cache)."""
-    if not 0 < kernel.max_ply < DEPTH_INF // 2:
+    if not 0 < kernel.max_ply < PROOF_DEPTH:
         # Else a depth-limited search could store heuristic entries deep enough for a solve.
         raise ValueError(
             f"kernel {kernel.name!r}: max_ply {kernel.max_ply} is out of range: "
-            f"expected 1..{DEPTH_INF // 2 - 1}"
+            f"expected 1..{PROOF_DEPTH - 1}"
         )
     fingerprint = _fingerprint(kernel)
     quick = kernel.quick
@@ -481,7 +490,7 @@ def build(kernel: Kernel) -> Compiled:
                     if entry != 0 and _readable(entry, io):
                         io[HITS] += 1
                         table_move = _move(entry)
-                        if ply > 0 and _depth(entry) >= depth:
+                        if ply > 0 and _depth(entry) >= min(depth, PROOF_DEPTH):
                             stored = _score(entry)
                             flag = _flag(entry)
                             if _generation(entry) != io[GENERATION] and -PROVEN <= stored <= PROVEN:
@@ -577,7 +586,11 @@ def build(kernel: Kernel) -> Compiled:
                 flag = EXACT
             io[STORES] += 1
             store(
-                keys, data, frame[KEY], _pack(best, best_move, frame[DEPTH], flag, io[GENERATION])
+                keys,
+                data,
+                frame[KEY],
+                _pack(best, best_move, frame[DEPTH], flag, io[GENERATION]),
+                io[EPOCH] >= 0,
             )
             if ply == 0:
                 io[BEST_MOVE] = best_move
