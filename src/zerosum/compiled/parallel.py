@@ -740,10 +740,10 @@ class ParallelEngine:
         first answers for the child and the other copies stop.
 
         A child is searched to ``DEPTH_INF - 1``, the depth the serial solve gives it one ply
-        below its root: the entries the workers store then carry the serial depths, and the
-        entries of the first try in this process (:data:`SERIAL_NODES`) settle nodes in the
-        workers too (with ``DEPTH_INF`` every one of them was too shallow at the children and
-        the first tests were searched again).
+        below its root: the entries the workers store then carry the serial depths, which the
+        table's depth-preferred replacement weighs as in the serial solve. (The entries of the
+        first try in this process, :data:`SERIAL_NODES`, settle nodes in the workers at any
+        depth: every exact entry is a proof, :data:`~zerosum.compiled.engine.PROOF_DEPTH`.)
         """
         plan = _TestPlan(self, children, (alpha, beta), deadline, limit)
         if _stopped(self._scheduler.run(plan), plan.queue):
