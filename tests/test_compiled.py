@@ -113,27 +113,32 @@ def test_depth_limited_search_proves_only_true_values(connect4: Solver, data_dir
 def test_a_child_of_a_solved_position_is_settled_by_its_proofs() -> None:
     # Every entry of an exact solve is a proof, whatever ply its solve started at: solved on
     # the parent's table, a child gets the rank of a fresh solve, and the best child, whose
-    # bounds the parent's tests proved, takes almost no search (its entries are a ply
-    # shallower than the child's own root asks for, and were not taken before).
-    for parent, heavy in [("32164625", None), ("3216462", "6")]:
-        warm = Solver("connect4", hash_mb=16)
-        top = warm.engine.solve(warm.state(Connect4.from_position(parent)))
-        for move in Connect4.from_position(parent).legal_moves():
-            child = Connect4.from_position(parent)
-            child.make(move)
-            fresh = Solver("connect4", hash_mb=16)
-            alone = fresh.engine.solve(fresh.state(child))
-            after = warm.engine.solve(warm.state(child))
-            assert after.rank == alone.rank, (parent, move)
-            if child.position()[-1:] == heavy:
-                assert -after.rank == top.rank
-                assert after.stats.nodes * 100 < alone.stats.nodes, (parent, move)
+    # bounds the parent's tests proved, takes almost no search when it comes first (its
+    # entries are a ply shallower than the child's own root asks for, and were not taken
+    # before). With ``keep`` (a distributed solve's units) it does so after its brothers too:
+    # their solves leave the parent's deeper entries in place.
+    for parent, heavy in [("32164625", ""), ("3216462", "6")]:
+        for keep in (False, True):
+            warm = Solver("connect4", hash_mb=16)
+            top = warm.engine.solve(warm.state(Connect4.from_position(parent)), keep=keep)
+            moves = Connect4.from_position(parent).legal_moves()
+            moves.sort(key=lambda move: (str(move + 1) == heavy) == keep)  # heavy first, or last
+            for move in moves:
+                child = Connect4.from_position(parent)
+                child.make(move)
+                fresh = Solver("connect4", hash_mb=16)
+                alone = fresh.engine.solve(fresh.state(child))
+                after = warm.engine.solve(warm.state(child), keep=keep)
+                assert after.rank == alone.rank, (parent, move, keep)
+                if child.position()[-1:] == heavy:
+                    assert -after.rank == top.rank
+                    assert after.stats.nodes * 100 < alone.stats.nodes, (parent, move, keep)
 
 
 def test_an_exact_solve_keeps_a_deeper_entry_of_an_earlier_search() -> None:
-    # The first entry of a bucket gives way to a deeper one, and in a depth-limited search to
-    # any entry of a newer generation; an exact solve (``aging=False``) keeps the deeper one
-    # and puts the newer in the bucket's second entry.
+    # The first entry of a bucket gives way to a deeper one, and to any entry of a newer
+    # generation; a solve that keeps proofs (``aging=False``: ``Engine.solve(keep=True)``)
+    # keeps the deeper one and puts the newer in the bucket's second entry.
     deep = 12_345
     shallow = next(key for key in range(deep + 1, 1 << 20) if _bucket(key, 64) == _bucket(deep, 64))
     for aging in (True, False):

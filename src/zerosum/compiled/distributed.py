@@ -301,6 +301,7 @@ def solve_unit(
         limit=limit,
         live=moved or (lambda: None),
         first=first,
+        keep=True,  # the units of a solve are related: earlier units' proofs stay
     )
     stats = solution.stats
     if solution.complete:

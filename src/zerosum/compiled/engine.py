@@ -17,10 +17,12 @@ score, move, depth, bound and generation into one word (``_pack``) and stores ``
 concurrent writer (the parallel search shares the arrays) reads as a miss, never as a wrong
 score. Entries come in buckets of two: the first is depth-preferred (replaced by a deeper search,
 and in a depth-limited search by any entry of a newer generation), the second is always
-replaced. An exact solve keeps a deeper first entry whatever search stored it (an entry that
-deep is a proof, below), so a worker that solves unit after unit, a unit searched again in
-another window and the children of a stopped unit find the earlier solves' deepest results
-still there (``docs/parallel.md``). The arrays never grow.
+replaced. An exact solve asked to keep them (``KEEP_PROOFS``: a worker of a distributed solve,
+whose units are related) keeps a deeper first entry whatever solve stored it, so its later
+units, a unit searched again in another window and the children of a stopped unit find the
+earlier solves' deepest proofs still there (``docs/parallel.md``); solves of unrelated positions
+one after another would only fill the first entries with what they never read again. The
+arrays never grow.
 
 What a search may read. A depth-limited search (each iteration is a generation) reads only the
 entries of its own iterations (``io[EPOCH]``); older entries read as misses, whatever depth they
@@ -89,7 +91,10 @@ EPOCH: Final = 14
 """The first generation (``& 255``) of the current depth-limited search, whose iterations are
 the generations from it to ``GENERATION``: entries of older generations read as misses, so what
 an engine searched before never changes a result; ``-1`` (an exact solve, whose entries all hold
-proofs) reads every entry."""
+proofs) reads every entry, and so does :data:`KEEP_PROOFS`."""
+KEEP_PROOFS: Final = -2
+"""``io[EPOCH]`` of an exact solve that also keeps the deeper entries of earlier solves against
+its own (``Engine.solve(keep=True)``): for solves of related positions one after another."""
 IO_SIZE: Final = 15
 RETEST: Final = 2
 """``io[STOP]`` set to this by the caller of :func:`solve_live <build>`: the window changed and
@@ -590,7 +595,7 @@ def build(kernel: Kernel) -> Compiled:
                 data,
                 frame[KEY],
                 _pack(best, best_move, frame[DEPTH], flag, io[GENERATION]),
-                io[EPOCH] >= 0,
+                io[EPOCH] != KEEP_PROOFS,
             )
             if ply == 0:
                 io[BEST_MOVE] = best_move

@@ -31,6 +31,7 @@ from zerosum.compiled.engine import (
     GENERATION,
     HITS,
     INF,
+    KEEP_PROOFS,
     LEAST,
     LIVE_SIZE,
     MOST,
@@ -157,9 +158,12 @@ class Engine:
         limit: Limit | None = None,
         live: Callable[[], tuple[int, int] | None] | None = None,
         first: int | None = None,
+        keep: bool = False,
     ) -> Solution:
         """The exact rank of ``state`` (left unchanged). ``weak`` only tells win, draw or loss;
         ``window`` ``(lo, hi)`` only tells the rank if it lies inside, else the nearer end.
+        ``keep``: the table's deeper entries of earlier solves stay against this one's (for a
+        solve of a position related to the earlier ones: ``engine.KEEP_PROOFS``).
 
         ``live``: the window may move while the solve runs: ``live()``, called every few
         milliseconds, gives the window that matters now (``None``: unchanged). The next test
@@ -169,6 +173,8 @@ class Engine:
         if it lies inside the window (a re-search that expects the rank next to one end)."""
         lo, hi = solve_bounds(weak, window)
         io = self._io(limit)
+        if keep:
+            io[EPOCH] = KEEP_PROOFS
         started = time.perf_counter()
         if live is not None:
             return self._solve_live(state, weak, (lo, hi), io, limit, live, started, first)
