@@ -167,3 +167,16 @@ def test_random_positions_agree_with_the_rules(game: Morris) -> None:
     assert game.evaluate() == game.compute_evaluation()
     legal = check_same(kernel_state(game), game, out)
     assert all(game.parse_move(game.format_move(move)) == move for move in legal)
+
+
+def test_a_search_deeper_than_the_stack_is_searched_to_its_depth() -> None:
+    # Morris can go on for ever: a search asked for more plies than the stack holds (the
+    # kernel's max_ply) searches max_ply plies, as deep as any line can go here (it overran
+    # the stack before, and the process crashed).
+    limit = Limit(nodes=20_000)
+    found = []
+    for depth in (kernel.MAX_PLY, 200):
+        solver = Solver("morris", hash_mb=1)
+        found.append(solver.engine.search(solver.state(Morris()), depth, limit=limit))
+    assert found[0].stats == replace(found[1].stats, time_s=found[0].stats.time_s)
+    assert (found[0].score, found[0].best_move) == (found[1].score, found[1].best_move)

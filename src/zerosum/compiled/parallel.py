@@ -660,8 +660,10 @@ class ParallelEngine:
         Young brothers wait: the first move (the table's, else the kernel's best) is searched
         alone with the full window; the others then go to the workers as they come free, each
         with a null window at the best value so far, searched again with the full window when
-        it fails high (principal variation search at the root)."""
+        it fails high (principal variation search at the root). A depth past the kernel's
+        ``max_ply`` is searched as ``max_ply``, as the serial search does."""
         kernel, root = self.kernel, state.copy()
+        depth = min(depth, kernel.max_ply)
         started = time.perf_counter()
         self.generation += 1
         self._nodes = 0

@@ -245,7 +245,11 @@ class Engine:
         """A fail-soft alpha-beta search of ``state`` to ``depth`` plies. It reads only the
         table entries of the searches from generation ``epoch`` on (this search's own when
         ``None``; an iterative deepening passes its first iteration's, ``generation + 1`` before
-        it starts), so the same search on a fresh engine gives the same result and nodes."""
+        it starts), so the same search on a fresh engine gives the same result and nodes. A
+        depth past the kernel's ``max_ply`` is searched as ``max_ply``: the search's stack
+        holds that many plies (a game that can go on, morris, overran it), and a game that
+        ends by then has the same tree."""
+        depth = min(depth, self.compiled.kernel.max_ply)
         io = self._io(limit)
         io[EPOCH] = (self.generation if epoch is None else epoch) & 255
         started = time.perf_counter()
