@@ -121,16 +121,19 @@ def test_a_child_of_a_solved_position_is_settled_by_its_proofs() -> None:
         for keep in (False, True):
             warm = Solver("connect4", hash_mb=16)
             top = warm.engine.solve(warm.state(Connect4.from_position(parent)), keep=keep)
-            moves = Connect4.from_position(parent).legal_moves()
-            moves.sort(key=lambda move: (str(move + 1) == heavy) == keep)  # heavy first, or last
-            for move in moves:
-                child = Connect4.from_position(parent)
-                child.make(move)
+            children = []
+            for move in Connect4.from_position(parent).legal_moves():
+                children.append(Connect4.from_position(parent))
+                children[-1].make(move)
+            # the heavy child first, or (with ``keep``) last
+            children.sort(key=lambda child: (child.position()[-1:] == heavy) == keep)
+            for child in children:
+                move = child.position()[-1:]
                 fresh = Solver("connect4", hash_mb=16)
                 alone = fresh.engine.solve(fresh.state(child))
                 after = warm.engine.solve(warm.state(child), keep=keep)
                 assert after.rank == alone.rank, (parent, move, keep)
-                if child.position()[-1:] == heavy:
+                if move == heavy:
                     assert -after.rank == top.rank
                     assert after.stats.nodes * 100 < alone.stats.nodes, (parent, move, keep)
 

@@ -268,7 +268,8 @@ def table_move(keys: Any, data: Any, key: int) -> int:
 @cached_njit(nogil=True)
 def store(keys: Any, data: Any, key: int, packed: int, aging: bool = True) -> None:
     """Write an entry into ``key``'s bucket by the replacement scheme of the module header;
-    ``aging=False`` (an exact solve's entries) keeps a deeper first entry of any generation."""
+    ``aging=False`` (an exact solve that keeps proofs, :data:`KEEP_PROOFS`) keeps a deeper first
+    entry of any generation."""
     i = _bucket(key, keys.shape[0])
     old = data[i]
     if (
