@@ -28,7 +28,10 @@ What a search may read. A depth-limited search (each iteration is a generation) 
 entries of its own iterations (``io[EPOCH]``); older entries read as misses, whatever depth they
 were searched to: a reused engine then answers a depth-limited search as a fresh one does (the
 same value, depth and nodes), and a heuristic score stored by an earlier search never returns as
-a proof. An entry of an earlier iteration with a score that is not proven counts in
+a proof. Generations count modulo :data:`GENERATIONS`, so the engines give every entry the last
+generation (:func:`restamp`) before a search whose generations could wrap onto entries older
+than that (:func:`wraps_onto_old_entries`).
+An entry of an earlier iteration with a score that is not proven counts in
 ``io[STALE]``, as an evaluation does: the search has proven its value only if it counted
 neither. An exact solve never evaluates and searches deeper than any depth-limited search can
 (:data:`DEPTH_INF`, and a kernel's ``max_ply`` is below half of it), so every entry deep enough
@@ -96,6 +99,8 @@ KEEP_PROOFS: Final = -2
 """``io[EPOCH]`` of an exact solve that also keeps the deeper entries of earlier solves against
 its own (``Engine.solve(keep=True)``): for solves of related positions one after another."""
 IO_SIZE: Final = 15
+GENERATIONS: Final = 256
+"""An entry keeps its generation modulo this (8 bits of the packed word)."""
 RETEST: Final = 2
 """``io[STOP]`` set to this by the caller of :func:`solve_live <build>`: the window changed and
 the running test no longer matters; the solve aborts it and goes on with the next test (any
@@ -230,6 +235,31 @@ def _flag(data: int) -> int:
 @cached_njit(nogil=True)
 def _generation(data: int) -> int:
     return (data >> 50) & 255
+
+
+def wraps_onto_old_entries(start: int, span: int, stamped: int) -> bool:
+    """Whether a depth-limited search whose generations may run from ``start`` to ``start +
+    span - 1`` could read an entry stored at or after generation ``stamped`` (the table's
+    last :func:`restamp`, or its clearing) as one of its own: generations count modulo
+    :data:`GENERATIONS`, so an entry that many generations older than the current one reads
+    as the current one's. The engines restamp their table before such a search, so that a
+    reused engine still answers as a fresh one."""
+    return start + span - stamped > GENERATIONS
+
+
+@cached_njit(nogil=True)
+def restamp(keys: Any, data: Any, generation: int) -> None:
+    """Give every entry the generation ``generation`` (the last one used): a depth-limited
+    search from the next generation on reads them all as misses for the next
+    :data:`GENERATIONS` - 1 generations, and exact solves keep reading their proofs."""
+    stamp = (generation & 255) << 50
+    mask = ~(255 << 50)
+    for i in range(data.shape[0]):
+        old = data[i]
+        if old != 0:
+            new = (old & mask) | stamp
+            keys[i] = keys[i] ^ old ^ new
+            data[i] = new
 
 
 @cached_njit(nogil=True)

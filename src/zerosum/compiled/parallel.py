@@ -82,6 +82,8 @@ from zerosum.compiled.engine import (
     store,
     table_entries,
     table_move,
+    restamp,
+    wraps_onto_old_entries,
 )
 from zerosum.compiled.runner import NO_NODE_LIMIT, Found, Solution, compiled
 from zerosum.runtime.scheduler import Split, Verdict
@@ -457,6 +459,8 @@ class ParallelEngine:
             self.ios = _rows(self._io_memory, workers)
         self.table.fill(0)  # touch every page now rather than inside the first searches
         self.generation = 0
+        self._stamped = 0
+        """The generation when the table was last restamped (see :meth:`search`)."""
         self._stack = new_stack(kernel)
         self._aux = kernel.load_aux()
         self._nodes = 0
@@ -665,6 +669,11 @@ class ParallelEngine:
         kernel, root = self.kernel, state.copy()
         depth = min(depth, kernel.max_ply)
         started = time.perf_counter()
+        start = self.generation + 1
+        span = kernel.max_ply if epoch is None or epoch == start else 1
+        if wraps_onto_old_entries(start, span, self._stamped):  # as Engine.search
+            restamp(self.table[0], self.table[1], self.generation)
+            self._stamped = self.generation
         self.generation += 1
         self._nodes = 0
         self._counts = [0] * (EVALUATIONS + 1)

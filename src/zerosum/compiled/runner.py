@@ -53,6 +53,8 @@ from zerosum.compiled.engine import (
     new_stack,
     solve_bounds,
     table_entries,
+    restamp,
+    wraps_onto_old_entries,
 )
 from zerosum.search.core import Limit, Stats
 
@@ -124,6 +126,8 @@ class Engine:
         self.aux = kernel.load_aux()
         """What the kernel's ``probe`` reads (its endgame databases, say)."""
         self.generation = 0
+        self._stamped = 0
+        """The generation when the table was last cleared or restamped (see :meth:`search`)."""
         self._fresh_io = new_io()
         self.io = new_io()
         """The counters and controls of the current (or last) search."""
@@ -142,6 +146,7 @@ class Engine:
         """Forget every table entry."""
         self.keys[:] = 0
         self.data[:] = 0
+        self._stamped = self.generation
 
     def state(self, values: list[int] | np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
         """A state array for this kernel from its fields."""
@@ -250,6 +255,14 @@ class Engine:
         holds that many plies (a game that can go on, morris, overran it), and a game that
         ends by then has the same tree."""
         depth = min(depth, self.compiled.kernel.max_ply)
+        start = self.generation + 1
+        # A new series of generations (a search, or a deepening's first iteration) may take
+        # one a ply up to max_ply: if they could wrap onto old entries, every entry gets the
+        # last generation first (read as misses here, and still proofs for exact solves).
+        span = self.compiled.kernel.max_ply if epoch is None or epoch == start else 1
+        if wraps_onto_old_entries(start, span, self._stamped):
+            restamp(self.keys, self.data, self.generation)
+            self._stamped = self.generation
         io = self._io(limit)
         io[EPOCH] = (self.generation if epoch is None else epoch) & 255
         started = time.perf_counter()
