@@ -77,12 +77,12 @@ from zerosum.compiled.engine import (
     new_stack,
     next_test,
     rank_of_lower_bound,
+    restamp,
     score_of_rank,
     solve_bounds,
     store,
     table_entries,
     table_move,
-    restamp,
     wraps_onto_old_entries,
 )
 from zerosum.compiled.runner import NO_NODE_LIMIT, Found, Solution, compiled

@@ -51,9 +51,9 @@ from zerosum.compiled.engine import (
     build,
     new_io,
     new_stack,
+    restamp,
     solve_bounds,
     table_entries,
-    restamp,
     wraps_onto_old_entries,
 )
 from zerosum.search.core import Limit, Stats
