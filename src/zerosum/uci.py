@@ -114,7 +114,7 @@ compiling child takes a core, so the twin's stop is seen later than the compiled
 CONTEMPT_DEFAULT, CONTEMPT_MAX = 0, 100
 """Contempt (centipawns): what a repetition or other rule draw is worth less than 0 to the
 engine (``tactical.Options.contempt``); negative values seek draws."""
-MOVES_TO_GO: Final = 22
+MOVES_TO_GO: Final = 16
 """Moves assumed left on the clock when the GUI does not say."""
 DEFAULT_MOVETIME: Final = 10_000
 """The most a ``go`` without a valid limit searches (ms)."""

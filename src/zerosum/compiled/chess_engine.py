@@ -52,6 +52,7 @@ from zerosum.games.chess import Chess
 from zerosum.search.core import Limit
 from zerosum.search.tactical import (
     ASPIRATION,
+    ASPIRATION_GROWTH,
     MAX_DEPTH,
     Options,
     Report,
@@ -259,7 +260,7 @@ class CoreSearch(SearchDriver[chess.Move]):
                     return None
                 if alpha < value < beta:
                     return value, self._pv()
-                delta *= 4
+                delta *= ASPIRATION_GROWTH
                 if value <= alpha:
                     alpha = max(value - delta, -INFINITY) if delta < 1000 else -INFINITY
                 else:

@@ -37,29 +37,29 @@ from typing import Final
 
 import chess
 
-PASSED_MG: Final = (0, 1, -12, -7, 5, 45, 65, 0)
+PASSED_MG: Final = (0, -3, -11, -12, 12, 45, 72, 0)
 """Middlegame bonus of a passed pawn by its rank counted from its own side (0 = first)."""
-PASSED_EG: Final = (0, 13, 19, 35, 49, 77, 141, 0)
+PASSED_EG: Final = (0, 13, 17, 34, 48, 80, 145, 0)
 """Endgame bonus of a passed pawn by its relative rank."""
 PASSED_ENEMY_KING: Final = 9
 PASSED_OWN_KING: Final = 6
 """Endgame bonus per square of the enemy king's distance to the passed pawn's next square,
 and penalty per square of its own king's, each times the pawn's relative rank less two."""
-DOUBLED: Final = (4, 25)
-ISOLATED: Final = (15, 4)
+DOUBLED: Final = (7, 22)
+ISOLATED: Final = (16, 2)
 """(middlegame, endgame) penalties per doubled and per isolated pawn."""
 # fmt: off
 MOBILITY_MG: Final[tuple[tuple[int, ...], ...]] = (
     (), (),  # none, pawn
-    (-24, -12,  -4,  -3,   3,   8,  13,  16,  14),  # knight: 0 .. 8
-    (-27, -18, -10,  -7,  -2,   1,   4,   8,   6,   8,  19,  19,  21,  26),  # bishop: 0 .. 13
+    (-28, -11,  -3,  -1,   4,   8,  12,  16,  16),  # knight: 0 .. 8
+    (-26, -16,  -9,  -5,  -1,   1,   4,   6,   6,   8,  20,  21,  20,  25),  # bishop: 0 .. 13
     (  # rook: 0 .. 14
-        -23, -16, -11,  -6,  -4,  -2,   0,   1,   2,   6,   9,  20,  19,  24,
-         37,
+        -20, -14,  -9,  -4,  -4,  -3,   2,   1,   3,   5,   6,  20,  14,  22,
+         38,
     ),
     (  # queen: 0 .. 27
-        -18, -17, -17, -15, -14, -13, -11,  -6,  -5,  -5,  -4,  -1,   0,   2,
-          4,   2,   0,   7,  10,  16,  16,  19,  20,  20,  24,  26,  28,  30,
+        -15, -13, -13, -12, -11, -11,  -9,  -6,  -5,  -6,  -4,  -4,  -1,  -1,
+          0,   1,  -1,   5,   9,  15,  16,  19,  19,  18,  23,  26,  28,  30,
     ),
     (),  # king
 )
@@ -70,15 +70,15 @@ count."""
 # fmt: off
 MOBILITY_EG: Final[tuple[tuple[int, ...], ...]] = (
     (), (),  # none, pawn
-    (-13, -23,  -7,  -1,   9,  13,  10,   1,  -5),  # knight: 0 .. 8
-    (-12, -12,  -6,   6,   7,   9,  10,   5,   5,  -2,  -7,  -8, -11, -13),  # bishop: 0 .. 13
+    (-15, -30,  -6,   1,   6,  13,  11,   5,  -8),  # knight: 0 .. 8
+    (-13, -16,  -5,   3,   7,   9,  13,   9,   8,   0,  -6, -12, -14, -18),  # bishop: 0 .. 13
     (  # rook: 0 .. 14
-        -21, -11, -15,  -8,  -5,  -1,   4,   9,  15,  15,  14,  12,  10,  12,
-          0,
+        -22, -12, -16,  -6,  -2,   3,   6,   9,  14,  15,  13,   9,  11,  10,
+         -7,
     ),
     (  # queen: 0 .. 27
-        -36, -33, -30, -29, -24, -25, -22, -16, -12,  -4,  -4,  -3,  -2,   7,
-          8,  11,  15,  17,  22,  21,  26,  27,  28,  28,  36,  41,  42,  45,
+        -36, -33, -31, -29, -24, -26, -21, -15, -10,  -3,  -3,  -2,  -2,   8,
+          8,  11,  16,  16,  21,  19,  25,  25,  26,  24,  35,  40,  42,  44,
     ),
     (),  # king
 )
@@ -87,28 +87,28 @@ MOBILITY_EG: Final[tuple[tuple[int, ...], ...]] = (
 KING_ATTACK_UNITS: Final = (0, 0, 2, 3, 3, 5, 0)
 """Units per enemy king-zone square attacked, by piece type (index: python-chess type)."""
 KING_ATTACK_CAP: Final = 500
-SHIELD_NEAR: Final = 8
+SHIELD_NEAR: Final = 9
 SHIELD_FAR: Final = 3
-SHIELD_MISSING: Final = 15
+SHIELD_MISSING: Final = 11
 """Middlegame bonus of an own pawn one and two squares ahead of the king's file or a file
 beside it, and penalty for such a file without an own pawn, for a king on its first two
 ranks."""
-BISHOP_PAIR: Final = (18, 60)
-ROOK_OPEN: Final = (26, -3)
-ROOK_HALF_OPEN: Final = (9, 18)
-THREAT_BY_PAWN: Final = (37, 35)
+BISHOP_PAIR: Final = (14, 64)
+ROOK_OPEN: Final = (22, -1)
+ROOK_HALF_OPEN: Final = (7, 18)
+THREAT_BY_PAWN: Final = (38, 38)
 """(middlegame, endgame) penalty per knight, bishop, rook or queen an enemy pawn attacks."""
-THREAT_BY_MINOR: Final = (32, 33)
+THREAT_BY_MINOR: Final = (35, 37)
 """(middlegame, endgame) penalty per rook or queen an enemy knight or bishop attacks."""
-PAWN_SUPPORTED: Final = (6, 6)
+PAWN_SUPPORTED: Final = (6, 10)
 """(middlegame, endgame) bonus per pawn an own pawn defends."""
-THREAT_BY_ROOK: Final = (0, 0)
+THREAT_BY_ROOK: Final = (15, 5)
 """(middlegame, endgame) penalty per queen an enemy rook attacks."""
-BACKWARD: Final = (0, 0)
+BACKWARD: Final = (7, 11)
 """(middlegame, endgame) penalty per backward pawn: no own pawn beside it on its rank or
 behind, and its stop square attacked by an enemy pawn (an isolated pawn is not counted)."""
-SAFE_CHECK_MG: Final = (0, 0, 0, 0, 0, 0, 0)
-SAFE_CHECK_EG: Final = (0, 0, 0, 0, 0, 0, 0)
+SAFE_CHECK_MG: Final = (0, 0, 14, 5, 17, 6, 0)
+SAFE_CHECK_EG: Final = (0, 0, -2, 10, 7, 7, 0)
 """(middlegame, endgame) bonus per safe check a knight, bishop, rook or queen could give: a
 square it attacks, holding no own piece and attacked by no enemy pawn, from which a piece of
 its type would attack the enemy king (index: python-chess piece type). These three terms'

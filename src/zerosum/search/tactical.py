@@ -95,8 +95,10 @@ CHECK_EVERY: Final = 32
 """Nodes between two polls of the clock and the stop callback: about 3 ms at chess's 10k
 nodes/s, and still a few hundredths of a second on a machine so busy that the search runs
 seven times slower (a poll costs a microsecond or two, a node about a hundred)."""
-ASPIRATION: Final = 40
+ASPIRATION: Final = 20
 """Half-width of the first window around the previous iteration's score."""
+ASPIRATION_GROWTH: Final = 2
+"""A window that fails is widened this many times on that side."""
 FUTILITY_DEPTH: Final = 3
 FUTILITY_MARGIN: Final = (0, 150, 300, 450)
 """By remaining depth: how far the static evaluation may be from the window before the node is
@@ -113,8 +115,8 @@ QUIESCENCE_EVASION_PLY: Final = MAX_SEARCH_PLY - 8
 """Quiescence answers a check with every evasion (no standing pat) below this ply."""
 DELTA_MARGIN: Final = 150
 """Quiescence asks only for moves that may gain what it needs to reach alpha less this."""
-LATE_MOVE_DEPTH: Final = 3
-LATE_MOVE_COUNT: Final = (0, 4, 7, 12)
+LATE_MOVE_DEPTH: Final = 5
+LATE_MOVE_COUNT: Final = (0, 4, 7, 12, 19, 28)
 """By remaining depth up to :data:`LATE_MOVE_DEPTH`: how many quiet moves a node searches
 before it skips the rest of its quiet moves that do not give check (late-move pruning).
 Only quiet moves count: captures come first in the order, good or bad, and would otherwise
@@ -191,7 +193,7 @@ class Options:
     """Search a table move a ply deeper when every other move fails low well below its score
     (:data:`SINGULAR_DEPTH`), and fail high when two moves reach that score above beta. Off:
     its match against the search without it was undecided (docs/benchmarks.md)."""
-    correction_history: bool = False
+    correction_history: bool = True
     """Correct the static evaluation that pruning reads (reverse futility, futility, the null
     move's condition) by how far it was off in earlier nodes with the same
     ``correction_key`` (games with :class:`~zerosum.capabilities.CorrectionKey`)."""
@@ -621,7 +623,7 @@ class TacticalSearch(SearchDriver[M]):
                 value, pv = self._root_window(depth, moves, alpha, beta)
                 if alpha < value < beta:
                     return value, pv
-                delta *= 4
+                delta *= ASPIRATION_GROWTH
                 if value <= alpha:
                     alpha = max(value - delta, -INFINITY) if delta < 1000 else -INFINITY
                 else:
