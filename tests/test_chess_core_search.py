@@ -296,10 +296,11 @@ def deepen_both_twins(fen: str, options: Options) -> tuple[CoreSearch, TacticalS
     return fast, slow
 
 
-def changes_the_tree(fen: str, options: Options) -> bool:
-    """Whether the compiled search counts other nodes with ``options`` than with the
-    defaults, at some depth of 4, 5 and 6 (one searcher each, deepening)."""
-    with_it, without = CoreSearch(Chess(fen), options=options), CoreSearch(Chess(fen))
+def changes_the_tree(fen: str, options: Options, other: Options | None = None) -> bool:
+    """Whether the compiled search counts other nodes with ``options`` than with ``other``
+    (the defaults), at some depth of 4, 5 and 6 (one searcher each, deepening)."""
+    with_it = CoreSearch(Chess(fen), options=options)
+    without = CoreSearch(Chess(fen), options=other or Options())
     return any(
         with_it.search(Limit(depth=depth)).stats.nodes
         != without.search(Limit(depth=depth)).stats.nodes
@@ -315,7 +316,7 @@ def test_equal_trees_with_correction_history() -> None:
     for fen in (POSITIONS[1], POSITIONS[3]):
         _, slow = deepen_both_twins(fen, corrected)
         assert any(slow.correction.values())
-    assert changes_the_tree(POSITIONS[1], corrected)
+    assert changes_the_tree(POSITIONS[3], corrected, Options(correction_history=False))
 
 
 def random_game_positions(seed: int, games: int, most_plies: int) -> Iterator[Chess]:

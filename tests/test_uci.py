@@ -542,7 +542,7 @@ def test_the_history_goes_on_to_the_next_move_until_a_new_game(name: str) -> Non
     from zerosum.compiled.chess_engine import CoreSearch
     from zerosum.uci import ENTRY_BYTES
 
-    depth = 6 if name == "compiled-tactical" else 3
+    depth = 6 if name == "compiled-tactical" else 4
     moves = "position startpos moves d2d4 d7d5 c2c4"
 
     def oracle(inherit: bool) -> int:
