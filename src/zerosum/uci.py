@@ -40,7 +40,7 @@ always a legal move of the position searched (``(none)`` when there is none).
 Time management (:func:`plan_time`): with ``movetime`` the search uses all that time less the
 overhead; with a clock it plans a soft target after which no new iteration starts, about
 ``remaining / moves_to_go + increment`` less an overhead for every move to go (moves to go: the
-GUI's ``movestogo`` or 22), and a hard limit of three times that, never more than a fifth of
+GUI's ``movestogo`` or 16), and a hard limit of three times that, never more than a fifth of
 the clock left plus 3/4 increment, nor more than the clock less the overhead and a reserve. The
 overhead is the larger of the ``Move Overhead`` option and the lag measured on this GUI
 (:class:`LagMeter`: what its clock charged the last moves beyond this engine's own measure),

@@ -15,9 +15,9 @@ like chess needs to see far enough in a second of Python:
   one or two plies shallower first (a ply less with a history score of
   :data:`HISTORY_REDUCTION` or more, a ply more with one of minus that or less), and again at
   full depth if they beat alpha;
-* late-move pruning (with the reductions): within three plies of the horizon, away from the
-  principal variation and out of check, the quiet moves that do not give check are skipped
-  once :data:`LATE_MOVE_COUNT` quiet moves have been searched;
+* late-move pruning (with the reductions): within :data:`LATE_MOVE_DEPTH` plies of the
+  horizon, away from the principal variation and out of check, the quiet moves that do not
+  give check are skipped once :data:`LATE_MOVE_COUNT` quiet moves have been searched;
 * futility pruning away from the principal variation and out of check: within
   :data:`REVERSE_FUTILITY_DEPTH` plies of the horizon a static evaluation a margin above beta
   fails high at once (reverse futility), within three plies one a margin below alpha skips
@@ -27,10 +27,10 @@ like chess needs to see far enough in a second of Python:
   :func:`history_bonus` of the depth, the quiet moves searched before it at that node lose as
   much, and every score stays within :data:`HISTORY_MAX` (:func:`history_update`); last the
   tactical moves that lose material;
-* correction history (an option, off until a match says it gains): the static
-  evaluation that reverse futility, futility and the null move read is moved by what it was
-  off in earlier nodes with the same ``correction_key`` (the pawns, in chess), learnt from
-  each node's result where its bound says something about the error
+* correction history (an option, on since a match said it gains with four other changes):
+  the static evaluation that reverse futility, futility and the null move read is moved by
+  what it was off in earlier nodes with the same ``correction_key`` (the pawns, in chess),
+  learnt from each node's result where its bound says something about the error
   (:func:`correction_update`);
 * continuation history (an option, off until a match says it gains): a quiet move's order
   score adds, to its history, what it scored as the reply to the move one ply before and
