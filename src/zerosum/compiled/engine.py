@@ -247,6 +247,21 @@ def wraps_onto_old_entries(start: int, span: int, stamped: int) -> bool:
     return start + span - stamped > GENERATIONS
 
 
+def stamp_before_search(
+    keys: Any, data: Any, generation: int, epoch: int | None, max_ply: int, stamped: int
+) -> int:
+    """Before a depth-limited search from ``generation + 1`` (``epoch`` as ``Engine.search``'s):
+    a new series of generations (a search, or a deepening's first iteration) may take one a
+    ply up to ``max_ply``; if they could wrap onto entries older than ``stamped``, every entry
+    gets ``generation`` first (:func:`restamp`). Returns the table's stamp from then on."""
+    start = generation + 1
+    span = max_ply if epoch is None or epoch == start else 1
+    if not wraps_onto_old_entries(start, span, stamped):
+        return stamped
+    restamp(keys, data, generation)
+    return generation
+
+
 @cached_njit(nogil=True)
 def restamp(keys: Any, data: Any, generation: int) -> None:
     """Give every entry the generation ``generation`` (the last one used): a depth-limited

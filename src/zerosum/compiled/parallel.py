@@ -77,13 +77,12 @@ from zerosum.compiled.engine import (
     new_stack,
     next_test,
     rank_of_lower_bound,
-    restamp,
     score_of_rank,
     solve_bounds,
+    stamp_before_search,
     store,
     table_entries,
     table_move,
-    wraps_onto_old_entries,
 )
 from zerosum.compiled.runner import NO_NODE_LIMIT, Found, Solution, compiled
 from zerosum.runtime.scheduler import Split, Verdict
@@ -669,11 +668,9 @@ class ParallelEngine:
         kernel, root = self.kernel, state.copy()
         depth = min(depth, kernel.max_ply)
         started = time.perf_counter()
-        start = self.generation + 1
-        span = kernel.max_ply if epoch is None or epoch == start else 1
-        if wraps_onto_old_entries(start, span, self._stamped):  # as Engine.search
-            restamp(self.table[0], self.table[1], self.generation)
-            self._stamped = self.generation
+        self._stamped = stamp_before_search(
+            self.table[0], self.table[1], self.generation, epoch, kernel.max_ply, self._stamped
+        )
         self.generation += 1
         self._nodes = 0
         self._counts = [0] * (EVALUATIONS + 1)

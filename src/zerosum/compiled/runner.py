@@ -51,10 +51,9 @@ from zerosum.compiled.engine import (
     build,
     new_io,
     new_stack,
-    restamp,
     solve_bounds,
+    stamp_before_search,
     table_entries,
-    wraps_onto_old_entries,
 )
 from zerosum.search.core import Limit, Stats
 
@@ -255,14 +254,14 @@ class Engine:
         holds that many plies (a game that can go on, morris, overran it), and a game that
         ends by then has the same tree."""
         depth = min(depth, self.compiled.kernel.max_ply)
-        start = self.generation + 1
-        # A new series of generations (a search, or a deepening's first iteration) may take
-        # one a ply up to max_ply: if they could wrap onto old entries, every entry gets the
-        # last generation first (read as misses here, and still proofs for exact solves).
-        span = self.compiled.kernel.max_ply if epoch is None or epoch == start else 1
-        if wraps_onto_old_entries(start, span, self._stamped):
-            restamp(self.keys, self.data, self.generation)
-            self._stamped = self.generation
+        self._stamped = stamp_before_search(
+            self.keys,
+            self.data,
+            self.generation,
+            epoch,
+            self.compiled.kernel.max_ply,
+            self._stamped,
+        )
         io = self._io(limit)
         io[EPOCH] = (self.generation if epoch is None else epoch) & 255
         started = time.perf_counter()
