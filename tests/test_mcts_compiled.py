@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import random
+import threading
 from typing import Any
 
 import numpy as np
@@ -208,6 +209,43 @@ def test_a_stop_at_once_returns_a_legal_move(workers: int) -> None:
         assert result.stats.nodes == 1
     else:  # the stop is seen before the threads start: they begin no simulation
         assert result.stats.nodes == 0
+
+
+def test_a_report_read_while_threads_expand_a_node_sees_its_linked_children() -> None:
+    # A thread links a new child before its move leaves the node's untried count. A report
+    # read at that moment (CI once caught one) must list the node from its children; a tree
+    # at rest must still agree with its counts.
+    from zerosum.compiled import mcts as kernel_mcts
+
+    game = position("connect4", "32")
+    engine = CompiledMctsEngine("connect4", workers=2, seed=3)
+    engine.search(game, Limit(nodes=300))
+    rest = engine._root_view(game)
+    engine._nodes[0, kernel_mcts.UNTRIED] += 1  # the child linked, the count not yet lowered
+    engine._threads_running = True
+    try:
+        live = engine._root_view(game)
+    finally:
+        engine._threads_running = False
+    assert [c.move for c in live.children] == [c.move for c in rest.children]
+    assert live.untried == rest.untried
+    with pytest.raises(AssertionError, match="untried count disagrees"):
+        engine._root_view(game)
+
+
+def test_a_report_that_raises_stops_the_threads_and_the_engine_searches_again() -> None:
+    game = position("connect4", "44")
+    engine = CompiledMctsEngine("connect4", workers=2, seed=1)
+    before = threading.active_count()
+
+    def report(result: Any) -> None:
+        raise KeyboardInterrupt  # as a Ctrl-C in a front end's report
+
+    with pytest.raises(KeyboardInterrupt):
+        engine.search(game, Limit(time=600), on_iteration=report)
+    assert threading.active_count() == before  # joined, not left running for 600 s
+    result = engine.search(game, Limit(nodes=500))
+    assert result.best_move in game.legal_moves() and result.stats.nodes == 500
 
 
 def test_the_tree_is_sized_from_the_memory_budget() -> None:

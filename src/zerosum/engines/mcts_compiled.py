@@ -116,6 +116,8 @@ class CompiledMctsEngine(MctsEngine):
         self._rows = 0
         """Rows of the tree in use (0: no tree)."""
         self._chunk = 1
+        self._threads_running = False
+        """Whether worker threads grow the tree while a report reads it."""
 
     # -- the steps of the twin's loop ------------------------------------------------------------
 
@@ -204,38 +206,45 @@ class CompiledMctsEngine(MctsEngine):
         ]
         if limit.stop is not None and limit.stop():
             io[kernel_mcts.STOP] = 1  # stopped already: the threads begin no simulation
-        for thread in threads:
-            thread.start()
-        iteration, next_report = 0, FIRST_ITERATION
-        while True:
-            # As in the twin, the time is not looked at before a first simulation is done.
-            expired = (
-                limit.time is not None
-                and io[kernel_mcts.SIMULATIONS] > 0
-                and time.perf_counter() - started >= limit.time
-            )
-            if expired or (limit.stop is not None and limit.stop()):
+        self._threads_running = True
+        try:
+            for thread in threads:
+                thread.start()
+            iteration, next_report = 0, FIRST_ITERATION
+            while True:
+                # As in the twin, the time is not looked at before a first simulation is done.
+                expired = (
+                    limit.time is not None
+                    and io[kernel_mcts.SIMULATIONS] > 0
+                    and time.perf_counter() - started >= limit.time
+                )
+                if expired or (limit.stop is not None and limit.stop()):
+                    io[kernel_mcts.STOP] = 1
+                # One report for every doubling passed since the last look (the last of them).
+                simulations = int(io[kernel_mcts.SIMULATIONS])
+                reached = iteration
+                while simulations >= next_report and next_report <= budget:
+                    reached += 1
+                    next_report *= 2
+                if reached > iteration:
+                    iteration = reached
+                    if on_iteration is not None and simulations < budget:  # the last: at the end
+                        on_iteration(self._threads_result(game, iteration, started, solving))
+                running = [thread for thread in threads if thread.is_alive()]
+                if not running:
+                    break
+                running[0].join(_POLL_SECONDS)
+        finally:  # a report that raises stops the threads too: none outlives its search
+            if any(thread.is_alive() for thread in threads):
                 io[kernel_mcts.STOP] = 1
-            # One report for every doubling passed since the last look (the last of them).
-            simulations = int(io[kernel_mcts.SIMULATIONS])
-            reached = iteration
-            while simulations >= next_report and next_report <= budget:
-                reached += 1
-                next_report *= 2
-            if reached > iteration:
-                iteration = reached
-                if on_iteration is not None and simulations < budget:  # the last: at the end
-                    on_iteration(self._threads_result(game, iteration, started, solving))
-            running = [thread for thread in threads if thread.is_alive()]
-            if not running:
-                break
-            running[0].join(_POLL_SECONDS)
-        for thread in threads:
-            thread.join()
+            for thread in threads:
+                if thread.ident is not None:
+                    thread.join()
+            self._threads_running = False
+            self._rows = min(int(io[kernel_mcts.SIZE]), self.max_nodes)
+            io[kernel_mcts.SIZE] = self._rows
         if errors:
             raise ProtocolError(f"the {game.name} kernel failed in MCTS: {errors[0]}")
-        self._rows = min(int(io[kernel_mcts.SIZE]), self.max_nodes)
-        io[kernel_mcts.SIZE] = self._rows
         simulations = int(io[kernel_mcts.SIMULATIONS])
         while simulations >= next_report and next_report <= budget:  # since the last look
             iteration += 1
@@ -303,7 +312,10 @@ class CompiledMctsEngine(MctsEngine):
             child = int(nodes[child, kernel_mcts.NEXT])
         tried = {int(nodes[r, kernel_mcts.MOVE]) for r in rows}
         node.untried = [m for code, m in zip(codes, legal, strict=True) if code not in tried]
-        assert len(node.untried) == untried, "a node's untried count disagrees with its children"
+        # A thread links a new child before its move leaves the untried count, so a report
+        # read while threads run can see both; a tree at rest must agree.
+        agrees = self._threads_running or len(node.untried) == untried
+        assert agrees, "a node's untried count disagrees with its children"
         best = best_child(node)
         if best is not None:
             at = node.children.index(best)
