@@ -16,10 +16,11 @@ import pytest
 from zerosum.compiled import chess_board as cb
 from zerosum.compiled import chess_search as cs
 from zerosum.compiled.chess_engine import CoreSearch
+from zerosum.compiled.engine import _GOLDEN as GOLDEN
 from zerosum.game import WIN
 from zerosum.games.chess import Chess
 from zerosum.search.core import Limit
-from zerosum.search.table import TranspositionTable
+from zerosum.search.table import Bound, Entry, TranspositionTable
 from zerosum.search.tactical import EXACT_OPTIONS, Options, TacticalSearch
 
 POSITIONS = [
@@ -43,16 +44,68 @@ def test_equal_values_at_fixed_depth_with_the_exact_options(fen: str) -> None:
         assert found.best_move in Chess(fen).legal_moves()
 
 
-def assert_same_search(
-    fen: str, options: Options, depths: tuple[int, ...], *, hash_mb: int = 1, entries: int = 0
-) -> None:
+class BucketTable(TranspositionTable[chess.Move]):
+    """The compiled table (``zerosum.compiled.engine``) written again in Python: buckets of two
+    slots at the same index, the first slot kept for the deeper entry of the current
+    generation, the second taking the rest. With it, the Python twin keeps and loses the same
+    entries as the compiled one, so both search the same trees even where keys collide (the
+    Python table's single slot would keep and lose others)."""
+
+    def __init__(self, size: int) -> None:
+        super().__init__(1)
+        self._size = size
+        self._buckets: list[Entry[chess.Move] | None] = [None] * size
+
+    def _index(self, key: int) -> int:
+        return (((key * GOLDEN) % (1 << 64)) >> 24) & (self._size - 2)
+
+    def probe(self, key: int) -> Entry[chess.Move] | None:
+        i = self._index(key)
+        for entry in self._buckets[i : i + 2]:
+            if entry is not None and entry.key == key:
+                return entry
+        return None
+
+    def store(
+        self, key: int, depth: int, score: int, bound: Bound, move: chess.Move | None
+    ) -> bool:
+        i = self._index(key)
+        old = self._buckets[i]
+        new = Entry(key, min(depth, 255), score, bound, move, self.generation % 256)
+        if (
+            old is None
+            or old.key == key
+            or old.generation != new.generation
+            or new.depth >= old.depth
+        ):
+            self._buckets[i] = new
+        else:
+            self._buckets[i + 1] = new
+        return True
+
+    def clear(self) -> None:
+        self._buckets = [None] * self._size
+
+    def __len__(self) -> int:
+        return sum(entry is not None for entry in self._buckets)
+
+
+def twins(
+    fen: str | Chess, options: Options | None = None, *, hash_mb: int = 1
+) -> tuple[CoreSearch, TacticalSearch[chess.Move]]:
+    """The compiled search and its Python twin on ``fen``, each with a table of the same
+    buckets (:class:`BucketTable`)."""
+    game = Chess(fen) if isinstance(fen, str) else fen
+    options = options or Options()
+    fast = CoreSearch(game.copy(), options=options, hash_mb=hash_mb)
+    table = BucketTable(fast.keys.shape[0])
+    return fast, TacticalSearch(game.copy(), options=options, table=table)
+
+
+def assert_same_search(fen: str, options: Options, depths: tuple[int, ...]) -> None:
     """Both twins search the same tree: equal values and, as they order the moves alike (ties
-    by move code), equal node counts. (Their tables replace entries differently, one slot
-    against a bucket of two: in searches that fill them the counts may part, not the values;
-    ``hash_mb`` and ``entries``, the Python table's size, leave them room.)"""
-    fast = CoreSearch(Chess(fen), options=options, hash_mb=hash_mb)
-    table: TranspositionTable[chess.Move] | None = TranspositionTable(entries) if entries else None
-    slow = TacticalSearch(Chess(fen), options=options, table=table)
+    by move code) and keep the same entries (:class:`BucketTable`), equal node counts."""
+    fast, slow = twins(fen, options)
     for depth in depths:
         found, expected = fast.search(Limit(depth=depth)), slow.search(Limit(depth=depth))
         assert (found.value, found.stats.nodes) == (expected.value, expected.stats.nodes), (
@@ -76,7 +129,7 @@ def test_equal_trees_with_every_option_in_roomy_tables(fen: str) -> None:
     # pruned depend on the move order, the history and the killers, all kept alike by the
     # twins. Tables with room for every entry keep the one difference between the twins
     # (their replacement) out of the way.
-    assert_same_search(fen, Options(), (4,), hash_mb=64, entries=1 << 20)
+    assert_same_search(fen, Options(), (4,))
 
 
 def test_equal_trees_with_singular_extensions() -> None:
@@ -85,7 +138,7 @@ def test_equal_trees_with_singular_extensions() -> None:
     # 7 on, alike in both twins.
     fen = POSITIONS[2]
     singular = Options(singular_extension=True)
-    assert_same_search(fen, singular, (6, 7, 8), hash_mb=64, entries=1 << 20)
+    assert_same_search(fen, singular, (6, 7, 8))
     with_them = CoreSearch(Chess(fen), options=singular, hash_mb=64).search(Limit(depth=7))
     without = CoreSearch(Chess(fen), hash_mb=64).search(Limit(depth=7))
     assert with_them.stats.nodes != without.stats.nodes
@@ -257,8 +310,7 @@ def test_equal_trees_with_every_option_but_reductions_on_random_positions() -> N
 def history_handover(inherit: bool) -> tuple[int, int]:
     """The nodes each twin searches at depth 4 after a move of the QGD position, in a new
     searcher on the last one's table that takes its history (``inherit``) or not."""
-    fast = CoreSearch(Chess(POSITIONS[3]), hash_mb=64)
-    slow = TacticalSearch(Chess(POSITIONS[3]), table=TranspositionTable(1 << 20))
+    fast, slow = twins(POSITIONS[3], hash_mb=64)
     found, expected = fast.search(Limit(depth=4)), slow.search(Limit(depth=4))
     assert (found.value, found.stats.nodes) == (expected.value, expected.stats.nodes)
     game = Chess(POSITIONS[3])
@@ -288,8 +340,7 @@ def test_both_twins_hand_the_history_to_the_next_positions_searcher_alike() -> N
 def deepen_both_twins(fen: str, options: Options) -> tuple[CoreSearch, TacticalSearch[chess.Move]]:
     """Both twins searched to depths 4, 5 and 6 in one searcher each, with equal values and
     node counts at each depth; returns the searchers."""
-    fast = CoreSearch(Chess(fen), options=options, hash_mb=64)
-    slow = TacticalSearch(Chess(fen), options=options, table=TranspositionTable(1 << 20))
+    fast, slow = twins(fen, options, hash_mb=64)
     for depth in (4, 5, 6):
         found, expected = fast.search(Limit(depth=depth)), slow.search(Limit(depth=depth))
         assert (found.value, found.stats.nodes) == (expected.value, expected.stats.nodes)
