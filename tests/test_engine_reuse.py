@@ -14,9 +14,11 @@ searches must be sound: a result that says ``solved`` carries the game's exact v
 
 from __future__ import annotations
 
+import contextlib
 import random
 from typing import Any
 
+import numpy as np
 import pytest
 
 from zerosum.compiled.engine import GENERATIONS
@@ -178,6 +180,66 @@ def test_a_reused_engine_answers_as_a_fresh_one(spec: GameSpec, name: str) -> No
                     assert again.value == exact, where
     finally:
         reused.close()
+
+
+class Interrupted(Exception):
+    """What a stop callback raises below, as a front end's Ctrl-C or a library caller's
+    callback may."""
+
+
+@pytest.mark.parametrize(
+    ("spec", "name"),
+    [
+        pytest.param(spec, name, id=f"{spec.name}-{name}")
+        for spec, name in CASES
+        if (spec.name, name) not in SLOW_CASES
+    ],
+)
+def test_a_stop_callback_that_raises_leaves_the_game_and_the_engine_as_they_were(
+    spec: GameSpec, name: str
+) -> None:
+    # The error leaves search as it was raised; the caller's game is where it was (the
+    # Python searches make their moves on it), and the engine's next search answers as a
+    # fresh engine's. No depth: the search runs until the callback raises (a small game's
+    # may end first, solved).
+    game = positions(spec)[1]
+    before = (game.ply(), game.key(), game.legal_moves())
+    calls = 0
+
+    def stop() -> bool:
+        nonlocal calls
+        calls += 1
+        if calls == 3:
+            raise Interrupted
+        return False
+
+    with open_engine(spec, name, seed=7, hash_mb=HASH_MB) as engine:
+        with contextlib.suppress(Interrupted):
+            engine.search(game, Limit(stop=stop))
+        assert calls == 3 or spec.base not in ("connect4", "morris", "chess")  # small: solved
+        assert (game.ply(), game.key(), game.legal_moves()) == before
+        limit = Limit(depth=min(2, deepest(spec, name)))
+        again = engine.search(game.copy(), limit)
+    first = fresh(spec, name, game, limit)
+    if name != MCTS:
+        assert answer(again) == answer(first)
+
+
+def test_a_compiled_search_that_raises_in_its_thread_raises_in_the_callers() -> None:
+    # A search run in a helper thread (a clock or a stop callback may end it) that raises
+    # (a failed compile, no memory) must not come back as a value: its 0 read as a complete,
+    # proven draw, and a solve stored it.
+    from zerosum.compiled.engine import IO_SIZE
+    from zerosum.compiled.runner import Engine as Runner
+
+    def call() -> int:
+        raise MemoryError("raised in the search thread")
+
+    io = np.zeros(IO_SIZE, np.int64)
+    with pytest.raises(MemoryError, match="raised in the search thread"):
+        Runner._run(call, io, Limit(stop=lambda: False))
+    with pytest.raises(MemoryError, match="raised in the search thread"):
+        Runner._run(call, io, Limit(time=60))
 
 
 def test_a_depth_limited_value_never_comes_back_as_a_proof() -> None:

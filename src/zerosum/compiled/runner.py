@@ -312,12 +312,15 @@ class Engine:
         # Events, not Thread.join: on Python 3.11 a join interrupted by Ctrl-C can mark a thread
         # that is still running as stopped, and a later join then returns at once.
         result: list[int] = []
+        errors: list[BaseException] = []
         running, done = threading.Event(), threading.Event()
 
         def search() -> None:
             running.set()
             try:
                 result.append(call())
+            except BaseException as error:  # raised again below, in the caller's thread
+                errors.append(error)
             finally:
                 done.set()
 
@@ -338,7 +341,9 @@ class Engine:
                 while not done.wait(_POLL_S):
                     io[STOP] = 1  # again: a live solve may have cleared it with a RETEST
             raise
-        return result[0] if result else 0
+        if errors:  # never an answer made up of nothing (0 read as a complete, proven draw)
+            raise errors[0]
+        return result[0]
 
     @staticmethod
     def _stats(io: np.ndarray[Any, Any], started: float) -> Stats:

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import replace
 from typing import TYPE_CHECKING, TypeVar
 
-from zerosum.game import WIN, Game, ProtocolError, no_moves_error, probe_of, terminal_score
+from zerosum.game import WIN, Game, no_moves_error, probe_of, terminal_score
 from zerosum.search.core import Context, Limit, SearchResult, SearchStopped
 from zerosum.search.root import (
     ALGORITHMS,
@@ -149,8 +149,8 @@ def iterate(
             while game.ply() > root_ply:
                 game.undo()
             break
-        except ProtocolError:  # the game is broken: leave it as it was all the same
-            while game.ply() > root_ply:
+        except BaseException:  # a broken game, a stop callback or a Ctrl-C that raised:
+            while game.ply() > root_ply:  # leave the game as it was all the same
                 game.undo()
             raise
         # Step 3. What the iteration found, and whether it is proven.

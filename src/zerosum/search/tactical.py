@@ -76,7 +76,6 @@ from zerosum.game import (
     INFINITY,
     WIN,
     Game,
-    ProtocolError,
     Score,
     no_moves_error,
     outcome_without_moves,
@@ -529,8 +528,8 @@ class TacticalSearch(SearchDriver[M]):
                         complete=False,
                     )
                 return
-            except ProtocolError:  # the game is broken: leave it as it was all the same
-                while game.ply() > ply_at_start:
+            except BaseException:  # a broken game, a stop callback or a Ctrl-C that raised:
+                while game.ply() > ply_at_start:  # leave the game as it was all the same
                     game.undo()
                 raise
             reports = best_first(reports)
