@@ -132,6 +132,28 @@ def test_state_survives_bad_commands_in_process() -> None:
     assert any(" multipv 2 " in line for line in out.lines)
 
 
+def test_a_multipv_set_during_a_search_counts_from_the_next_go() -> None:
+    out = Recorder()
+    engine = UciEngine(out)
+    engine.handle("setoption name MultiPV value 3")
+    engine.handle("go infinite")
+    searching(out)
+    engine.handle("setoption name MultiPV value 1")
+    assert engine.multipv == 1
+    at = len(out.lines)
+    deadline = time.perf_counter() + HANG_S
+    while len([line for line in out.lines[at:] if line.startswith("info depth")]) < 3:
+        assert time.perf_counter() < deadline, "the search never reported three more lines"
+        time.sleep(0.01)
+    engine.stop()
+    infos = [line for line in out.lines[at:] if line.startswith("info depth")]
+    assert infos and all(" multipv " in line for line in infos)  # still the go's three lines
+    engine.handle("go depth 2")
+    engine.stop()
+    last = [line for line in out.lines if line.startswith("info depth")][-1]
+    assert " multipv " not in last
+
+
 def searching(out: Recorder, at_least_ms: int = 0) -> None:
     """Wait until the search has reported an iteration, after at least ``at_least_ms`` of
     searching by its own clock (120 s bound a hang: a cold compile on a loaded machine takes

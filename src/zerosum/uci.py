@@ -763,13 +763,16 @@ class UciEngine:
                     self._hard *= TWIN_SHARE
                     if not params.ponder:  # no loading on this clock (it would take the GIL)
                         on_clock = warming.hold()
-                lines = min(self.multipv, len(roots) or len(moves))
+                # The lines asked for at go: a MultiPV set during the search counts from the
+                # next go (its lines would otherwise lose their tags mid-search).
+                multipv = self.multipv
+                lines = min(multipv, len(roots) or len(moves))
                 sent: Report[chess.Move] | None = None
                 with on_clock:
-                    reports = engine.reports(game, limit, multipv=self.multipv, root_moves=roots)
+                    reports = engine.reports(game, limit, multipv=multipv, root_moves=roots)
                     for report in reports:
                         if report.complete or sent is None or report.pv != sent.pv:
-                            self.send(self._info(report))
+                            self.send(self._info(report, tagged=multipv > 1))
                         sent = report
                         if report.line == 1:
                             best = report.pv[0]
@@ -810,12 +813,13 @@ class UciEngine:
             return False
         return time.perf_counter() - self._clock_start > 0.55 * self._soft
 
-    def _info(self, report: Report[chess.Move]) -> str:
+    def _info(self, report: Report[chess.Move], *, tagged: bool) -> str:
+        """The ``info`` line of ``report`` (with its ``multipv`` number when ``tagged``)."""
         from zerosum.engines.compiled_tactical import CompiledTacticalEngine
 
         milliseconds = max(1, round(report.time_s * 1000))
         nps = round(report.nodes / (milliseconds / 1000))
-        multipv = f" multipv {report.line}" if self.multipv > 1 else ""
+        multipv = f" multipv {report.line}" if tagged else ""
         pv = " ".join(move.uci() for move in report.pv)
         engine = self.engine
         if isinstance(engine, WarmingEngine):
