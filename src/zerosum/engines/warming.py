@@ -134,10 +134,11 @@ class WarmingEngine(Engine):
             self._load()
             engine = self._open_compiled()
             engine.warm_up()
-            if self._closed:
+            with self._idle:  # one step with close(): an engine opened now is closed, not lost
+                if not self._closed:
+                    self.compiled = engine
+            if self.compiled is not engine:
                 engine.close()
-                return
-            self.compiled = engine
         except Exception as error:  # the twin goes on answering; the error is kept
             self.error = error
         finally:
@@ -345,11 +346,13 @@ class WarmingEngine(Engine):
 
     def close(self) -> None:
         """Close both engines; a child still compiling is left to fill the cache."""
-        self._closed = True
+        with self._idle:  # the loader sets the compiled engine only while not closed
+            self._closed = True
+            compiled = self.compiled
         self._hasten()
         self.twin.close()
-        if self.compiled is not None:
-            self.compiled.close()
+        if compiled is not None:
+            compiled.close()
 
 
 __all__ = ["WarmingEngine"]
