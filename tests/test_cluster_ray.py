@@ -362,6 +362,19 @@ def test_a_pool_unit_stops_once_its_command_no_longer_beats(ray_cluster: RayTask
         assert time.monotonic() - stopped >= GONE_S - 1.0  # not stopped before it was gone
 
 
+def until_dead(ray: Any, actor: Any, command: str) -> None:
+    """Wait until a call to ``actor`` fails as a dead actor's does (bounded against a hang)."""
+    from zerosum.runtime.pool import _control
+
+    deadline = time.monotonic() + HANG_S
+    while True:
+        try:
+            ray.get(_control(actor, "beat").remote(command), timeout=HANG_S)
+        except ray.exceptions.RayActorError:
+            return
+        assert time.monotonic() < deadline, "the killed worker still answers"
+
+
 @pytest.mark.parametrize("request_", ["stop", "window"])
 def test_a_unit_run_again_after_its_worker_died_is_told_what_its_command_asked(
     ray_cluster: RayTaskExecutor, request_: str
@@ -376,7 +389,11 @@ def test_a_unit_run_again_after_its_worker_died_is_told_what_its_command_asked(
         assert pool.ready() == 2
         endless = start_endless(pool)
         ((index, _),) = pool._running.values()
-        ray_cluster._ray.kill(pool._slots[index].actor, no_restart=True)
+        actor = pool._slots[index].actor
+        ray_cluster._ray.kill(actor, no_restart=True)
+        # ray.kill asks for the kill and returns: on a busy machine the worker could still
+        # take the stop below and answer it (CI saw that once), and no run would be lost.
+        until_dead(ray_cluster._ray, actor, pool._command)
         # Sent to the dead worker: the executor learns of its death only in wait(), and only
         # then runs the unit again on the other worker.
         if request_ == "stop":
