@@ -498,6 +498,101 @@ class Simulated(Executor):
         pass
 
 
+class Warm(Simulated):
+    """``workers`` simulated workers that keep their tables, as real ones do (``--warm``).
+
+    Each worker has a solver and a table of its own, cleared once at the start as a real
+    worker's is at the start of a solve. A unit is measured when it starts, on its worker's
+    table as the worker's earlier units left it (plus the table it is sent with), so nothing is
+    kept between replays. Its checkpoints are measured as :class:`Simulated` measures them,
+    each from the table it started on (a copy taken at its start). When it ends, its worker's
+    table is left as the run left it: whole for a unit that completed, cut at the checkpoint for
+    one stopped to be split, and cut at the node it had reached for one cancelled (which answers
+    what it proved by then, as a real one does)."""
+
+    def __init__(
+        self, workers: int, rate: float, overhead_s: float, quantum: int, hash_mb: float
+    ) -> None:
+        super().__init__(workers, Costs(None, float("inf")), rate, overhead_s, quantum)
+        self.solvers = [Solver("connect4", hash_mb=hash_mb, book=False) for _ in range(workers)]
+        self.spent = 0.0
+        self.measured_nodes = 0
+
+    def _measure(self, run: dict[str, Any], nodes: int | None) -> UnitAnswer:
+        answers: dict[int | None, UnitAnswer] = run.setdefault("answers", {})
+        if nodes not in answers:
+            answers[nodes] = self._run_to(run, nodes)
+        return answers[nodes]
+
+    def _run_to(self, run: dict[str, Any], nodes: int | None) -> UnitAnswer:
+        """The unit of ``run`` run on its worker's table from where it started, for ``nodes``
+        nodes (``None``: to its end); the table is left as that run leaves it."""
+        solver = self.solvers[run["worker"]]
+        engine = solver.engine
+        if "before" not in run:
+            run["before"] = (engine.keys.copy(), engine.data.copy(), engine.generation)
+        elif run.get("ran", False) is not False:
+            keys, data, generation = run["before"]
+            engine.keys[:] = keys
+            engine.data[:] = data
+            engine.generation = generation
+        args = list(run["args"])
+        args[5] = None if nodes is None else Budget(nodes=nodes)
+        started = time.perf_counter()
+        with mock.patch.object(distributed, "_unit_solver", lambda game, hash_mb: solver):
+            answer = run_unit(*args)
+        self.spent += time.perf_counter() - started
+        self.measured_nodes += answer.nodes
+        run["ran"] = nodes
+        return answer
+
+    def _finish(self, future: Future[Any], how: str) -> dict[str, Any]:
+        run = self._runs[future]
+        # the worker's table as the run left it
+        if how == "done":
+            target = next(k for k, a in run["answers"].items() if a is run["end"])
+        elif how == "split":
+            target = self.checkpoint(run["step"])
+        else:
+            reached = int((self.now - run["start"]) * self.rate)
+            full = run["full"]
+            target = None if full is not None and reached >= full.nodes else reached
+        if "before" in run and run.get("ran", False) != target:
+            if target == 0:
+                keys, data, generation = run["before"]
+                engine = self.solvers[run["worker"]].engine
+                engine.keys[:] = keys
+                engine.data[:] = data
+                engine.generation = generation
+                run["ran"] = 0
+            else:
+                run.setdefault("answers", {})[target] = self._run_to(run, target)
+        run.pop("before", None)
+        return super()._finish(future, how)
+
+    def stop(self, future: Future[Any]) -> bool:
+        """A cancelled unit stops at once and answers with what it proved by now."""
+        run = self._runs.get(future)
+        if run is None:
+            self.cancel(future)
+            return False
+        reached = int((self.now - run["start"]) * self.rate)
+        full = run["full"]
+        if reached <= 0 or (full is not None and reached >= full.nodes):
+            self.cancel(future)
+            return False
+        answer = self._measure(run, reached)
+        if answer.rank is not None:  # it would have completed by now (the overhead's share)
+            self.cancel(future)
+            return False
+        started = run["start"]
+        self._finish(future, "cancelled")
+        self.cancelled_s += self.now - started
+        future.set_result(answer)
+        self._dispatch()
+        return True
+
+
 @dataclass(frozen=True)
 class Link:
     """A run on the critical path (:func:`critical_path`)."""
@@ -545,11 +640,17 @@ def replay(
     root_tests: bool = False,
     tests_at_once: int = 1,
     doubling: bool = True,
+    warm: bool = False,
+    hash_mb: float = HASH_MB,
 ) -> tuple[float, Simulated, Any, float]:
     """The simulated time on ``workers`` workers, the executor, the result, the coordinator's
-    seconds."""
+    seconds. ``warm``: the workers keep their tables (:class:`Warm`; ``costs`` unused)."""
     quantum = budget.nodes if budget is not None and budget.nodes is not None else 1 << 62
-    simulated = Simulated(workers, costs, rate, overhead_s, quantum, stop)
+    simulated = (
+        Warm(workers, rate, overhead_s, quantum, hash_mb)
+        if warm
+        else Simulated(workers, costs, rate, overhead_s, quantum, stop)
+    )
     spent = costs.spent
     started = time.perf_counter()
     needed = distributed._Tree.needed
@@ -576,8 +677,10 @@ def replay(
             tests_at_once=tests_at_once,
             doubling=doubling,
             share_tables=False,  # not modelled: which worker runs a unit is not simulated
+            hash_mb=hash_mb,
         )
-    coordinator = time.perf_counter() - started - (costs.spent - spent)
+    measuring = simulated.spent if isinstance(simulated, Warm) else costs.spent - spent
+    coordinator = time.perf_counter() - started - measuring
     simulated.wait_all()
     return simulated.now, simulated, found, coordinator
 
@@ -637,7 +740,23 @@ def main() -> None:
         action="store_true",
         help="a unit's budget does not double with the splits above it (doubling=False)",
     )
+    parser.add_argument(
+        "--warm",
+        action="store_true",
+        help="each worker keeps its table between units, as a real one does (measured live, "
+        "nothing cached; the rate: --rate, else the serial solve's)",
+    )
+    parser.add_argument(
+        "--hash",
+        type=float,
+        default=HASH_MB,
+        help=f"with --warm: each worker's table and the serial solve's in MB (default {HASH_MB:g})",
+    )
     args = parser.parse_args()
+    if args.hash != HASH_MB and not args.warm:
+        parser.error(f"--hash applies to --warm only (the cached answers are of {HASH_MB:g} MB)")
+    if args.warm and args.no_serial and not args.rate:
+        parser.error("--warm takes its rate from the serial solve: give --rate with --no-serial")
     scouts = not args.no_scouts
     overhead_s = args.overhead_ms / 1000
     budget = Budget(nodes=args.budget)
@@ -652,7 +771,7 @@ def main() -> None:
         # Step 1. The serial reference.
         serial_nodes = serial_s = 0.0
         if not args.no_serial:
-            solver = Solver("connect4", hash_mb=HASH_MB, book=False)  # a real solve
+            solver = Solver("connect4", hash_mb=args.hash, book=False)  # a real solve
             game = Connect4.from_position(moves)
             started = time.perf_counter()
             exact = solver.solve(game)
@@ -664,6 +783,9 @@ def main() -> None:
                 f"{''.join(str(m + 1) for m in best or [])}, {serial_nodes:,.0f} nodes with "
                 f"the best moves in {serial_s:.2f} s"
             )
+        if args.warm:
+            _warm(args, moves, budget, overhead_s, serial_nodes, serial_s)
+            continue
         # Step 2. The replays (the first one measures most units).
         rows = []
         try:
@@ -763,6 +885,57 @@ def main() -> None:
             costs.save()
             _table(rows, serial_nodes, rate)
     print(f"\nload average after: {os.getloadavg()[0]:.2f}")
+
+
+def _warm(
+    args: argparse.Namespace,
+    moves: str,
+    budget: Budget,
+    overhead_s: float,
+    serial_nodes: float,
+    serial_s: float,
+) -> None:
+    """Steps 2 and 3 with workers that keep their tables (:class:`Warm`): every replay runs
+    its units live, at the serial solve's rate (or ``--rate``)."""
+    rate = args.rate or serial_nodes / serial_s
+    rows = []
+    for nodes in [1, *args.nodes]:
+        started = time.perf_counter()
+        row = replay(
+            moves,
+            args.split,
+            nodes,
+            budget,
+            Costs(None, 0.0),
+            rate,
+            overhead_s,
+            scouts=not args.no_scouts,
+            preempt=args.preempt,
+            young_wait=args.young_wait,
+            root_tests=args.root_tests,
+            tests_at_once=args.tests_at_once,
+            doubling=not args.no_doubling,
+            warm=True,
+            hash_mb=args.hash,
+        )
+        sim = row[1]
+        assert isinstance(sim, Warm)
+        print(
+            f"  {nodes} nodes replayed in {time.perf_counter() - started:.1f} s "
+            f"({sim.measured_nodes:,} nodes searched to measure them, {sim.spent:.1f} s)",
+            flush=True,
+        )
+        rows.append((nodes, *row))
+    first = rows[0][3]
+    print(
+        f"  replay, workers that keep their tables: score {first.rank}, best "
+        f"{''.join(str(m + 1) for m in first.best_moves)}; rate {rate:,.0f} nodes/s, "
+        f"overhead {args.overhead_ms} ms a unit"
+    )
+    _table(rows, serial_nodes, rate)
+    for nodes, _, sim, *_ in rows:
+        if nodes in args.path_nodes:
+            _path(nodes, critical_path(sim))
 
 
 def _table(
