@@ -48,6 +48,14 @@
    its part on the chain ended: ``done``, ``split``, or ``checkpoint`` when the coordinator
    acted while it ran).
 
+``--warm`` replays with workers that keep their tables between units, as real workers do
+(:class:`Warm`): each simulated worker has a table of its own, and a unit is measured when it
+starts, on its worker's table as the worker's earlier units left it. Nothing is cached (a
+unit's cost depends on the schedule), so every replay searches its units again, each from
+where it started for each checkpoint measured (as above), and once more when it is stopped
+short of its end, so that its worker's table holds what it searched by then. The rate is
+``--rate``, else the serial solve's; ``--hash`` sizes the tables.
+
 ``--also-run-to-end`` also replays each position as the code did before cancelled units
 stopped (a unit cancelled while it runs keeps its worker to its end), to show what stopping
 brings; the output says so. ``--preempt``, ``--young-wait``, ``--root-tests`` and
@@ -62,6 +70,7 @@ Run from the repository root::
     .venv/bin/python benchmarks/ray_scale.py [--positions 3216462 ...] [--budget 500000]
         [--nodes 2 8 32 128] [--split 1] [--overhead-ms 5] [--cache PATH] [--measure-s 600]
         [--also-run-to-end] [--path-nodes 32] [--root-tests [--tests-at-once 3]] [--preempt]
+        [--warm [--hash 64] [--rate 6400000 --no-serial]]
 """
 
 from __future__ import annotations
