@@ -382,6 +382,10 @@ class Simulated(Executor):
             answer = self._measure(run, checkpoint)
             if answer.rank is not None:
                 run["full"] = answer
+        self._next_event(future, run, checkpoint)
+
+    def _next_event(self, future: Future[Any], run: dict[str, Any], checkpoint: int) -> None:
+        """The event of ``run`` at its end, if it completes by ``checkpoint``, else there."""
         full = run["full"]
         if full is not None and full.nodes <= checkpoint:
             run["end"] = full
@@ -602,6 +606,90 @@ class Warm(Simulated):
         return True
 
 
+class Segmented(Warm):
+    """:class:`Warm`, with each unit run once, a checkpoint after the other (``--warm
+    segments``): at each checkpoint the run stops, and goes on later from its worker's table.
+    A unit searched in pieces costs a little more than in one run (each piece searches its way
+    back down to where the last one stopped, through the table), but it is run once, not again
+    for each checkpoint, and a replay costs about the nodes its workers search. A unit stopped
+    between checkpoints runs its last piece again, to the node it had reached."""
+
+    def _plan(self, future: Future[Any]) -> None:
+        run = self._runs[future]
+        checkpoint = self.checkpoint(run["step"])
+        if run["full"] is None:
+            engine = self.solvers[run["worker"]].engine
+            run["piece"] = (engine.keys.copy(), engine.data.copy(), engine.generation)
+            run["from"] = run.get("reached", 0)
+            answer = self._piece(run, checkpoint - run["from"])
+            if answer.rank is not None:
+                run["full"] = answer
+            else:
+                run["reached"] = answer.nodes
+                run["answers"] = {checkpoint: answer}
+        self._next_event(future, run, checkpoint)
+
+    def _piece(self, run: dict[str, Any], nodes: int | None) -> UnitAnswer:
+        """The unit of ``run`` on its worker's table as it is, for ``nodes`` more nodes
+        (``None``: to its end); its answer counts every piece's nodes so far."""
+        solver = self.solvers[run["worker"]]
+        args = list(run["args"])
+        args[5] = None if nodes is None else Budget(nodes=max(1, nodes))
+        if run["from"] > 0:  # it goes on: what it was sent with is in the table already
+            args[6] = args[7] = None
+        started = time.perf_counter()
+        with mock.patch.object(distributed, "_unit_solver", lambda game, hash_mb: solver):
+            answer = run_unit(*args)
+        self.spent += time.perf_counter() - started
+        self.measured_nodes += answer.nodes
+        return replace(answer, nodes=run["from"] + answer.nodes)
+
+    def _measure(self, run: dict[str, Any], nodes: int | None) -> UnitAnswer:
+        answer: UnitAnswer = run["answers"][nodes]  # a checkpoint's, measured as it was reached
+        return answer
+
+    def _cut(self, run: dict[str, Any]) -> UnitAnswer | None:
+        """What ``run`` proved by now, its worker's table left as it was then (its last piece
+        run again, only as far as now)."""
+        if run.get("cut"):
+            return None
+        run["cut"] = True
+        reached = int((self.now - run["start"]) * self.rate)
+        full = run["full"]
+        if full is not None and reached >= full.nodes:
+            return None  # it has all but answered: its table is the whole run's
+        keys, data, generation = run["piece"]
+        engine = self.solvers[run["worker"]].engine
+        engine.keys[:] = keys
+        engine.data[:] = data
+        engine.generation = generation
+        if reached <= run["from"]:
+            return None
+        answer = self._piece(run, reached - run["from"])
+        return answer if answer.rank is None else None
+
+    def _finish(self, future: Future[Any], how: str) -> dict[str, Any]:
+        run = self._runs[future]
+        if how == "cancelled":
+            self._cut(run)
+        run.pop("piece", None)
+        return Simulated._finish(self, future, how)
+
+    def stop(self, future: Future[Any]) -> bool:
+        """A cancelled unit stops at once and answers with what it proved by now."""
+        run = self._runs.get(future)
+        answer = None if run is None else self._cut(run)
+        if run is None or answer is None:
+            self.cancel(future)
+            return False
+        started = run["start"]
+        self._finish(future, "cancelled")
+        self.cancelled_s += self.now - started
+        future.set_result(answer)
+        self._dispatch()
+        return True
+
+
 @dataclass(frozen=True)
 class Link:
     """A run on the critical path (:func:`critical_path`)."""
@@ -649,17 +737,19 @@ def replay(
     root_tests: bool = False,
     tests_at_once: int = 1,
     doubling: bool = True,
-    warm: bool = False,
+    warm: str | None = None,
     hash_mb: float = HASH_MB,
 ) -> tuple[float, Simulated, Any, float]:
     """The simulated time on ``workers`` workers, the executor, the result, the coordinator's
-    seconds. ``warm``: the workers keep their tables (:class:`Warm`; ``costs`` unused)."""
+    seconds. ``warm``: the workers keep their tables (``"runs"``: :class:`Warm`,
+    ``"segments"``: :class:`Segmented`; ``costs`` unused)."""
     quantum = budget.nodes if budget is not None and budget.nodes is not None else 1 << 62
-    simulated = (
-        Warm(workers, rate, overhead_s, quantum, hash_mb)
-        if warm
-        else Simulated(workers, costs, rate, overhead_s, quantum, stop)
-    )
+    simulated: Simulated
+    if warm is None:
+        simulated = Simulated(workers, costs, rate, overhead_s, quantum, stop)
+    else:
+        kind = Segmented if warm == "segments" else Warm
+        simulated = kind(workers, rate, overhead_s, quantum, hash_mb)
     spent = costs.spent
     started = time.perf_counter()
     needed = distributed._Tree.needed
@@ -751,9 +841,12 @@ def main() -> None:
     )
     parser.add_argument(
         "--warm",
-        action="store_true",
+        nargs="?",
+        const="runs",
+        choices=["runs", "segments"],
         help="each worker keeps its table between units, as a real one does (measured live, "
-        "nothing cached; the rate: --rate, else the serial solve's)",
+        "nothing cached; the rate: --rate, else the serial solve's); 'segments': each unit "
+        "run once, in pieces from checkpoint to checkpoint (cheaper to measure)",
     )
     parser.add_argument(
         "--hash",
@@ -924,7 +1017,7 @@ def _warm(
             root_tests=args.root_tests,
             tests_at_once=args.tests_at_once,
             doubling=not args.no_doubling,
-            warm=True,
+            warm=args.warm,
             hash_mb=args.hash,
         )
         sim = row[1]

@@ -30,8 +30,9 @@ def _ray_scale() -> ModuleType:
     return module
 
 
+@pytest.mark.parametrize("warm", ["runs", "segments"])
 @pytest.mark.parametrize("workers", [1, 2, 8])
-def test_a_warm_replay_finds_the_serial_score_and_best_moves(workers: int) -> None:
+def test_a_warm_replay_finds_the_serial_score_and_best_moves(workers: int, warm: str) -> None:
     scale = _ray_scale()
     game = Connect4.from_position(POSITION)
     solver = Solver("connect4", hash_mb=1, book=False)
@@ -39,9 +40,9 @@ def test_a_warm_replay_finds_the_serial_score_and_best_moves(workers: int) -> No
     best, _ = solver.best_moves_search(game, exact.rank)
     took, simulated, found, _ = scale.replay(
         POSITION, 1, workers, Budget(nodes=5_000), scale.Costs(None, 0.0), 1e6, 0.005,
-        warm=True, hash_mb=1,
+        warm=warm, hash_mb=1,
     )  # fmt: skip
-    assert isinstance(simulated, scale.Warm)
+    assert isinstance(simulated, scale.Segmented if warm == "segments" else scale.Warm)
     assert (found.rank, list(found.best_moves)) == (exact.rank, list(best))
     assert took > 0 and simulated.measured_nodes > 0
     if workers == 8:  # idle workers split the units that run longest
