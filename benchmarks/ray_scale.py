@@ -1027,17 +1027,18 @@ def _warm(
             f"({sim.measured_nodes:,} nodes searched to measure them, {sim.spent:.1f} s)",
             flush=True,
         )
+        sim.solvers.clear()  # the tables: gigabytes on many nodes, and measured already
         rows.append((nodes, *row))
+        if nodes in args.path_nodes:
+            _path(nodes, critical_path(sim))
+        _table(rows, serial_nodes, rate)  # the rows so far: a long replay's are not lost
+        sys.stdout.flush()
     first = rows[0][3]
     print(
         f"  replay, workers that keep their tables: score {first.rank}, best "
         f"{''.join(str(m + 1) for m in first.best_moves)}; rate {rate:,.0f} nodes/s, "
         f"overhead {args.overhead_ms} ms a unit"
     )
-    _table(rows, serial_nodes, rate)
-    for nodes, _, sim, *_ in rows:
-        if nodes in args.path_nodes:
-            _path(nodes, critical_path(sim))
 
 
 def _table(
