@@ -645,7 +645,9 @@ class Segmented(Warm):
         return replace(answer, nodes=run["from"] + answer.nodes)
 
     def _measure(self, run: dict[str, Any], nodes: int | None) -> UnitAnswer:
-        answer: UnitAnswer = run["answers"][nodes]  # a checkpoint's, measured as it was reached
+        # a checkpoint's, measured as it was reached (or the whole run's, if it completed a
+        # few nodes past that checkpoint: the engine looks at its budget every few nodes)
+        answer: UnitAnswer = run["answers"].get(nodes) or run["full"]
         return answer
 
     def _cut(self, run: dict[str, Any]) -> UnitAnswer | None:
