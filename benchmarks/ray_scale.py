@@ -647,7 +647,7 @@ class Segmented(Warm):
     def _measure(self, run: dict[str, Any], nodes: int | None) -> UnitAnswer:
         # a checkpoint's, measured as it was reached (or the whole run's, if it completed a
         # few nodes past that checkpoint: the engine looks at its budget every few nodes)
-        answer: UnitAnswer = run["answers"].get(nodes) or run["full"]
+        answer: UnitAnswer = run.get("answers", {}).get(nodes) or run["full"]
         return answer
 
     def _cut(self, run: dict[str, Any]) -> UnitAnswer | None:
