@@ -486,7 +486,11 @@ class Simulated(Executor):
         if answer is None or answer.rank is not None:
             self.cancel(future)
             return False
-        started = run["start"]
+        return self._stopped(future, answer)
+
+    def _stopped(self, future: Future[Any], answer: UnitAnswer) -> bool:
+        """The running unit ``future`` stops now, cancelled, and answers ``answer``."""
+        started = self._runs[future]["start"]
         self._finish(future, "cancelled")
         self.cancelled_s += self.now - started
         future.set_result(answer)
@@ -598,12 +602,7 @@ class Warm(Simulated):
         if answer.rank is not None:  # it would have completed by now (the overhead's share)
             self.cancel(future)
             return False
-        started = run["start"]
-        self._finish(future, "cancelled")
-        self.cancelled_s += self.now - started
-        future.set_result(answer)
-        self._dispatch()
-        return True
+        return self._stopped(future, answer)
 
 
 class Segmented(Warm):
@@ -684,12 +683,7 @@ class Segmented(Warm):
         if run is None or answer is None:
             self.cancel(future)
             return False
-        started = run["start"]
-        self._finish(future, "cancelled")
-        self.cancelled_s += self.now - started
-        future.set_result(answer)
-        self._dispatch()
-        return True
+        return self._stopped(future, answer)
 
 
 @dataclass(frozen=True)
