@@ -91,7 +91,7 @@ from pathlib import Path
 from typing import Any
 from unittest import mock
 
-from zerosum.compiled import distributed
+from zerosum.compiled import MAX_HASH_MB, distributed
 from zerosum.compiled.distributed import (
     SNAPSHOT_ENTRIES,
     Budget,
@@ -549,10 +549,7 @@ class Warm(Simulated):
         if "before" not in run:
             run["before"] = (engine.keys.copy(), engine.data.copy(), engine.generation)
         elif run.get("ran", False) is not False:
-            keys, data, generation = run["before"]
-            engine.keys[:] = keys
-            engine.data[:] = data
-            engine.generation = generation
+            _restore(engine, run["before"])
         args = list(run["args"])
         args[5] = None if nodes is None else Budget(nodes=nodes)
         started = time.perf_counter()
@@ -576,11 +573,7 @@ class Warm(Simulated):
             target = None if full is not None and reached >= full.nodes else reached
         if "before" in run and run.get("ran", False) != target:
             if target == 0:
-                keys, data, generation = run["before"]
-                engine = self.solvers[run["worker"]].engine
-                engine.keys[:] = keys
-                engine.data[:] = data
-                engine.generation = generation
+                _restore(self.solvers[run["worker"]].engine, run["before"])
                 run["ran"] = 0
             else:
                 run.setdefault("answers", {})[target] = self._run_to(run, target)
@@ -603,6 +596,14 @@ class Warm(Simulated):
             self.cancel(future)
             return False
         return self._stopped(future, answer)
+
+
+def _restore(engine: Any, saved: tuple[Any, Any, int]) -> None:
+    """Put back a table saved as ``(keys.copy(), data.copy(), generation)``."""
+    keys, data, generation = saved
+    engine.keys[:] = keys
+    engine.data[:] = data
+    engine.generation = generation
 
 
 class Segmented(Warm):
@@ -659,11 +660,7 @@ class Segmented(Warm):
         full = run["full"]
         if full is not None and reached >= full.nodes:
             return None  # it has all but answered: its table is the whole run's
-        keys, data, generation = run["piece"]
-        engine = self.solvers[run["worker"]].engine
-        engine.keys[:] = keys
-        engine.data[:] = data
-        engine.generation = generation
+        _restore(self.solvers[run["worker"]].engine, run["piece"])
         if reached <= run["from"]:
             return None
         answer = self._piece(run, reached - run["from"])
@@ -851,6 +848,12 @@ def main() -> None:
         help=f"with --warm: each worker's table and the serial solve's in MB (default {HASH_MB:g})",
     )
     args = parser.parse_args()
+    if not 0 < args.hash <= MAX_HASH_MB:
+        parser.error(
+            f"--hash {args.hash:g} is out of range: expected more than 0, at most {MAX_HASH_MB}"
+        )
+    if args.rate is not None and not args.rate > 0:
+        parser.error(f"--rate {args.rate:g}: expected a positive count of nodes a second")
     if args.hash != HASH_MB and not args.warm:
         parser.error(f"--hash applies to --warm only (the cached answers are of {HASH_MB:g} MB)")
     if args.warm and args.no_serial and not args.rate:
