@@ -76,15 +76,17 @@ Run from the repository root::
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gzip
 import hashlib
 import heapq
 import json
+import math
 import os
 import sys
 import time
 from collections import deque
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Iterator
 from concurrent.futures import Future
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -93,6 +95,7 @@ from unittest import mock
 
 from zerosum.compiled import MAX_HASH_MB, distributed
 from zerosum.compiled.distributed import (
+    SHARE_S,
     SNAPSHOT_ENTRIES,
     Budget,
     TableSnapshot,
@@ -107,6 +110,7 @@ from zerosum.compiled.distributed import solve_unit as run_unit
 from zerosum.compiled.solver import Solver
 from zerosum.games.connect4 import Connect4
 from zerosum.runtime import Executor
+from zerosum.runtime.executor import Shared
 from zerosum.store import Store
 
 HASH_MB = 16.0
@@ -317,7 +321,8 @@ class Simulated(Executor):
         self.now = 0.0
         self.idle = list(range(workers))
         self.events: list[tuple[float, int, Future[Any]]] = []  # (time, order, unit)
-        self.waiting: deque[tuple[Future[Any], tuple[Any, ...]]] = deque()
+        self.waiting: deque[tuple[Future[Any], tuple[Any, ...], int | None]] = deque()
+        """Units waiting for a worker, each with the worker it would rather run on."""
         self.count = 0
         self._order = 0
         self.busy = 0.0
@@ -349,10 +354,17 @@ class Simulated(Executor):
         self._wanted = {run: self._wanted.get(run) or (*self.trigger,) for run in runs}
 
     def submit(self, fn: Callable[..., Any], /, *args: Any) -> Future[Any]:
+        return self._submit(None, args)
+
+    def submit_on(self, ran: Future[Any], fn: Callable[..., Any], /, *args: Any) -> Future[Any]:
+        record = self.records.get(ran, {})
+        return self._submit(record.get("worker"), args)
+
+    def _submit(self, worker: int | None, args: tuple[Any, ...]) -> Future[Any]:
         future: Future[Any] = Future()
         cause = self._wanted.get((args[1], tuple(args[2]))) or (*self.trigger,)
         self.records[future] = {"args": args, "cause": cause, "submit": self.now}
-        self.waiting.append((future, args))
+        self.waiting.append((future, args, worker))
         self._dispatch()
         return future
 
@@ -395,16 +407,18 @@ class Simulated(Executor):
             at = run["start"] + checkpoint / self.rate
         self._order += 1
         heapq.heappush(self.events, (at, self._order, future))
-        run["at"] = at
+        run["at"], run["event"] = at, self._order
 
     def _dispatch(self) -> None:
         """Start waiting units on the workers free now (a unit cancelled while it waited
         never runs, as with the local pool)."""
         while self.waiting and self.idle:
-            future, args = self.waiting.popleft()
+            future, args, rather = self.waiting.popleft()
             if not future.set_running_or_notify_cancel():
                 continue
-            worker = self.idle.pop()
+            worker = rather if rather in self.idle else self.idle[-1]
+            self.idle.remove(worker)
+            self.records[future]["worker"] = worker
             self.count += 1
             self._runs[future] = {
                 "args": args,
@@ -428,9 +442,9 @@ class Simulated(Executor):
     def wait(self, futures: Collection[Future[Any]], timeout: float) -> set[Future[Any]]:
         done = {future for future in futures if future.done()}
         while not done and self.events:
-            at, _, future = self.events[0]
+            at, order, future = self.events[0]
             run = self._runs.get(future)
-            if run is None or run["at"] != at:
+            if run is None or run["event"] != order:
                 heapq.heappop(self.events)
                 continue  # stopped meanwhile, or planned again
             self.now = max(self.now, at)
@@ -532,8 +546,41 @@ class Warm(Simulated):
     ) -> None:
         super().__init__(workers, Costs(None, float("inf")), rate, overhead_s, quantum)
         self.solvers = [Solver("connect4", hash_mb=hash_mb, book=False) for _ in range(workers)]
+        self.loaded: list[set[str]] = [set() for _ in range(workers)]
+        """The other workers' tables each worker took in (``share_tables``), by origin."""
         self.spent = 0.0
         self.measured_nodes = 0
+
+    def share(self, value: Any) -> Any:
+        """A table for many runs, as a real executor shares it (each run takes it in)."""
+        return Shared(value)
+
+    @contextlib.contextmanager
+    def _as_worker(self, worker: int) -> Iterator[None]:
+        """``solve_unit`` runs as on the process of ``worker``: its solver, the tables it took
+        in, its name (a table it sends back names it, and it skips its own)."""
+        solver = self.solvers[worker]
+        with (
+            mock.patch.object(distributed, "_unit_solver", lambda game, hash_mb: solver),
+            mock.patch.object(distributed, "_loaded", self.loaded[worker]),
+            mock.patch.object(distributed.socket, "gethostname", lambda: f"simulated-{worker}"),
+        ):
+            yield
+
+    def _save(self, worker: int) -> tuple[Any, Any, int, set[str]]:
+        """What ``worker`` holds: its table and the tables it took in."""
+        engine = self.solvers[worker].engine
+        return engine.keys.copy(), engine.data.copy(), engine.generation, set(self.loaded[worker])
+
+    def _restore(self, worker: int, saved: tuple[Any, Any, int, set[str]]) -> None:
+        """Put back what :meth:`_save` saved."""
+        engine = self.solvers[worker].engine
+        keys, data, generation, loaded = saved
+        engine.keys[:] = keys
+        engine.data[:] = data
+        engine.generation = generation
+        self.loaded[worker].clear()
+        self.loaded[worker].update(loaded)
 
     def _measure(self, run: dict[str, Any], nodes: int | None) -> UnitAnswer:
         answers: dict[int | None, UnitAnswer] = run.setdefault("answers", {})
@@ -544,21 +591,37 @@ class Warm(Simulated):
     def _run_to(self, run: dict[str, Any], nodes: int | None) -> UnitAnswer:
         """The unit of ``run`` run on its worker's table from where it started, for ``nodes``
         nodes (``None``: to its end); the table is left as that run leaves it."""
-        solver = self.solvers[run["worker"]]
-        engine = solver.engine
         if "before" not in run:
-            run["before"] = (engine.keys.copy(), engine.data.copy(), engine.generation)
+            run["before"] = self._save(run["worker"])
         elif run.get("ran", False) is not False:
-            _restore(engine, run["before"])
+            self._restore(run["worker"], run["before"])
         args = list(run["args"])
         args[5] = None if nodes is None else Budget(nodes=nodes)
-        started = time.perf_counter()
-        with mock.patch.object(distributed, "_unit_solver", lambda game, hash_mb: solver):
-            answer = run_unit(*args)
-        self.spent += time.perf_counter() - started
-        self.measured_nodes += answer.nodes
+        answer = self._unit(run, args)
         run["ran"] = nodes
         return answer
+
+    def _unit(self, run: dict[str, Any], args: list[Any], before: int = 0) -> UnitAnswer:
+        """``solve_unit(*args)`` on the worker of ``run``, which searched ``before`` nodes of
+        it already; the answer counts them. A unit given other workers' tables sends its own
+        back if it completes after :data:`SHARE_S` seconds at the replay's rate (a real one:
+        of its own clock, which here would depend on the load)."""
+        started = time.perf_counter()
+        with self._as_worker(run["worker"]), mock.patch.object(distributed, "SHARE_S", math.inf):
+            answer = run_unit(*args)
+            nodes = before + answer.nodes
+            if (
+                answer.rank is not None
+                and answer.table is None
+                and run["args"][7] is not None
+                and nodes / self.rate >= SHARE_S
+            ):
+                engine = self.solvers[run["worker"]].engine
+                kept = snapshot(engine.keys, engine.data, SNAPSHOT_ENTRIES, distributed._origin())
+                answer = replace(answer, table=kept)
+        self.spent += time.perf_counter() - started
+        self.measured_nodes += answer.nodes
+        return replace(answer, nodes=nodes)
 
     def _finish(self, future: Future[Any], how: str) -> dict[str, Any]:
         run = self._runs[future]
@@ -573,7 +636,7 @@ class Warm(Simulated):
             target = None if full is not None and reached >= full.nodes else reached
         if "before" in run and run.get("ran", False) != target:
             if target == 0:
-                _restore(self.solvers[run["worker"]].engine, run["before"])
+                self._restore(run["worker"], run["before"])
                 run["ran"] = 0
             else:
                 run.setdefault("answers", {})[target] = self._run_to(run, target)
@@ -598,14 +661,6 @@ class Warm(Simulated):
         return self._stopped(future, answer)
 
 
-def _restore(engine: Any, saved: tuple[Any, Any, int]) -> None:
-    """Put back a table saved as ``(keys.copy(), data.copy(), generation)``."""
-    keys, data, generation = saved
-    engine.keys[:] = keys
-    engine.data[:] = data
-    engine.generation = generation
-
-
 class Segmented(Warm):
     """:class:`Warm`, with each unit run once, a checkpoint after the other (``--warm
     segments``): at each checkpoint the run stops, and goes on later from its worker's table.
@@ -618,8 +673,7 @@ class Segmented(Warm):
         run = self._runs[future]
         checkpoint = self.checkpoint(run["step"])
         if run["full"] is None:
-            engine = self.solvers[run["worker"]].engine
-            run["piece"] = (engine.keys.copy(), engine.data.copy(), engine.generation)
+            run["piece"] = self._save(run["worker"])
             run["from"] = run.get("reached", 0)
             answer = self._piece(run, checkpoint - run["from"])
             if answer.rank is not None:
@@ -629,20 +683,45 @@ class Segmented(Warm):
                 run["answers"] = {checkpoint: answer}
         self._next_event(future, run, checkpoint)
 
+    def narrow(self, future: Future[Any], window: tuple[int, int]) -> bool:
+        """The running unit goes on in ``window`` from now, as a real one does (its solve
+        reads its window before each test and drops a running test the new window no longer
+        needs): its piece is cut at the node it has reached, and the next piece, to the same
+        checkpoint, runs in the new window from its worker's table."""
+        run = self._runs.get(future)
+        if run is None or run.get("split") or future.done():
+            return False
+        reached = int((self.now - run["start"]) * self.rate)
+        full = run["full"]
+        if full is not None and reached >= full.nodes:
+            return False  # it has all but answered
+        args = list(run["args"])
+        args[2], args[9] = window, None
+        run["narrowed"] = run.get("narrowed", 0) + 1
+        if full is None and reached >= self.checkpoint(run["step"]):
+            run["args"] = tuple(args)  # at its checkpoint: the next piece is in the new window
+            return True
+        self._restore(run["worker"], run["piece"])
+        if reached > run["from"]:
+            answer = self._piece(run, reached - run["from"])
+            if answer.rank is not None:  # it completed by now after all
+                return False
+            reached = answer.nodes
+        else:
+            reached = run["from"]
+        run["args"] = tuple(args)
+        run["full"], run["reached"], run["answers"] = None, reached, {}
+        self._plan(future)
+        return True
+
     def _piece(self, run: dict[str, Any], nodes: int | None) -> UnitAnswer:
         """The unit of ``run`` on its worker's table as it is, for ``nodes`` more nodes
         (``None``: to its end); its answer counts every piece's nodes so far."""
-        solver = self.solvers[run["worker"]]
         args = list(run["args"])
         args[5] = None if nodes is None else Budget(nodes=max(1, nodes))
         if run["from"] > 0:  # it goes on: what it was sent with is in the table already
             args[6] = args[7] = None
-        started = time.perf_counter()
-        with mock.patch.object(distributed, "_unit_solver", lambda game, hash_mb: solver):
-            answer = run_unit(*args)
-        self.spent += time.perf_counter() - started
-        self.measured_nodes += answer.nodes
-        return replace(answer, nodes=run["from"] + answer.nodes)
+        return self._unit(run, args, run["from"])
 
     def _measure(self, run: dict[str, Any], nodes: int | None) -> UnitAnswer:
         # a checkpoint's, measured as it was reached (or the whole run's, if it completed a
@@ -660,7 +739,7 @@ class Segmented(Warm):
         full = run["full"]
         if full is not None and reached >= full.nodes:
             return None  # it has all but answered: its table is the whole run's
-        _restore(self.solvers[run["worker"]].engine, run["piece"])
+        self._restore(run["worker"], run["piece"])
         if reached <= run["from"]:
             return None
         answer = self._piece(run, reached - run["from"])
@@ -732,6 +811,8 @@ def replay(
     doubling: bool = True,
     warm: str | None = None,
     hash_mb: float = HASH_MB,
+    split_busy: bool = False,
+    share: bool = False,
 ) -> tuple[float, Simulated, Any, float]:
     """The simulated time on ``workers`` workers, the executor, the result, the coordinator's
     seconds. ``warm``: the workers keep their tables (``"runs"``: :class:`Warm`,
@@ -768,7 +849,9 @@ def replay(
             root_tests=root_tests,
             tests_at_once=tests_at_once,
             doubling=doubling,
-            share_tables=False,  # not modelled: which worker runs a unit is not simulated
+            split_busy=split_busy,
+            # modelled with workers that keep their tables (each simulated worker its own)
+            share_tables=share and warm is not None,
             hash_mb=hash_mb,
         )
     measuring = simulated.spent if isinstance(simulated, Warm) else costs.spent - spent
@@ -831,6 +914,17 @@ def main() -> None:
         "--no-doubling",
         action="store_true",
         help="a unit's budget does not double with the splits above it (doubling=False)",
+    )
+    parser.add_argument(
+        "--share",
+        action="store_true",
+        help="with --warm: workers share their tables, as in a real solve (share_tables=True)",
+    )
+    parser.add_argument(
+        "--split-busy",
+        action="store_true",
+        help="a unit past its budget is split even while every worker is busy, its eldest child "
+        "going on on its worker (split_busy=True)",
     )
     parser.add_argument(
         "--warm",
@@ -905,6 +999,7 @@ def main() -> None:
                     root_tests=args.root_tests,
                     tests_at_once=args.tests_at_once,
                     doubling=not args.no_doubling,
+                    split_busy=args.split_busy,
                 )
                 rows.append((nodes, took, sim, found, coordinator))
         except OutOfTime:
@@ -938,6 +1033,7 @@ def main() -> None:
                     root_tests=args.root_tests,
                     tests_at_once=args.tests_at_once,
                     doubling=not args.no_doubling,
+                    split_busy=args.split_busy,
                 ),
             )
             for n, *_ in rows
@@ -1016,6 +1112,8 @@ def _warm(
             root_tests=args.root_tests,
             tests_at_once=args.tests_at_once,
             doubling=not args.no_doubling,
+            split_busy=args.split_busy,
+            share=args.share,
             warm=args.warm,
             hash_mb=args.hash,
         )

@@ -47,6 +47,8 @@ def test_a_warm_replay_finds_the_serial_score_and_best_moves(workers: int, warm:
     assert took > 0 and simulated.measured_nodes > 0
     if workers == 8:  # idle workers split the units that run longest
         assert found.splits > 0
+    if workers == 8 and warm == "segments":  # windows that move reach the running units
+        assert found.narrowed > 0
 
 
 def _run(scale: ModuleType, warm: Any, window: tuple[int, int]) -> dict[str, Any]:
@@ -82,3 +84,37 @@ def test_a_worker_keeps_its_table_for_its_next_unit() -> None:
     again = warm._run_to(_run(scale, warm, (-18, 19)), None)
     assert first.rank == again.rank == 11
     assert again.nodes * 100 < first.nodes
+
+
+def test_a_narrowed_unit_goes_on_in_its_new_window_from_where_it_was() -> None:
+    # A unit sent in the whole window is told, after 5,000 of its nodes, that only whether
+    # it is at most 10 matters (a scout's null window): it answers that bound, having searched
+    # its first 5,000 nodes in the old window, and costs less than the whole solve.
+    scale = _ray_scale()
+    segmented = scale.Segmented(1, 1e6, 0.0, 20_000, 1.0)
+    future = segmented.submit(None, *_run(scale, segmented, (-18, 19))["args"])
+    segmented.now = 0.005  # 5,000 nodes in, before its first checkpoint
+    assert segmented.narrow(future, (10, 11))
+    run = segmented._runs[future]
+    assert run["args"][2] == (10, 11) and 5_000 <= run["from"] < 6_000  # polled every few nodes
+    segmented.wait_all()
+    answer = future.result()
+    assert answer.proven is not None and answer.proven[0] >= 11  # it beats 10 (its rank: 11)
+    whole = scale.Warm(1, 1e6, 0.0, 20_000, 1.0)._run_to(_run(scale, segmented, (-18, 19)), None)
+    assert 5_000 < answer.nodes < whole.nodes
+
+
+def test_a_split_units_first_child_goes_to_its_worker() -> None:
+    # ``submit_on``: the worker that ran a unit, if free, though others are free too (its
+    # table holds the child's subtree); any free worker if not.
+    scale = _ray_scale()
+    segmented = scale.Segmented(4, 1e6, 0.0, 20_000, 1.0)
+    args = _run(scale, segmented, (-18, 19))["args"]
+    first = segmented.submit(None, *args)
+    worker = segmented.records[first]["worker"]
+    segmented.wait_all()
+    assert len(segmented.idle) == 4
+    child = segmented.submit_on(first, None, *args)
+    assert segmented.records[child]["worker"] == worker
+    other = segmented.submit_on(child, None, *args)  # its worker is busy: another one
+    assert segmented.records[other]["worker"] != worker

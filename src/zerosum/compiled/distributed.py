@@ -877,6 +877,7 @@ def solve_distributed(
     narrow: bool = True,
     edges: bool = True,
     siblings_wait: bool = True,
+    split_busy: bool = False,
 ) -> DistributedResult:
     """The exact rank of ``game`` from work units solved on ``executor`` (see the module
     docstring), every result kept in ``store``. ``on_unit(position, rank)`` is called as each
@@ -893,8 +894,10 @@ def solve_distributed(
     bound starts with the engine's usual test, not next to that bound
     (:meth:`_Tree.first_test`); ``siblings_wait=False``: the younger brothers of a long running
     unit are sent in the tree's order, not after the other needed units (see the module
-    docstring). (The options ``preempt``, ``young_wait`` and ``root_tests`` are off by default:
-    see ``docs/parallel.md``.)
+    docstring). ``split_busy``: a unit past its budget is split even while every worker is
+    busy, its eldest child going on on its worker (see the module docstring). (The options
+    ``preempt``, ``young_wait``, ``root_tests`` and ``split_busy`` are off by default: see
+    ``docs/parallel.md``.)
 
     ``moves="best"`` also finds every best move (once the rank is known, each root move's
     subtree is solved in the null window that tells whether it keeps the rank, as the local
@@ -933,6 +936,9 @@ def solve_distributed(
     again: dict[int, Any] = {}
     """The tables units that answered a bound sent back, by unit, for their next run in
     another window (the latest :data:`KEPT_TABLES`)."""
+    home: dict[int, Future[UnitAnswer]] = {}
+    """The first child unit of each split unit, with that unit's run: sent to the same worker
+    if it is free (:meth:`Executor.submit_on`), whose table holds that child's subtree."""
     recent: dict[str, Any] = {}
     """The latest table each worker sent back (:class:`TableSnapshot`), the latest last."""
     rate = [0, 0.0]
@@ -1036,6 +1042,10 @@ def solve_distributed(
             if siblings_wait and len(running) < executor.workers:
                 since = executor.clock() - SIBLINGS_WAIT_S
                 queue = _siblings_last(tree, wanted, running, sent, began, since)
+            for key in [key for key in home if key not in wanted]:
+                del home[key]  # no longer needed: its worker is anyone's
+            if home:  # a split unit's first child goes on at once, on the worker that ran it
+                queue = {key: queue[key] for key in home} | queue
             for key, window in queue.items():
                 if len(running) >= executor.workers:
                     break
@@ -1045,7 +1055,7 @@ def solve_distributed(
                     above = tree.tables.pop(key, None)  # a split parent's (older)
                     table = above if table is None else table
                     shared = tuple(recent.values())[-SHARED_TABLES:] if sharing else None
-                    future = executor.submit(
+                    task = (
                         solve_unit,
                         game.name,
                         position,
@@ -1058,6 +1068,11 @@ def solve_distributed(
                         not alone,
                         tree.first_test(key, window) if edges else None,
                     )
+                    ran = home.pop(key, None)
+                    if ran is None:
+                        future = executor.submit(*task)
+                    else:
+                        future = executor.submit_on(ran, *task)
                     running[future] = (key, window)
                     began[future] = executor.clock()
             # Step 1b. With ``preempt``: needed units that wait for a worker while units later
@@ -1098,6 +1113,13 @@ def solve_distributed(
                     if executor.split(future):
                         splitting.add(future)
                         idle -= 1
+            # Step 2b. With ``split_busy``: the running unit first in the tree's order (the one
+            # the rest wait on most) is split once past its budget, even while no worker idles.
+            if budget is not None and split_busy and running:
+                order = {key: index for index, key in enumerate(wanted)}
+                leftmost = min(running, key=lambda run: order.get(running[run][0], len(order)))
+                if leftmost not in splitting and due(leftmost) and executor.split(leftmost):
+                    splitting.add(leftmost)
             # Step 3. Take in every result that arrives: store it, then narrow the tree; a
             # unit stopped to be split is split, what its table proved kept.
             done = executor.wait([*running, *stopping], _POLL_S)
@@ -1139,6 +1161,8 @@ def solve_distributed(
                         splits += 1
                         if key not in finished:
                             children = tree.split(key)
+                            if children:
+                                home[children[0]] = future
                             once = None if answer.table is None else executor.share(answer.table)
                             for child in children:
                                 tree.tables[child] = once

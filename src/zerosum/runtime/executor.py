@@ -229,6 +229,12 @@ class Executor(abc.ABC):
         """Run ``fn(*args)`` as a unit; its future completes when it is done (its exception a
         :class:`WorkerError`, or the backend's own error for a unit it lost)."""
 
+    def submit_on(self, ran: Future[Any], fn: Callable[..., T], /, *args: Any) -> Future[T]:
+        """Run ``fn(*args)`` as :meth:`submit` does, on the worker that ran ``ran`` if that
+        worker is free (its table holds much of what this unit will search), else on any. This
+        backend does not choose its workers: any one."""
+        return self.submit(fn, *args)
+
     def wait(self, futures: Collection[Future[Any]], timeout: float) -> set[Future[Any]]:
         """The ones of ``futures`` that are done, after waiting up to ``timeout`` seconds for
         the first; raises :class:`WorkerError` if a worker died."""
