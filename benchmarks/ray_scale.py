@@ -1145,7 +1145,8 @@ def _table(
     one, first = rows[0][1], rows[0][3]
     print(
         f"  {'N':>4} {'time s':>9} {'speed-up':>8} {'eff':>5} {'vs serial':>9} {'units':>6} "
-        f"{'splits':>6} {'sent':>6} {'work':>5} {'busy':>5} {'cancel':>6} {'split':>5} "
+        f"{'splits':>6} {'narrow':>6} {'sent':>6} {'work':>5} {'busy':>5} {'cancel':>6} "
+        f"{'split':>5} "
         f"{'coord s':>7} {'path s':>7} {'runs':>4} {'wait s':>6} {'T1/path':>7} "
         f"{'work s':>7} {'work/path':>9}"
     )
@@ -1158,7 +1159,8 @@ def _table(
         work = f"{sim.nodes / serial:5.2f}" if serial else "-"
         print(
             f"  {nodes:>4} {took:>9.3f} {one / took:>8.2f} {one / took / nodes:>5.2f} "
-            f"{versus:>9} {found.units:>6} {found.splits:>6} {sim.count:>6} {work:>5} "
+            f"{versus:>9} {found.units:>6} {found.splits:>6} {found.narrowed:>6} {sim.count:>6} "
+            f"{work:>5} "
             f"{sim.busy / nodes / took:>5.2f} {sim.cancelled_s / sim.busy:>6.2f} "
             f"{sim.stopped_s / sim.busy:>5.2f} {coordinator:>7.2f} {ran:>7.3f} "
             f"{len(path):>4} {waited:>6.3f} {one / ran:>7.2f} {sim.busy:>7.2f} "

@@ -428,6 +428,25 @@ def test_a_running_unit_is_told_its_new_window(ray_cluster: RayTaskExecutor) -> 
             assert not executor.narrow(endless, (0, 1))  # done: nothing to tell
 
 
+def test_a_pool_unit_sent_on_the_worker_of_another_runs_there_if_it_is_free(
+    ray_cluster: RayTaskExecutor,
+) -> None:
+    # ``submit_on``: a split unit's first child goes to the worker whose table holds its
+    # subtree. Each of two units that ran is followed by one sent on its worker, with both
+    # workers free: it runs there, whichever worker is first in line.
+    from zerosum.runtime.pool import RayPoolExecutor
+
+    unit = (solve_unit, "connect4", POSITION, (-100, 100), False, 1)
+    with RayPoolExecutor("auto", idle_s=HANG_S) as pool:
+        first = [pool.submit(*unit) for _ in range(2)]
+        settle(pool, first, "two units")
+        for ran in first:
+            again = pool.submit_on(ran, *unit)
+            settle(pool, [again], "a unit sent on the worker of another")
+            assert again.result().rank == SCORE
+            assert pool._ran[again] == pool._ran[ran]
+
+
 def test_a_unit_whose_board_is_gone_stops_on_its_own(ray_cluster: RayTaskExecutor) -> None:
     # A unit on a pool worker outlives its command: its stop check turns true once its board
     # (which dies with the command) has been unreachable for a while; a task's never does.

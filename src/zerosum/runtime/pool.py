@@ -104,6 +104,9 @@ after :data:`GONE_S` as if its command had died."""
 CONTROL_CALLS: Final = 4
 """Control calls a pool worker answers at once (each takes a lock for microseconds; a
 greeting may import a plugin)."""
+KEPT_RUNS: Final = 1024
+"""How many units that came back the executor remembers the worker of (:meth:`~RayPoolExecutor.
+submit_on`): the latest."""
 _LOOK_S: Final = 1.0
 """How often an idle pool worker looks whether its time is up."""
 
@@ -317,6 +320,8 @@ class _Unit:
         self, number: int, fn: Callable[..., Any], args: tuple[Any, ...], future: Future[Any]
     ) -> None:
         self.number, self.fn, self.args, self.future = number, fn, args, future
+        self.near: int | None = None
+        """The worker's slot it would rather run on (:meth:`RayPoolExecutor.submit_on`)."""
         self.runs = 0
         self.asked = False
         """Whether its command asked it to stop (told again to each worker that runs it)."""
@@ -366,6 +371,9 @@ class RayPoolExecutor(Executor):
         self._running: dict[Any, tuple[int, _Unit]] = {}
         """Each call in flight: its object reference with (slot index, unit)."""
         self._numbers = 0
+        self._ran: dict[Future[Any], int] = {}
+        """The slot of the worker that ran each unit that came back (the latest
+        :data:`KEPT_RUNS`), for :meth:`submit_on`."""
         self._versions = itertools.count(1)
         """The windows told to running units, numbered (:meth:`PoolWorker.narrow`)."""
         self._command = uuid.uuid4().hex
@@ -515,11 +523,19 @@ class RayPoolExecutor(Executor):
     # -- units ---------------------------------------------------------------------------------
 
     def submit(self, fn: Callable[..., T], /, *args: Any) -> Future[T]:
+        return self._submit(None, fn, args)
+
+    def submit_on(self, ran: Future[Any], fn: Callable[..., T], /, *args: Any) -> Future[T]:
+        return self._submit(self._ran.get(ran), fn, args)
+
+    def _submit(self, near: int | None, fn: Callable[..., T], args: tuple[Any, ...]) -> Future[T]:
         if self._closed.is_set():
             raise RuntimeError("the executor is closed")
         self._numbers += 1
         future: Future[T] = Future()
-        self._waiting.append(_Unit(self._numbers, fn, args, future))
+        unit = _Unit(self._numbers, fn, args, future)
+        unit.near = near
+        self._waiting.append(unit)
         self._dispatch()
         return future
 
@@ -544,6 +560,10 @@ class RayPoolExecutor(Executor):
             # a unit run again is running already; a new one may have been cancelled
             if unit.future.running() or unit.future.set_running_or_notify_cancel():
                 index = self._idle.popleft()
+                if unit.near is not None and unit.near in self._idle:  # the one it would rather
+                    self._idle.appendleft(index)
+                    self._idle.remove(unit.near)
+                    index = unit.near
                 unit.runs += 1
                 actor = self._slots[index].actor
                 ref = actor.run.remote(
@@ -648,6 +668,9 @@ class RayPoolExecutor(Executor):
             except ray.exceptions.RayError as error:
                 ok, value = False, _reason(error)
             self._idle.append(index)
+            self._ran[unit.future] = index
+            while len(self._ran) > KEPT_RUNS:
+                del self._ran[next(iter(self._ran))]
             if ok:
                 self.units_per_node[self._slots[index].node] += 1
                 unit.future.set_result(value)
