@@ -56,6 +56,17 @@ where it started for each checkpoint measured (as above), and once more when it 
 short of its end, so that its worker's table holds what it searched by then. The rate is
 ``--rate``, else the serial solve's; ``--hash`` sizes the tables.
 
+Windows that move. A real unit is told when its window moves (:meth:`Executor.narrow`), and
+goes on in the new one at once. ``--warm segments`` models that: the unit's piece is cut at
+the node it has reached, and the next one runs in the new window from its worker's table
+(``Segmented.narrow``). The other replays cannot tell a running unit (it runs in its first
+window to its end, as with ``narrow=False``, which ``--no-narrow`` asks of ``--warm
+segments`` too). A split unit's first child goes to the worker that ran it when that worker
+is free (:meth:`Executor.submit_on`). ``--share`` lets the warm workers share their tables as
+a real solve does (``share_tables``): a unit that ran :data:`SHARE_S` at the replay's rate
+sends its table back, and each unit goes out with the latest two, which a worker loads once.
+``--split-busy`` replays ``split_busy``.
+
 ``--also-run-to-end`` also replays each position as the code did before cancelled units
 stopped (a unit cancelled while it runs keeps its worker to its end), to show what stopping
 brings; the output says so. ``--preempt``, ``--young-wait``, ``--root-tests`` and
@@ -70,7 +81,8 @@ Run from the repository root::
     .venv/bin/python benchmarks/ray_scale.py [--positions 3216462 ...] [--budget 500000]
         [--nodes 2 8 32 128] [--split 1] [--overhead-ms 5] [--cache PATH] [--measure-s 600]
         [--also-run-to-end] [--path-nodes 32] [--root-tests [--tests-at-once 3]] [--preempt]
-        [--warm [--hash 64] [--rate 6400000 --no-serial]]
+        [--warm [segments] [--hash 64] [--rate 6400000 --no-serial] [--share] [--no-narrow]]
+        [--split-busy]
 """
 
 from __future__ import annotations
@@ -813,6 +825,7 @@ def replay(
     hash_mb: float = HASH_MB,
     split_busy: bool = False,
     share: bool = False,
+    narrow: bool = True,
 ) -> tuple[float, Simulated, Any, float]:
     """The simulated time on ``workers`` workers, the executor, the result, the coordinator's
     seconds. ``warm``: the workers keep their tables (``"runs"``: :class:`Warm`,
@@ -850,6 +863,7 @@ def replay(
             tests_at_once=tests_at_once,
             doubling=doubling,
             split_busy=split_busy,
+            narrow=narrow,
             # modelled with workers that keep their tables (each simulated worker its own)
             share_tables=share and warm is not None,
             hash_mb=hash_mb,
@@ -914,6 +928,12 @@ def main() -> None:
         "--no-doubling",
         action="store_true",
         help="a unit's budget does not double with the splits above it (doubling=False)",
+    )
+    parser.add_argument(
+        "--no-narrow",
+        action="store_true",
+        help="with --warm: a running unit is not told that its window moved (narrow=False); "
+        "only --warm segments tells it otherwise",
     )
     parser.add_argument(
         "--share",
@@ -1114,6 +1134,7 @@ def _warm(
             doubling=not args.no_doubling,
             split_busy=args.split_busy,
             share=args.share,
+            narrow=not args.no_narrow,
             warm=args.warm,
             hash_mb=args.hash,
         )

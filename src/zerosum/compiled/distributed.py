@@ -48,8 +48,13 @@ tables first, so that they start from everything the stopped unit proved. So idl
 always have work while the solve is unfinished, and a unit is never split while every worker
 is busy (a split costs the table entries that do not fit the snapshot, and transpositions
 between units on different workers: the price of splitting). A split position stays split: a
-transposition that reaches it later is expanded the same way. Without a budget a unit runs to
-its end.
+transposition that reaches it later is expanded the same way. The first of the children goes
+out first, to the worker that ran the split unit if that worker is free
+(:meth:`~zerosum.runtime.executor.Executor.submit_on`; the Ray pool chooses so, local processes
+take the next free one): that worker's own table holds the child's subtree, more than the
+snapshot does. With ``split_busy``, the running unit first in the tree's order is split once
+past its budget even while every worker is busy (tried, not the default: see
+``docs/parallel.md``). Without a budget a unit runs to its end.
 
 Workers share their tables. A unit that runs at least ``SHARE_S`` sends its worker's table
 back with its rank (a :class:`TableSnapshot`, as a split unit does), and every unit goes out
