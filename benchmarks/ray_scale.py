@@ -826,6 +826,7 @@ def replay(
     split_busy: bool = False,
     share: bool = False,
     narrow: bool = True,
+    settled_scouts: bool = False,
 ) -> tuple[float, Simulated, Any, float]:
     """The simulated time on ``workers`` workers, the executor, the result, the coordinator's
     seconds. ``warm``: the workers keep their tables (``"runs"``: :class:`Warm`,
@@ -863,6 +864,7 @@ def replay(
             tests_at_once=tests_at_once,
             doubling=doubling,
             split_busy=split_busy,
+            settled_scouts=settled_scouts,
             narrow=narrow,
             # modelled with workers that keep their tables (each simulated worker its own)
             share_tables=share and warm is not None,
@@ -928,6 +930,11 @@ def main() -> None:
         "--no-doubling",
         action="store_true",
         help="a unit's budget does not double with the splits above it (doubling=False)",
+    )
+    parser.add_argument(
+        "--settled-scouts",
+        action="store_true",
+        help="null-window tests only against a brother's exact rank (settled_scouts=True)",
     )
     parser.add_argument(
         "--no-narrow",
@@ -1135,6 +1142,7 @@ def _warm(
             split_busy=args.split_busy,
             share=args.share,
             narrow=not args.no_narrow,
+            settled_scouts=args.settled_scouts,
             warm=args.warm,
             hash_mb=args.hash,
         )

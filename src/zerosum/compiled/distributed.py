@@ -717,6 +717,7 @@ class _Tree:
         young_wait: bool = False,
         tests: bool = False,
         at_once: int = 1,
+        settled: bool = False,
     ) -> dict[int, tuple[int, int]]:
         """The units whose result can still change the root's value, in tree order (see the
         module docstring), each with the rank window ``[low, high]`` in which it matters: a
@@ -733,6 +734,10 @@ class _Tree:
         still has needed units are *speculative* (the eldest may refute the position, as the
         young brothers wait rule says); they come after all the others, each part in tree
         order.
+
+        ``settled``: a child is tested in a null window only against a brother's exact rank;
+        against a bound a brother has proven so far (it may rise again, and the test with it),
+        it is solved in its window, whose end moves with that bound.
 
         ``tests``: the root's rank is found as the engine finds a unit's, by null-window tests
         that halve its interval (:func:`~zerosum.compiled.engine.next_test`): the units needed
@@ -762,7 +767,13 @@ class _Tree:
                 others = max((g for i, g in enumerate(guarantees) if i != index), default=a)
                 bound = max(a, others)
                 young = guess or (young_wait and index > 0 and eldest)
-                if scouts and others > a and -bound < child.hi and -bound - 1 > -b:
+                scout = scouts and others > a and -bound < child.hi and -bound - 1 > -b
+                if scout and settled:  # only against a brother's exact rank, not a bound
+                    scout = any(
+                        i != index and brother.exact and -brother.hi == others
+                        for i, brother in enumerate(node.children)
+                    )
+                if scout:
                     # A sibling guarantees ``bound``: first only whether this child beats it.
                     found = walk(child, -bound - 1, -bound, young)
                 else:
@@ -883,6 +894,7 @@ def solve_distributed(
     edges: bool = True,
     siblings_wait: bool = True,
     split_busy: bool = False,
+    settled_scouts: bool = False,
 ) -> DistributedResult:
     """The exact rank of ``game`` from work units solved on ``executor`` (see the module
     docstring), every result kept in ``store``. ``on_unit(position, rank)`` is called as each
@@ -900,9 +912,10 @@ def solve_distributed(
     (:meth:`_Tree.first_test`); ``siblings_wait=False``: the younger brothers of a long running
     unit are sent in the tree's order, not after the other needed units (see the module
     docstring). ``split_busy``: a unit past its budget is split even while every worker is
-    busy, its eldest child going on on its worker (see the module docstring). (The options
-    ``preempt``, ``young_wait``, ``root_tests`` and ``split_busy`` are off by default: see
-    ``docs/parallel.md``.)
+    busy, its eldest child going on on its worker (see the module docstring);
+    ``settled_scouts``: null-window tests only against a brother's exact rank
+    (:meth:`_Tree.needed`). (The options ``preempt``, ``young_wait``, ``root_tests``,
+    ``split_busy`` and ``settled_scouts`` are off by default: see ``docs/parallel.md``.)
 
     ``moves="best"`` also finds every best move (once the rank is known, each root move's
     subtree is solved in the null window that tells whether it keeps the rank, as the local
@@ -1023,7 +1036,12 @@ def solve_distributed(
         while not tree.done(moves):
             # Step 1. Cancel what is no longer needed, send what is, most promising first.
             wanted = tree.needed(
-                moves, scouts=scouts, young_wait=young_wait, tests=root_tests, at_once=tests_at_once
+                moves,
+                scouts=scouts,
+                young_wait=young_wait,
+                tests=root_tests,
+                at_once=tests_at_once,
+                settled=settled_scouts,
             )
             for future, unit in list(running.items()):
                 if unit[0] not in wanted:
