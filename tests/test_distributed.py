@@ -480,7 +480,8 @@ def test_the_scheduling_options_give_the_serial_results(data_dir: Path) -> None:
     # tests (``tests_at_once`` of them at once); ``doubling=False``: budgets that do not double
     # with the splits above; ``narrow=False, edges=False``: no window moved, no first test at a
     # re-search's edge; ``split_busy``: the unit first in the tree's order split once past
-    # its budget, workers busy or not. On EagerSplits (every run deterministic) preemption happens, and
+    # its budget, workers busy or not; ``settled_scouts``: null-window tests only against a
+    # brother's exact rank. On EagerSplits (every run deterministic) preemption happens, and
     # the values stay the serial ones with each option.
     connect4 = Solver("connect4")
     cases = [Connect4.from_position("32164625")]
@@ -495,6 +496,7 @@ def test_the_scheduling_options_give_the_serial_results(data_dir: Path) -> None:
         {"doubling": False},
         {"narrow": False, "edges": False},
         {"split_busy": True},
+        {"settled_scouts": True},
     ]
     preempted = 0
     for game in cases:
