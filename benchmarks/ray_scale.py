@@ -820,7 +820,7 @@ def replay(
     young_wait: bool = False,
     root_tests: bool = False,
     tests_at_once: int = 1,
-    doubling: bool = True,
+    doubling: bool = False,
     warm: str | None = None,
     hash_mb: float = HASH_MB,
     split_busy: bool = False,
@@ -927,9 +927,11 @@ def main() -> None:
         help="with --root-tests: up to this many root tests at once (tests_at_once)",
     )
     parser.add_argument(
-        "--no-doubling",
-        action="store_true",
-        help="a unit's budget does not double with the splits above it (doubling=False)",
+        "--doubling",
+        action=argparse.BooleanOptionalAction,
+        default=False,
+        help="a unit's budget doubles with each split above it (doubling=True; the default "
+        "until the twenty-sixth session; --no-doubling: the default now)",
     )
     parser.add_argument(
         "--settled-scouts",
@@ -1025,7 +1027,7 @@ def main() -> None:
                     young_wait=args.young_wait,
                     root_tests=args.root_tests,
                     tests_at_once=args.tests_at_once,
-                    doubling=not args.no_doubling,
+                    doubling=args.doubling,
                     split_busy=args.split_busy,
                 )
                 rows.append((nodes, took, sim, found, coordinator))
@@ -1059,7 +1061,7 @@ def main() -> None:
                     young_wait=args.young_wait,
                     root_tests=args.root_tests,
                     tests_at_once=args.tests_at_once,
-                    doubling=not args.no_doubling,
+                    doubling=args.doubling,
                     split_busy=args.split_busy,
                 ),
             )
@@ -1097,7 +1099,7 @@ def main() -> None:
                             args.young_wait,
                             args.root_tests,
                             args.tests_at_once,
-                            not args.no_doubling,
+                            args.doubling,
                         ),
                     )
                     for n, *_ in rows
@@ -1138,7 +1140,7 @@ def _warm(
             young_wait=args.young_wait,
             root_tests=args.root_tests,
             tests_at_once=args.tests_at_once,
-            doubling=not args.no_doubling,
+            doubling=args.doubling,
             split_busy=args.split_busy,
             share=args.share,
             narrow=not args.no_narrow,

@@ -477,7 +477,7 @@ def test_the_scheduling_options_give_the_serial_results(data_dir: Path) -> None:
     # ``preempt``: a unit later in the tree's order that has run its budget stops when an
     # earlier one waits for a worker, and is sent again from its table; ``young_wait``: units
     # below an unsettled eldest brother go last; ``root_tests``: the root's rank by null-window
-    # tests (``tests_at_once`` of them at once); ``doubling=False``: budgets that do not double
+    # tests (``tests_at_once`` of them at once); ``doubling=True``: budgets that double
     # with the splits above; ``narrow=False, edges=False``: no window moved, no first test at a
     # re-search's edge; ``split_busy``: the unit first in the tree's order split once past
     # its budget, workers busy or not; ``settled_scouts``: null-window tests only against a
@@ -493,7 +493,7 @@ def test_the_scheduling_options_give_the_serial_results(data_dir: Path) -> None:
         {"root_tests": True, "preempt": True},
         {"root_tests": True, "tests_at_once": 3},
         {"root_tests": True, "tests_at_once": 7, "preempt": True},
-        {"doubling": False},
+        {"doubling": True},
         {"narrow": False, "edges": False},
         {"split_busy": True},
         {"settled_scouts": True},

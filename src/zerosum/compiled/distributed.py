@@ -36,7 +36,7 @@ answers the bounds its tests proved (:attr:`UnitAnswer.proven`), whichever windo
 
 Units that split while they run. With a ``budget`` (nodes or seconds), a worker that would
 otherwise idle (no needed unit left to send) gets work by splitting: the running unit that has
-run longest, and at least its budget (doubled with each split above it), is asked to stop
+run longest, and at least its budget, is asked to stop
 (:meth:`~zerosum.runtime.executor.Executor.split`; it stops within milliseconds) and answers
 with what its table proved instead of a rank: bounds on the ranks of the unit and of the
 positions up to ``REPORT_PLIES`` below it (``UnitAnswer.bounds``; the exact ones go into the
@@ -509,9 +509,10 @@ class _Tree:
         self.split_keys: set[int] = set()
         """Units stopped and split into their children."""
         self.generation: dict[int, int] = {}
-        """How many splits above a unit: its budget doubles with each (a unit split again and
-        again would otherwise lose its budget at every level, and cold tables make the
-        children of a split cost more than their parent)."""
+        """How many splits above a unit: with ``doubling``, its budget doubles with each (for
+        cold tables, which made the children of a split cost more than their parent; warm
+        workers, a split unit's first child on its worker and windows that move made it
+        slower, so it is off by default)."""
         self.made: set[int] = set()
         """Every key that was ever a unit."""
         self.tables: dict[int, Any] = {}
@@ -889,7 +890,7 @@ def solve_distributed(
     young_wait: bool = False,
     root_tests: bool = False,
     tests_at_once: int = 1,
-    doubling: bool = True,
+    doubling: bool = False,
     narrow: bool = True,
     edges: bool = True,
     siblings_wait: bool = True,
@@ -905,10 +906,11 @@ def solve_distributed(
     window, without the null-window tests first (:meth:`_Tree.needed`), ``share_tables=False``
     no worker's table to the others (for comparisons). ``root_tests`` finds the root's rank by
     null-window tests, as the engine does, ``tests_at_once`` of them at once (see
-    :func:`root_tests`). ``doubling=False``: a unit's budget does not double with the splits
-    above it. ``narrow=False``: a running unit whose window moves is not told (it goes on in the
-    window it was sent in), for comparisons; ``edges=False``: a unit searched again after a
-    bound starts with the engine's usual test, not next to that bound
+    :func:`root_tests`). ``doubling=True``: a unit's budget doubles with each split above it
+    (the default until the twenty-sixth session). ``narrow=False``: a running unit whose window
+    moves is not told (it goes on in the window it was sent in), for comparisons;
+    ``edges=False``: a unit searched again after a bound starts with the engine's usual test,
+    not next to that bound
     (:meth:`_Tree.first_test`); ``siblings_wait=False``: the younger brothers of a long running
     unit are sent in the tree's order, not after the other needed units (see the module
     docstring). ``split_busy``: a unit past its budget is split even while every worker is
@@ -1124,8 +1126,7 @@ def solve_distributed(
                     if executor.split(future):
                         preempting.add(future)
             # Step 2. Workers that would idle: the units that have run longest (at least their
-            # budget, doubled with each split above them) stop and are split, their children
-            # going to the idle workers.
+            # budget) stop and are split, their children going to the idle workers.
             idle = executor.workers - len(running) - len(splitting) - len(preempting)
             if budget is not None and idle > 0:
                 for future in sorted(running, key=began.__getitem__):
