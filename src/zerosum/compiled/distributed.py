@@ -913,8 +913,8 @@ def solve_distributed(
     not next to that bound
     (:meth:`_Tree.first_test`); ``siblings_wait=False``: the younger brothers of a long running
     unit are sent in the tree's order, not after the other needed units (see the module
-    docstring). ``split_busy``: a unit past its budget is split even while every worker is
-    busy, its eldest child going on on its worker (see the module docstring);
+    docstring). ``split_busy``: the running unit first in the tree's order is split once past
+    its budget even while every worker is busy (see the module docstring);
     ``settled_scouts``: null-window tests only against a brother's exact rank
     (:meth:`_Tree.needed`). (The options ``preempt``, ``young_wait``, ``root_tests``,
     ``split_busy`` and ``settled_scouts`` are off by default: see ``docs/parallel.md``.)

@@ -559,11 +559,12 @@ class RayPoolExecutor(Executor):
             unit = self._waiting.popleft()
             # a unit run again is running already; a new one may have been cancelled
             if unit.future.running() or unit.future.set_running_or_notify_cancel():
-                index = self._idle.popleft()
-                if unit.near is not None and unit.near in self._idle:  # the one it would rather
-                    self._idle.appendleft(index)
-                    self._idle.remove(unit.near)
-                    index = unit.near
+                near = unit.near  # the worker it would rather run on, if it is free
+                if near is not None and near in self._idle:
+                    self._idle.remove(near)
+                    index = near
+                else:
+                    index = self._idle.popleft()
                 unit.runs += 1
                 actor = self._slots[index].actor
                 ref = actor.run.remote(
